@@ -1,0 +1,544 @@
+"""The Sorry! rules engine: a game state as one int64 array and pure compiled functions on it.
+
+This module is the only place the rules live. Everything else (the PettingZoo env, agents,
+the batched playouts) calls these functions.
+
+State array layout (``STATE_SIZE`` int64 entries)
+-------------------------------------------------
+===============  =====  ==========================================================
+offset           size   content
+===============  =====  ==========================================================
+``PAWNS``        16     pawn codes (see :mod:`sorry_env.geometry`), seat*4 + slot;
+                        each seat's pawns kept sorted, most advanced first; unused
+                        slots (3-pawn rules, empty seats) hold -1
+``ACTIVE``       4      1 if the seat is in the game
+``TO_MOVE``      1      seat to play
+``CARD``         1      card index to play (:data:`sorry_env.rules.CARD_NAMES`), -1: none
+                        drawn yet (a chance node)
+``DRAW_AGAIN``   1      1 if the card was drawn as the draw-again of a 2
+``WINNER``       1      winning seat, -1 while the game runs
+``TURN``         1      number of cards played so far
+``RNG``          1      32-bit generator state; every shuffle comes from it
+``DRAW_POS``     1      index into ``DECK`` of the next card to draw
+``REMAIN``       11     count of each card in the draw pile (public knowledge)
+``DECK``         55     the pack in draw order; ``DECK[DRAW_POS:pack size]`` is the
+                        draw pile, the rest is discards and the card in play
+===============  =====  ==========================================================
+
+Randomness lives in the state (``RNG``), so a state plus an action fully determines the
+next state: no global random state anywhere.
+
+Actions
+-------
+One fixed, player-relative action space per rules configuration, of size
+``n_actions(P, T)`` with ``P`` movable pawn slots (the acting seat's pawns in canonical
+order, most advanced first) and ``T`` target slots (the other seats in turn order, each
+with its pawns in canonical order):
+
+====================  ======================  =========================================
+first index           count                   meaning
+====================  ======================  =========================================
+0                     1                       PASS (forfeit; on an 11, decline to swap)
+1                     1                       START a pawn onto the start circle
+``2``                 P                       pawn i moves the card's own distance
+                                              (forward N; the 4 backward; Sorry! +4 when
+                                              the rules allow it)
+``2+P``               P                       pawn i moves back one (10)
+``2+2P``              P*(P-1)*6               split 7: pawn i moves a (1..6) first, then
+                                              pawn j moves 7-a
+``2+2P+6P(P-1)``      P*T                     11: swap pawn i with target t
+``2+2P+6P(P-1)+PT``   T                       Sorry!: a pawn from Start onto target t
+====================  ======================  =========================================
+
+Split index: ``2+2P + (i*(P-1) + j')*6 + (a-1)`` with ``j' = j - (j > i)``.
+Swap index: ``SWAP0 + i*T + t``. Target ``t = (k-1)*pawns_per_player + slot`` for the k-th
+other seat in turn order (k = 1..3).
+"""
+import numpy as np
+from numba import njit
+
+from .geometry import (
+    BACKWARD, FORWARD, HOME, SAFE0, SLIDE_END, SLIDE_OWNER, START, START_CIRCLE,
+    STEPS_TO_HOME, TRACK,
+)
+from .rules import (
+    C10, C11, C2, C4, C7, CSORRY, MAX_PACK, N_CARDS, R_PACK, R_PACK_SIZE, R_PAWNS,
+    R_SORRY_FORWARD, R_START_CARDS, R_TWO_DRAWS_AGAIN, R_FAST_PLAY,
+)
+
+# ---- state layout -------------------------------------------------------------------------
+PAWNS = 0
+ACTIVE = 16
+TO_MOVE = 20
+CARD = 21
+DRAW_AGAIN = 22
+WINNER = 23
+TURN = 24
+RNG = 25
+DRAW_POS = 26
+REMAIN = 27
+DECK = REMAIN + N_CARDS
+STATE_SIZE = DECK + MAX_PACK
+
+MAX_SLOTS = 4
+# Distance a single-pawn move of each card covers (negative: backward); 0: no such move.
+CARD_STEP = np.array([1, 2, 3, -4, 5, 7, 8, 10, 11, 12, 0], dtype=np.int64)
+CARD_STEP.setflags(write=False)
+
+
+# ---- action layout ------------------------------------------------------------------------
+@njit(cache=True)
+def action_offsets(P, T):
+    """(START, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N) for P pawn slots and T target slots."""
+    fwd0 = 2
+    back0 = fwd0 + P
+    split0 = back0 + P
+    swap0 = split0 + P * (P - 1) * 6
+    sorry0 = swap0 + P * T
+    return 1, fwd0, back0, split0, swap0, sorry0, sorry0 + T
+
+
+def n_actions(P, T):
+    return action_offsets(P, T)[6]
+
+
+# ---- random numbers (state-carried, 32-bit) -----------------------------------------------
+@njit(cache=True)
+def _rand32(state):
+    x = (state[RNG] * 1664525 + 1013904223) & 0xFFFFFFFF
+    state[RNG] = x
+    z = x ^ (x >> 16)
+    z = (z * 0x7FEB352D) & 0xFFFFFFFF
+    z ^= z >> 15
+    z = (z * 0x846CA68B) & 0xFFFFFFFF
+    z ^= z >> 16
+    return z
+
+
+@njit(cache=True)
+def randint(state, n):
+    """Uniform integer in [0, n) from the state's generator (advances it)."""
+    return (_rand32(state) * n) >> 32
+
+
+# ---- pawns --------------------------------------------------------------------------------
+@njit(cache=True)
+def sort_seat(state, seat, ppp):
+    """Keep a seat's pawns in canonical order: fewest steps to Home first."""
+    base = PAWNS + seat * MAX_SLOTS
+    for i in range(1, ppp):
+        code = state[base + i]
+        key = STEPS_TO_HOME[seat, code]
+        k = i - 1
+        while k >= 0 and STEPS_TO_HOME[seat, state[base + k]] > key:
+            state[base + k + 1] = state[base + k]
+            k -= 1
+        state[base + k + 1] = code
+
+
+@njit(cache=True)
+def _own_slot_at(state, seat, ppp, code):
+    """Slot of the seat's pawn on `code` (track or safe), or -1."""
+    base = PAWNS + seat * MAX_SLOTS
+    for i in range(ppp):
+        if state[base + i] == code:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _start_slot(state, seat, ppp):
+    base = PAWNS + seat * MAX_SLOTS
+    for i in range(ppp - 1, -1, -1):
+        if state[base + i] == START:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _send_to_start_at(state, square, ppp, keep_seat, keep_slot):
+    """Every pawn on track `square` except (keep_seat, keep_slot) goes back to its Start."""
+    for seat in range(4):
+        if state[ACTIVE + seat] == 0:
+            continue
+        base = PAWNS + seat * MAX_SLOTS
+        for i in range(ppp):
+            if state[base + i] == square and not (seat == keep_seat and i == keep_slot):
+                state[base + i] = START
+
+
+@njit(cache=True)
+def _slide_if_foreign_triangle(state, seat, slot, ppp):
+    """A pawn ending a move on another colour's slide triangle slides to the end, sending
+    every pawn on the slide's other squares (own pawns included) back to Start."""
+    square = state[PAWNS + seat * MAX_SLOTS + slot]
+    if square >= TRACK or SLIDE_OWNER[square] == -1 or SLIDE_OWNER[square] == seat:
+        return
+    end = SLIDE_END[square]
+    sq = square
+    while sq != end:
+        sq = (sq + 1) % TRACK
+        _send_to_start_at(state, sq, ppp, seat, slot)
+    state[PAWNS + seat * MAX_SLOTS + slot] = end
+
+
+@njit(cache=True)
+def _land(state, seat, slot, dest, ppp):
+    """Put a pawn on `dest`: bump whoever is there, then slide if on a foreign triangle."""
+    state[PAWNS + seat * MAX_SLOTS + slot] = dest
+    if dest < TRACK:
+        _send_to_start_at(state, dest, ppp, seat, slot)
+        _slide_if_foreign_triangle(state, seat, slot, ppp)
+
+
+@njit(cache=True)
+def other_seat(state, me, k):
+    """The k-th other active seat after `me` in turn order (k = 1..3), or -1."""
+    count = 0
+    for offset in range(1, 4):
+        seat = (me + offset) % 4
+        if state[ACTIVE + seat]:
+            count += 1
+            if count == k:
+                return seat
+    return -1
+
+
+@njit(cache=True)
+def _target(state, me, t, ppp):
+    """(seat, slot) of target t, or (-1, -1) if that slot has no pawn."""
+    k = t // ppp + 1
+    seat = other_seat(state, me, k)
+    if seat < 0:
+        return -1, -1
+    return seat, t % ppp
+
+
+# ---- move checks without mutation ---------------------------------------------------------
+@njit(cache=True)
+def _step_dest(seat, code, step):
+    if step > 0:
+        return FORWARD[seat, code, step]
+    return BACKWARD[seat, code, -step]
+
+
+@njit(cache=True)
+def _single_ok(state, seat, ppp, slot, step):
+    code = state[PAWNS + seat * MAX_SLOTS + slot]
+    if code >= HOME:
+        return False
+    dest = _step_dest(seat, code, step)
+    if dest < 0:
+        return False
+    return dest == HOME or _own_slot_at(state, seat, ppp, dest) < 0
+
+
+@njit(cache=True)
+def _split_ok(state, seat, ppp, i, j, a):
+    """Legality of the ordered split: pawn i moves a forward, then pawn j moves 7-a.
+    Only own pawns affect legality; the first half's slide may sweep own pawns."""
+    base = PAWNS + seat * MAX_SLOTS
+    pa = state[base + i]
+    pb = state[base + j]
+    if pa >= HOME or pb >= HOME:
+        return False
+    d1 = FORWARD[seat, pa, a]
+    if d1 < 0 or (d1 != HOME and _own_slot_at(state, seat, ppp, d1) >= 0):
+        return False
+    own = np.empty(MAX_SLOTS, dtype=np.int64)
+    for k in range(ppp):
+        own[k] = state[base + k]
+    own[i] = d1
+    if d1 < TRACK and SLIDE_OWNER[d1] != -1 and SLIDE_OWNER[d1] != seat:
+        end = SLIDE_END[d1]
+        sq = d1
+        while sq != end:
+            sq = (sq + 1) % TRACK
+            for k in range(ppp):
+                if own[k] == sq:
+                    own[k] = START
+        own[i] = end
+    if own[j] == START:
+        return False
+    d2 = FORWARD[seat, own[j], 7 - a]
+    if d2 < 0:
+        return False
+    if d2 == HOME:
+        return True
+    for k in range(ppp):
+        if k != j and own[k] == d2:
+            return False
+    return True
+
+
+# ---- legal moves --------------------------------------------------------------------------
+@njit(cache=True)
+def legal_actions(state, rules, out):
+    """Write the legal action indices of the state's card into `out`; return their count.
+    With no legal move, the single action PASS. Requires a drawn card and a running game."""
+    ppp = rules[R_PAWNS]
+    P = ppp
+    T = 3 * ppp
+    START_A, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, _ = action_offsets(P, T)
+    me = state[TO_MOVE]
+    card = state[CARD]
+    base = PAWNS + me * MAX_SLOTS
+    n = 0
+    has_start = _start_slot(state, me, ppp) >= 0
+    if has_start and (rules[R_START_CARDS] >> card) & 1:
+        if _own_slot_at(state, me, ppp, START_CIRCLE[me]) < 0:
+            out[n] = START_A
+            n += 1
+    step = CARD_STEP[card]
+    if card == CSORRY:
+        step = rules[R_SORRY_FORWARD]
+    if step != 0:
+        for i in range(P):
+            if _single_ok(state, me, ppp, i, step):
+                out[n] = FWD0 + i
+                n += 1
+    if card == C10:
+        for i in range(P):
+            if _single_ok(state, me, ppp, i, -1):
+                out[n] = BACK0 + i
+                n += 1
+    elif card == C7:
+        for i in range(P):
+            if state[base + i] >= HOME:
+                continue
+            for j in range(P):
+                if j == i or state[base + j] >= HOME:
+                    continue
+                jj = j - 1 if j > i else j
+                for a in range(1, 7):
+                    if _split_ok(state, me, ppp, i, j, a):
+                        out[n] = SPLIT0 + (i * (P - 1) + jj) * 6 + a - 1
+                        n += 1
+    elif card == C11:
+        n_forward = n
+        for i in range(P):
+            if state[base + i] >= TRACK:
+                continue
+            for t in range(T):
+                seat, slot = _target(state, me, t, ppp)
+                if seat >= 0 and state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
+                    out[n] = SWAP0 + i * T + t
+                    n += 1
+        if n_forward == 0 and n > 0:
+            out[n] = 0  # no +11 move: the player may decline to swap
+            n += 1
+    elif card == CSORRY and has_start:
+        for t in range(T):
+            seat, slot = _target(state, me, t, ppp)
+            if seat >= 0 and state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
+                out[n] = SORRY0 + t
+                n += 1
+    if n == 0:
+        out[0] = 0
+        n = 1
+    return n
+
+
+@njit(cache=True)
+def legal_mask(state, rules, mask):
+    """Fill `mask` (length n_actions) with 1 on exactly the legal actions."""
+    buf = np.empty(mask.shape[0], dtype=np.int64)
+    n = legal_actions(state, rules, buf)
+    mask[:] = 0
+    for k in range(n):
+        mask[buf[k]] = 1
+    return n
+
+
+# ---- applying a move ----------------------------------------------------------------------
+@njit(cache=True)
+def apply_move(state, rules, action):
+    """Carry out a legal action's pawn movement (no turn bookkeeping). The caller guarantees
+    legality (see legal_actions)."""
+    ppp = rules[R_PAWNS]
+    P = ppp
+    T = 3 * ppp
+    START_A, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(P, T)
+    me = state[TO_MOVE]
+    base = PAWNS + me * MAX_SLOTS
+    card = state[CARD]
+    if action == 0:
+        return
+    if action == START_A:
+        _land(state, me, _start_slot(state, me, ppp), START_CIRCLE[me], ppp)
+    elif action < BACK0:
+        i = action - FWD0
+        step = CARD_STEP[card] if card != CSORRY else rules[R_SORRY_FORWARD]
+        _land(state, me, i, _step_dest(me, state[base + i], step), ppp)
+    elif action < SPLIT0:
+        i = action - BACK0
+        _land(state, me, i, BACKWARD[me, state[base + i], 1], ppp)
+    elif action < SWAP0:
+        k = action - SPLIT0
+        a = k % 6 + 1
+        pair = k // 6
+        i = pair // (P - 1)
+        jj = pair % (P - 1)
+        j = jj + 1 if jj >= i else jj
+        _land(state, me, i, FORWARD[me, state[base + i], a], ppp)
+        _land(state, me, j, FORWARD[me, state[base + j], 7 - a], ppp)
+    elif action < SORRY0:
+        k = action - SWAP0
+        i = k // T
+        seat, slot = _target(state, me, k % T, ppp)
+        mine = state[base + i]
+        theirs = state[PAWNS + seat * MAX_SLOTS + slot]
+        state[base + i] = theirs
+        state[PAWNS + seat * MAX_SLOTS + slot] = mine
+        # Each swapped pawn on a triangle not of its colour slides, the mover's pawn first.
+        _slide_if_foreign_triangle(state, me, i, ppp)
+        if state[PAWNS + seat * MAX_SLOTS + slot] == mine:
+            _slide_if_foreign_triangle(state, seat, slot, ppp)
+    else:
+        seat, slot = _target(state, me, action - SORRY0, ppp)
+        square = state[PAWNS + seat * MAX_SLOTS + slot]
+        _land(state, me, _start_slot(state, me, ppp), square, ppp)
+    for s in range(4):
+        if state[ACTIVE + s]:
+            sort_seat(state, s, ppp)
+
+
+@njit(cache=True)
+def _all_home(state, seat, ppp):
+    for i in range(ppp):
+        if state[PAWNS + seat * MAX_SLOTS + i] != HOME:
+            return False
+    return True
+
+
+@njit(cache=True)
+def end_turn(state, rules):
+    """Discard the played card, record a win, and pass the turn (the same seat after a 2,
+    when the rules say so). Leaves CARD = -1: the next card is still to be drawn."""
+    me = state[TO_MOVE]
+    card = state[CARD]
+    state[CARD] = -1
+    state[TURN] += 1
+    if _all_home(state, me, rules[R_PAWNS]):
+        state[WINNER] = me
+        state[DRAW_AGAIN] = 0
+        return
+    if card == C2 and rules[R_TWO_DRAWS_AGAIN]:
+        state[DRAW_AGAIN] = 1
+    else:
+        state[DRAW_AGAIN] = 0
+        state[TO_MOVE] = other_seat(state, me, 1)
+
+
+# ---- cards --------------------------------------------------------------------------------
+@njit(cache=True)
+def _reshuffle(state, rules):
+    """The draw pile is empty: the discards (the whole pack, as nothing is held) become a
+    new draw pile in an order drawn from the state's generator."""
+    size = rules[R_PACK_SIZE]
+    for k in range(size - 1, 0, -1):
+        r = randint(state, k + 1)
+        tmp = state[DECK + k]
+        state[DECK + k] = state[DECK + r]
+        state[DECK + r] = tmp
+    state[DRAW_POS] = 0
+    for c in range(N_CARDS):
+        state[REMAIN + c] = rules[R_PACK + c]
+
+
+@njit(cache=True)
+def draw(state, rules):
+    """Turn the top card of the draw pile into the card to play."""
+    if state[DRAW_POS] >= rules[R_PACK_SIZE]:
+        _reshuffle(state, rules)
+    card = state[DECK + state[DRAW_POS]]
+    state[DRAW_POS] += 1
+    state[REMAIN + card] -= 1
+    state[CARD] = card
+
+
+@njit(cache=True)
+def deal(state, rules, card):
+    """Make `card` the card to play, taking it out of the draw pile (for search over the
+    possible draws). The card must be in the draw pile (REMAIN > 0)."""
+    pos = state[DRAW_POS]
+    size = rules[R_PACK_SIZE]
+    for k in range(pos, size):
+        if state[DECK + k] == card:
+            state[DECK + k] = state[DECK + pos]
+            state[DECK + pos] = card
+            break
+    draw(state, rules)
+
+
+@njit(cache=True)
+def shuffle_draw_pile(state, rules):
+    """Reorder the remaining draw pile from the state's generator (determinization: the
+    order is hidden information, the remaining counts are public)."""
+    pos = state[DRAW_POS]
+    size = rules[R_PACK_SIZE]
+    for k in range(size - 1, pos, -1):
+        r = pos + randint(state, k - pos + 1)
+        tmp = state[DECK + k]
+        state[DECK + k] = state[DECK + r]
+        state[DECK + r] = tmp
+
+
+@njit(cache=True)
+def step(state, rules, action):
+    """One full step: move, end the turn, draw the next card unless the game is over."""
+    apply_move(state, rules, action)
+    end_turn(state, rules)
+    if state[WINNER] < 0:
+        draw(state, rules)
+
+
+# ---- new games ----------------------------------------------------------------------------
+@njit(cache=True)
+def init_state(state, rules, active, seed):
+    """A new game in `state`: every pawn in Start (fast play: one on its circle), the pack
+    shuffled from `seed`, a random first player among the active seats, a card drawn."""
+    ppp = rules[R_PAWNS]
+    state[:] = 0
+    for seat in range(4):
+        state[ACTIVE + seat] = active[seat]
+        for i in range(MAX_SLOTS):
+            code = -1
+            if active[seat] and i < ppp:
+                code = START
+                if rules[R_FAST_PLAY] and i == 0:
+                    code = START_CIRCLE[seat]
+            state[PAWNS + seat * MAX_SLOTS + i] = code
+    state[RNG] = seed & 0xFFFFFFFF
+    k = 0
+    for c in range(N_CARDS):
+        for _ in range(rules[R_PACK + c]):
+            state[DECK + k] = c
+            k += 1
+    state[DRAW_POS] = rules[R_PACK_SIZE]  # empty: the first draw shuffles the whole pack
+    n_active = 0
+    for seat in range(4):
+        n_active += active[seat]
+    pick = randint(state, n_active)
+    for seat in range(4):
+        if active[seat]:
+            if pick == 0:
+                state[TO_MOVE] = seat
+                break
+            pick -= 1
+    state[WINNER] = -1
+    state[CARD] = -1
+    draw(state, rules)
+
+
+@njit(cache=True)
+def random_playout(state, rules, max_turns):
+    """Play uniformly random legal moves until the game ends or `max_turns` cards have been
+    played in total; returns the number of moves made."""
+    buf = np.empty(256, dtype=np.int64)
+    moves = 0
+    while state[WINNER] < 0 and state[TURN] < max_turns:
+        n = legal_actions(state, rules, buf)
+        step(state, rules, buf[randint(state, n)])
+        moves += 1
+    return moves

@@ -1,0 +1,208 @@
+"""Sorry! as a PettingZoo AEC environment.
+
+=====================  ==========================================================
+Import                 ``from sorry_env import env, raw_env``
+Registered id          ``pettingzoo.make("aec", "sorry_env/sorry-v0")`` after ``import sorry_env``
+Actions                Discrete: 142 (4 pawns each), 80 (3 pawns); see Action space
+Parallel API           no (turn-based, a player may move twice in a row after a 2)
+Manual control         no (see the play command)
+Agents                 ``player_<seat>`` for each seat in play (2 players: player_0, player_2)
+Action shape           ()
+Action values          0 .. n_actions - 1
+Observation shape      ``{"observation": (1127,), "action_mask": (n_actions,)}``
+Observation values     observation in [0, 1] (float32); action_mask 0/1 (int8)
+=====================  ==========================================================
+
+The board game Sorry! for 2 to 4 players (2003 Hasbro rules by default; other rule sheets
+through ``rules=``). Each turn the player to move holds one card drawn from a shuffled pack
+and picks one legal move for it; a 2 lets the same player draw again. First to bring every
+pawn Home wins.
+
+Arguments
+---------
+``raw_env(num_players=4, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None)``
+
+- ``num_players``: 2, 3 or 4; seats default to (0, 2), (0, 1, 2), (0, 1, 2, 3).
+- ``seats``: explicit seats in play, e.g. ``(0, 1)``; overrides the default.
+- ``rules``: a preset name (``sorry_env.PRESETS``) or a ``sorry_env.Rules``.
+- ``max_turns``: truncate every agent after this many cards played (the draw-again of a 2
+  counts as its own turn). ``None`` disables truncation.
+- ``render_mode``: ``"ansi"`` returns the board as text from ``render()``.
+
+Observation
+-----------
+Player-relative: the observing seat first, then the other seats in turn order; the board is
+rotated so the observer's side is side 0. Index ranges are documented in
+:mod:`sorry_env.observation` and the README. ``action_mask`` is 1 exactly on the legal actions
+of the player to move (all zero for the others and after the game ends).
+
+Action space
+------------
+Player-relative and fixed per rules configuration; layout and decoding formula in
+:mod:`sorry_env.engine` and the README. PASS (index 0) is legal only when nothing else is,
+or on an 11 when no pawn can move 11 forward (declining to swap).
+
+Rewards
+-------
+When a player brings its last pawn Home: +1 to the winner, -1 to every other player. Zero
+otherwise, and zero for everybody on truncation.
+
+Reset options
+-------------
+``reset(seed=None, options={"state": STATE})`` starts from a state dict
+(:mod:`sorry_env.state_io`). The seed shuffles the hidden draw pile and, for new games,
+chooses the first player. ``env.unwrapped.state_dict()`` returns the current state dict.
+
+Errors
+------
+``raw_env.step`` raises ``ValueError`` naming an illegal or out-of-range action and the legal
+ones; ``env()`` instead applies PettingZoo's TerminateIllegalWrapper (the offender gets -1 and
+the game ends). A malformed state in ``reset`` raises ``ValueError`` and leaves the env as it
+was.
+
+Version history
+---------------
+- v0: first release.
+"""
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import engine as E
+from . import game
+from .observation import OBS_SIZE, observe
+from .render import render_ansi
+from .rules import get_rules
+from .state_io import state_from_dict, state_to_dict
+
+
+def env(**kwargs):
+    """The raw env with PettingZoo's standard classic-game wrappers."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    metadata = {"render_modes": ["ansi"], "name": "sorry_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, num_players=4, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None):
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if max_turns is not None and (not isinstance(max_turns, (int, np.integer)) or max_turns < 1):
+            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        self.rules = get_rules(rules)
+        self.seats = game.seats_for(num_players if seats is None else None, seats)
+        self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
+        self.render_mode = render_mode
+        self._rules = game.rules_array(self.rules)
+        self._active = np.zeros(4, dtype=np.int64)
+        self._active[list(self.seats)] = 1
+        self.n_actions = game.num_actions(self.rules)
+        self.possible_agents = [f"player_{s}" for s in self.seats]
+        self._agent_seat = {a: s for a, s in zip(self.possible_agents, self.seats)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
+        self._state = None
+        self._mask = np.zeros(self.n_actions, dtype=np.int8)
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def reset(self, seed=None, options=None):
+        if seed is None:
+            seed32 = int(np.random.SeedSequence().generate_state(1)[0])
+        else:
+            seed32 = int(np.random.SeedSequence(seed).generate_state(1)[0])
+        options = options or {}  # other keys are ignored, as Gymnasium envs do
+        if "state" in options:
+            state = state_from_dict(options["state"], self.rules, seed32)
+            given = tuple(s for s in range(4) if state[E.ACTIVE + s])
+            if given != self.seats:
+                raise ValueError(f"the state seats {given} differ from this env's seats {self.seats}")
+        else:
+            state = np.zeros(E.STATE_SIZE, dtype=np.int64)
+            E.init_state(state, self._rules, self._active, seed32)
+        self._state = state
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = f"player_{int(state[E.TO_MOVE])}"
+        E.legal_mask(state, self._rules, self._mask)
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if not (isinstance(action, (int, np.integer)) and 0 <= action < self.n_actions and self._mask[action]):
+            game.check_action(self._state, self.rules, action)  # raises, naming the legal actions
+        state = self._state
+        E.step(state, self._rules, int(action))
+        self._cumulative_rewards[agent] = 0.0
+        winner = state[E.WINNER]
+        if winner >= 0:
+            won = f"player_{winner}"
+            for a in self.agents:
+                self.rewards[a] = 1.0 if a == won else -1.0
+                self.terminations[a] = True
+            self._mask[:] = 0
+        else:
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            if state[E.TURN] >= self.max_turns:
+                for a in self.agents:
+                    self.truncations[a] = True
+                self._mask[:] = 0
+            else:
+                E.legal_mask(state, self._rules, self._mask)
+        self.agent_selection = f"player_{int(state[E.TO_MOVE])}"
+        self._accumulate_rewards()
+
+    def observe(self, agent):
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        observe(self._state, self._rules, self._agent_seat[agent], obs)
+        if agent == self.agent_selection:
+            mask = self._mask.copy()
+        else:
+            mask = np.zeros(self.n_actions, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        return render_ansi(self._state, self.rules.pawns_per_player)
+
+    def close(self):
+        pass
+
+    # -- engine access --------------------------------------------------------------------
+    def state_dict(self):
+        """The current position as a JSON-able state dict (see sorry_env.state_io)."""
+        return state_to_dict(self._state, self.rules)
+
+    @property
+    def state_array(self):
+        """A copy of the engine state array (for search agents: sorry_env.game functions)."""
+        return self._state.copy()
+
+    def describe_action(self, action):
+        return game.describe_action(self._state, self.rules, action)

@@ -1,0 +1,228 @@
+"""The engine as plain Python functions: create a state, list legal moves, apply a move to a
+copy. Search agents and tools use this; the PettingZoo env is a thin adapter over the same
+compiled functions in :mod:`sorry_env.engine`.
+
+Every function takes the state array and the rules (a :class:`~sorry_env.rules.Rules` or a
+preset name) and never mutates its input state unless its name says ``_inplace``.
+
+Example::
+
+    from sorry_env import game
+    s = game.new_state("hasbro2003", num_players=2, seed=7)
+    moves = game.legal_actions(s, "hasbro2003")
+    s2 = game.step(s, "hasbro2003", moves[0])          # next card drawn from the seed
+    after = game.after_move(s, "hasbro2003", moves[0])  # chance node: no card yet
+    for card, p in game.chance_outcomes(after):
+        child = game.deal(after, "hasbro2003", card)
+"""
+import functools
+
+import numpy as np
+
+from . import engine as E
+from .rules import CARD_NAMES, N_CARDS, Rules, get_rules
+
+DEFAULT_SEATS = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
+
+
+@functools.lru_cache(maxsize=None)
+def _rules_array(rules: Rules) -> np.ndarray:
+    a = rules.array()
+    a.setflags(write=False)
+    return a
+
+
+def rules_array(rules) -> np.ndarray:
+    """The engine's read-only int64 rules array for a Rules or preset name."""
+    return _rules_array(get_rules(rules))
+
+
+def seats_for(num_players=None, seats=None):
+    """Validated tuple of seats in play: explicit `seats`, or the default for `num_players`."""
+    if seats is None:
+        if num_players not in DEFAULT_SEATS:
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        return DEFAULT_SEATS[num_players]
+    seats = tuple(sorted(int(s) for s in seats))
+    if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 4 or any(s not in range(4) for s in seats):
+        raise ValueError(f"seats must be 2 to 4 distinct seats out of 0..3, got {seats!r}")
+    if num_players is not None and num_players != len(seats):
+        raise ValueError(f"num_players={num_players} does not match seats={seats}")
+    return seats
+
+
+def num_actions(rules) -> int:
+    r = get_rules(rules)
+    return E.n_actions(r.pawns_per_player, 3 * r.pawns_per_player)
+
+
+def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarray:
+    """A new game: the pack shuffled and the first player chosen from `seed`, a card drawn."""
+    active = np.zeros(4, dtype=np.int64)
+    active[list(seats_for(num_players if seats is None else None, seats))] = 1
+    state = np.zeros(E.STATE_SIZE, dtype=np.int64)
+    E.init_state(state, rules_array(rules), active, int(seed) & 0xFFFFFFFF)
+    return state
+
+
+def legal_actions(state, rules) -> np.ndarray:
+    """Legal action indices for the card in play (PASS alone if none)."""
+    _require_card(state)
+    buf = np.empty(num_actions(rules), dtype=np.int64)
+    n = E.legal_actions(state, rules_array(rules), buf)
+    return np.sort(buf[:n])
+
+
+def legal_mask(state, rules) -> np.ndarray:
+    _require_card(state)
+    mask = np.zeros(num_actions(rules), dtype=np.int8)
+    E.legal_mask(state, rules_array(rules), mask)
+    return mask
+
+
+def check_action(state, rules, action) -> int:
+    """`action` as an int if legal, else a ValueError naming it and the legal actions."""
+    legal = legal_actions(state, rules)
+    n = num_actions(rules)
+    try:
+        a = int(action)
+        if a != action:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ValueError(f"action must be an integer in 0..{n - 1}, got {action!r}; legal: {legal.tolist()}") from None
+    if not 0 <= a < n:
+        raise ValueError(f"action {a} is out of range 0..{n - 1}; legal: {legal.tolist()}")
+    if a not in legal:
+        raise ValueError(f"action {a} is illegal for card {CARD_NAMES[state[E.CARD]]} "
+                         f"({describe_action(state, rules, a)}); legal: {legal.tolist()}")
+    return a
+
+
+def step(state, rules, action) -> np.ndarray:
+    """A copy of `state` after the legal `action`, with the next card drawn (unless won)."""
+    _require_running(state)
+    s = state.copy()
+    E.step(s, rules_array(rules), check_action(state, rules, action))
+    return s
+
+
+def after_move(state, rules, action) -> np.ndarray:
+    """A copy after `action` and the end of the turn, before the next draw (a chance node:
+    card is -1). Use :func:`chance_outcomes` and :func:`deal` to expand it."""
+    _require_running(state)
+    s = state.copy()
+    r = rules_array(rules)
+    E.apply_move(s, r, check_action(state, rules, action))
+    E.end_turn(s, r)
+    return s
+
+
+def chance_outcomes(state, rules=None):
+    """[(card index, probability)] of the next draw, from the public draw-pile counts (a
+    reshuffled full pack when the pile is empty)."""
+    counts = state[E.REMAIN:E.REMAIN + N_CARDS].astype(float)
+    if counts.sum() == 0:
+        counts = np.array(get_rules(rules).pack, dtype=float)
+    total = counts.sum()
+    return [(c, counts[c] / total) for c in range(N_CARDS) if counts[c] > 0]
+
+
+def deal(state, rules, card) -> np.ndarray:
+    """A copy of a chance-node state with `card` (index or name) drawn as the card to play."""
+    if state[E.CARD] >= 0:
+        raise ValueError("deal needs a state with no card in play (from after_move)")
+    c = CARD_NAMES.index(card) if isinstance(card, str) else int(card)
+    s = state.copy()
+    r = rules_array(rules)
+    if s[E.REMAIN:E.REMAIN + N_CARDS].sum() == 0:
+        E.draw(s, r)  # reshuffle first; then put the drawn card back and take the asked one
+        s[E.DRAW_POS] -= 1
+        s[E.REMAIN + s[E.CARD]] += 1
+        s[E.CARD] = -1
+    if s[E.REMAIN + c] <= 0:
+        raise ValueError(f"card {CARD_NAMES[c]} is not in the draw pile")
+    E.deal(s, r, c)
+    return s
+
+
+def to_move(state) -> int:
+    return int(state[E.TO_MOVE])
+
+
+def card(state):
+    """Name of the card in play, or None at a chance node."""
+    c = int(state[E.CARD])
+    return CARD_NAMES[c] if c >= 0 else None
+
+
+def winner(state):
+    """Winning seat, or None while the game runs."""
+    w = int(state[E.WINNER])
+    return w if w >= 0 else None
+
+
+def seats(state):
+    return tuple(s for s in range(4) if state[E.ACTIVE + s])
+
+
+def describe_action(state, rules, action) -> str:
+    """Words for an action index in this state (for logs, errors and the play command)."""
+    from .geometry import HOME, SAFE0, START
+
+    r = get_rules(rules)
+    ppp = r.pawns_per_player
+    P, T = ppp, 3 * ppp
+    _, fwd0, back0, split0, swap0, sorry0, n = E.action_offsets(P, T)
+    me = int(state[E.TO_MOVE])
+
+    def where(seat, slot):
+        code = int(state[E.PAWNS + seat * E.MAX_SLOTS + slot])
+        if code == START:
+            return "Start"
+        if code == HOME:
+            return "Home"
+        return f"safe {code - SAFE0}" if code >= SAFE0 else f"square {code}"
+
+    def target(t):
+        seat = E.other_seat(state, me, t // ppp + 1)
+        return (seat, t % ppp) if seat >= 0 else (None, None)
+
+    a = int(action)
+    if a == 0:
+        return "pass"
+    if a == 1:
+        return "start a pawn"
+    if a < back0:
+        c = int(state[E.CARD])
+        dist = "4 back" if c == 3 else ("4 forward" if c == 10 else f"{CARD_NAMES[c]} forward" if c >= 0 else "card's distance")
+        return f"pawn {a - fwd0} ({where(me, a - fwd0)}) moves {dist}"
+    if a < split0:
+        return f"pawn {a - back0} ({where(me, a - back0)}) moves 1 back"
+    if a < swap0:
+        k = a - split0
+        first, pair = k % 6 + 1, k // 6
+        i, jj = divmod(pair, P - 1)
+        j = jj + 1 if jj >= i else jj
+        return (f"split 7: pawn {i} ({where(me, i)}) moves {first}, "
+                f"then pawn {j} ({where(me, j)}) moves {7 - first}")
+    if a < sorry0:
+        i, t = divmod(a - swap0, T)
+        seat, slot = target(t)
+        whom = f"seat {seat}'s pawn on {where(seat, slot)}" if seat is not None else f"target {t} (no such seat)"
+        return f"11: swap pawn {i} ({where(me, i)}) with {whom}"
+    if a < n:
+        seat, slot = target(a - sorry0)
+        whom = f"seat {seat}'s pawn on {where(seat, slot)}" if seat is not None else f"target {a - sorry0} (no such seat)"
+        return f"Sorry!: a pawn from Start bumps {whom}"
+    return f"action {a} (out of range 0..{n - 1})"
+
+
+def _require_card(state):
+    if state[E.CARD] < 0:
+        raise ValueError("no card in play: this is a chance node; deal or draw a card first")
+
+
+def _require_running(state):
+    if state[E.WINNER] >= 0:
+        raise ValueError(f"the game is over (seat {int(state[E.WINNER])} won)")
+    _require_card(state)

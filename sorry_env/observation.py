@@ -1,0 +1,61 @@
+"""Observation vector: every public fact, seen from one seat (compiled, built in place).
+
+Player slots are the viewing seat first, then the other seats in turn order. Track squares
+are rotated into the viewer's frame (the viewer's own side is side 0), so the same position
+looks the same from every seat. Layout (float32, all values in [0, 1]):
+
+=============  =====================================================================
+index range    content
+=============  =====================================================================
+0..1071        pawn one-hots: player slot p (0..3), pawn slot i (0..3, canonical
+               order), 67 codes each, at ``(p*4 + i)*67 + code``; code 0..59 is the
+               track square in the viewer's frame, 60..64 safe 0..4 of that pawn's own
+               colour, 65 Home, 66 Start. All zero for an empty slot.
+1072..1087     seat offset of player slot p: one-hot ``(seat - viewer) mod 4`` at
+               ``1072 + p*4 + offset`` (all zero if the slot is empty)
+1088..1098     card to play, one-hot over CARD_NAMES (all zero: none drawn)
+1099           1 if that card is the draw-again of a 2
+1100..1110     cards of each kind left in the draw pile / 5
+1111..1126     progress of each pawn: steps to Home / 66 (0 = Home, 1 = Start), at
+               ``1111 + p*4 + i`` (0 for empty slots)
+=============  =====================================================================
+"""
+import numpy as np
+from numba import njit
+
+from . import engine as E
+from .geometry import N_CODES, SIDE, STEPS_TO_HOME, TRACK
+from .rules import N_CARDS, R_PAWNS
+
+PAWN_BASE = 0
+OFFSET_BASE = 16 * N_CODES
+CARD_BASE = OFFSET_BASE + 16
+DRAW_AGAIN_INDEX = CARD_BASE + N_CARDS
+REMAIN_BASE = DRAW_AGAIN_INDEX + 1
+PROGRESS_BASE = REMAIN_BASE + N_CARDS
+OBS_SIZE = PROGRESS_BASE + 16
+
+
+@njit(cache=True)
+def observe(state, rules, viewer, out):
+    """Write the observation of `viewer` (a seat) into `out` (float32, OBS_SIZE)."""
+    out[:] = 0.0
+    ppp = rules[R_PAWNS]
+    seat = viewer
+    for p in range(4):
+        if p > 0:
+            seat = E.other_seat(state, viewer, p)
+            if seat < 0:
+                break
+        out[OFFSET_BASE + p * 4 + (seat - viewer) % 4] = 1.0
+        for i in range(ppp):
+            code = state[E.PAWNS + seat * E.MAX_SLOTS + i]
+            shown = (code - SIDE * viewer) % TRACK if code < TRACK else code
+            out[PAWN_BASE + (p * 4 + i) * N_CODES + shown] = 1.0
+            out[PROGRESS_BASE + p * 4 + i] = STEPS_TO_HOME[seat, code] / 66.0
+    card = state[E.CARD]
+    if card >= 0:
+        out[CARD_BASE + card] = 1.0
+    out[DRAW_AGAIN_INDEX] = state[E.DRAW_AGAIN]
+    for c in range(N_CARDS):
+        out[REMAIN_BASE + c] = state[E.REMAIN + c] / 5.0

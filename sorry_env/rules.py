@@ -1,0 +1,88 @@
+"""Rule configurations: one dataclass, named presets, and the flat array the engine reads.
+
+Every rule option is a field of :class:`Rules`; the compiled engine reads the same options
+from ``Rules.array()`` so that there is one implementation of the game, not one per variant.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+# Card indices used everywhere (engine, observation, state dicts).
+CARD_NAMES = ("1", "2", "3", "4", "5", "7", "8", "10", "11", "12", "SORRY")
+N_CARDS = len(CARD_NAMES)
+CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
+C1, C2, C3, C4, C5, C7, C8, C10, C11, C12, CSORRY = range(N_CARDS)
+
+# Packs, as counts per card index.
+PACK_2003 = (5, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4)  # 45 cards: five 1s (Hasbro 2003)
+PACK_1958 = (4,) * N_CARDS  # 44 cards: four of each (Parker 1958, without the optional extra 1)
+PACK_1996 = (5,) * N_CARDS  # 55 cards: five of each (Waddingtons 1996)
+MAX_PACK = 5 * N_CARDS
+
+# Layout of the rules array handed to the compiled engine.
+R_PAWNS = 0  # pawns per player
+R_TWO_DRAWS_AGAIN = 1
+R_START_CARDS = 2  # bit c set: card c may start a pawn
+R_SORRY_FORWARD = 3  # 0, or the forward distance a Sorry! may be used for instead (2013: 4)
+R_FAST_PLAY = 4
+R_PACK = 5  # N_CARDS counts
+R_PACK_SIZE = R_PACK + N_CARDS
+N_RULES = R_PACK_SIZE + 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """One complete rules configuration. Use a preset from :data:`PRESETS` or
+    ``dataclasses.replace(preset, field=value)`` for a custom one."""
+
+    name: str = "hasbro2003"
+    pawns_per_player: int = 4
+    pack: tuple = PACK_2003
+    two_draws_again: bool = True
+    start_cards: tuple = ("1", "2")
+    sorry_forward: int = 0
+    fast_play: bool = False
+
+    def __post_init__(self):
+        if self.pawns_per_player not in (3, 4):
+            raise ValueError(f"pawns_per_player must be 3 or 4, got {self.pawns_per_player!r}")
+        if len(self.pack) != N_CARDS or any(int(c) < 0 or int(c) > 5 for c in self.pack):
+            raise ValueError(f"pack must give 0..5 copies of each of {CARD_NAMES}, got {self.pack!r}")
+        if sum(self.pack) == 0:
+            raise ValueError("pack is empty")
+        unknown = [c for c in self.start_cards if c not in CARD_INDEX or c == "SORRY"]
+        if unknown:
+            raise ValueError(f"start_cards: {unknown} cannot start a pawn; choose from {CARD_NAMES[:-1]}")
+        if self.sorry_forward not in (0, 4):
+            raise ValueError(f"sorry_forward must be 0 (off) or 4, got {self.sorry_forward!r}")
+
+    def array(self) -> np.ndarray:
+        a = np.zeros(N_RULES, dtype=np.int64)
+        a[R_PAWNS] = self.pawns_per_player
+        a[R_TWO_DRAWS_AGAIN] = int(self.two_draws_again)
+        a[R_START_CARDS] = sum(1 << CARD_INDEX[c] for c in self.start_cards)
+        a[R_SORRY_FORWARD] = self.sorry_forward
+        a[R_FAST_PLAY] = int(self.fast_play)
+        a[R_PACK:R_PACK + N_CARDS] = self.pack
+        a[R_PACK_SIZE] = sum(self.pack)
+        return a
+
+
+PRESETS = {
+    "hasbro2003": Rules(),
+    "hasbro2003_fast": Rules(name="hasbro2003_fast", fast_play=True),
+    "parker1958": Rules(name="parker1958", pack=PACK_1958),
+}
+
+
+def get_rules(rules) -> Rules:
+    """A :class:`Rules` from a preset name or a Rules instance."""
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        if rules not in PRESETS:
+            raise ValueError(f"unknown rules preset {rules!r}; presets: {sorted(PRESETS)}")
+        return PRESETS[rules]
+    raise TypeError(f"rules must be a preset name or a Rules, got {type(rules).__name__}")

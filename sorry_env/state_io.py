@@ -1,0 +1,177 @@
+"""JSON-able state dicts: the public way to write down, load and inspect a position.
+
+Schema (every key but ``pawns`` and ``to_move`` optional)::
+
+    {
+      "to_move": 0,                       # seat to play, 0..3
+      "card": "7",                        # card to play: "1".."12", "SORRY"; null: draw one
+      "draw_again": false,                # the card was drawn as the draw-again of a 2
+      "turn": 0,                          # cards played so far (counts towards truncation)
+      "pawns": [                          # one entry per seat; null: empty seat
+        [["track", 12], ["safe", 3], ["start"], ["home"]],
+        null,
+        [["start"], ["start"], ["start"], ["start"]],
+        null
+      ],
+      "draw_pile": {"1": 5, "2": 4, ...}  # cards left to draw; default: the whole pack less
+    }                                     # the card in play. The ORDER is never stored: it
+                                          # is hidden, and shuffled from the reset seed.
+
+``state_to_dict`` writes the pawns of each seat in canonical order (most advanced first),
+so ``state_to_dict(state_from_dict(d))`` equals ``d`` once ``d`` is in that order, and
+``state_from_dict(state_to_dict(s))`` reproduces every public fact of ``s``.
+"""
+import numpy as np
+
+from . import engine as E
+from .geometry import HOME, SAFE0, SAFE_LEN, START, TRACK
+from .rules import CARD_INDEX, CARD_NAMES, N_CARDS, Rules
+
+KEYS = {"to_move", "card", "draw_again", "turn", "pawns", "draw_pile"}
+
+
+def _code(seat, pos):
+    """Pawn code of one position entry, or a ValueError naming the problem."""
+    if not isinstance(pos, (list, tuple)) or not pos or not isinstance(pos[0], str):
+        raise ValueError(f"seat {seat}: a pawn position must be a list like ['track', 12], got {pos!r}")
+    kind = pos[0]
+    if kind in ("start", "home"):
+        if len(pos) != 1:
+            raise ValueError(f"seat {seat}: [{kind!r}] takes no number, got {pos!r}")
+        return START if kind == "start" else HOME
+    if kind in ("track", "safe"):
+        limit = TRACK if kind == "track" else SAFE_LEN
+        if len(pos) != 2 or isinstance(pos[1], bool) or not isinstance(pos[1], (int, np.integer)):
+            raise ValueError(f"seat {seat}: {kind!r} needs one integer square, got {pos!r}")
+        if not 0 <= pos[1] < limit:
+            raise ValueError(f"seat {seat}: {kind} square must be 0..{limit - 1}, got {pos[1]}")
+        return int(pos[1]) if kind == "track" else SAFE0 + int(pos[1])
+    raise ValueError(f"seat {seat}: unknown position kind {kind!r}; use start, track, safe or home")
+
+
+def code_to_position(code):
+    """The state-dict entry of a pawn code."""
+    code = int(code)
+    if code == START:
+        return ["start"]
+    if code == HOME:
+        return ["home"]
+    if code >= SAFE0:
+        return ["safe", code - SAFE0]
+    return ["track", code]
+
+
+def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
+    """A validated engine state from a state dict; the hidden draw order comes from `seed`.
+    Raises ValueError (naming the problem) on any malformed or impossible state."""
+    if not isinstance(d, dict):
+        raise ValueError(f"state must be a dict, got {type(d).__name__}")
+    unknown = set(d) - KEYS
+    if unknown:
+        raise ValueError(f"unknown state keys {sorted(unknown)}; allowed: {sorted(KEYS)}")
+    for key in ("pawns", "to_move"):
+        if key not in d:
+            raise ValueError(f"state needs {key!r}")
+    ppp = rules.pawns_per_player
+    pawns = d["pawns"]
+    if not isinstance(pawns, (list, tuple)) or len(pawns) != 4:
+        raise ValueError("'pawns' must list 4 seats (null for an empty seat)")
+    state = np.zeros(E.STATE_SIZE, dtype=np.int64)
+    state[E.PAWNS:E.PAWNS + 16] = -1
+    occupied = {}
+    for seat, seat_pawns in enumerate(pawns):
+        if seat_pawns is None:
+            continue
+        if not isinstance(seat_pawns, (list, tuple)) or len(seat_pawns) != ppp:
+            raise ValueError(f"seat {seat} must have exactly {ppp} pawns under rules {rules.name!r}, "
+                             f"got {seat_pawns!r}")
+        state[E.ACTIVE + seat] = 1
+        for slot, pos in enumerate(seat_pawns):
+            code = _code(seat, pos)
+            if code < TRACK:
+                if code in occupied:
+                    raise ValueError(f"track square {code} holds two pawns (seats {occupied[code]} and {seat})")
+                occupied[code] = seat
+            elif code < HOME:
+                if (seat, code) in occupied:
+                    raise ValueError(f"seat {seat}: two pawns on safe {code - SAFE0}")
+                occupied[(seat, code)] = seat
+            state[E.PAWNS + seat * E.MAX_SLOTS + slot] = code
+    active = [s for s in range(4) if state[E.ACTIVE + s]]
+    if len(active) < 2:
+        raise ValueError(f"a game needs 2 to 4 seats in play, got {len(active)}")
+    to_move = d["to_move"]
+    if isinstance(to_move, bool) or not isinstance(to_move, (int, np.integer)) or to_move not in active:
+        raise ValueError(f"to_move must be a seat in play {active}, got {to_move!r}")
+    state[E.TO_MOVE] = to_move
+    for seat in active:
+        if all(state[E.PAWNS + seat * E.MAX_SLOTS + i] == HOME for i in range(ppp)):
+            raise ValueError(f"seat {seat} already has every pawn Home: the game is over")
+    card = d.get("card")
+    if card is not None and card not in CARD_INDEX:
+        raise ValueError(f"unknown card {card!r}; cards are {list(CARD_NAMES)} or null")
+    draw_again = d.get("draw_again", False)
+    if not isinstance(draw_again, bool):
+        raise ValueError(f"draw_again must be true or false, got {draw_again!r}")
+    turn = d.get("turn", 0)
+    if isinstance(turn, bool) or not isinstance(turn, (int, np.integer)) or turn < 0:
+        raise ValueError(f"turn must be a non-negative integer, got {turn!r}")
+    pack = np.array(rules.pack, dtype=np.int64)
+    in_play = np.zeros(N_CARDS, dtype=np.int64)
+    if card is not None:
+        in_play[CARD_INDEX[card]] = 1
+        if pack[CARD_INDEX[card]] == 0:
+            raise ValueError(f"card {card!r} is not in the {rules.name!r} pack")
+    if "draw_pile" in d:
+        pile = d["draw_pile"]
+        if not isinstance(pile, dict) or set(pile) - set(CARD_NAMES):
+            raise ValueError(f"draw_pile must map card names {list(CARD_NAMES)} to counts, got {pile!r}")
+        remain = np.array([pile.get(c, 0) for c in CARD_NAMES], dtype=np.int64)
+        over = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] < 0 or remain[c] + in_play[c] > pack[c]]
+        if over:
+            raise ValueError(f"draw_pile counts for {over} exceed the pack {dict(zip(CARD_NAMES, rules.pack))} "
+                             f"(the card in play counts too)")
+    else:
+        remain = pack - in_play
+    # Deck: the draw pile (shuffled from the seed) at the end, everything else before it.
+    size = int(pack.sum())
+    pos = size - int(remain.sum())
+    used = pack - remain
+    deck = np.concatenate([np.repeat(np.arange(N_CARDS), used), np.repeat(np.arange(N_CARDS), remain)])
+    state[E.DECK:E.DECK + size] = deck
+    state[E.DRAW_POS] = pos
+    state[E.REMAIN:E.REMAIN + N_CARDS] = remain
+    state[E.RNG] = seed & 0xFFFFFFFF
+    r = rules.array()
+    E.shuffle_draw_pile(state, r)
+    state[E.WINNER] = -1
+    state[E.TURN] = turn
+    state[E.DRAW_AGAIN] = int(draw_again)
+    state[E.CARD] = -1
+    for seat in active:
+        E.sort_seat(state, seat, ppp)
+    if card is None:
+        E.draw(state, r)
+    else:
+        state[E.CARD] = CARD_INDEX[card]
+    return state
+
+
+def state_to_dict(state: np.ndarray, rules: Rules) -> dict:
+    """The state dict of an engine state (pawns in canonical order)."""
+    ppp = rules.pawns_per_player
+    pawns = []
+    for seat in range(4):
+        if not state[E.ACTIVE + seat]:
+            pawns.append(None)
+            continue
+        pawns.append([code_to_position(state[E.PAWNS + seat * E.MAX_SLOTS + i]) for i in range(ppp)])
+    card = int(state[E.CARD])
+    return {
+        "to_move": int(state[E.TO_MOVE]),
+        "card": CARD_NAMES[card] if card >= 0 else None,
+        "draw_again": bool(state[E.DRAW_AGAIN]),
+        "turn": int(state[E.TURN]),
+        "pawns": pawns,
+        "draw_pile": {CARD_NAMES[c]: int(state[E.REMAIN + c]) for c in range(N_CARDS)},
+    }
