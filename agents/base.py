@@ -1,0 +1,58 @@
+"""The one agent interface used everywhere: evaluation, training opponents, the play command.
+
+An agent sees a :class:`Turn`: the acting seat, the rules, the legal actions and a *public*
+engine state. The public state is a copy whose hidden parts (the order of the draw pile and
+the generator that would reshuffle it) are scrambled, so an agent can use the engine for
+search but cannot peek at the next card.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env.observation import OBS_SIZE, observe
+from sorry_env.rules import Rules
+
+
+def public_view(state: np.ndarray, rules: Rules, rng: np.random.Generator) -> np.ndarray:
+    """A copy of `state` with the draw-pile order and the generator state re-drawn from
+    `rng`: what the acting player may know."""
+    s = state.copy()
+    s[E.RNG] = int(rng.integers(0, 2**32))
+    E.shuffle_draw_pile(s, game.rules_array(rules))
+    s[E.RNG] = int(rng.integers(0, 2**32))
+    return s
+
+
+@dataclasses.dataclass(frozen=True)
+class Turn:
+    """What an agent is shown when it must act."""
+
+    state: np.ndarray  # public engine state (see public_view); the card to play is in it
+    rules: Rules
+    seat: int
+    legal: np.ndarray  # legal action indices, sorted
+
+    def observation(self) -> dict:
+        """The env's observation dict for this seat (for policy agents)."""
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        observe(self.state, game.rules_array(self.rules), self.seat, obs)
+        mask = np.zeros(game.num_actions(self.rules), dtype=np.int8)
+        mask[self.legal] = 1
+        return {"observation": obs, "action_mask": mask}
+
+
+class Agent:
+    """Base class: subclasses set `name` and implement `act`."""
+
+    name = "agent"
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game; search agents reseed here so a seed fixes their play."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, turn: Turn) -> int:
+        raise NotImplementedError

@@ -1,0 +1,12 @@
+"""Uniformly random legal play."""
+from .base import Agent, Turn
+
+
+class RandomAgent(Agent):
+    name = "random"
+
+    def __init__(self, seed=None):
+        self.reset(seed)
+
+    def act(self, turn: Turn) -> int:
+        return int(turn.legal[self.rng.integers(len(turn.legal))])
