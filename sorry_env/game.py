@@ -165,14 +165,40 @@ def seats(state):
     return tuple(s for s in range(4) if state[E.ACTIVE + s])
 
 
+def decode_action(rules, action):
+    """(kind, i, j, first, target) of an action index: kind is one of "pass", "start",
+    "move" (pawn i, the card's distance), "back1" (pawn i), "split" (pawn i moves `first`,
+    then pawn j moves 7 - first), "swap" (pawn i with target t), "sorry" (target t); unused
+    fields are -1."""
+    r = get_rules(rules)
+    P, T = r.pawns_per_player, 3 * r.pawns_per_player
+    _, fwd0, back0, split0, swap0, sorry0, n = E.action_offsets(P, T)
+    a = int(action)
+    if not 0 <= a < n:
+        raise ValueError(f"action {a} is out of range 0..{n - 1}")
+    if a == 0:
+        return "pass", -1, -1, -1, -1
+    if a == 1:
+        return "start", -1, -1, -1, -1
+    if a < back0:
+        return "move", a - fwd0, -1, -1, -1
+    if a < split0:
+        return "back1", a - back0, -1, -1, -1
+    if a < swap0:
+        k = a - split0
+        i, jj = divmod(k // 6, P - 1)
+        return "split", i, (jj + 1 if jj >= i else jj), k % 6 + 1, -1
+    if a < sorry0:
+        i, t = divmod(a - swap0, T)
+        return "swap", i, -1, -1, t
+    return "sorry", -1, -1, -1, a - sorry0
+
+
 def describe_action(state, rules, action) -> str:
     """Words for an action index in this state (for logs, errors and the play command)."""
     from .geometry import HOME, SAFE0, START
 
-    r = get_rules(rules)
-    ppp = r.pawns_per_player
-    P, T = ppp, 3 * ppp
-    _, fwd0, back0, split0, swap0, sorry0, n = E.action_offsets(P, T)
+    ppp = get_rules(rules).pawns_per_player
     me = int(state[E.TO_MOVE])
 
     def where(seat, slot):
@@ -185,36 +211,25 @@ def describe_action(state, rules, action) -> str:
 
     def target(t):
         seat = E.other_seat(state, me, t // ppp + 1)
-        return (seat, t % ppp) if seat >= 0 else (None, None)
+        return f"seat {seat}'s pawn on {where(seat, t % ppp)}" if seat >= 0 else f"target {t} (no such seat)"
 
-    a = int(action)
-    if a == 0:
+    kind, i, j, first, t = decode_action(rules, action)
+    c = int(state[E.CARD])
+    if kind == "pass":
         return "pass"
-    if a == 1:
+    if kind == "start":
         return "start a pawn"
-    if a < back0:
-        c = int(state[E.CARD])
-        dist = "4 back" if c == 3 else ("4 forward" if c == 10 else f"{CARD_NAMES[c]} forward" if c >= 0 else "card's distance")
-        return f"pawn {a - fwd0} ({where(me, a - fwd0)}) moves {dist}"
-    if a < split0:
-        return f"pawn {a - back0} ({where(me, a - back0)}) moves 1 back"
-    if a < swap0:
-        k = a - split0
-        first, pair = k % 6 + 1, k // 6
-        i, jj = divmod(pair, P - 1)
-        j = jj + 1 if jj >= i else jj
-        return (f"split 7: pawn {i} ({where(me, i)}) moves {first}, "
-                f"then pawn {j} ({where(me, j)}) moves {7 - first}")
-    if a < sorry0:
-        i, t = divmod(a - swap0, T)
-        seat, slot = target(t)
-        whom = f"seat {seat}'s pawn on {where(seat, slot)}" if seat is not None else f"target {t} (no such seat)"
-        return f"11: swap pawn {i} ({where(me, i)}) with {whom}"
-    if a < n:
-        seat, slot = target(a - sorry0)
-        whom = f"seat {seat}'s pawn on {where(seat, slot)}" if seat is not None else f"target {a - sorry0} (no such seat)"
-        return f"Sorry!: a pawn from Start bumps {whom}"
-    return f"action {a} (out of range 0..{n - 1})"
+    if kind == "move":
+        step = int(E.CARD_STEP[c]) if 0 <= c < 10 else (get_rules(rules).sorry_forward if c == 10 else 0)
+        words = f"{-step} back" if step < 0 else f"{step} forward"
+        return f"pawn {i} ({where(me, i)}) moves {words}"
+    if kind == "back1":
+        return f"pawn {i} ({where(me, i)}) moves 1 back"
+    if kind == "split":
+        return f"split 7: pawn {i} ({where(me, i)}) moves {first}, then pawn {j} ({where(me, j)}) moves {7 - first}"
+    if kind == "swap":
+        return f"11: swap pawn {i} ({where(me, i)}) with {target(t)}"
+    return f"Sorry!: a pawn from Start bumps {target(t)}"
 
 
 def _require_card(state):
