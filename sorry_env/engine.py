@@ -63,7 +63,7 @@ from .geometry import (
 )
 from .rules import (
     C10, C11, C2, C4, C7, CSORRY, MAX_PACK, N_CARDS, R_PACK, R_PACK_SIZE, R_PAWNS,
-    R_SORRY_FORWARD, R_START_CARDS, R_TWO_DRAWS_AGAIN, R_FAST_PLAY,
+    R_SORRY_FORWARD, R_START_CARDS, R_TEAMS, R_TWO_DRAWS_AGAIN, R_FAST_PLAY, TEAMS_PARKER1958,
 )
 
 # ---- state layout -------------------------------------------------------------------------
@@ -88,18 +88,24 @@ CARD_STEP.setflags(write=False)
 
 # ---- action layout ------------------------------------------------------------------------
 @njit(cache=True)
-def action_offsets(P, T):
-    """(START, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N) for P pawn slots and T target slots."""
-    fwd0 = 2
+def action_offsets(rules):
+    """(P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N): movable pawn slots, target
+    slots, the first index of each action group, and the action count."""
+    ppp = rules[R_PAWNS]
+    colours = 2 if rules[R_TEAMS] else 1  # team rules: own and partner's pawns
+    P = colours * ppp
+    T = (4 if rules[R_TEAMS] else 3) * ppp
+    start0 = 1
+    fwd0 = start0 + colours
     back0 = fwd0 + P
     split0 = back0 + P
     swap0 = split0 + P * (P - 1) * 6
     sorry0 = swap0 + P * T
-    return 1, fwd0, back0, split0, swap0, sorry0, sorry0 + T
+    return P, T, start0, fwd0, back0, split0, swap0, sorry0, sorry0 + colours * T
 
 
-def n_actions(P, T):
-    return action_offsets(P, T)[6]
+def n_actions(rules):
+    return int(action_offsets(rules)[8])
 
 
 # ---- random numbers (state-carried, 32-bit) -----------------------------------------------
@@ -205,16 +211,35 @@ def other_seat(state, me, k):
 
 
 @njit(cache=True)
-def _target(state, me, t, ppp):
-    """(seat, slot) of target t, or (-1, -1) if that slot has no pawn."""
-    k = t // ppp + 1
-    seat = other_seat(state, me, k)
+def _target(state, rules, me, t):
+    """(seat, slot) of target slot t: the k-th seat in turn order, k = t // ppp (team
+    rules: k = 0 is the acting seat itself; otherwise k counts the other seats from 1).
+    (-1, -1) if there is no such seat."""
+    ppp = rules[R_PAWNS]
+    if rules[R_TEAMS]:
+        return (me + t // ppp) % 4, t % ppp
+    seat = other_seat(state, me, t // ppp + 1)
     if seat < 0:
         return -1, -1
     return seat, t % ppp
 
 
-# ---- move checks without mutation ---------------------------------------------------------
+@njit(cache=True)
+def _mover(rules, me, i):
+    """(seat, slot) of movable pawn slot i: the acting seat's pawns, then (team rules) the
+    partner's."""
+    ppp = rules[R_PAWNS]
+    if i < ppp:
+        return me, i
+    return (me + 2) % 4, i - ppp
+
+
+@njit(cache=True)
+def _is_teammate(rules, seat, other):
+    return rules[R_TEAMS] != 0 and other != seat and (other - seat) % 2 == 0
+
+
+# ---- move checks --------------------------------------------------------------------------
 @njit(cache=True)
 def _step_dest(seat, code, step):
     if step > 0:
@@ -222,53 +247,50 @@ def _step_dest(seat, code, step):
     return BACKWARD[seat, code, -step]
 
 
+ILLEGAL = 0
+LEGAL = 1
+ON_PARTNER = 2  # legal, but ends on a partner's pawn (team rules)
+
+
 @njit(cache=True)
-def _single_ok(state, seat, ppp, slot, step):
+def _landing_check(state, rules, seat, dest):
+    """Can a pawn of `seat` end a move on `dest`? Never on a pawn of its own colour."""
+    ppp = rules[R_PAWNS]
+    if dest == HOME:
+        return LEGAL
+    if _own_slot_at(state, seat, ppp, dest) >= 0:
+        return ILLEGAL
+    if rules[R_TEAMS] and dest < TRACK and _own_slot_at(state, (seat + 2) % 4, ppp, dest) >= 0:
+        return ON_PARTNER
+    return LEGAL
+
+
+@njit(cache=True)
+def _move_check(state, rules, seat, slot, step):
     code = state[PAWNS + seat * MAX_SLOTS + slot]
     if code >= HOME:
-        return False
+        return ILLEGAL
     dest = _step_dest(seat, code, step)
     if dest < 0:
-        return False
-    return dest == HOME or _own_slot_at(state, seat, ppp, dest) < 0
+        return ILLEGAL
+    return _landing_check(state, rules, seat, dest)
 
 
 @njit(cache=True)
-def _split_ok(state, seat, ppp, i, j, a):
-    """Legality of the ordered split: pawn i moves a forward, then pawn j moves 7-a.
-    Only own pawns affect legality; the first half's slide may sweep own pawns."""
-    base = PAWNS + seat * MAX_SLOTS
-    pa = state[base + i]
-    pb = state[base + j]
-    if pa >= HOME or pb >= HOME:
-        return False
-    d1 = FORWARD[seat, pa, a]
-    if d1 < 0 or (d1 != HOME and _own_slot_at(state, seat, ppp, d1) >= 0):
-        return False
-    own = np.empty(MAX_SLOTS, dtype=np.int64)
-    for k in range(ppp):
-        own[k] = state[base + k]
-    own[i] = d1
-    if d1 < TRACK and SLIDE_OWNER[d1] != -1 and SLIDE_OWNER[d1] != seat:
-        end = SLIDE_END[d1]
-        sq = d1
-        while sq != end:
-            sq = (sq + 1) % TRACK
-            for k in range(ppp):
-                if own[k] == sq:
-                    own[k] = START
-        own[i] = end
-    if own[j] == START:
-        return False
-    d2 = FORWARD[seat, own[j], 7 - a]
-    if d2 < 0:
-        return False
-    if d2 == HOME:
-        return True
-    for k in range(ppp):
-        if k != j and own[k] == d2:
-            return False
-    return True
+def _split_check(state, rules, me, i, j, a, scratch):
+    """The ordered split: pawn i moves a forward and resolves fully (bumps, slides), then
+    pawn j moves 7 - a from wherever it then stands."""
+    si, ki = _mover(rules, me, i)
+    sj, kj = _mover(rules, me, j)
+    first = _move_check(state, rules, si, ki, a)
+    if first == ILLEGAL:
+        return ILLEGAL
+    scratch[:] = state
+    _land(scratch, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], rules[R_PAWNS])
+    second = _move_check(scratch, rules, sj, kj, 7 - a)
+    if second == ILLEGAL:
+        return ILLEGAL
+    return ON_PARTNER if (first == ON_PARTNER or second == ON_PARTNER) else LEGAL
 
 
 # ---- legal moves --------------------------------------------------------------------------
@@ -277,62 +299,122 @@ def legal_actions(state, rules, out):
     """Write the legal action indices of the state's card into `out`; return their count.
     With no legal move, the single action PASS. Requires a drawn card and a running game."""
     ppp = rules[R_PAWNS]
-    P = ppp
-    T = 3 * ppp
-    START_A, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, _ = action_offsets(P, T)
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
+    colours = P // ppp
     me = state[TO_MOVE]
     card = state[CARD]
-    base = PAWNS + me * MAX_SLOTS
     n = 0
-    has_start = _start_slot(state, me, ppp) >= 0
-    if has_start and (rules[R_START_CARDS] >> card) & 1:
-        if _own_slot_at(state, me, ppp, START_CIRCLE[me]) < 0:
-            out[n] = START_A
-            n += 1
+    # Legal moves that end on a partner's pawn (only possible under team rules).
+    partner_moves = np.empty(N if rules[R_TEAMS] else 1, dtype=np.int64)
+    n_partner = 0
+    if (rules[R_START_CARDS] >> card) & 1:
+        for c in range(colours):
+            seat = (me + 2 * c) % 4
+            if _start_slot(state, seat, ppp) >= 0:
+                check = _landing_check(state, rules, seat, START_CIRCLE[seat])
+                if check == LEGAL:
+                    out[n] = START0 + c
+                    n += 1
+                elif check == ON_PARTNER:
+                    partner_moves[n_partner] = START0 + c
+                    n_partner += 1
     step = CARD_STEP[card]
     if card == CSORRY:
         step = rules[R_SORRY_FORWARD]
+    n_forward = 0
+    n_partner_forward = 0
     if step != 0:
         for i in range(P):
-            if _single_ok(state, me, ppp, i, step):
+            seat, slot = _mover(rules, me, i)
+            check = _move_check(state, rules, seat, slot, step)
+            if check == LEGAL:
                 out[n] = FWD0 + i
                 n += 1
+                n_forward += 1
+            elif check == ON_PARTNER:
+                partner_moves[n_partner] = FWD0 + i
+                n_partner += 1
+                n_partner_forward += 1
     if card == C10:
         for i in range(P):
-            if _single_ok(state, me, ppp, i, -1):
+            seat, slot = _mover(rules, me, i)
+            check = _move_check(state, rules, seat, slot, -1)
+            if check == LEGAL:
                 out[n] = BACK0 + i
                 n += 1
+            elif check == ON_PARTNER:
+                partner_moves[n_partner] = BACK0 + i
+                n_partner += 1
     elif card == C7:
+        scratch = np.empty(STATE_SIZE, dtype=np.int64)
         for i in range(P):
-            if state[base + i] >= HOME:
+            si, ki = _mover(rules, me, i)
+            if state[PAWNS + si * MAX_SLOTS + ki] >= HOME:
                 continue
             for j in range(P):
-                if j == i or state[base + j] >= HOME:
+                sj, kj = _mover(rules, me, j)
+                if j == i or state[PAWNS + sj * MAX_SLOTS + kj] >= HOME:
                     continue
                 jj = j - 1 if j > i else j
                 for a in range(1, 7):
-                    if _split_ok(state, me, ppp, i, j, a):
+                    check = _split_check(state, rules, me, i, j, a, scratch)
+                    if check == LEGAL:
                         out[n] = SPLIT0 + (i * (P - 1) + jj) * 6 + a - 1
                         n += 1
+                    elif check == ON_PARTNER:
+                        partner_moves[n_partner] = SPLIT0 + (i * (P - 1) + jj) * 6 + a - 1
+                        n_partner += 1
     elif card == C11:
-        n_forward = n
+        n_swaps = 0
         for i in range(P):
-            if state[base + i] >= TRACK:
+            si, ki = _mover(rules, me, i)
+            if state[PAWNS + si * MAX_SLOTS + ki] >= TRACK:
                 continue
             for t in range(T):
-                seat, slot = _target(state, me, t, ppp)
-                if seat >= 0 and state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
+                seat, slot = _target(state, rules, me, t)
+                if seat < 0 or seat == me or _is_teammate(rules, me, seat):
+                    continue  # swaps are with opponents only
+                if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
                     out[n] = SWAP0 + i * T + t
                     n += 1
-        if n_forward == 0 and n > 0:
-            out[n] = 0  # no +11 move: the player may decline to swap
+                    n_swaps += 1
+        # No +11 move (one ending on a partner counts only where such moves are free, 2003):
+        # the player may decline to swap.
+        if n_forward == 0 and n_swaps > 0 and (n_partner_forward == 0 or rules[R_TEAMS] == TEAMS_PARKER1958):
+            out[n] = 0
             n += 1
-    elif card == CSORRY and has_start:
-        for t in range(T):
-            seat, slot = _target(state, me, t, ppp)
-            if seat >= 0 and state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
-                out[n] = SORRY0 + t
-                n += 1
+    elif card == CSORRY:
+        n_sorry = n
+        for c in range(colours):
+            mover = (me + 2 * c) % 4
+            if _start_slot(state, mover, ppp) < 0:
+                continue
+            for t in range(T):
+                seat, slot = _target(state, rules, me, t)
+                if seat < 0 or seat == mover or _is_teammate(rules, mover, seat):
+                    continue
+                if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
+                    out[n] = SORRY0 + c * T + t
+                    n += 1
+        if rules[R_TEAMS] and n == n_sorry:
+            # Team rules: a Sorry! must be used; with no opponent to pick on, it sends a
+            # pawn of the other team colour back (a partner's or, from the partner's Start,
+            # one's own).
+            for c in range(colours):
+                mover = (me + 2 * c) % 4
+                if _start_slot(state, mover, ppp) < 0:
+                    continue
+                for t in range(T):
+                    seat, slot = _target(state, rules, me, t)
+                    if _is_teammate(rules, mover, seat) and state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
+                        out[n] = SORRY0 + c * T + t
+                        n += 1
+    # Team rules: ending on a partner's pawn bumps it. Parker 1958 allows that only when no
+    # other move exists; Hasbro 2003 always.
+    if n_partner > 0 and (n == 0 or rules[R_TEAMS] != TEAMS_PARKER1958):
+        for k in range(n_partner):
+            out[n] = partner_moves[k]
+            n += 1
     if n == 0:
         out[0] = 0
         n = 1
@@ -356,48 +438,49 @@ def apply_move(state, rules, action):
     """Carry out a legal action's pawn movement (no turn bookkeeping). The caller guarantees
     legality (see legal_actions)."""
     ppp = rules[R_PAWNS]
-    P = ppp
-    T = 3 * ppp
-    START_A, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(P, T)
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
     me = state[TO_MOVE]
-    base = PAWNS + me * MAX_SLOTS
     card = state[CARD]
     if action == 0:
         return
-    if action == START_A:
-        _land(state, me, _start_slot(state, me, ppp), START_CIRCLE[me], ppp)
+    if action < FWD0:
+        seat = (me + 2 * (action - START0)) % 4
+        _land(state, seat, _start_slot(state, seat, ppp), START_CIRCLE[seat], ppp)
     elif action < BACK0:
-        i = action - FWD0
+        seat, slot = _mover(rules, me, action - FWD0)
         step = CARD_STEP[card] if card != CSORRY else rules[R_SORRY_FORWARD]
-        _land(state, me, i, _step_dest(me, state[base + i], step), ppp)
+        _land(state, seat, slot, _step_dest(seat, state[PAWNS + seat * MAX_SLOTS + slot], step), ppp)
     elif action < SPLIT0:
-        i = action - BACK0
-        _land(state, me, i, BACKWARD[me, state[base + i], 1], ppp)
+        seat, slot = _mover(rules, me, action - BACK0)
+        _land(state, seat, slot, BACKWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], 1], ppp)
     elif action < SWAP0:
         k = action - SPLIT0
         a = k % 6 + 1
-        pair = k // 6
-        i = pair // (P - 1)
-        jj = pair % (P - 1)
+        i = (k // 6) // (P - 1)
+        jj = (k // 6) % (P - 1)
         j = jj + 1 if jj >= i else jj
-        _land(state, me, i, FORWARD[me, state[base + i], a], ppp)
-        _land(state, me, j, FORWARD[me, state[base + j], 7 - a], ppp)
+        si, ki = _mover(rules, me, i)
+        sj, kj = _mover(rules, me, j)
+        _land(state, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], ppp)
+        _land(state, sj, kj, FORWARD[sj, state[PAWNS + sj * MAX_SLOTS + kj], 7 - a], ppp)
     elif action < SORRY0:
         k = action - SWAP0
-        i = k // T
-        seat, slot = _target(state, me, k % T, ppp)
-        mine = state[base + i]
+        si, ki = _mover(rules, me, k // T)
+        seat, slot = _target(state, rules, me, k % T)
+        mine = state[PAWNS + si * MAX_SLOTS + ki]
         theirs = state[PAWNS + seat * MAX_SLOTS + slot]
-        state[base + i] = theirs
+        state[PAWNS + si * MAX_SLOTS + ki] = theirs
         state[PAWNS + seat * MAX_SLOTS + slot] = mine
         # Each swapped pawn on a triangle not of its colour slides, the mover's pawn first.
-        _slide_if_foreign_triangle(state, me, i, ppp)
+        _slide_if_foreign_triangle(state, si, ki, ppp)
         if state[PAWNS + seat * MAX_SLOTS + slot] == mine:
             _slide_if_foreign_triangle(state, seat, slot, ppp)
     else:
-        seat, slot = _target(state, me, action - SORRY0, ppp)
+        k = action - SORRY0
+        mover = (me + 2 * (k // T)) % 4
+        seat, slot = _target(state, rules, me, k % T)
         square = state[PAWNS + seat * MAX_SLOTS + slot]
-        _land(state, me, _start_slot(state, me, ppp), square, ppp)
+        _land(state, mover, _start_slot(state, mover, ppp), square, ppp)
     for s in range(4):
         if state[ACTIVE + s]:
             sort_seat(state, s, ppp)
@@ -417,12 +500,16 @@ def end_turn(state, rules):
     when the rules say so). Leaves CARD = -1: the next card is still to be drawn."""
     me = state[TO_MOVE]
     card = state[CARD]
+    ppp = rules[R_PAWNS]
     state[CARD] = -1
     state[TURN] += 1
-    if _all_home(state, me, rules[R_PAWNS]):
-        state[WINNER] = me
-        state[DRAW_AGAIN] = 0
-        return
+    # A move may finish either team colour (team rules: the partner's pawns too).
+    for c in range(2 if rules[R_TEAMS] else 1):
+        seat = (me + 2 * c) % 4
+        if _all_home(state, seat, ppp) and (rules[R_TEAMS] == 0 or _all_home(state, (seat + 2) % 4, ppp)):
+            state[WINNER] = me
+            state[DRAW_AGAIN] = 0
+            return
     if card == C2 and rules[R_TWO_DRAWS_AGAIN]:
         state[DRAW_AGAIN] = 1
     else:
@@ -535,7 +622,7 @@ def init_state(state, rules, active, seed):
 def random_playout(state, rules, max_turns):
     """Play uniformly random legal moves until the game ends or `max_turns` cards have been
     played in total; returns the number of moves made."""
-    buf = np.empty(256, dtype=np.int64)
+    buf = np.empty(action_offsets(rules)[8], dtype=np.int64)
     moves = 0
     while state[WINNER] < 0 and state[TURN] < max_turns:
         n = legal_actions(state, rules, buf)

@@ -44,8 +44,9 @@ or on an 11 when no pawn can move 11 forward (declining to swap).
 
 Rewards
 -------
-When a player brings its last pawn Home: +1 to the winner, -1 to every other player. Zero
-otherwise, and zero for everybody on truncation.
+When a player brings its last pawn Home: +1 to the winner, -1 to every other player (team
+rules: +1 to both partners of the team whose eight pawns are Home, -1 to the other team).
+Zero otherwise, and zero for everybody on truncation.
 
 Reset options
 -------------
@@ -97,6 +98,8 @@ class raw_env(AECEnv):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self.rules = get_rules(rules)
         self.seats = game.seats_for(num_players if seats is None else None, seats)
+        if self.rules.teams != "none" and self.seats != (0, 1, 2, 3):
+            raise ValueError(f"team rules ({self.rules.name!r}) need all four seats, got seats {self.seats}")
         self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
         self.render_mode = render_mode
         self._rules = game.rules_array(self.rules)
@@ -157,9 +160,8 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         winner = state[E.WINNER]
         if winner >= 0:
-            won = f"player_{winner}"
             for a in self.agents:
-                self.rewards[a] = 1.0 if a == won else -1.0
+                self.rewards[a] = 1.0 if game.same_side(self.rules, self._agent_seat[a], winner) else -1.0
                 self.terminations[a] = True
             self._mask[:] = 0
         else:

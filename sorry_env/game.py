@@ -52,8 +52,7 @@ def seats_for(num_players=None, seats=None):
 
 
 def num_actions(rules) -> int:
-    r = get_rules(rules)
-    return E.n_actions(r.pawns_per_player, 3 * r.pawns_per_player)
+    return E.n_actions(rules_array(rules))
 
 
 def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarray:
@@ -161,25 +160,30 @@ def winner(state):
     return w if w >= 0 else None
 
 
+def same_side(rules, seat, winner) -> bool:
+    """True if `seat` shares in the win of `winner` (itself, or its partner under team rules)."""
+    return seat == winner or (get_rules(rules).teams != "none" and (seat - winner) % 2 == 0)
+
+
 def seats(state):
     return tuple(s for s in range(4) if state[E.ACTIVE + s])
 
 
 def decode_action(rules, action):
-    """(kind, i, j, first, target) of an action index: kind is one of "pass", "start",
-    "move" (pawn i, the card's distance), "back1" (pawn i), "split" (pawn i moves `first`,
-    then pawn j moves 7 - first), "swap" (pawn i with target t), "sorry" (target t); unused
-    fields are -1."""
-    r = get_rules(rules)
-    P, T = r.pawns_per_player, 3 * r.pawns_per_player
-    _, fwd0, back0, split0, swap0, sorry0, n = E.action_offsets(P, T)
+    """(kind, i, j, first, target) of an action index. kind is one of "pass", "start"
+    (i: 0 own pawn, 1 partner's under team rules), "move" (movable pawn i, the card's
+    distance), "back1" (pawn i), "split" (pawn i moves `first`, then pawn j moves 7 - first),
+    "swap" (pawn i with target slot t), "sorry" (i: 0 from own Start, 1 from the partner's;
+    target slot t). Movable pawn slots 0..P-1 are the acting seat's pawns in canonical order,
+    then (team rules) the partner's. Unused fields are -1."""
+    P, T, start0, fwd0, back0, split0, swap0, sorry0, n = (int(x) for x in E.action_offsets(rules_array(rules)))
     a = int(action)
     if not 0 <= a < n:
         raise ValueError(f"action {a} is out of range 0..{n - 1}")
     if a == 0:
         return "pass", -1, -1, -1, -1
-    if a == 1:
-        return "start", -1, -1, -1, -1
+    if a < fwd0:
+        return "start", a - start0, -1, -1, -1
     if a < back0:
         return "move", a - fwd0, -1, -1, -1
     if a < split0:
@@ -191,14 +195,17 @@ def decode_action(rules, action):
     if a < sorry0:
         i, t = divmod(a - swap0, T)
         return "swap", i, -1, -1, t
-    return "sorry", -1, -1, -1, a - sorry0
+    c, t = divmod(a - sorry0, T)
+    return "sorry", c, -1, -1, t
 
 
 def describe_action(state, rules, action) -> str:
     """Words for an action index in this state (for logs, errors and the play command)."""
     from .geometry import HOME, SAFE0, START
+    from .render import COLOUR_NAMES
 
-    ppp = get_rules(rules).pawns_per_player
+    r = rules_array(rules)
+    ppp = int(r[0])
     me = int(state[E.TO_MOVE])
 
     def where(seat, slot):
@@ -209,27 +216,33 @@ def describe_action(state, rules, action) -> str:
             return "Home"
         return f"safe {code - SAFE0}" if code >= SAFE0 else f"square {code}"
 
+    def pawn(i):
+        seat, slot = E._mover(r, me, i)
+        owner = "" if seat == me else f"partner {COLOUR_NAMES[seat]}'s "
+        return f"{owner}pawn {i} ({where(seat, slot)})"
+
     def target(t):
-        seat = E.other_seat(state, me, t // ppp + 1)
-        return f"seat {seat}'s pawn on {where(seat, t % ppp)}" if seat >= 0 else f"target {t} (no such seat)"
+        seat, slot = E._target(state, r, me, t)
+        return f"{COLOUR_NAMES[seat]}'s pawn on {where(seat, slot)}" if seat >= 0 else f"target {t} (no such seat)"
 
     kind, i, j, first, t = decode_action(rules, action)
     c = int(state[E.CARD])
     if kind == "pass":
         return "pass"
     if kind == "start":
-        return "start a pawn"
+        return "start a pawn" if i == 0 else f"start a pawn of partner {COLOUR_NAMES[(me + 2) % 4]}"
     if kind == "move":
         step = int(E.CARD_STEP[c]) if 0 <= c < 10 else (get_rules(rules).sorry_forward if c == 10 else 0)
         words = f"{-step} back" if step < 0 else f"{step} forward"
-        return f"pawn {i} ({where(me, i)}) moves {words}"
+        return f"{pawn(i)} moves {words}"
     if kind == "back1":
-        return f"pawn {i} ({where(me, i)}) moves 1 back"
+        return f"{pawn(i)} moves 1 back"
     if kind == "split":
-        return f"split 7: pawn {i} ({where(me, i)}) moves {first}, then pawn {j} ({where(me, j)}) moves {7 - first}"
+        return f"split 7: {pawn(i)} moves {first}, then {pawn(j)} moves {7 - first}"
     if kind == "swap":
-        return f"11: swap pawn {i} ({where(me, i)}) with {target(t)}"
-    return f"Sorry!: a pawn from Start bumps {target(t)}"
+        return f"11: swap {pawn(i)} with {target(t)}"
+    start = "Start" if i == 0 else f"partner {COLOUR_NAMES[(me + 2) % 4]}'s Start"
+    return f"Sorry!: a pawn from {start} bumps {target(t)}"
 
 
 def _require_card(state):

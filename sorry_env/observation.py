@@ -18,6 +18,7 @@ index range    content
 1100..1110     cards of each kind left in the draw pile / 5
 1111..1126     progress of each pawn: steps to Home / 66 (0 = Home, 1 = Start), at
                ``1111 + p*4 + i`` (0 for empty slots)
+1127..1130     1 if player slot p is on the viewer's team (team rules; slot 0 always 1)
 =============  =====================================================================
 """
 import numpy as np
@@ -25,7 +26,7 @@ from numba import njit
 
 from . import engine as E
 from .geometry import N_CODES, SIDE, STEPS_TO_HOME, TRACK
-from .rules import N_CARDS, R_PAWNS
+from .rules import N_CARDS, R_PAWNS, R_TEAMS
 
 PAWN_BASE = 0
 OFFSET_BASE = 16 * N_CODES
@@ -33,7 +34,8 @@ CARD_BASE = OFFSET_BASE + 16
 DRAW_AGAIN_INDEX = CARD_BASE + N_CARDS
 REMAIN_BASE = DRAW_AGAIN_INDEX + 1
 PROGRESS_BASE = REMAIN_BASE + N_CARDS
-OBS_SIZE = PROGRESS_BASE + 16
+TEAM_BASE = PROGRESS_BASE + 16
+OBS_SIZE = TEAM_BASE + 4
 
 
 @njit(cache=True)
@@ -48,6 +50,8 @@ def observe(state, rules, viewer, out):
             if seat < 0:
                 break
         out[OFFSET_BASE + p * 4 + (seat - viewer) % 4] = 1.0
+        if p == 0 or (rules[R_TEAMS] and (seat - viewer) % 2 == 0):
+            out[TEAM_BASE + p] = 1.0
         for i in range(ppp):
             code = state[E.PAWNS + seat * E.MAX_SLOTS + i]
             shown = (code - SIDE * viewer) % TRACK if code < TRACK else code

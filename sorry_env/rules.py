@@ -21,13 +21,18 @@ PACK_1958 = (4,) * N_CARDS  # 44 cards: four of each (Parker 1958, without the o
 PACK_1996 = (5,) * N_CARDS  # 55 cards: five of each (Waddingtons 1996)
 MAX_PACK = 5 * N_CARDS
 
+# Team rule sets (partnerships: seats 0+2 against 1+3).
+TEAMS = {"none": 0, "parker1958": 1, "hasbro2003": 2}
+TEAMS_NONE, TEAMS_PARKER1958, TEAMS_HASBRO2003 = 0, 1, 2
+
 # Layout of the rules array handed to the compiled engine.
 R_PAWNS = 0  # pawns per player
 R_TWO_DRAWS_AGAIN = 1
 R_START_CARDS = 2  # bit c set: card c may start a pawn
 R_SORRY_FORWARD = 3  # 0, or the forward distance a Sorry! may be used for instead (2013: 4)
 R_FAST_PLAY = 4
-R_PACK = 5  # N_CARDS counts
+R_TEAMS = 5  # TEAMS_NONE, TEAMS_PARKER1958 or TEAMS_HASBRO2003
+R_PACK = 6  # N_CARDS counts
 R_PACK_SIZE = R_PACK + N_CARDS
 N_RULES = R_PACK_SIZE + 1
 
@@ -44,6 +49,7 @@ class Rules:
     start_cards: tuple = ("1", "2")
     sorry_forward: int = 0
     fast_play: bool = False
+    teams: str = "none"
 
     def __post_init__(self):
         if self.pawns_per_player not in (3, 4):
@@ -55,6 +61,8 @@ class Rules:
         unknown = [c for c in self.start_cards if c not in CARD_INDEX or c == "SORRY"]
         if unknown:
             raise ValueError(f"start_cards: {unknown} cannot start a pawn; choose from {CARD_NAMES[:-1]}")
+        if self.teams not in TEAMS:
+            raise ValueError(f"teams must be one of {sorted(TEAMS)}, got {self.teams!r}")
         if self.sorry_forward not in (0, 4):
             raise ValueError(f"sorry_forward must be 0 (off) or 4, got {self.sorry_forward!r}")
 
@@ -65,15 +73,25 @@ class Rules:
         a[R_START_CARDS] = sum(1 << CARD_INDEX[c] for c in self.start_cards)
         a[R_SORRY_FORWARD] = self.sorry_forward
         a[R_FAST_PLAY] = int(self.fast_play)
+        a[R_TEAMS] = TEAMS[self.teams]
         a[R_PACK:R_PACK + N_CARDS] = self.pack
         a[R_PACK_SIZE] = sum(self.pack)
         return a
 
 
+NUMBER_CARDS = CARD_NAMES[:-1]
+
 PRESETS = {
     "hasbro2003": Rules(),
     "hasbro2003_fast": Rules(name="hasbro2003_fast", fast_play=True),
+    "hasbro2003_teams": Rules(name="hasbro2003_teams", teams="hasbro2003"),
     "parker1958": Rules(name="parker1958", pack=PACK_1958),
+    "parker1958_teams": Rules(name="parker1958_teams", pack=PACK_1958, teams="parker1958"),
+    "waddingtons1996": Rules(name="waddingtons1996", pack=PACK_1996),
+    # 2013 edition: three pawns, any number card starts a pawn, a Sorry! may instead move a
+    # pawn 4 forward, a 2 does not draw again (Wikipedia). Fire and Ice are left out.
+    "hasbro2013": Rules(name="hasbro2013", pawns_per_player=3, start_cards=NUMBER_CARDS,
+                        sorry_forward=4, two_draws_again=False),
 }
 
 

@@ -100,13 +100,16 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     active = [s for s in range(4) if state[E.ACTIVE + s]]
     if len(active) < 2:
         raise ValueError(f"a game needs 2 to 4 seats in play, got {len(active)}")
+    if rules.teams != "none" and len(active) != 4:
+        raise ValueError(f"team rules ({rules.name!r}) need all four seats in play, got {active}")
     to_move = d["to_move"]
     if isinstance(to_move, bool) or not isinstance(to_move, (int, np.integer)) or to_move not in active:
         raise ValueError(f"to_move must be a seat in play {active}, got {to_move!r}")
     state[E.TO_MOVE] = to_move
     for seat in active:
-        if all(state[E.PAWNS + seat * E.MAX_SLOTS + i] == HOME for i in range(ppp)):
-            raise ValueError(f"seat {seat} already has every pawn Home: the game is over")
+        team = (seat, (seat + 2) % 4) if rules.teams != "none" else (seat,)
+        if all(state[E.PAWNS + s * E.MAX_SLOTS + i] == HOME for s in team for i in range(ppp)):
+            raise ValueError(f"seat {seat} (and any partner) already has every pawn Home: the game is over")
     card = d.get("card")
     if card is not None and card not in CARD_INDEX:
         raise ValueError(f"unknown card {card!r}; cards are {list(CARD_NAMES)} or null")
