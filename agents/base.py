@@ -18,11 +18,12 @@ from sorry_env.rules import Rules
 
 
 def public_view(state: np.ndarray, rules: Rules, rng: np.random.Generator) -> np.ndarray:
-    """A copy of `state` with the draw-pile order and the generator state re-drawn from
-    `rng`: what the acting player may know."""
+    """A copy of `state` with everything the acting player cannot see re-drawn from `rng`:
+    the draw-pile order, the other players' hands (play for points; dealt again from the
+    unseen cards) and the generator state."""
     s = state.copy()
     s[E.RNG] = int(rng.integers(0, 2**32))
-    E.shuffle_draw_pile(s, game.rules_array(rules))
+    E.redeal_hidden(s, game.rules_array(rules), s[E.TO_MOVE])
     s[E.RNG] = int(rng.integers(0, 2**32))
     return s
 

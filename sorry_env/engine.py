@@ -22,7 +22,8 @@ offset           size   content
 ``DRAW_POS``     1      index into ``DECK`` of the next card to draw
 ``REMAIN``       11     count of each card in the draw pile (public knowledge)
 ``DECK``         55     the pack in draw order; ``DECK[DRAW_POS:pack size]`` is the
-                        draw pile, the rest is discards and the card in play
+                        draw pile, the rest is discards, the card in play and hands
+``HANDS``        44     play for points: count of each card in each seat's hand
 ===============  =====  ==========================================================
 
 Randomness lives in the state (``RNG``), so a state plus an action fully determines the
@@ -63,7 +64,7 @@ from .geometry import (
 )
 from .rules import (
     C10, C11, C2, C4, C7, CSORRY, MAX_PACK, N_CARDS, R_PACK, R_PACK_SIZE, R_PAWNS,
-    R_SORRY_FORWARD, R_START_CARDS, R_TEAMS, R_TWO_DRAWS_AGAIN, R_FAST_PLAY, TEAMS_PARKER1958,
+    R_HAND_SIZE, R_SORRY_FORWARD, R_START_CARDS, R_TEAMS, R_TWO_DRAWS_AGAIN, R_FAST_PLAY, TEAMS_PARKER1958,
 )
 
 # ---- state layout -------------------------------------------------------------------------
@@ -78,7 +79,8 @@ RNG = 25
 DRAW_POS = 26
 REMAIN = 27
 DECK = REMAIN + N_CARDS
-STATE_SIZE = DECK + MAX_PACK
+HANDS = DECK + MAX_PACK  # play-for-points: seat*11 + card -> copies of that card in hand
+STATE_SIZE = HANDS + 4 * N_CARDS
 
 MAX_SLOTS = 4
 # Distance a single-pawn move of each card covers (negative: backward); 0: no such move.
@@ -104,8 +106,19 @@ def action_offsets(rules):
     return P, T, start0, fwd0, back0, split0, swap0, sorry0, sorry0 + colours * T
 
 
+@njit(cache=True)
+def num_actions(rules):
+    """Size of the action space: the card actions above, or with hands (play for points)
+    one block of them per card kind (``card * n_card_actions + action``) followed by
+    N_CARDS discard actions (``N_CARDS * n_card_actions + card``)."""
+    n_card = action_offsets(rules)[8]
+    if rules[R_HAND_SIZE]:
+        return N_CARDS * n_card + N_CARDS
+    return n_card
+
+
 def n_actions(rules):
-    return int(action_offsets(rules)[8])
+    return int(num_actions(rules))
 
 
 # ---- random numbers (state-carried, 32-bit) -----------------------------------------------
@@ -296,8 +309,38 @@ def _split_check(state, rules, me, i, j, a, scratch):
 # ---- legal moves --------------------------------------------------------------------------
 @njit(cache=True)
 def legal_actions(state, rules, out):
-    """Write the legal action indices of the state's card into `out`; return their count.
-    With no legal move, the single action PASS. Requires a drawn card and a running game."""
+    """Write the legal action indices into `out` (length num_actions); return their count.
+    Without hands: the moves of the state's card, or the single action PASS. With hands:
+    every move of every card held that moves a pawn (or declines an 11 swap); if no card
+    can move, discarding any card held."""
+    if rules[R_HAND_SIZE] == 0:
+        return _card_actions(state, rules, out)
+    me = state[TO_MOVE]
+    n_card = action_offsets(rules)[8]
+    buf = np.empty(n_card, dtype=np.int64)
+    n = 0
+    for c in range(N_CARDS):
+        if state[HANDS + me * N_CARDS + c] == 0:
+            continue
+        state[CARD] = c
+        m = _card_actions(state, rules, buf)
+        if m == 1 and buf[0] == 0:
+            continue  # this card cannot move a pawn
+        for k in range(m):
+            out[n] = c * n_card + buf[k]
+            n += 1
+    state[CARD] = -1
+    if n == 0:
+        for c in range(N_CARDS):
+            if state[HANDS + me * N_CARDS + c] > 0:
+                out[n] = N_CARDS * n_card + c
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _card_actions(state, rules, out):
+    """The legal actions of the state's card (CARD); PASS alone if none."""
     ppp = rules[R_PAWNS]
     P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
     colours = P // ppp
@@ -436,7 +479,25 @@ def legal_mask(state, rules, mask):
 @njit(cache=True)
 def apply_move(state, rules, action):
     """Carry out a legal action's pawn movement (no turn bookkeeping). The caller guarantees
-    legality (see legal_actions)."""
+    legality (see legal_actions). With hands the card leaves the hand (and stays CARD, so
+    end_turn sees a played 2); a discard leaves CARD = -1."""
+    if rules[R_HAND_SIZE]:
+        n_card = action_offsets(rules)[8]
+        me = state[TO_MOVE]
+        if action >= N_CARDS * n_card:
+            state[HANDS + me * N_CARDS + action - N_CARDS * n_card] -= 1
+            state[CARD] = -1
+            return
+        c = action // n_card
+        state[HANDS + me * N_CARDS + c] -= 1
+        state[CARD] = c
+        _apply_card_action(state, rules, action % n_card)
+    else:
+        _apply_card_action(state, rules, action)
+
+
+@njit(cache=True)
+def _apply_card_action(state, rules, action):
     ppp = rules[R_PAWNS]
     P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
     me = state[TO_MOVE]
@@ -520,28 +581,96 @@ def end_turn(state, rules):
 # ---- cards --------------------------------------------------------------------------------
 @njit(cache=True)
 def _reshuffle(state, rules):
-    """The draw pile is empty: the discards (the whole pack, as nothing is held) become a
-    new draw pile in an order drawn from the state's generator."""
+    """The draw pile is empty: the discards (the pack less the cards in hands) become a new
+    draw pile, in an order drawn from the state's generator."""
     size = rules[R_PACK_SIZE]
-    for k in range(size - 1, 0, -1):
-        r = randint(state, k + 1)
-        tmp = state[DECK + k]
-        state[DECK + k] = state[DECK + r]
-        state[DECK + r] = tmp
-    state[DRAW_POS] = 0
+    held = np.zeros(N_CARDS, dtype=np.int64)
+    for seat in range(4):
+        for c in range(N_CARDS):
+            held[c] += state[HANDS + seat * N_CARDS + c]
+    pos = 0
     for c in range(N_CARDS):
-        state[REMAIN + c] = rules[R_PACK + c]
+        for _ in range(held[c]):
+            state[DECK + pos] = c
+            pos += 1
+    state[DRAW_POS] = pos
+    for c in range(N_CARDS):
+        state[REMAIN + c] = rules[R_PACK + c] - held[c]
+        for _ in range(rules[R_PACK + c] - held[c]):
+            state[DECK + pos] = c
+            pos += 1
+    shuffle_draw_pile(state, rules)
 
 
 @njit(cache=True)
-def draw(state, rules):
-    """Turn the top card of the draw pile into the card to play."""
+def _take_top(state, rules):
+    """Take the top card of the draw pile (reshuffling the discards first if it is empty)."""
     if state[DRAW_POS] >= rules[R_PACK_SIZE]:
         _reshuffle(state, rules)
     card = state[DECK + state[DRAW_POS]]
     state[DRAW_POS] += 1
     state[REMAIN + card] -= 1
-    state[CARD] = card
+    return card
+
+
+@njit(cache=True)
+def draw(state, rules):
+    """Turn the top card of the draw pile into the card to play."""
+    state[CARD] = _take_top(state, rules)
+
+
+@njit(cache=True)
+def draw_to_hand(state, rules, seat):
+    """Play for points: the top card of the draw pile goes into `seat`'s hand."""
+    state[HANDS + seat * N_CARDS + _take_top(state, rules)] += 1
+
+
+@njit(cache=True)
+def redeal_hidden(state, rules, viewer):
+    """Determinize what `viewer` cannot see: the draw pile and the other seats' hands are
+    pooled, shuffled from the state's generator and dealt back in the same sizes."""
+    if rules[R_HAND_SIZE] == 0:
+        shuffle_draw_pile(state, rules)
+        return
+    size = rules[R_PACK_SIZE]
+    pos = state[DRAW_POS]
+    pool = np.empty(size, dtype=np.int64)
+    n = 0
+    for k in range(pos, size):
+        pool[n] = state[DECK + k]
+        n += 1
+    hand_sizes = np.zeros(4, dtype=np.int64)
+    for seat in range(4):
+        if seat == viewer:
+            continue
+        for c in range(N_CARDS):
+            for _ in range(state[HANDS + seat * N_CARDS + c]):
+                pool[n] = c
+                n += 1
+            hand_sizes[seat] += state[HANDS + seat * N_CARDS + c]
+            state[HANDS + seat * N_CARDS + c] = 0
+    for k in range(n - 1, 0, -1):
+        r = randint(state, k + 1)
+        tmp = pool[k]
+        pool[k] = pool[r]
+        pool[r] = tmp
+    k = 0
+    for seat in range(4):
+        for _ in range(hand_sizes[seat]):
+            state[HANDS + seat * N_CARDS + pool[k]] += 1
+            k += 1
+    for c in range(N_CARDS):
+        state[REMAIN + c] = 0
+    for q in range(pos, size):
+        state[DECK + q] = pool[k]
+        state[REMAIN + pool[k]] += 1
+        k += 1
+    # The cards out of the pile (discards, hands), in card order: only their counts matter.
+    q = 0
+    for c in range(N_CARDS):
+        for _ in range(rules[R_PACK + c] - state[REMAIN + c]):
+            state[DECK + q] = c
+            q += 1
 
 
 @njit(cache=True)
@@ -573,8 +702,14 @@ def shuffle_draw_pile(state, rules):
 
 @njit(cache=True)
 def step(state, rules, action):
-    """One full step: move, end the turn, draw the next card unless the game is over."""
+    """One full step: move, end the turn, draw the next card unless the game is over (with
+    hands: the mover draws a replacement card into the hand instead)."""
+    mover = state[TO_MOVE]
     apply_move(state, rules, action)
+    if rules[R_HAND_SIZE]:
+        draw_to_hand(state, rules, mover)
+        end_turn(state, rules)
+        return
     end_turn(state, rules)
     if state[WINNER] < 0:
         draw(state, rules)
@@ -615,7 +750,13 @@ def init_state(state, rules, active, seed):
             pick -= 1
     state[WINNER] = -1
     state[CARD] = -1
-    draw(state, rules)
+    if rules[R_HAND_SIZE]:
+        for seat in range(4):
+            if active[seat]:
+                for _ in range(rules[R_HAND_SIZE]):
+                    draw_to_hand(state, rules, seat)
+    else:
+        draw(state, rules)
 
 
 @njit(cache=True)

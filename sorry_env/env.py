@@ -28,6 +28,8 @@ Arguments
 - ``max_turns``: truncate every agent after this many cards played (the draw-again of a 2
   counts as its own turn). ``None`` disables truncation.
 - ``render_mode``: ``"ansi"`` returns the board as text from ``render()``.
+- ``reward``: ``"win"`` (default: +1 / -1) or ``"points"`` (the end-of-game score of the
+  rules' scoring system, for the play-for-points presets).
 
 Observation
 -----------
@@ -46,7 +48,9 @@ Rewards
 -------
 When a player brings its last pawn Home: +1 to the winner, -1 to every other player (team
 rules: +1 to both partners of the team whose eight pawns are Home, -1 to the other team).
-Zero otherwise, and zero for everybody on truncation.
+Zero otherwise, and zero for everybody on truncation. Under a scoring system (play for
+points) every agent's ``infos`` holds ``{"score": points}`` at the end, and ``reward="points"``
+makes those points the final rewards.
 
 Reset options
 -------------
@@ -75,6 +79,7 @@ from . import game
 from .observation import OBS_SIZE, observe
 from .render import render_ansi
 from .rules import get_rules
+from .scoring import scores
 from .state_io import state_from_dict, state_to_dict
 
 
@@ -90,13 +95,19 @@ def env(**kwargs):
 class raw_env(AECEnv):
     metadata = {"render_modes": ["ansi"], "name": "sorry_v0", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, num_players=4, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None):
+    def __init__(self, num_players=4, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None,
+                 reward="win"):
         super().__init__()
+        if reward not in ("win", "points"):
+            raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         if max_turns is not None and (not isinstance(max_turns, (int, np.integer)) or max_turns < 1):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self.rules = get_rules(rules)
+        if reward == "points" and self.rules.scoring == "none":
+            raise ValueError(f"reward='points' needs rules with a scoring system; {self.rules.name!r} has none")
+        self.reward = reward
         self.seats = game.seats_for(num_players if seats is None else None, seats)
         if self.rules.teams != "none" and self.seats != (0, 1, 2, 3):
             raise ValueError(f"team rules ({self.rules.name!r}) need all four seats, got seats {self.seats}")
@@ -160,8 +171,19 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         winner = state[E.WINNER]
         if winner >= 0:
+            points = scores(state, self.rules) if self.rules.scoring != "none" else None
             for a in self.agents:
-                self.rewards[a] = 1.0 if game.same_side(self.rules, self._agent_seat[a], winner) else -1.0
+                seat = self._agent_seat[a]
+                if self.reward == "points":
+                    self.rewards[a] = float(points[seat])
+                else:
+                    self.rewards[a] = 1.0 if game.same_side(self.rules, seat, winner) else -1.0
+                if points is not None:
+                    self.infos[a] = {"score": points[seat]}
+                if self.rules.teams == "parker1958":
+                    # Parker 1958: a partnership home before either opponent has all four
+                    # men home wins a double game.
+                    self.infos[a]["double_game"] = game.is_double_game(state, self.rules)
                 self.terminations[a] = True
             self._mask[:] = 0
         else:

@@ -20,6 +20,7 @@ import functools
 import numpy as np
 
 from . import engine as E
+from .geometry import HOME
 from .rules import CARD_NAMES, N_CARDS, Rules, get_rules
 
 DEFAULT_SEATS = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
@@ -66,14 +67,14 @@ def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarr
 
 def legal_actions(state, rules) -> np.ndarray:
     """Legal action indices for the card in play (PASS alone if none)."""
-    _require_card(state)
+    _require_card(state, rules)
     buf = np.empty(num_actions(rules), dtype=np.int64)
     n = E.legal_actions(state, rules_array(rules), buf)
     return np.sort(buf[:n])
 
 
 def legal_mask(state, rules) -> np.ndarray:
-    _require_card(state)
+    _require_card(state, rules)
     mask = np.zeros(num_actions(rules), dtype=np.int8)
     E.legal_mask(state, rules_array(rules), mask)
     return mask
@@ -92,14 +93,15 @@ def check_action(state, rules, action) -> int:
     if not 0 <= a < n:
         raise ValueError(f"action {a} is out of range 0..{n - 1}; legal: {legal.tolist()}")
     if a not in legal:
-        raise ValueError(f"action {a} is illegal for card {CARD_NAMES[state[E.CARD]]} "
+        held = f"card {card(state)}" if state[E.CARD] >= 0 else "this hand"
+        raise ValueError(f"action {a} is illegal for {held} "
                          f"({describe_action(state, rules, a)}); legal: {legal.tolist()}")
     return a
 
 
 def step(state, rules, action) -> np.ndarray:
     """A copy of `state` after the legal `action`, with the next card drawn (unless won)."""
-    _require_running(state)
+    _require_running(state, rules)
     s = state.copy()
     E.step(s, rules_array(rules), check_action(state, rules, action))
     return s
@@ -107,11 +109,15 @@ def step(state, rules, action) -> np.ndarray:
 
 def after_move(state, rules, action) -> np.ndarray:
     """A copy after `action` and the end of the turn, before the next draw (a chance node:
-    card is -1). Use :func:`chance_outcomes` and :func:`deal` to expand it."""
-    _require_running(state)
+    card is -1). Use :func:`chance_outcomes` and :func:`deal` to expand it. With hands the
+    mover's replacement card is drawn too, so the result is already a decision state."""
+    _require_running(state, rules)
     s = state.copy()
     r = rules_array(rules)
+    mover = s[E.TO_MOVE]
     E.apply_move(s, r, check_action(state, rules, action))
+    if get_rules(rules).hand_size:
+        E.draw_to_hand(s, r, mover)
     E.end_turn(s, r)
     return s
 
@@ -165,6 +171,15 @@ def same_side(rules, seat, winner) -> bool:
     return seat == winner or (get_rules(rules).teams != "none" and (seat - winner) % 2 == 0)
 
 
+def is_double_game(state, rules) -> bool:
+    """Team rules: the winning partnership finished before either opponent had all pawns Home."""
+    w = winner(state)
+    if w is None or get_rules(rules).teams == "none":
+        return False
+    ppp = get_rules(rules).pawns_per_player
+    return not any(all(state[E.PAWNS + s * E.MAX_SLOTS + i] == HOME for i in range(ppp)) for s in ((w + 1) % 4, (w + 3) % 4))
+
+
 def seats(state):
     return tuple(s for s in range(4) if state[E.ACTIVE + s])
 
@@ -178,8 +193,13 @@ def decode_action(rules, action):
     then (team rules) the partner's. Unused fields are -1."""
     P, T, start0, fwd0, back0, split0, swap0, sorry0, n = (int(x) for x in E.action_offsets(rules_array(rules)))
     a = int(action)
-    if not 0 <= a < n:
-        raise ValueError(f"action {a} is out of range 0..{n - 1}")
+    total = num_actions(rules)
+    if not 0 <= a < total:
+        raise ValueError(f"action {a} is out of range 0..{total - 1}")
+    if get_rules(rules).hand_size:
+        if a >= N_CARDS * n:
+            return "discard", a - N_CARDS * n, -1, -1, -1
+        a %= n  # the card part is action_card(rules, action)
     if a == 0:
         return "pass", -1, -1, -1, -1
     if a < fwd0:
@@ -199,9 +219,18 @@ def decode_action(rules, action):
     return "sorry", c, -1, -1, t
 
 
+def action_card(state, rules, action):
+    """Index of the card an action plays: the card in play, or with hands the card chosen
+    (None for a discard)."""
+    if not get_rules(rules).hand_size:
+        return int(state[E.CARD])
+    n_card = int(E.action_offsets(rules_array(rules))[8])
+    return int(action) // n_card if int(action) < N_CARDS * n_card else None
+
+
 def describe_action(state, rules, action) -> str:
     """Words for an action index in this state (for logs, errors and the play command)."""
-    from .geometry import HOME, SAFE0, START
+    from .geometry import SAFE0, START
     from .render import COLOUR_NAMES
 
     r = rules_array(rules)
@@ -226,7 +255,17 @@ def describe_action(state, rules, action) -> str:
         return f"{COLOUR_NAMES[seat]}'s pawn on {where(seat, slot)}" if seat >= 0 else f"target {t} (no such seat)"
 
     kind, i, j, first, t = decode_action(rules, action)
-    c = int(state[E.CARD])
+    if kind == "discard":
+        return f"discard a {CARD_NAMES[i]} (no card in the hand can move)"
+    c = action_card(state, rules, action)
+    if get_rules(rules).hand_size:
+        return f"play {CARD_NAMES[c]}: " + _describe_card_action(state, rules, kind, i, j, first, t, c, where, pawn, target, me)
+    return _describe_card_action(state, rules, kind, i, j, first, t, c, where, pawn, target, me)
+
+
+def _describe_card_action(state, rules, kind, i, j, first, t, c, where, pawn, target, me):
+    from .render import COLOUR_NAMES
+
     if kind == "pass":
         return "pass"
     if kind == "start":
@@ -245,12 +284,12 @@ def describe_action(state, rules, action) -> str:
     return f"Sorry!: a pawn from {start} bumps {target(t)}"
 
 
-def _require_card(state):
-    if state[E.CARD] < 0:
+def _require_card(state, rules):
+    if state[E.CARD] < 0 and not get_rules(rules).hand_size:
         raise ValueError("no card in play: this is a chance node; deal or draw a card first")
 
 
-def _require_running(state):
+def _require_running(state, rules):
     if state[E.WINNER] >= 0:
         raise ValueError(f"the game is over (seat {int(state[E.WINNER])} won)")
-    _require_card(state)
+    _require_card(state, rules)

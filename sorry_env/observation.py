@@ -15,10 +15,12 @@ index range    content
                ``1072 + p*4 + offset`` (all zero if the slot is empty)
 1088..1098     card to play, one-hot over CARD_NAMES (all zero: none drawn)
 1099           1 if that card is the draw-again of a 2
-1100..1110     cards of each kind left in the draw pile / 5
+1100..1110     cards of each kind left in the draw pile / 5; with hands (play for
+               points): cards the viewer has not seen (draw pile + other hands) / 5
 1111..1126     progress of each pawn: steps to Home / 66 (0 = Home, 1 = Start), at
                ``1111 + p*4 + i`` (0 for empty slots)
 1127..1130     1 if player slot p is on the viewer's team (team rules; slot 0 always 1)
+1131..1141     the viewer's own hand (play for points): copies of each card / 5
 =============  =====================================================================
 """
 import numpy as np
@@ -35,7 +37,8 @@ DRAW_AGAIN_INDEX = CARD_BASE + N_CARDS
 REMAIN_BASE = DRAW_AGAIN_INDEX + 1
 PROGRESS_BASE = REMAIN_BASE + N_CARDS
 TEAM_BASE = PROGRESS_BASE + 16
-OBS_SIZE = TEAM_BASE + 4
+HAND_BASE = TEAM_BASE + 4
+OBS_SIZE = HAND_BASE + N_CARDS
 
 
 @njit(cache=True)
@@ -62,4 +65,10 @@ def observe(state, rules, viewer, out):
         out[CARD_BASE + card] = 1.0
     out[DRAW_AGAIN_INDEX] = state[E.DRAW_AGAIN]
     for c in range(N_CARDS):
-        out[REMAIN_BASE + c] = state[E.REMAIN + c] / 5.0
+        unseen = state[E.REMAIN + c]
+        # Hands are private: others' hands count as unseen, the viewer's own are shown.
+        for seat in range(4):
+            if seat != viewer:
+                unseen += state[E.HANDS + seat * N_CARDS + c]
+        out[REMAIN_BASE + c] = unseen / 5.0
+        out[HAND_BASE + c] = state[E.HANDS + viewer * N_CARDS + c] / 5.0

@@ -25,6 +25,9 @@ MAX_PACK = 5 * N_CARDS
 TEAMS = {"none": 0, "parker1958": 1, "hasbro2003": 2}
 TEAMS_NONE, TEAMS_PARKER1958, TEAMS_HASBRO2003 = 0, 1, 2
 
+# End-of-game point systems (see sorry_env.scoring).
+SCORING = ("none", "hasbro2003", "parker1939")
+
 # Layout of the rules array handed to the compiled engine.
 R_PAWNS = 0  # pawns per player
 R_TWO_DRAWS_AGAIN = 1
@@ -32,7 +35,8 @@ R_START_CARDS = 2  # bit c set: card c may start a pawn
 R_SORRY_FORWARD = 3  # 0, or the forward distance a Sorry! may be used for instead (2013: 4)
 R_FAST_PLAY = 4
 R_TEAMS = 5  # TEAMS_NONE, TEAMS_PARKER1958 or TEAMS_HASBRO2003
-R_PACK = 6  # N_CARDS counts
+R_HAND_SIZE = 6  # 0: draw a card each turn; 5: play for points with hands
+R_PACK = 7  # N_CARDS counts
 R_PACK_SIZE = R_PACK + N_CARDS
 N_RULES = R_PACK_SIZE + 1
 
@@ -50,6 +54,8 @@ class Rules:
     sorry_forward: int = 0
     fast_play: bool = False
     teams: str = "none"
+    hand_size: int = 0
+    scoring: str = "none"
 
     def __post_init__(self):
         if self.pawns_per_player not in (3, 4):
@@ -63,6 +69,10 @@ class Rules:
             raise ValueError(f"start_cards: {unknown} cannot start a pawn; choose from {CARD_NAMES[:-1]}")
         if self.teams not in TEAMS:
             raise ValueError(f"teams must be one of {sorted(TEAMS)}, got {self.teams!r}")
+        if self.hand_size not in (0, 5):
+            raise ValueError(f"hand_size must be 0 (no hands) or 5 (play for points), got {self.hand_size!r}")
+        if self.scoring not in SCORING:
+            raise ValueError(f"scoring must be one of {SCORING}, got {self.scoring!r}")
         if self.sorry_forward not in (0, 4):
             raise ValueError(f"sorry_forward must be 0 (off) or 4, got {self.sorry_forward!r}")
 
@@ -74,6 +84,7 @@ class Rules:
         a[R_SORRY_FORWARD] = self.sorry_forward
         a[R_FAST_PLAY] = int(self.fast_play)
         a[R_TEAMS] = TEAMS[self.teams]
+        a[R_HAND_SIZE] = self.hand_size
         a[R_PACK:R_PACK + N_CARDS] = self.pack
         a[R_PACK_SIZE] = sum(self.pack)
         return a
@@ -88,6 +99,10 @@ PRESETS = {
     "parker1958": Rules(name="parker1958", pack=PACK_1958),
     "parker1958_teams": Rules(name="parker1958_teams", pack=PACK_1958, teams="parker1958"),
     "waddingtons1996": Rules(name="waddingtons1996", pack=PACK_1996),
+    # Play for points: five-card hands, scored at the end (Hasbro 2003 sheet; the 1939
+    # point-scoring variant from the Wikipedia text, with the original four-of-each pack).
+    "hasbro2003_points": Rules(name="hasbro2003_points", hand_size=5, scoring="hasbro2003"),
+    "parker1939_points": Rules(name="parker1939_points", pack=PACK_1958, hand_size=5, scoring="parker1939"),
     # 2013 edition: three pawns, any number card starts a pawn, a Sorry! may instead move a
     # pawn 4 forward, a 2 does not draw again (Wikipedia). Fire and Ice are left out.
     "hasbro2013": Rules(name="hasbro2013", pawns_per_player=3, start_cards=NUMBER_CARDS,

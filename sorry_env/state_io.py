@@ -13,9 +13,13 @@ Schema (every key but ``pawns`` and ``to_move`` optional)::
         [["start"], ["start"], ["start"], ["start"]],
         null
       ],
-      "draw_pile": {"1": 5, "2": 4, ...}  # cards left to draw; default: the whole pack less
-    }                                     # the card in play. The ORDER is never stored: it
-                                          # is hidden, and shuffled from the reset seed.
+      "draw_pile": {"1": 5, "2": 4, ...}, # cards left to draw; default: the whole pack less
+                                          # the card in play (and the hands). The ORDER is
+                                          # never stored: it is hidden, shuffled from the seed.
+      "hands": [{"5": 2, "SORRY": 1, ...}, null, ...]  # play for points only: each seat's
+    }                                     # hand; default: dealt from the draw pile by the seed
+
+With hands (play for points) there is no card in play: ``card`` must be null or absent.
 
 ``state_to_dict`` writes the pawns of each seat in canonical order (most advanced first),
 so ``state_to_dict(state_from_dict(d))`` equals ``d`` once ``d`` is in that order, and
@@ -27,7 +31,7 @@ from . import engine as E
 from .geometry import HOME, SAFE0, SAFE_LEN, START, TRACK
 from .rules import CARD_INDEX, CARD_NAMES, N_CARDS, Rules
 
-KEYS = {"to_move", "card", "draw_again", "turn", "pawns", "draw_pile"}
+KEYS = {"to_move", "card", "draw_again", "turn", "pawns", "draw_pile", "hands"}
 
 
 def _code(seat, pos):
@@ -120,6 +124,9 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     if isinstance(turn, bool) or not isinstance(turn, (int, np.integer)) or turn < 0:
         raise ValueError(f"turn must be a non-negative integer, got {turn!r}")
     pack = np.array(rules.pack, dtype=np.int64)
+    if rules.hand_size and card is not None:
+        raise ValueError(f"rules {rules.name!r} play from hands: there is no card in play, so 'card' must be null")
+    hands = _hands(d, rules, active)
     in_play = np.zeros(N_CARDS, dtype=np.int64)
     if card is not None:
         in_play[CARD_INDEX[card]] = 1
@@ -135,7 +142,9 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
             raise ValueError(f"draw_pile counts for {over} exceed the pack {dict(zip(CARD_NAMES, rules.pack))} "
                              f"(the card in play counts too)")
     else:
-        remain = pack - in_play
+        remain = pack - in_play - (hands.sum(axis=0) if hands is not None else 0)
+    if hands is not None and (hands.sum(axis=0) + remain + in_play > pack).any():
+        raise ValueError("hands and draw_pile together hold more cards than the pack")
     # Deck: the draw pile (shuffled from the seed) at the end, everything else before it.
     size = int(pack.sum())
     pos = size - int(remain.sum())
@@ -153,11 +162,42 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     state[E.CARD] = -1
     for seat in active:
         E.sort_seat(state, seat, ppp)
-    if card is None:
+    if rules.hand_size:
+        if hands is None:
+            for seat in active:
+                for _ in range(rules.hand_size):
+                    E.draw_to_hand(state, r, seat)
+        else:
+            state[E.HANDS:E.HANDS + 4 * N_CARDS] = hands.reshape(-1)
+    elif card is None:
         E.draw(state, r)
     else:
         state[E.CARD] = CARD_INDEX[card]
     return state
+
+
+def _hands(d, rules, active):
+    """The seats' hands as a (4, N_CARDS) count array, None when not given (or no hands)."""
+    if "hands" not in d:
+        return None
+    if not rules.hand_size:
+        raise ValueError(f"rules {rules.name!r} have no hands; remove 'hands' from the state")
+    given = d["hands"]
+    if not isinstance(given, (list, tuple)) or len(given) != 4:
+        raise ValueError("'hands' must list 4 seats (null for an empty seat)")
+    hands = np.zeros((4, N_CARDS), dtype=np.int64)
+    for seat, hand in enumerate(given):
+        if (hand is None) != (seat not in active):
+            raise ValueError(f"hands: seat {seat} must be {'null (empty seat)' if seat not in active else 'a hand'}")
+        if hand is None:
+            continue
+        if not isinstance(hand, dict) or set(hand) - set(CARD_NAMES) or any(
+                isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 for v in hand.values()):
+            raise ValueError(f"hands: seat {seat} must map card names to counts, got {hand!r}")
+        hands[seat] = [hand.get(c, 0) for c in CARD_NAMES]
+        if hands[seat].sum() != rules.hand_size:
+            raise ValueError(f"hands: seat {seat} holds {hands[seat].sum()} cards, not {rules.hand_size}")
+    return hands
 
 
 def state_to_dict(state: np.ndarray, rules: Rules) -> dict:
@@ -170,7 +210,7 @@ def state_to_dict(state: np.ndarray, rules: Rules) -> dict:
             continue
         pawns.append([code_to_position(state[E.PAWNS + seat * E.MAX_SLOTS + i]) for i in range(ppp)])
     card = int(state[E.CARD])
-    return {
+    d = {
         "to_move": int(state[E.TO_MOVE]),
         "card": CARD_NAMES[card] if card >= 0 else None,
         "draw_again": bool(state[E.DRAW_AGAIN]),
@@ -178,3 +218,8 @@ def state_to_dict(state: np.ndarray, rules: Rules) -> dict:
         "pawns": pawns,
         "draw_pile": {CARD_NAMES[c]: int(state[E.REMAIN + c]) for c in range(N_CARDS)},
     }
+    if rules.hand_size:
+        d["hands"] = [{CARD_NAMES[c]: int(state[E.HANDS + seat * N_CARDS + c]) for c in range(N_CARDS)
+                       if state[E.HANDS + seat * N_CARDS + c]} if state[E.ACTIVE + seat] else None
+                      for seat in range(4)]
+    return d
