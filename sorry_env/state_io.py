@@ -132,6 +132,8 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
         in_play[CARD_INDEX[card]] = 1
         if pack[CARD_INDEX[card]] == 0:
             raise ValueError(f"card {card!r} is not in the {rules.name!r} pack")
+    if hands is not None and (hands.sum(axis=0) + in_play > pack).any():
+        raise ValueError("hands (and the card in play) hold more cards than the pack")
     if "draw_pile" in d:
         pile = d["draw_pile"]
         if not isinstance(pile, dict) or set(pile) - set(CARD_NAMES):
