@@ -298,6 +298,19 @@ def _split_check(state, rules, me, i, j, a, scratch):
     first = _move_check(state, rules, si, ki, a)
     if first == ILLEGAL:
         return ILLEGAL
+    d1 = FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a]
+    if rules[R_TEAMS] == 0 and (d1 >= TRACK or SLIDE_OWNER[d1] == -1 or SLIDE_OWNER[d1] == si):
+        # Fast path: without a slide or partners, the first half only moves pawn i (its bump
+        # hits an opponent), so the second half is judged against i's new square.
+        d2 = FORWARD[sj, state[PAWNS + sj * MAX_SLOTS + kj], 7 - a]
+        if d2 < 0:
+            return ILLEGAL
+        if d2 == HOME:
+            return LEGAL
+        if d2 == d1:
+            return ILLEGAL
+        other = _own_slot_at(state, sj, rules[R_PAWNS], d2)
+        return LEGAL if other < 0 or other == ki else ILLEGAL
     scratch[:] = state
     _land(scratch, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], rules[R_PAWNS])
     second = _move_check(scratch, rules, sj, kj, 7 - a)
