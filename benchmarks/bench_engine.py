@@ -15,7 +15,7 @@ from sorry_env import engine as E
 from sorry_env import game
 
 
-@njit(cache=True)
+@njit  # not cached: it would outlive changes to the engine it inlines
 def play_games(rules, active, games, seed):
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     moves = 0

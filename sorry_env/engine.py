@@ -24,6 +24,10 @@ offset           size   content
 ``DECK``         55     the pack in draw order; ``DECK[DRAW_POS:pack size]`` is the
                         draw pile, the rest is discards, the card in play and hands
 ``HANDS``        44     play for points: count of each card in each seat's hand
+``SEVEN_LEFT``   1      Hasbro 2003 teams: steps of a seven being split still to move
+                        (0: none); the same player keeps the turn until it is 0
+``SEVEN_MOVED``  1      bit i set: movable slot i already moved in that seven (slots
+                        keep their order, unsorted, until the seven is finished)
 ===============  =====  ==========================================================
 
 Randomness lives in the state (``RNG``), so a state plus an action fully determines the
@@ -64,7 +68,7 @@ from .geometry import (
 )
 from .rules import (
     C10, C11, C2, C4, C7, CSORRY, MAX_PACK, N_CARDS, R_PACK, R_PACK_SIZE, R_PAWNS,
-    R_HAND_SIZE, R_SORRY_FORWARD, R_START_CARDS, R_TEAMS, R_TWO_DRAWS_AGAIN, R_FAST_PLAY, TEAMS_PARKER1958,
+    R_HAND_SIZE, R_SORRY_FORWARD, R_START_CARDS, R_TEAMS, R_TWO_DRAWS_AGAIN, R_FAST_PLAY, TEAMS_HASBRO2003, TEAMS_PARKER1958,
 )
 
 # ---- state layout -------------------------------------------------------------------------
@@ -80,7 +84,9 @@ DRAW_POS = 26
 REMAIN = 27
 DECK = REMAIN + N_CARDS
 HANDS = DECK + MAX_PACK  # play-for-points: seat*11 + card -> copies of that card in hand
-STATE_SIZE = HANDS + 4 * N_CARDS
+SEVEN_LEFT = HANDS + 4 * N_CARDS  # Hasbro 2003 teams: steps of a split seven still to move
+SEVEN_MOVED = SEVEN_LEFT + 1  # ... and the movable slots that already moved (bit mask)
+STATE_SIZE = SEVEN_MOVED + 1
 
 MAX_SLOTS = 4
 # Distance a single-pawn move of each card covers (negative: backward); 0: no such move.
@@ -101,7 +107,10 @@ def action_offsets(rules):
     fwd0 = start0 + colours
     back0 = fwd0 + P
     split0 = back0 + P
-    swap0 = split0 + P * (P - 1) * 6
+    # A seven splits between two pawns (an ordered pair and the first distance), or under
+    # the Hasbro 2003 team rules among any of the eight pawns, one part at a time (pawn i
+    # moves a = 1..6 as part of the seven).
+    swap0 = split0 + (P * 6 if rules[R_TEAMS] == TEAMS_HASBRO2003 else P * (P - 1) * 6)
     sorry0 = swap0 + P * T
     return P, T, start0, fwd0, back0, split0, swap0, sorry0, sorry0 + colours * T
 
@@ -359,6 +368,8 @@ def _card_actions(state, rules, out):
     colours = P // ppp
     me = state[TO_MOVE]
     card = state[CARD]
+    if state[SEVEN_LEFT] > 0:
+        return _seven_parts(state, rules, out, 0)  # a split seven is under way
     n = 0
     # Legal moves that end on a partner's pawn (only possible under team rules).
     partner_moves = np.empty(N if rules[R_TEAMS] else 1, dtype=np.int64)
@@ -401,6 +412,8 @@ def _card_actions(state, rules, out):
             elif check == ON_PARTNER:
                 partner_moves[n_partner] = BACK0 + i
                 n_partner += 1
+    elif card == C7 and rules[R_TEAMS] == TEAMS_HASBRO2003:
+        n = _seven_parts(state, rules, out, n)
     elif card == C7:
         scratch = np.empty(STATE_SIZE, dtype=np.int64)
         for i in range(P):
@@ -478,6 +491,58 @@ def _card_actions(state, rules, out):
 
 
 @njit(cache=True)
+def _seven_finishable(state, rules, me, left, moved):
+    """Can `left` steps of a split seven still be moved, forward, by team pawns whose slot
+    bit is not in `moved`, each part resolving fully before the next?"""
+    if left == 0:
+        return True
+    P = action_offsets(rules)[0]
+    for j in range(P):
+        if (moved >> j) & 1:
+            continue
+        seat, slot = _mover(rules, me, j)
+        code = state[PAWNS + seat * MAX_SLOTS + slot]
+        if code >= HOME:
+            continue
+        for b in range(1, left + 1):
+            if _move_check(state, rules, seat, slot, b) == ILLEGAL:
+                continue
+            if b == left:
+                return True
+            child = state.copy()
+            _land(child, seat, slot, FORWARD[seat, code, b], rules[R_PAWNS])
+            if _seven_finishable(child, rules, me, left - b, moved | (1 << j)):
+                return True
+    return False
+
+
+@njit(cache=True)
+def _seven_parts(state, rules, out, n):
+    """Hasbro 2003 teams: the parts of a seven split among any of the team's pawns. A part
+    (pawn i moves a) is legal if the rest of the seven can then still be moved."""
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
+    me = state[TO_MOVE]
+    left = state[SEVEN_LEFT] if state[SEVEN_LEFT] > 0 else 7
+    moved = state[SEVEN_MOVED]
+    for i in range(P):
+        if (moved >> i) & 1:
+            continue
+        seat, slot = _mover(rules, me, i)
+        code = state[PAWNS + seat * MAX_SLOTS + slot]
+        if code >= HOME:
+            continue
+        for a in range(1, min(left, 6) + 1):
+            if _move_check(state, rules, seat, slot, a) == ILLEGAL:
+                continue
+            child = state.copy()
+            _land(child, seat, slot, FORWARD[seat, code, a], rules[R_PAWNS])
+            if _seven_finishable(child, rules, me, left - a, moved | (1 << i)):
+                out[n] = SPLIT0 + i * 6 + a - 1
+                n += 1
+    return n
+
+
+@njit(cache=True)
 def legal_mask(state, rules, mask):
     """Fill `mask` (length n_actions) with 1 on exactly the legal actions."""
     buf = np.empty(mask.shape[0], dtype=np.int64)
@@ -527,6 +592,16 @@ def _apply_card_action(state, rules, action):
     elif action < SPLIT0:
         seat, slot = _mover(rules, me, action - BACK0)
         _land(state, seat, slot, BACKWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], 1], ppp)
+    elif action < SWAP0 and rules[R_TEAMS] == TEAMS_HASBRO2003:
+        i = (action - SPLIT0) // 6
+        a = (action - SPLIT0) % 6 + 1
+        seat, slot = _mover(rules, me, i)
+        _land(state, seat, slot, FORWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], a], ppp)
+        left = (state[SEVEN_LEFT] if state[SEVEN_LEFT] > 0 else 7) - a
+        state[SEVEN_LEFT] = left
+        state[SEVEN_MOVED] = 0 if left == 0 else state[SEVEN_MOVED] | (1 << i)
+        if left > 0:
+            return  # slots keep their order until the seven is finished
     elif action < SWAP0:
         k = action - SPLIT0
         a = k % 6 + 1
@@ -714,17 +789,25 @@ def shuffle_draw_pile(state, rules):
 
 
 @njit(cache=True)
-def step(state, rules, action):
-    """One full step: move, end the turn, draw the next card unless the game is over (with
-    hands: the mover draws a replacement card into the hand instead)."""
+def play(state, rules, action):
+    """Move and end the turn (with hands, the mover first draws a replacement card), leaving
+    the next card undrawn. A part of a split seven that leaves steps to move keeps the turn
+    and the card."""
     mover = state[TO_MOVE]
     apply_move(state, rules, action)
+    if state[SEVEN_LEFT] > 0:
+        return
     if rules[R_HAND_SIZE]:
         draw_to_hand(state, rules, mover)
-        end_turn(state, rules)
-        return
     end_turn(state, rules)
-    if state[WINNER] < 0:
+
+
+@njit(cache=True)
+def step(state, rules, action):
+    """One full step: play the action, then draw the next card unless the game is over, the
+    turn continues (a split seven under way), or the players hold hands."""
+    play(state, rules, action)
+    if state[WINNER] < 0 and state[CARD] < 0 and rules[R_HAND_SIZE] == 0:
         draw(state, rules)
 
 

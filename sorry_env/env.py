@@ -3,13 +3,13 @@
 =====================  ==========================================================
 Import                 ``from sorry_env import env, raw_env``
 Registered id          ``pettingzoo.make("aec", "sorry_env/sorry-v0")`` after ``import sorry_env``
-Actions                Discrete: 142 (4 pawns each), 80 (3 pawns); see Action space
+Actions                Discrete: 142 (4 pawns), 80 (3 pawns, 2013), 515 (teams), 1573 (hands)
 Parallel API           no (turn-based, a player may move twice in a row after a 2)
 Manual control         no (see the play command)
 Agents                 ``player_<seat>`` for each seat in play (2 players: player_0, player_2)
 Action shape           ()
 Action values          0 .. n_actions - 1
-Observation shape      ``{"observation": (1127,), "action_mask": (n_actions,)}``
+Observation shape      ``{"observation": (1142,), "action_mask": (n_actions,)}``
 Observation values     observation in [0, 1] (float32); action_mask 0/1 (int8)
 =====================  ==========================================================
 

@@ -110,15 +110,11 @@ def step(state, rules, action) -> np.ndarray:
 def after_move(state, rules, action) -> np.ndarray:
     """A copy after `action` and the end of the turn, before the next draw (a chance node:
     card is -1). Use :func:`chance_outcomes` and :func:`deal` to expand it. With hands the
-    mover's replacement card is drawn too, so the result is already a decision state."""
+    mover's replacement card is drawn too, so the result is already a decision state; so is
+    a part of a split seven under the Hasbro 2003 team rules (same player, same card)."""
     _require_running(state, rules)
     s = state.copy()
-    r = rules_array(rules)
-    mover = s[E.TO_MOVE]
-    E.apply_move(s, r, check_action(state, rules, action))
-    if get_rules(rules).hand_size:
-        E.draw_to_hand(s, r, mover)
-    E.end_turn(s, r)
+    E.play(s, rules_array(rules), check_action(state, rules, action))
     return s
 
 
@@ -188,8 +184,9 @@ def decode_action(rules, action):
     """(kind, i, j, first, target) of an action index. kind is one of "pass", "start"
     (i: 0 own pawn, 1 partner's under team rules), "move" (movable pawn i, the card's
     distance), "back1" (pawn i), "split" (pawn i moves `first`, then pawn j moves 7 - first),
+    "seven_part" (Hasbro 2003 teams: pawn i moves `first` as one part of a split seven),
     "swap" (pawn i with target slot t), "sorry" (i: 0 from own Start, 1 from the partner's;
-    target slot t). Movable pawn slots 0..P-1 are the acting seat's pawns in canonical order,
+    target slot t), "discard" (play for points: i is the card). Movable pawn slots 0..P-1 are the acting seat's pawns in canonical order,
     then (team rules) the partner's. Unused fields are -1."""
     P, T, start0, fwd0, back0, split0, swap0, sorry0, n = (int(x) for x in E.action_offsets(rules_array(rules)))
     a = int(action)
@@ -208,6 +205,9 @@ def decode_action(rules, action):
         return "move", a - fwd0, -1, -1, -1
     if a < split0:
         return "back1", a - back0, -1, -1, -1
+    if a < swap0 and get_rules(rules).teams == "hasbro2003":
+        i, first = divmod(a - split0, 6)
+        return "seven_part", i, -1, first + 1, -1
     if a < swap0:
         k = a - split0
         i, jj = divmod(k // 6, P - 1)
@@ -278,6 +278,9 @@ def _describe_card_action(state, rules, kind, i, j, first, t, c, where, pawn, ta
         return f"{pawn(i)} moves 1 back"
     if kind == "split":
         return f"split 7: {pawn(i)} moves {first}, then {pawn(j)} moves {7 - first}"
+    if kind == "seven_part":
+        left = int(state[E.SEVEN_LEFT]) or 7
+        return f"split 7: {pawn(i)} moves {first} ({left - first} of the 7 left)"
     if kind == "swap":
         return f"11: swap {pawn(i)} with {target(t)}"
     start = "Start" if i == 0 else f"partner {COLOUR_NAMES[(me + 2) % 4]}'s Start"

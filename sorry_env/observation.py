@@ -21,6 +21,8 @@ index range    content
                ``1111 + p*4 + i`` (0 for empty slots)
 1127..1130     1 if player slot p is on the viewer's team (team rules; slot 0 always 1)
 1131..1141     the viewer's own hand (play for points): copies of each card / 5
+1142           Hasbro 2003 teams: steps of a split seven still to move / 7
+1143..1150     ... and 1 for each movable pawn slot that already moved in it
 =============  =====================================================================
 """
 import numpy as np
@@ -38,7 +40,9 @@ REMAIN_BASE = DRAW_AGAIN_INDEX + 1
 PROGRESS_BASE = REMAIN_BASE + N_CARDS
 TEAM_BASE = PROGRESS_BASE + 16
 HAND_BASE = TEAM_BASE + 4
-OBS_SIZE = HAND_BASE + N_CARDS
+SEVEN_LEFT_INDEX = HAND_BASE + N_CARDS
+SEVEN_MOVED_BASE = SEVEN_LEFT_INDEX + 1
+OBS_SIZE = SEVEN_MOVED_BASE + 8
 
 
 @njit(cache=True)
@@ -60,6 +64,9 @@ def observe(state, rules, viewer, out):
             shown = (code - SIDE * viewer) % TRACK if code < TRACK else code
             out[PAWN_BASE + (p * 4 + i) * N_CODES + shown] = 1.0
             out[PROGRESS_BASE + p * 4 + i] = STEPS_TO_HOME[seat, code] / 66.0
+    out[SEVEN_LEFT_INDEX] = state[E.SEVEN_LEFT] / 7.0
+    for i in range(8):
+        out[SEVEN_MOVED_BASE + i] = (state[E.SEVEN_MOVED] >> i) & 1
     card = state[E.CARD]
     if card >= 0:
         out[CARD_BASE + card] = 1.0

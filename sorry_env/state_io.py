@@ -21,6 +21,11 @@ Schema (every key but ``pawns`` and ``to_move`` optional)::
 
 With hands (play for points) there is no card in play: ``card`` must be null or absent.
 
+Under the Hasbro 2003 team rules a seven may be split among many pawns, one part per step;
+while such a seven is under way the dict has ``"split_seven": {"left": 1..6, "moved": [i, ...]}``
+(steps still to move; movable slots already moved), ``card`` is "7", and the pawns are
+listed in the slot order in force (they are re-sorted when the seven is finished).
+
 ``state_to_dict`` writes the pawns of each seat in canonical order (most advanced first),
 so ``state_to_dict(state_from_dict(d))`` equals ``d`` once ``d`` is in that order, and
 ``state_from_dict(state_to_dict(s))`` reproduces every public fact of ``s``.
@@ -31,7 +36,7 @@ from . import engine as E
 from .geometry import HOME, SAFE0, SAFE_LEN, START, TRACK
 from .rules import CARD_INDEX, CARD_NAMES, N_CARDS, Rules
 
-KEYS = {"to_move", "card", "draw_again", "turn", "pawns", "draw_pile", "hands"}
+KEYS = {"to_move", "card", "draw_again", "turn", "pawns", "draw_pile", "hands", "split_seven"}
 
 
 def _code(seat, pos):
@@ -162,8 +167,9 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     state[E.TURN] = turn
     state[E.DRAW_AGAIN] = int(draw_again)
     state[E.CARD] = -1
-    for seat in active:
-        E.sort_seat(state, seat, ppp)
+    if not _split_seven(d, rules, card, state):
+        for seat in active:
+            E.sort_seat(state, seat, ppp)
     if rules.hand_size:
         if hands is None:
             for seat in active:
@@ -176,6 +182,26 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     else:
         state[E.CARD] = CARD_INDEX[card]
     return state
+
+
+def _split_seven(d, rules, card, state):
+    """Load a split seven under way (Hasbro 2003 teams); True if one is."""
+    if "split_seven" not in d:
+        return False
+    if rules.teams != "hasbro2003":
+        raise ValueError(f"'split_seven' only exists under the Hasbro 2003 team rules, not {rules.name!r}")
+    seven = d["split_seven"]
+    P = 2 * rules.pawns_per_player
+    if (not isinstance(seven, dict) or set(seven) != {"left", "moved"} or not isinstance(seven["left"], int)
+            or not 1 <= seven["left"] <= 6 or not isinstance(seven["moved"], list) or not seven["moved"]
+            or any(not isinstance(i, int) or not 0 <= i < P for i in seven["moved"])
+            or len(set(seven["moved"])) != len(seven["moved"])):
+        raise ValueError(f"split_seven must be {{'left': 1..6, 'moved': [distinct slots 0..{P - 1}]}}, got {seven!r}")
+    if card != "7":
+        raise ValueError(f"a split seven is under way, so the card must be '7', got {card!r}")
+    state[E.SEVEN_LEFT] = seven["left"]
+    state[E.SEVEN_MOVED] = sum(1 << i for i in seven["moved"])
+    return True
 
 
 def _hands(d, rules, active):
@@ -220,6 +246,9 @@ def state_to_dict(state: np.ndarray, rules: Rules) -> dict:
         "pawns": pawns,
         "draw_pile": {CARD_NAMES[c]: int(state[E.REMAIN + c]) for c in range(N_CARDS)},
     }
+    if state[E.SEVEN_LEFT] > 0:
+        d["split_seven"] = {"left": int(state[E.SEVEN_LEFT]),
+                            "moved": [i for i in range(8) if (state[E.SEVEN_MOVED] >> i) & 1]}
     if rules.hand_size:
         d["hands"] = [{CARD_NAMES[c]: int(state[E.HANDS + seat * N_CARDS + c]) for c in range(N_CARDS)
                        if state[E.HANDS + seat * N_CARDS + c]} if state[E.ACTIVE + seat] else None

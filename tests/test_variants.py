@@ -104,8 +104,10 @@ def test_team_sorry_must_be_used_even_on_partner(rules):
                                       "Sorry!: a pawn from partner Yellow's Start bumps Blue's pawn on square 5"]
 
 
-@pytest.mark.parametrize("rules", TEAM_PRESETS)
-def test_team_split_seven_between_own_and_partner_pawn(rules):
+def test_parker1958_team_split_seven_between_own_and_partner_pawn():
+    # Parker 1958 special rule 3: "A seven may be split between any two men, including
+    # those of a partner."
+    rules = "parker1958_teams"
     s = load(rules, {"to_move": 0, "card": "7",
                      "pawns": [[S(3), START, START, START], [START] * 4, [S(4), START, START, START], [START] * 4]})
     # Red's safe 3 is 2 from Home and Yellow's safe 4 is 1: no way to use all seven.
@@ -353,3 +355,62 @@ def test_variant_random_play_invariants(rules, players):
             assert all(hands[seat].sum() == r.hand_size for seat in game.seats(s))
             assert s[E.TURN] < 3000
         assert ra[0] == r.pawns_per_player
+
+
+# ---- Hasbro 2003 teams: a seven split among any of the eight pawns ----------------------------
+def part(state, rules, text):
+    """The action whose description is `text` (failing clearly if it is not legal)."""
+    found = {game.describe_action(state, rules, a): a for a in game.legal_actions(state, rules)}
+    assert text in found, f"{text!r} not in {sorted(found)}"
+    return found[text]
+
+
+def test_hasbro2003_team_seven_splits_among_three_pawns():
+    # "7 means you may split a move among any or all eight of your team's pawns."
+    rules = "hasbro2003_teams"
+    s = load(rules, {"to_move": 0, "card": "7",
+                     "pawns": [[T(10), T(20), START, START], [START] * 4, [T(40), START, START, START], [START] * 4]})
+    s = game.after_move(s, rules, part(s, rules, "split 7: pawn 0 (square 20) moves 3 (4 of the 7 left)"))
+    assert game.to_move(s) == 0 and game.card(s) == "7" and s[E.SEVEN_LEFT] == 4
+    d = state_to_dict(s, PRESETS[rules])
+    assert d["split_seven"] == {"left": 4, "moved": [0]} and d["pawns"][0][0] == T(23)
+    # The moved pawn cannot take another part; the others share the 4 left.
+    assert not any(game.describe_action(s, rules, a).startswith("pawn 0") for a in game.legal_actions(s, rules))
+    s = game.after_move(s, rules, part(s, rules, "split 7: pawn 1 (square 10) moves 2 (2 of the 7 left)"))
+    s = game.after_move(s, rules, part(s, rules, "split 7: partner Yellow's pawn 4 (square 40) moves 2 (0 of the 7 left)"))
+    d = state_to_dict(s, PRESETS[rules])
+    assert "split_seven" not in d and game.to_move(s) == 1 and game.card(s) is None
+    assert d["pawns"][0][:2] == [T(23), T(12)] and d["pawns"][2][0] == T(42)
+
+
+def test_hasbro2003_team_seven_part_must_leave_a_finishable_rest():
+    rules = "hasbro2003_teams"
+    # Red's safe 3 is 2 from Home; Yellow's safe 1 is 4 from Home: 6 steps cannot use a 7.
+    s = load(rules, {"to_move": 0, "card": "7",
+                     "pawns": [[S(3), HOME, HOME, HOME], [START] * 4, [S(1), HOME, HOME, HOME], [START] * 4]})
+    assert descriptions(s, rules) == ["pass"]  # 2 + 4 = 6 < 7: no way to use the whole seven
+    s = load(rules, {"to_move": 0, "card": "7",
+                     "pawns": [[S(3), HOME, HOME, HOME], [START] * 4, [S(0), HOME, HOME, HOME], [START] * 4]})
+    # 2 (Red Home) + 5 (Yellow Home) = 7, in either order.
+    assert descriptions(s, rules) == ["split 7: partner Yellow's pawn 7 (safe 0) moves 5 (2 of the 7 left)",
+                                      "split 7: pawn 3 (safe 3) moves 2 (5 of the 7 left)"]
+
+
+def test_hasbro2003_team_seven_round_trips_mid_split():
+    rules = "hasbro2003_teams"
+    e = raw_env(num_players=4, rules=rules)
+    e.reset(seed=0, options={"state": {"to_move": 0, "card": "7",
+                                       "pawns": [[T(10), T(20), START, START], [START] * 4,
+                                                 [T(40), START, START, START], [START] * 4]}})
+    action = part(e.unwrapped._state, rules, "split 7: pawn 0 (square 20) moves 3 (4 of the 7 left)")
+    e.step(action)
+    assert e.agent_selection == "player_0"
+    d = e.state_dict()
+    e2 = raw_env(num_players=4, rules=rules)
+    e2.reset(seed=1, options={"state": d})
+    assert e2.state_dict() == d
+    np.testing.assert_array_equal(e.observe("player_0")["action_mask"], e2.observe("player_0")["action_mask"])
+    with pytest.raises(ValueError, match="split_seven"):
+        e2.reset(options={"state": dict(d, split_seven={"left": 9, "moved": [0]})})
+    with pytest.raises(ValueError, match="card must be '7'"):
+        e2.reset(options={"state": {**{k: v for k, v in d.items() if k != "draw_pile"}, "card": "5"}})
