@@ -388,7 +388,6 @@ def _card_actions(state, rules, out):
     step = CARD_STEP[card]
     if card == CSORRY:
         step = rules[R_SORRY_FORWARD]
-    n_forward = 0
     n_partner_forward = 0
     if step != 0:
         for i in range(P):
@@ -397,7 +396,6 @@ def _card_actions(state, rules, out):
             if check == LEGAL:
                 out[n] = FWD0 + i
                 n += 1
-                n_forward += 1
             elif check == ON_PARTNER:
                 partner_moves[n_partner] = FWD0 + i
                 n_partner += 1
@@ -447,9 +445,9 @@ def _card_actions(state, rules, out):
                     out[n] = SWAP0 + i * T + t
                     n += 1
                     n_swaps += 1
-        # No +11 move (one ending on a partner counts only where such moves are free, 2003):
-        # the player may decline to swap.
-        if n_forward == 0 and n_swaps > 0 and (n_partner_forward == 0 or rules[R_TEAMS] == TEAMS_PARKER1958):
+        # No +11 move (nor a start, where an 11 starts pawns; a move ending on a partner
+        # counts only where such moves are free, 2003): the player may decline to swap.
+        if n == n_swaps and n_swaps > 0 and (n_partner_forward == 0 or rules[R_TEAMS] == TEAMS_PARKER1958):
             out[n] = 0
             n += 1
     elif card == CSORRY:

@@ -84,12 +84,9 @@ def check_action(state, rules, action) -> int:
     """`action` as an int if legal, else a ValueError naming it and the legal actions."""
     legal = legal_actions(state, rules)
     n = num_actions(rules)
-    try:
-        a = int(action)
-        if a != action:
-            raise ValueError
-    except (TypeError, ValueError):
-        raise ValueError(f"action must be an integer in 0..{n - 1}, got {action!r}; legal: {legal.tolist()}") from None
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(f"action must be an integer in 0..{n - 1}, got {action!r}; legal: {legal.tolist()}")
+    a = int(action)
     if not 0 <= a < n:
         raise ValueError(f"action {a} is out of range 0..{n - 1}; legal: {legal.tolist()}")
     if a not in legal:
