@@ -414,3 +414,13 @@ def test_hasbro2003_team_seven_round_trips_mid_split():
         e2.reset(options={"state": dict(d, split_seven={"left": 9, "moved": [0]})})
     with pytest.raises(ValueError, match="card must be '7'"):
         e2.reset(options={"state": {**{k: v for k, v in d.items() if k != "draw_pile"}, "card": "5"}})
+
+
+def test_2013_eleven_that_can_start_a_pawn_cannot_decline():
+    # An 11 may be declined only when the player has no move but swaps (Hasbro 2003 notes:
+    # "if ... it is impossible to go forward 11"); in 2013 an 11 can also start a pawn.
+    rules = "hasbro2013"
+    s = load(rules, {"to_move": 0, "card": "11", "pawns": [[T(58), START, START], None, [T(30), START, START], None]})
+    assert descriptions(s, rules) == ["11: swap pawn 0 (square 58) with Yellow's pawn on square 30", "start a pawn"]
+    s = load(rules, {"to_move": 0, "card": "11", "pawns": [[T(58), S(2), HOME], None, [T(30), START, START], None]})
+    assert "pass" in descriptions(s, rules)
