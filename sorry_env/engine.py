@@ -63,11 +63,11 @@ import numpy as np
 from numba import njit
 
 from .geometry import (
-    BACKWARD, FORWARD, HOME, SAFE0, SLIDE_END, SLIDE_OWNER, START, START_CIRCLE,
+    BACKWARD, FORWARD, HOME, SLIDE_END, SLIDE_OWNER, START, START_CIRCLE,
     STEPS_TO_HOME, TRACK,
 )
 from .rules import (
-    C10, C11, C2, C4, C7, CSORRY, MAX_PACK, N_CARDS, R_PACK, R_PACK_SIZE, R_PAWNS,
+    C10, C11, C2, C7, CSORRY, MAX_PACK, N_CARDS, R_PACK, R_PACK_SIZE, R_PAWNS,
     R_HAND_SIZE, R_SORRY_FORWARD, R_START_CARDS, R_TEAMS, R_TWO_DRAWS_AGAIN, R_FAST_PLAY, TEAMS_HASBRO2003, TEAMS_PARKER1958,
 )
 
@@ -233,7 +233,7 @@ def other_seat(state, me, k):
 
 
 @njit(cache=True)
-def _target(state, rules, me, t):
+def target_pawn(state, rules, me, t):
     """(seat, slot) of target slot t: the k-th seat in turn order, k = t // ppp (team
     rules: k = 0 is the acting seat itself; otherwise k counts the other seats from 1).
     (-1, -1) if there is no such seat."""
@@ -247,7 +247,7 @@ def _target(state, rules, me, t):
 
 
 @njit(cache=True)
-def _mover(rules, me, i):
+def movable_pawn(rules, me, i):
     """(seat, slot) of movable pawn slot i: the acting seat's pawns, then (team rules) the
     partner's."""
     ppp = rules[R_PAWNS]
@@ -302,8 +302,8 @@ def _move_check(state, rules, seat, slot, step):
 def _split_check(state, rules, me, i, j, a, scratch):
     """The ordered split: pawn i moves a forward and resolves fully (bumps, slides), then
     pawn j moves 7 - a from wherever it then stands."""
-    si, ki = _mover(rules, me, i)
-    sj, kj = _mover(rules, me, j)
+    si, ki = movable_pawn(rules, me, i)
+    sj, kj = movable_pawn(rules, me, j)
     first = _move_check(state, rules, si, ki, a)
     if first == ILLEGAL:
         return ILLEGAL
@@ -391,7 +391,7 @@ def _card_actions(state, rules, out):
     n_partner_forward = 0
     if step != 0:
         for i in range(P):
-            seat, slot = _mover(rules, me, i)
+            seat, slot = movable_pawn(rules, me, i)
             check = _move_check(state, rules, seat, slot, step)
             if check == LEGAL:
                 out[n] = FWD0 + i
@@ -402,7 +402,7 @@ def _card_actions(state, rules, out):
                 n_partner_forward += 1
     if card == C10:
         for i in range(P):
-            seat, slot = _mover(rules, me, i)
+            seat, slot = movable_pawn(rules, me, i)
             check = _move_check(state, rules, seat, slot, -1)
             if check == LEGAL:
                 out[n] = BACK0 + i
@@ -415,11 +415,11 @@ def _card_actions(state, rules, out):
     elif card == C7:
         scratch = np.empty(STATE_SIZE, dtype=np.int64)
         for i in range(P):
-            si, ki = _mover(rules, me, i)
+            si, ki = movable_pawn(rules, me, i)
             if state[PAWNS + si * MAX_SLOTS + ki] >= HOME:
                 continue
             for j in range(P):
-                sj, kj = _mover(rules, me, j)
+                sj, kj = movable_pawn(rules, me, j)
                 if j == i or state[PAWNS + sj * MAX_SLOTS + kj] >= HOME:
                     continue
                 jj = j - 1 if j > i else j
@@ -434,11 +434,11 @@ def _card_actions(state, rules, out):
     elif card == C11:
         n_swaps = 0
         for i in range(P):
-            si, ki = _mover(rules, me, i)
+            si, ki = movable_pawn(rules, me, i)
             if state[PAWNS + si * MAX_SLOTS + ki] >= TRACK:
                 continue
             for t in range(T):
-                seat, slot = _target(state, rules, me, t)
+                seat, slot = target_pawn(state, rules, me, t)
                 if seat < 0 or seat == me or _is_teammate(rules, me, seat):
                     continue  # swaps are with opponents only
                 if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
@@ -457,7 +457,7 @@ def _card_actions(state, rules, out):
             if _start_slot(state, mover, ppp) < 0:
                 continue
             for t in range(T):
-                seat, slot = _target(state, rules, me, t)
+                seat, slot = target_pawn(state, rules, me, t)
                 if seat < 0 or seat == mover or _is_teammate(rules, mover, seat):
                     continue
                 if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
@@ -472,7 +472,7 @@ def _card_actions(state, rules, out):
                 if _start_slot(state, mover, ppp) < 0:
                     continue
                 for t in range(T):
-                    seat, slot = _target(state, rules, me, t)
+                    seat, slot = target_pawn(state, rules, me, t)
                     if _is_teammate(rules, mover, seat) and state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
                         out[n] = SORRY0 + c * T + t
                         n += 1
@@ -498,7 +498,7 @@ def _seven_finishable(state, rules, me, left, moved):
     for j in range(P):
         if (moved >> j) & 1:
             continue
-        seat, slot = _mover(rules, me, j)
+        seat, slot = movable_pawn(rules, me, j)
         code = state[PAWNS + seat * MAX_SLOTS + slot]
         if code >= HOME:
             continue
@@ -525,7 +525,7 @@ def _seven_parts(state, rules, out, n):
     for i in range(P):
         if (moved >> i) & 1:
             continue
-        seat, slot = _mover(rules, me, i)
+        seat, slot = movable_pawn(rules, me, i)
         code = state[PAWNS + seat * MAX_SLOTS + slot]
         if code >= HOME:
             continue
@@ -584,16 +584,16 @@ def _apply_card_action(state, rules, action):
         seat = (me + 2 * (action - START0)) % 4
         _land(state, seat, _start_slot(state, seat, ppp), START_CIRCLE[seat], ppp)
     elif action < BACK0:
-        seat, slot = _mover(rules, me, action - FWD0)
+        seat, slot = movable_pawn(rules, me, action - FWD0)
         step = CARD_STEP[card] if card != CSORRY else rules[R_SORRY_FORWARD]
         _land(state, seat, slot, _step_dest(seat, state[PAWNS + seat * MAX_SLOTS + slot], step), ppp)
     elif action < SPLIT0:
-        seat, slot = _mover(rules, me, action - BACK0)
+        seat, slot = movable_pawn(rules, me, action - BACK0)
         _land(state, seat, slot, BACKWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], 1], ppp)
     elif action < SWAP0 and rules[R_TEAMS] == TEAMS_HASBRO2003:
         i = (action - SPLIT0) // 6
         a = (action - SPLIT0) % 6 + 1
-        seat, slot = _mover(rules, me, i)
+        seat, slot = movable_pawn(rules, me, i)
         _land(state, seat, slot, FORWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], a], ppp)
         left = (state[SEVEN_LEFT] if state[SEVEN_LEFT] > 0 else 7) - a
         state[SEVEN_LEFT] = left
@@ -606,14 +606,14 @@ def _apply_card_action(state, rules, action):
         i = (k // 6) // (P - 1)
         jj = (k // 6) % (P - 1)
         j = jj + 1 if jj >= i else jj
-        si, ki = _mover(rules, me, i)
-        sj, kj = _mover(rules, me, j)
+        si, ki = movable_pawn(rules, me, i)
+        sj, kj = movable_pawn(rules, me, j)
         _land(state, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], ppp)
         _land(state, sj, kj, FORWARD[sj, state[PAWNS + sj * MAX_SLOTS + kj], 7 - a], ppp)
     elif action < SORRY0:
         k = action - SWAP0
-        si, ki = _mover(rules, me, k // T)
-        seat, slot = _target(state, rules, me, k % T)
+        si, ki = movable_pawn(rules, me, k // T)
+        seat, slot = target_pawn(state, rules, me, k % T)
         mine = state[PAWNS + si * MAX_SLOTS + ki]
         theirs = state[PAWNS + seat * MAX_SLOTS + slot]
         state[PAWNS + si * MAX_SLOTS + ki] = theirs
@@ -625,7 +625,7 @@ def _apply_card_action(state, rules, action):
     else:
         k = action - SORRY0
         mover = (me + 2 * (k // T)) % 4
-        seat, slot = _target(state, rules, me, k % T)
+        seat, slot = target_pawn(state, rules, me, k % T)
         square = state[PAWNS + seat * MAX_SLOTS + slot]
         _land(state, mover, _start_slot(state, mover, ppp), square, ppp)
     for s in range(4):
@@ -669,7 +669,6 @@ def end_turn(state, rules):
 def _reshuffle(state, rules):
     """The draw pile is empty: the discards (the pack less the cards in hands) become a new
     draw pile, in an order drawn from the state's generator."""
-    size = rules[R_PACK_SIZE]
     held = np.zeros(N_CARDS, dtype=np.int64)
     for seat in range(4):
         for c in range(N_CARDS):

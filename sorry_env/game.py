@@ -20,7 +20,8 @@ import functools
 import numpy as np
 
 from . import engine as E
-from .geometry import HOME
+from .geometry import HOME, SAFE0, START
+from .render import COLOUR_NAMES
 from .rules import CARD_NAMES, N_CARDS, Rules, get_rules
 
 DEFAULT_SEATS = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
@@ -227,61 +228,59 @@ def action_card(state, rules, action):
 
 def describe_action(state, rules, action) -> str:
     """Words for an action index in this state (for logs, errors and the play command)."""
-    from .geometry import SAFE0, START
-    from .render import COLOUR_NAMES
+    kind, i, j, first, t = decode_action(rules, action)
+    if kind == "discard":
+        return f"discard a {CARD_NAMES[i]} (no card in the hand can move)"
+    c = action_card(state, rules, action)
+    words = _ActionWords(state, rules).describe(kind, i, j, first, t, c)
+    return f"play {CARD_NAMES[c]}: {words}" if get_rules(rules).hand_size else words
 
-    r = rules_array(rules)
-    ppp = int(r[0])
-    me = int(state[E.TO_MOVE])
 
-    def where(seat, slot):
-        code = int(state[E.PAWNS + seat * E.MAX_SLOTS + slot])
+class _ActionWords:
+    """Names of pawns and targets in one state, as the play command shows them."""
+
+    def __init__(self, state, rules):
+        self.state, self.rules = state, rules
+        self.r = rules_array(rules)
+        self.me = int(state[E.TO_MOVE])
+
+    def where(self, seat, slot):
+        code = int(self.state[E.PAWNS + seat * E.MAX_SLOTS + slot])
         if code == START:
             return "Start"
         if code == HOME:
             return "Home"
         return f"safe {code - SAFE0}" if code >= SAFE0 else f"square {code}"
 
-    def pawn(i):
-        seat, slot = E._mover(r, me, i)
-        owner = "" if seat == me else f"partner {COLOUR_NAMES[seat]}'s "
-        return f"{owner}pawn {i} ({where(seat, slot)})"
+    def pawn(self, i):
+        seat, slot = E.movable_pawn(self.r, self.me, i)
+        owner = "" if seat == self.me else f"partner {COLOUR_NAMES[seat]}'s "
+        return f"{owner}pawn {i} ({self.where(seat, slot)})"
 
-    def target(t):
-        seat, slot = E._target(state, r, me, t)
-        return f"{COLOUR_NAMES[seat]}'s pawn on {where(seat, slot)}" if seat >= 0 else f"target {t} (no such seat)"
+    def target(self, t):
+        seat, slot = E.target_pawn(self.state, self.r, self.me, t)
+        return f"{COLOUR_NAMES[seat]}'s pawn on {self.where(seat, slot)}" if seat >= 0 else f"target {t} (no such seat)"
 
-    kind, i, j, first, t = decode_action(rules, action)
-    if kind == "discard":
-        return f"discard a {CARD_NAMES[i]} (no card in the hand can move)"
-    c = action_card(state, rules, action)
-    if get_rules(rules).hand_size:
-        return f"play {CARD_NAMES[c]}: " + _describe_card_action(state, rules, kind, i, j, first, t, c, where, pawn, target, me)
-    return _describe_card_action(state, rules, kind, i, j, first, t, c, where, pawn, target, me)
-
-
-def _describe_card_action(state, rules, kind, i, j, first, t, c, where, pawn, target, me):
-    from .render import COLOUR_NAMES
-
-    if kind == "pass":
-        return "pass"
-    if kind == "start":
-        return "start a pawn" if i == 0 else f"start a pawn of partner {COLOUR_NAMES[(me + 2) % 4]}"
-    if kind == "move":
-        step = int(E.CARD_STEP[c]) if 0 <= c < 10 else (get_rules(rules).sorry_forward if c == 10 else 0)
-        words = f"{-step} back" if step < 0 else f"{step} forward"
-        return f"{pawn(i)} moves {words}"
-    if kind == "back1":
-        return f"{pawn(i)} moves 1 back"
-    if kind == "split":
-        return f"split 7: {pawn(i)} moves {first}, then {pawn(j)} moves {7 - first}"
-    if kind == "seven_part":
-        left = int(state[E.SEVEN_LEFT]) or 7
-        return f"split 7: {pawn(i)} moves {first} ({left - first} of the 7 left)"
-    if kind == "swap":
-        return f"11: swap {pawn(i)} with {target(t)}"
-    start = "Start" if i == 0 else f"partner {COLOUR_NAMES[(me + 2) % 4]}'s Start"
-    return f"Sorry!: a pawn from {start} bumps {target(t)}"
+    def describe(self, kind, i, j, first, t, card):
+        partner = COLOUR_NAMES[(self.me + 2) % 4]
+        if kind == "pass":
+            return "pass"
+        if kind == "start":
+            return "start a pawn" if i == 0 else f"start a pawn of partner {partner}"
+        if kind == "move":
+            step = int(E.CARD_STEP[card]) if card != 10 else get_rules(self.rules).sorry_forward
+            return f"{self.pawn(i)} moves {-step} back" if step < 0 else f"{self.pawn(i)} moves {step} forward"
+        if kind == "back1":
+            return f"{self.pawn(i)} moves 1 back"
+        if kind == "split":
+            return f"split 7: {self.pawn(i)} moves {first}, then {self.pawn(j)} moves {7 - first}"
+        if kind == "seven_part":
+            left = int(self.state[E.SEVEN_LEFT]) or 7
+            return f"split 7: {self.pawn(i)} moves {first} ({left - first} of the 7 left)"
+        if kind == "swap":
+            return f"11: swap {self.pawn(i)} with {self.target(t)}"
+        start = "Start" if i == 0 else f"partner {partner}'s Start"
+        return f"Sorry!: a pawn from {start} bumps {self.target(t)}"
 
 
 def _require_card(state, rules):

@@ -25,7 +25,6 @@ index range    content
 1143..1150     ... and 1 for each movable pawn slot that already moved in it
 =============  =====================================================================
 """
-import numpy as np
 from numba import njit
 
 from . import engine as E
