@@ -489,52 +489,40 @@ def _card_actions(state, rules, out):
 
 
 @njit(cache=True)
-def _seven_finishable(state, rules, me, left, moved):
-    """Can `left` steps of a split seven still be moved, forward, by team pawns whose slot
-    bit is not in `moved`, each part resolving fully before the next?"""
-    if left == 0:
+def _seven_part_ok(state, rules, me, i, a, left, moved):
+    """Hasbro 2003 teams: may movable slot i move `a` steps as one part of a split seven
+    with `left` steps still to move? It must not have moved in this seven yet, and the rest
+    must still be movable after this part resolves fully."""
+    seat, slot = movable_pawn(rules, me, i)
+    code = state[PAWNS + seat * MAX_SLOTS + slot]
+    if (moved >> i) & 1 or code >= HOME or _move_check(state, rules, seat, slot, a) == ILLEGAL:
+        return False
+    if a == left:
         return True
-    P = action_offsets(rules)[0]
-    for j in range(P):
-        if (moved >> j) & 1:
-            continue
-        seat, slot = movable_pawn(rules, me, j)
-        code = state[PAWNS + seat * MAX_SLOTS + slot]
-        if code >= HOME:
-            continue
+    child = state.copy()
+    _land(child, seat, slot, FORWARD[seat, code, a], rules[R_PAWNS])
+    return _seven_finishable(child, rules, me, left - a, moved | (1 << i))
+
+
+@njit(cache=True)
+def _seven_finishable(state, rules, me, left, moved):
+    """Can `left` steps of a split seven still be moved by pawns not in `moved`?"""
+    for j in range(action_offsets(rules)[0]):
         for b in range(1, left + 1):
-            if _move_check(state, rules, seat, slot, b) == ILLEGAL:
-                continue
-            if b == left:
-                return True
-            child = state.copy()
-            _land(child, seat, slot, FORWARD[seat, code, b], rules[R_PAWNS])
-            if _seven_finishable(child, rules, me, left - b, moved | (1 << j)):
+            if _seven_part_ok(state, rules, me, j, b, left, moved):
                 return True
     return False
 
 
 @njit(cache=True)
 def _seven_parts(state, rules, out, n):
-    """Hasbro 2003 teams: the parts of a seven split among any of the team's pawns. A part
-    (pawn i moves a) is legal if the rest of the seven can then still be moved."""
+    """Hasbro 2003 teams: the legal parts (pawn i moves a) of a seven split among any of
+    the team's pawns, the seven just drawn or under way."""
     P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
-    me = state[TO_MOVE]
     left = state[SEVEN_LEFT] if state[SEVEN_LEFT] > 0 else 7
-    moved = state[SEVEN_MOVED]
     for i in range(P):
-        if (moved >> i) & 1:
-            continue
-        seat, slot = movable_pawn(rules, me, i)
-        code = state[PAWNS + seat * MAX_SLOTS + slot]
-        if code >= HOME:
-            continue
-        for a in range(1, min(left, 6) + 1):
-            if _move_check(state, rules, seat, slot, a) == ILLEGAL:
-                continue
-            child = state.copy()
-            _land(child, seat, slot, FORWARD[seat, code, a], rules[R_PAWNS])
-            if _seven_finishable(child, rules, me, left - a, moved | (1 << i)):
+        for a in range(1, min(left, 6) + 1):  # the whole seven on one pawn is a plain move
+            if _seven_part_ok(state, rules, state[TO_MOVE], i, a, left, state[SEVEN_MOVED]):
                 out[n] = SPLIT0 + i * 6 + a - 1
                 n += 1
     return n
