@@ -491,8 +491,9 @@ def _card_actions(state, rules, out):
 @njit(cache=True)
 def _seven_part_ok(state, rules, me, i, a, left, moved):
     """Hasbro 2003 teams: may movable slot i move `a` steps as one part of a split seven
-    with `left` steps still to move? It must not have moved in this seven yet, and the rest
-    must still be movable after this part resolves fully."""
+    with `left` steps still to move? It must not have moved in this seven yet, and some
+    order of further parts must then use up the rest (searched depth first; plain
+    self-recursion, which numba can cache)."""
     seat, slot = movable_pawn(rules, me, i)
     code = state[PAWNS + seat * MAX_SLOTS + slot]
     if (moved >> i) & 1 or code >= HOME or _move_check(state, rules, seat, slot, a) == ILLEGAL:
@@ -501,15 +502,9 @@ def _seven_part_ok(state, rules, me, i, a, left, moved):
         return True
     child = state.copy()
     _land(child, seat, slot, FORWARD[seat, code, a], rules[R_PAWNS])
-    return _seven_finishable(child, rules, me, left - a, moved | (1 << i))
-
-
-@njit(cache=True)
-def _seven_finishable(state, rules, me, left, moved):
-    """Can `left` steps of a split seven still be moved by pawns not in `moved`?"""
     for j in range(action_offsets(rules)[0]):
-        for b in range(1, left + 1):
-            if _seven_part_ok(state, rules, me, j, b, left, moved):
+        for b in range(1, left - a + 1):
+            if _seven_part_ok(child, rules, me, j, b, left - a, moved | (1 << i)):
                 return True
     return False
 
