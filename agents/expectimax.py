@@ -1,0 +1,129 @@
+"""`expectimax`: depth-limited search over the player's moves, the next cards (weighted by
+the public draw-pile counts) and the following players' replies, with the heuristic's
+position evaluation at the leaves.
+
+Every player, opponents included, is assumed to pick the move best for itself (max-n: a node
+carries one score per seat), which is the plain expectiminimax in a two-player game. A 2
+gives the same player another card, so "the next decision" may be the same player's again;
+the search follows the engine's turn order and needs no special case for it.
+
+Depth counts decisions: 1 is the heuristic (score each move's resulting position), 2 adds
+every next card and the reply chosen for it, 3 one more card and decision, and so on.
+
+With hands (play for points) the next player's options come from a hidden hand rather than
+a public draw, so there is no chance layer to expand: the search runs on `samples`
+determinizations of the hidden cards and adds up the root scores.
+"""
+import numpy as np
+from numba import njit
+
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env.rules import N_CARDS
+
+from .base import Agent, Turn
+from .evaluation import Weights, same_side, seat_equities, seat_score, win_chance
+from .heuristic import heuristic_choice
+from .simulate import after_move_into, card_chances, deal_into, determinize, is_chance_node, seed_from
+
+
+@njit(cache=True)
+def _static_scores(state, rules, w, scores):
+    """Each seat's evaluation, as a chance of winning: the search maximizes expected wins,
+    not expected equity (a long shot is worth more to a player far behind)."""
+    equity = np.empty(4)
+    seat_equities(state, rules, w, equity)
+    for seat in range(4):
+        if state[E.ACTIVE + seat]:
+            scores[seat] = win_chance(state, rules, w, seat_score(state, rules, w, equity, seat))
+        else:
+            scores[seat] = 0.0
+
+
+@njit(cache=True)
+def node_scores(state, rules, w, decisions, root, model_others, scores):
+    """scores[seat] := each seat's expected score at `state` (after a move's end of turn),
+    searching `decisions` more decisions. With `model_others`, players not on `root`'s side
+    are assumed to play the heuristic's move instead of being searched. (One self-recursive
+    function: numba's cache cannot reload mutually recursive ones.)"""
+    if state[E.WINNER] >= 0 or decisions == 0:
+        _static_scores(state, rules, w, scores)
+        return
+    chance = is_chance_node(state, rules)
+    probs = np.ones(N_CARDS)
+    if chance:
+        card_chances(state, rules, probs)
+    decision = np.empty_like(state)
+    child = np.empty_like(state)
+    legal = np.empty(E.num_actions(rules), dtype=np.int64)
+    sub = np.empty(4)
+    best_scores = np.empty(4)
+    scores[:] = 0.0
+    # A chance node: every possible next card, then the best move with it. Otherwise the
+    # same, with the one "outcome" that the player to move already has its options.
+    for c in range(N_CARDS if chance else 1):
+        if probs[c] == 0.0:
+            continue
+        decision[:] = state
+        if chance:
+            deal_into(decision, rules, c)
+        me = decision[E.TO_MOVE]
+        n = E.legal_actions(decision, rules, legal)
+        if model_others and not same_side(rules, root, me):
+            after_move_into(child, decision, rules, heuristic_choice(decision, rules, w, legal, n))
+            node_scores(child, rules, w, decisions - 1, root, model_others, best_scores)
+        else:
+            best = -np.inf
+            for k in range(n):
+                after_move_into(child, decision, rules, legal[k])
+                node_scores(child, rules, w, decisions - 1, root, model_others, sub)
+                if sub[me] > best:
+                    best = sub[me]
+                    best_scores[:] = sub
+        scores += probs[c] * best_scores
+
+
+@njit(cache=True)
+def root_scores(state, rules, w, legal, n, depth, model_others, totals):
+    """totals[k] += the acting player's expected score after legal[k] (depth-decision
+    search from this root)."""
+    me = state[E.TO_MOVE]
+    child = np.empty_like(state)
+    sub = np.empty(4)
+    for k in range(n):
+        after_move_into(child, state, rules, legal[k])
+        node_scores(child, rules, w, depth - 1, me, model_others, sub)
+        totals[k] += sub[me]
+
+
+class ExpectimaxAgent(Agent):
+    name = "expectimax"
+
+    def __init__(self, seed=None, depth: int = 3, model_others: int = 0, samples: int = 8,
+                 weights: Weights = Weights()):
+        """depth: decisions searched; model_others: 1 to assume the other side plays the
+        heuristic's move (searched only for the own side); samples: determinizations of the
+        hidden hands (play for points only)."""
+        if depth < 1 or samples < 1:
+            raise ValueError(f"depth and samples must be at least 1, got depth={depth!r}, samples={samples!r}")
+        self.depth = int(depth)
+        self.model_others = bool(model_others)
+        self.samples = int(samples)
+        self.weights = weights.array()
+        self.reset(seed)
+
+    def act(self, turn: Turn) -> int:
+        legal = np.asarray(turn.legal, dtype=np.int64)
+        if len(legal) == 1:
+            return int(legal[0])
+        rules = game.rules_array(turn.rules)
+        totals = np.zeros(len(legal))
+        if turn.rules.hand_size:
+            for _ in range(self.samples):
+                world = turn.state.copy()
+                determinize(world, rules, turn.seat, seed_from(self.rng))
+                root_scores(world, rules, self.weights, legal, len(legal), self.depth, self.model_others, totals)
+        else:
+            root_scores(turn.state, rules, self.weights, legal, len(legal), self.depth, self.model_others,
+                        totals)
+        return int(legal[np.argmax(totals)])

@@ -1,0 +1,46 @@
+"""`heuristic`: a hand-written player. It tries every legal move with the engine and keeps the
+one whose resulting position scores best under :mod:`agents.evaluation` (bumps against the
+leader, slides, safety and Home, threats weighted by the remaining deck, the backward
+shortcut; the weights are :class:`agents.evaluation.Weights`)."""
+import numpy as np
+from numba import njit
+
+from sorry_env import engine as E
+from sorry_env import game
+
+from .base import Agent, Turn
+from .evaluation import Weights, seat_equities, seat_score
+from .simulate import after_move_into
+
+
+@njit(cache=True)
+def heuristic_choice(state, rules, w, legal, n):
+    """The legal action (of legal[:n]) whose resulting position scores best for the player
+    to move; the first one on ties."""
+    me = state[E.TO_MOVE]
+    child = np.empty_like(state)
+    equity = np.empty(4)
+    best_action = legal[0]
+    best = -np.inf
+    for k in range(n):
+        after_move_into(child, state, rules, legal[k])
+        seat_equities(child, rules, w, equity)
+        score = seat_score(child, rules, w, equity, me)
+        if score > best:
+            best = score
+            best_action = legal[k]
+    return best_action
+
+
+class HeuristicAgent(Agent):
+    name = "heuristic"
+
+    def __init__(self, seed=None, weights: Weights = Weights()):
+        self.weights = weights.array()
+        self.reset(seed)
+
+    def act(self, turn: Turn) -> int:
+        legal = np.asarray(turn.legal, dtype=np.int64)
+        if len(legal) == 1:
+            return int(legal[0])
+        return int(heuristic_choice(turn.state, game.rules_array(turn.rules), self.weights, legal, len(legal)))

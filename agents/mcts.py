@@ -1,0 +1,129 @@
+"""`mcts`: Monte Carlo search over the root moves with determinized hidden cards and short
+compiled playouts.
+
+A playout re-draws what the player cannot see (the draw-pile order; with hands the other
+players' hands) from the agent's own generator, plays a root move, then `rollout_plies`
+moves of an epsilon-greedy heuristic player for every seat, and scores the result: 1 for a
+win of the player's side, 0 for a loss, otherwise the heuristic evaluation read as a chance
+of winning (:func:`agents.evaluation.win_chance`).
+
+The root moves are compared with common random numbers: in each sampled world (one seed for
+the hidden cards and the playout's random choices) every move still in the running is played
+out, so differences between moves are not drowned in the luck of the draw. The budget is
+spent by successive halving: after each round the worse half of the moves drops out and the
+rest get more worlds. Root moves that lead to the same position (the two orders of a split
+seven that touch nothing between them) are played once.
+"""
+import numpy as np
+from numba import njit
+
+from sorry_env import engine as E
+from sorry_env import game
+
+from .base import Agent, Turn
+from .evaluation import Weights, evaluate, same_side, win_chance
+from .heuristic import heuristic_choice
+from .simulate import action_buffer, after_move_into, determinize, is_chance_node, seed_from
+
+MAX_TURNS = 2000  # the env's default truncation: a playout "to the end" stops here too
+SEED_RANGE = 1 << 31
+
+
+@njit(cache=True)
+def rollout_value(world, rules, w, me, plies, epsilon, buf):
+    """Play out `world` (in place) for `plies` moves (0: to the end) with an epsilon-greedy
+    heuristic player; the result for `me`'s side in [0, 1]."""
+    limit = plies if plies > 0 else MAX_TURNS
+    for _ in range(limit):
+        if world[E.WINNER] >= 0 or world[E.TURN] >= MAX_TURNS:
+            break
+        if is_chance_node(world, rules):
+            E.draw(world, rules)
+        n = E.legal_actions(world, rules, buf)
+        if n == 1:
+            action = buf[0]
+        elif E.randint(world, 1 << 20) < epsilon * (1 << 20):
+            action = buf[E.randint(world, n)]
+        else:
+            action = heuristic_choice(world, rules, w, buf, n)
+        E.play(world, rules, action)
+    if world[E.WINNER] >= 0:
+        return 1.0 if same_side(rules, me, world[E.WINNER]) else 0.0
+    return win_chance(world, rules, w, evaluate(world, rules, w, me))
+
+
+@njit(cache=True)
+def distinct_moves(state, rules, legal, n, moves):
+    """moves[:k] := the first of legal[:n] to reach each distinct position; returns k."""
+    kids = np.empty((n, state.shape[0]), dtype=np.int64)
+    k = 0
+    for m in range(n):
+        after_move_into(kids[k], state, rules, legal[m])
+        new = True
+        for u in range(k):
+            if np.array_equal(kids[u], kids[k]):
+                new = False
+                break
+        if new:
+            moves[k] = legal[m]
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def monte_carlo_choice(state, rules, w, legal, n, seed, iterations, rollout_plies, epsilon):
+    """The root move (of legal[:n]) with the best mean playout result, from about
+    `iterations` playouts spent by successive halving over common sampled worlds."""
+    me = state[E.TO_MOVE]
+    moves = np.empty(n, dtype=np.int64)
+    k = distinct_moves(state, rules, legal, n, moves)
+    if k == 1:
+        return moves[0]
+    totals = np.zeros(k)
+    alive = np.arange(k)
+    n_alive = k
+    rounds = 1
+    while (1 << rounds) < k:
+        rounds += 1
+    seeds = np.zeros(E.STATE_SIZE, dtype=np.int64)  # a generator for the worlds' seeds
+    seeds[E.RNG] = seed & 0xFFFFFFFF
+    root = np.empty_like(state)
+    world = np.empty_like(state)
+    buf = action_buffer(rules)
+    for _ in range(rounds):
+        for _ in range(max(1, iterations // (rounds * n_alive))):
+            world_seed = E.randint(seeds, SEED_RANGE)
+            for a in range(n_alive):
+                root[:] = state
+                determinize(root, rules, me, world_seed)
+                after_move_into(world, root, rules, moves[alive[a]])
+                totals[alive[a]] += rollout_value(world, rules, w, me, rollout_plies, epsilon, buf)
+        # Every move still alive was played in the same worlds: compare totals directly.
+        order = np.argsort(-totals[alive[:n_alive]], kind="mergesort")
+        alive[:n_alive] = alive[:n_alive][order]
+        n_alive = (n_alive + 1) // 2
+    return moves[alive[0]]
+
+
+class MCTSAgent(Agent):
+    name = "mcts"
+
+    def __init__(self, seed=None, iterations: int = 400, rollout_plies: int = 6, epsilon: float = 0.1,
+                 weights: Weights = Weights()):
+        """iterations: playouts per move (about); rollout_plies: moves per playout before
+        the evaluation takes over (0: play to the end); epsilon: chance of a uniformly
+        random move in a playout."""
+        if iterations < 1 or rollout_plies < 0 or not 0 <= epsilon <= 1:
+            raise ValueError("mcts needs iterations >= 1, rollout_plies >= 0 and 0 <= epsilon <= 1")
+        self.iterations = int(iterations)
+        self.rollout_plies = int(rollout_plies)
+        self.epsilon = float(epsilon)
+        self.weights = weights.array()
+        self.reset(seed)
+
+    def act(self, turn: Turn) -> int:
+        legal = np.asarray(turn.legal, dtype=np.int64)
+        if len(legal) == 1:
+            return int(legal[0])
+        return int(monte_carlo_choice(turn.state, game.rules_array(turn.rules), self.weights, legal, len(legal),
+                                      seed_from(self.rng), self.iterations, self.rollout_plies, self.epsilon))

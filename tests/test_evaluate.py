@@ -1,0 +1,110 @@
+"""The tournament evaluator: fair seating, interval arithmetic, reproducibility, the CLI."""
+import csv
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from training.evaluate import Table, run_tournament, wilson_interval
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_agent_plays_every_seat_and_moves_first_equally_often(players):
+    results = run_tournament(["random"] * players, games=players**2, seed=1, workers=1)
+    seats = results["config"]["seats"]
+    for row in results["agents"]:
+        assert row["games_at_seat"] == {str(seat): players for seat in seats}
+        assert row["moved_first"] == players
+    assert results["seating_balanced"]
+    pairings = {(tuple(record["seats"]), record["first_seat"]) for record in results["games"]}
+    assert len(pairings) == players**2  # each (seating, first mover) exactly once
+
+
+def record_turn_seats(agent, seats_seen):
+    """Make `agent` append the seat of every turn it is shown to `seats_seen`."""
+    act = agent.act
+
+    def recording_act(turn):
+        seats_seen.append(turn.seat)
+        return act(turn)
+
+    agent.act = recording_act
+
+
+def test_the_scheduled_first_mover_plays_the_first_card():
+    table = Table(["random", "random", "random"], "hasbro2003", max_turns=1, seed=0)  # one card a game
+    first_turn_seats = []
+    for agent in table.agents:
+        record_turn_seats(agent, first_turn_seats)
+    records = [table.play(game_index) for game_index in range(9)]
+    assert first_turn_seats == [record["first_seat"] for record in records]
+    assert sorted(first_turn_seats) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+
+
+def test_wilson_interval_matches_hand_computation():
+    z = 1.959963984540054
+    # 50/100: centre 0.5, half-width z/(1 + z²/100) * sqrt(0.25/100 + z²/40000) = 0.0962
+    half = z / (1 + z**2 / 100) * math.sqrt(0.25 / 100 + z**2 / 40000)
+    assert wilson_interval(50, 100) == pytest.approx((0.5 - half, 0.5 + half))
+    assert wilson_interval(50, 100) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+    # 0/10: the interval is [0, z²/(n + z²)] = [0, 0.2775]
+    assert wilson_interval(0, 10) == pytest.approx((0.0, z**2 / (10 + z**2)), abs=1e-12)
+    assert wilson_interval(10, 10) == pytest.approx((10 / (10 + z**2), 1.0))
+
+
+def test_same_seed_same_results_with_one_or_two_workers():
+    one = run_tournament(["random", "random"], games=12, seed=7, workers=1)
+    two = run_tournament(["random", "random"], games=12, seed=7, workers=2)
+    assert one == two
+    other_seed = run_tournament(["random", "random"], games=12, seed=8, workers=1)
+    assert other_seed["games"] != one["games"]
+
+
+def test_truncated_games_are_draws():
+    results = run_tournament(["random", "random"], games=4, seed=0, workers=1, max_turns=10)
+    assert results["truncated"] == 4
+    assert results["mean_turns"] == 10
+    assert [row["wins"] for row in results["agents"]] == [0, 0]
+    assert results["agents"][0]["rating_mu"] == pytest.approx(results["agents"][1]["rating_mu"])
+
+
+def test_partners_share_their_side_wins_under_team_rules():
+    results = run_tournament(["random"] * 4, games=4, seed=0, rules="hasbro2003_teams", workers=1)
+    wins = [row["wins"] for row in results["agents"]]
+    assert wins[0] == wins[2] and wins[1] == wins[3]
+    assert wins[0] + wins[1] + results["truncated"] == 4
+    assert all(row["expected"] == 0.5 for row in results["agents"])
+    assert all(len(record["winners"]) == 2 for record in results["games"])
+
+
+def test_points_rules_report_mean_scores():
+    results = run_tournament(["random", "random"], games=2, seed=0, rules="hasbro2003_points", workers=1)
+    assert all(row["mean_score"] is not None for row in results["agents"])
+    plain = run_tournament(["random", "random"], games=2, seed=0, workers=1)
+    assert all(row["mean_score"] is None for row in plain["agents"])
+
+
+def test_lineup_must_match_the_player_count():
+    with pytest.raises(ValueError, match="one agent per player"):
+        run_tournament(["random", "random"], players=4, games=4)
+    with pytest.raises(ValueError, match="team rules"):
+        run_tournament(["random", "random"], games=4, rules="hasbro2003_teams")
+
+
+def test_cli_writes_json_csv_and_png(tmp_path):
+    command = [sys.executable, "-m", "training.evaluate", "random", "random", "--games", "8",
+               "--workers", "2", "--seed", "3", "--out", str(tmp_path), "--no-progress"]
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    assert "first mover won" in output and "random#2" in output
+
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["config"]["games"] == 8
+    assert sum(row["wins"] for row in results["agents"]) + results["truncated"] == 8
+    with open(tmp_path / "agents.csv") as f:
+        assert [row["agent"] for row in csv.DictReader(f)] == ["random", "random#2"]
+    with open(tmp_path / "games.csv") as f:
+        assert len(list(csv.DictReader(f))) == 8
+    assert (tmp_path / "turn_order.csv").exists()
+    assert (tmp_path / "win_rates.png").read_bytes().startswith(b"\x89PNG")

@@ -1,0 +1,1 @@
+"""Self-play training and evaluation for sorry_env (see :mod:`training.evaluate`)."""

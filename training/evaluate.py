@@ -1,0 +1,460 @@
+"""Tournaments between Sorry! agents: win rates with 95% Wilson intervals, game length,
+first-mover advantage and openskill ratings, as a terminal table, JSON, CSV and a PNG chart.
+
+Command line (``sorry-eval`` or ``python -m training.evaluate``)::
+
+    sorry-eval heuristic random --games 2000 --seed 0
+    sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p
+    sorry-eval checkpoints/policy.safetensors "mcts:iterations=400" --rules hasbro2003_fast
+
+List one agent per player: anything :func:`agents.make_agent` accepts (a registered name,
+with optional settings, or a policy file). An agent listed twice is two players, labelled
+``random`` and ``random#2``. Written to ``--out`` (default ``runs/eval``): ``results.json`` (everything
+below), ``agents.csv``, ``turn_order.csv``, ``games.csv`` (one row per game) and
+``win_rates.png``.
+
+Fair seating
+------------
+With ``n`` players in ``seats`` (the engine's default seats: 0 and 2 for two players),
+game ``g`` puts lineup entry ``i`` in ``seats[(i + g) % n]`` and lets ``seats[(g // n) % n]``
+move first. Every ``n`` consecutive games put each agent once in every seat and once in
+the first mover's seat; every ``n**2`` games play each (seating, first mover) pair once, so
+with ``games`` a multiple of ``n**2`` both are exactly balanced (``seating_balanced`` in the
+results). The engine draws the first player from the game's seed; we overwrite
+``state[E.TO_MOVE]`` of the fresh :func:`sorry_env.game.new_state` before anything is
+played (the first card or the hands are already dealt, but they do not depend on who
+plays first).
+
+Games
+-----
+Played on the compiled engine directly (no PettingZoo env): each turn the agent to move gets
+``Turn(state=agents.public_view(...), ...)``, so it never sees the draw order. A game still
+running after ``max_turns`` cards played (the engine's ``TURN`` counter, as the env's
+truncation) is a draw: nobody wins, and the ratings count it as a tie between all players.
+Game length is measured in the same turns.
+
+Under team rules (4 players) lineup entries ``i`` and ``i + 2`` are partners (the rotation
+keeps them opposite): both are credited with their side's wins, so equal strength means a
+1/2 win rate, and the ratings rate them as one openskill team. Under play-for-points rules
+each agent's mean end-of-game score (:func:`sorry_env.scoring.scores`) is reported too.
+
+Reproducibility
+---------------
+Everything random in game ``g`` (the pack order, every agent's ``reset`` seed, the
+scrambled draw pile of the public views) comes from ``numpy.random.SeedSequence([seed, g])``,
+and ratings are updated in game order, so the results depend on the seed, never on the
+number of workers.
+
+Library use (periodic evaluation during training)::
+
+    from training.evaluate import run_tournament
+    results = run_tournament(["checkpoints/policy.safetensors", "heuristic"], games=400, seed=1)
+    results["agents"][0]["win_rate"], results["agents"][0]["ci_low"]
+"""
+import argparse
+import csv
+import json
+import math
+import multiprocessing
+import os
+import pathlib
+import time
+
+import numpy as np
+import openskill.models
+from matplotlib.figure import Figure
+from tqdm import tqdm
+
+import agents
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env.rules import PRESETS, get_rules
+from sorry_env.scoring import scores
+
+Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
+DEFAULT_MAX_TURNS = 2000  # as the env's default truncation
+
+
+# ---- schedule and seeds ---------------------------------------------------------------------
+def seating(game_index, seats):
+    """(seat of each lineup entry, the seat that moves first) in game `game_index`."""
+    n = len(seats)
+    entry_seats = tuple(seats[(i + game_index) % n] for i in range(n))
+    return entry_seats, seats[(game_index // n) % n]
+
+
+def game_seeds(seed, game_index, players):
+    """[engine seed, public-view seed, one reset seed per lineup entry] for one game."""
+    words = np.random.SeedSequence([seed, game_index]).generate_state(2 + players)
+    return [int(w) for w in words]
+
+
+# ---- playing --------------------------------------------------------------------------------
+class Table:
+    """A lineup's agents in one process, able to play any game of the tournament by index."""
+
+    def __init__(self, agent_specs, rules, max_turns, seed):
+        self.specs = list(agent_specs)
+        self.agents = [agents.make_agent(spec) for spec in self.specs]
+        self.rules = get_rules(rules)
+        self.rules_array = game.rules_array(self.rules)
+        self.seats = game.DEFAULT_SEATS[len(self.agents)]
+        self.max_turns = max_turns
+        self.seed = seed
+
+    def play(self, game_index):
+        """One game; returns its record. `winners`: the lineup entries sharing the win (the
+        winner, and its partner under team rules; empty if truncated); `scores`: each entry's
+        points under play-for-points rules (None otherwise or if truncated)."""
+        entry_seats, first_seat = seating(game_index, self.seats)
+        engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
+        for agent, reset_seed in zip(self.agents, reset_seeds):
+            agent.reset(reset_seed)
+        entry_at_seat = {seat: i for i, seat in enumerate(entry_seats)}
+        view_rng = np.random.default_rng(view_seed)
+
+        state = game.new_state(self.rules, seats=self.seats, seed=engine_seed)
+        state[E.TO_MOVE] = first_seat
+        while state[E.WINNER] < 0 and state[E.TURN] < self.max_turns:
+            seat = int(state[E.TO_MOVE])
+            legal = game.legal_actions(state, self.rules)
+            turn = agents.Turn(state=agents.public_view(state, self.rules, view_rng),
+                               rules=self.rules, seat=seat, legal=legal)
+            entry = entry_at_seat[seat]
+            action = self.agents[entry].act(turn)
+            if action not in legal:
+                raise ValueError(f"agent {self.specs[entry]!r} chose illegal action {action!r} in game "
+                                 f"{game_index}; legal: {legal.tolist()}")
+            E.step(state, self.rules_array, int(action))
+
+        winner_seat = game.winner(state)
+        winners = [] if winner_seat is None else \
+            [i for i, seat in enumerate(entry_seats) if game.same_side(self.rules, seat, winner_seat)]
+        points = None
+        if winner_seat is not None and self.rules.scoring != "none":
+            seat_points = scores(state, self.rules)
+            points = [seat_points[seat] for seat in entry_seats]
+        return {
+            "game": game_index,
+            "seats": list(entry_seats),
+            "first_seat": first_seat,
+            "winners": winners,
+            "scores": points,
+            "turns": int(state[E.TURN]),
+        }
+
+
+_worker_table = None  # the Table of a worker process
+
+
+def _start_worker(agent_specs, rules, max_turns, seed):
+    global _worker_table
+    _worker_table = Table(agent_specs, rules, max_turns, seed)
+
+
+def _play_in_worker(game_index):
+    return _worker_table.play(game_index)
+
+
+def play_games(agent_specs, games, seed, rules, max_turns, workers, progress):
+    """Records of games 0..games-1 in index order, played by `workers` processes."""
+    # Built here first so that a bad agent spec fails before any worker starts.
+    table = Table(agent_specs, rules, max_turns, seed)
+    with tqdm(total=games, unit="game", disable=not progress) as bar:
+        if workers == 1:
+            records = []
+            for game_index in range(games):
+                records.append(table.play(game_index))
+                bar.update()
+            return records
+        # spawn, not fork: a forked child of a process whose torch threads have run (a policy
+        # agent, a training loop) hangs in its first torch call. Scripts calling this need
+        # the usual `if __name__ == "__main__":` guard.
+        context = multiprocessing.get_context("spawn")
+        chunksize = max(1, min(16, games // (8 * workers)))
+        with context.Pool(workers, _start_worker, (agent_specs, rules, max_turns, seed)) as pool:
+            records = []
+            for record in pool.imap_unordered(_play_in_worker, range(games), chunksize):
+                records.append(record)
+                bar.update()
+    return sorted(records, key=lambda record: record["game"])
+
+
+# ---- statistics -----------------------------------------------------------------------------
+def wilson_interval(successes, trials, z=Z_95):
+    """Wilson score interval (low, high) for a binomial proportion successes/trials."""
+    p = successes / trials
+    shrink = 1 + z**2 / trials
+    centre = (p + z**2 / (2 * trials)) / shrink
+    half_width = z / shrink * math.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2))
+    return centre - half_width, centre + half_width
+
+
+def win_rate(wins, games):
+    low, high = wilson_interval(wins, games)
+    return {"wins": wins, "games": games, "win_rate": wins / games, "ci_low": low, "ci_high": high}
+
+
+def sides(players, rules):
+    """The groups of lineup entries that win together: under team rules partners sit
+    opposite, and the rotation keeps entries i and i + 2 opposite; otherwise everyone alone."""
+    if get_rules(rules).teams != "none":
+        return [[0, 2], [1, 3]]
+    return [[i] for i in range(players)]
+
+
+def skill_ratings(records, players, rules):
+    """openskill Plackett-Luce ratings of the lineup entries after rating the games in order,
+    partners as one team: the winning side ranked first and the others tied second; a
+    truncated game ties everyone."""
+    model = openskill.models.PlackettLuce()
+    ratings = [model.rating() for _ in range(players)]
+    groups = sides(players, rules)
+    for record in records:
+        teams = [[ratings[i] for i in group] for group in groups]
+        ranks = [1 if not record["winners"] or group[0] in record["winners"] else 2 for group in groups]
+        for group, team in zip(groups, model.rate(teams, ranks=ranks)):
+            for i, rating in zip(group, team):
+                ratings[i] = rating
+    return [{"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for r in ratings]
+
+
+def entry_at_turn_position(record, seats, position):
+    """The lineup entry that moved `position`-th (0: first) in the game of `record`."""
+    seat = seats[(seats.index(record["first_seat"]) + position) % len(seats)]
+    return record["seats"].index(seat)
+
+
+def mean_score(records, entry):
+    """Mean points of a lineup entry over the games that were scored, or None."""
+    points = [record["scores"][entry] for record in records if record["scores"] is not None]
+    return float(np.mean(points)) if points else None
+
+
+def agent_labels(agent_specs):
+    """Display names: a spec's file name (a registered name stays as it is), '#k' on the
+    k-th repeat."""
+    names = [pathlib.Path(spec).name for spec in agent_specs]
+    return [name if names[:i].count(name) == 0 else f"{name}#{names[:i].count(name) + 1}"
+            for i, name in enumerate(names)]
+
+
+def summarize(records, agent_specs, seed, rules, max_turns):
+    """The results dict (JSON-able) of a finished tournament."""
+    players = len(agent_specs)
+    seats = game.DEFAULT_SEATS[players]
+    games = len(records)
+    ratings = skill_ratings(records, players, rules)
+    expected = len(sides(players, rules)[0]) / players  # an entry's share of the wins at equal strength
+    agent_rows = []
+    for i, (spec, label) in enumerate(zip(agent_specs, agent_labels(agent_specs))):
+        agent_rows.append({
+            "agent": label,
+            "spec": spec,
+            **win_rate(sum(i in record["winners"] for record in records), games),
+            "expected": expected,
+            "rating_mu": ratings[i]["mu"],
+            "rating_sigma": ratings[i]["sigma"],
+            "rating_ordinal": ratings[i]["ordinal"],
+            "mean_score": mean_score(records, i),
+            "moved_first": sum(record["seats"][i] == record["first_seat"] for record in records),
+            "games_at_seat": {str(seat): sum(record["seats"][i] == seat for record in records) for seat in seats},
+        })
+    turn_order = []
+    for position in range(players):
+        wins = sum(entry_at_turn_position(record, seats, position) in record["winners"] for record in records)
+        turn_order.append({"position": position, **win_rate(wins, games), "expected": expected})
+    return {
+        "config": {"agents": list(agent_specs), "players": players, "seats": list(seats), "games": games,
+                   "seed": seed, "rules": get_rules(rules).name, "max_turns": max_turns},
+        "seating_balanced": games % players**2 == 0,
+        "agents": agent_rows,
+        "turn_order": turn_order,
+        "first_mover_advantage": turn_order[0]["win_rate"] - expected,
+        "mean_turns": float(np.mean([record["turns"] for record in records])),
+        "truncated": sum(not record["winners"] for record in records),
+        "games": records,
+    }
+
+
+def run_tournament(agent_specs, players=None, games=1000, seed=0, rules="hasbro2003", workers=None,
+                   max_turns=DEFAULT_MAX_TURNS, progress=False):
+    """Play `games` games between `agent_specs` (one per player) and return the results dict:
+    ``config``, ``agents`` (win rate, Wilson interval, rating, mean score per lineup entry),
+    ``turn_order`` (win rate by position in turn order), ``first_mover_advantage``,
+    ``mean_turns``, ``truncated`` and the per-game ``games`` records. `workers` defaults to
+    the number of cores."""
+    agent_specs = list(agent_specs)
+    players = len(agent_specs) if players is None else players
+    if players not in game.DEFAULT_SEATS:
+        raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+    if len(agent_specs) != players:
+        raise ValueError(f"{len(agent_specs)} agents listed for {players} players; list one agent per "
+                         f"player, e.g. heuristic {' '.join(['random'] * (players - 1))}")
+    if get_rules(rules).teams != "none" and players != 4:
+        raise ValueError(f"team rules ({get_rules(rules).name}) need 4 players, got {players}")
+    workers = os.cpu_count() if workers is None else workers
+    for name, value in (("games", games), ("max_turns", max_turns), ("workers", workers)):
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1, got {value}")
+    if seed < 0:
+        raise ValueError(f"seed must be non-negative, got {seed}")
+    workers = min(workers, games)
+    records = play_games(agent_specs, games, seed, rules, max_turns, workers, progress)
+    return summarize(records, agent_specs, seed, rules, max_turns)
+
+
+# ---- output ---------------------------------------------------------------------------------
+def percent(x):
+    return f"{100 * x:.1f}%"
+
+
+def format_table(results):
+    """The results as text for the terminal."""
+    config = results["config"]
+    rows = results["agents"]
+    scored = rows[0]["mean_score"] is not None
+    lines = [
+        f"{config['players']} players (seats {', '.join(map(str, config['seats']))}), rules "
+        f"{config['rules']}, {config['games']} games, seed {config['seed']}",
+        "",
+        f"{'agent':<20} {'win rate':>8}  {'95% CI':<15} {'wins':>11}  {'rating mu ± sigma':>17}  {'ordinal':>7}"
+        + (f"  {'mean score':>10}" if scored else ""),
+    ]
+    for row in rows:
+        lines.append(
+            f"{row['agent']:<20} {percent(row['win_rate']):>8}  "
+            f"{'[' + percent(row['ci_low']) + ', ' + percent(row['ci_high']) + ']':<15} "
+            f"{str(row['wins']) + '/' + str(row['games']):>11}  "
+            f"{row['rating_mu']:>8.2f} ± {row['rating_sigma']:<6.2f}  {row['rating_ordinal']:>7.2f}"
+            + (f"  {row['mean_score']:>10.1f}" if scored else ""))
+    first = results["turn_order"][0]
+    lines += [
+        "",
+        f"equal strength: {percent(rows[0]['expected'])} each"
+        + (f" (partners win together: {rows[0]['agent']} + {rows[2]['agent']}, {rows[1]['agent']} + {rows[3]['agent']})"
+           if rows[0]["expected"] > 1 / config["players"] else ""),
+        f"first mover won {percent(first['win_rate'])} [{percent(first['ci_low'])}, {percent(first['ci_high'])}] "
+        f"(expected {percent(first['expected'])}; advantage {100 * results['first_mover_advantage']:+.1f} points)",
+        "win rate by turn position: "
+        + ", ".join(f"{row['position'] + 1}. {percent(row['win_rate'])}" for row in results["turn_order"]),
+        f"mean game length {results['mean_turns']:.1f} turns (cards played); "
+        f"{results['truncated']} games truncated at {config['max_turns']} turns (draws)",
+    ]
+    if not results["seating_balanced"]:
+        lines.append(f"note: {config['games']} games is not a multiple of {config['players'] ** 2}: "
+                     "seats and first moves are balanced only approximately")
+    return "\n".join(lines)
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def agent_csv_rows(results):
+    """Agent rows with `games_at_seat` spread over one column per seat."""
+    rows = []
+    for row in results["agents"]:
+        flat = {key: value for key, value in row.items() if key != "games_at_seat"}
+        flat.update({f"games_at_seat_{seat}": n for seat, n in row["games_at_seat"].items()})
+        rows.append(flat)
+    return rows
+
+
+def game_csv_rows(results):
+    """One row per game: who won (empty: truncated), its length, every agent's seat and,
+    under play-for-points rules, points (empty: truncated)."""
+    labels = [row["agent"] for row in results["agents"]]
+    scored = results["agents"][0]["mean_score"] is not None
+    rows = []
+    for record in results["games"]:
+        row = {"game": record["game"],
+               "first_seat": record["first_seat"],
+               "winners": " ".join(labels[i] for i in record["winners"]),
+               "turns": record["turns"],
+               **{f"seat_{label}": seat for label, seat in zip(labels, record["seats"])}}
+        if scored:
+            row.update({f"score_{label}": "" if record["scores"] is None else record["scores"][i]
+                        for i, label in enumerate(labels)})
+        rows.append(row)
+    return rows
+
+
+def plot_win_rates(results, path):
+    """Bar chart of the win rates with their 95% intervals and the equal-strength line."""
+    rows = results["agents"]
+    config = results["config"]
+    rates = [row["win_rate"] for row in rows]
+    errors = [[row["win_rate"] - row["ci_low"] for row in rows], [row["ci_high"] - row["win_rate"] for row in rows]]
+    fig = Figure(figsize=(1.6 * len(rows) + 2.5, 4.5), layout="constrained")
+    ax = fig.subplots()
+    bars = ax.bar([row["agent"] for row in rows], rates, yerr=errors, capsize=6, color="tab:blue")
+    ax.bar_label(bars, labels=[percent(rate) for rate in rates], label_type="center", color="white")
+    ax.axhline(rows[0]["expected"], color="gray", linestyle="--", label="equal strength")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("win rate (95% Wilson interval)")
+    ax.set_title(f"{config['players']} players, {config['rules']}, {config['games']} games, seed {config['seed']}")
+    ax.legend(loc="upper right")
+    fig.savefig(path, dpi=120)
+
+
+def write_outputs(results, out_dir):
+    """results.json (all but the per-game records), agents.csv, turn_order.csv, games.csv and
+    win_rates.png in `out_dir`; returns their paths."""
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {name: out_dir / name for name in
+             ("results.json", "agents.csv", "turn_order.csv", "games.csv", "win_rates.png")}
+    summary = {key: value for key, value in results.items() if key != "games"}
+    paths["results.json"].write_text(json.dumps(summary, indent=2) + "\n")
+    write_csv(paths["agents.csv"], agent_csv_rows(results))
+    write_csv(paths["turn_order.csv"], results["turn_order"])
+    write_csv(paths["games.csv"], game_csv_rows(results))
+    plot_win_rates(results, paths["win_rates.png"])
+    return list(paths.values())
+
+
+# ---- command line ---------------------------------------------------------------------------
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="sorry-eval",
+        description="A tournament between Sorry! agents with rotated seats and first moves.",
+        epilog="examples:\n  sorry-eval heuristic random --games 2000\n"
+               "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("agents", nargs="+", metavar="AGENT",
+                        help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}) "
+                             "or a checkpoint path")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4),
+                        help="number of players; must match the agents listed (default: their number)")
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results")
+    parser.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
+    parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
+                        help="cards played before a game is stopped and counted as a draw")
+    parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
+    parser.add_argument("--out", default="runs/eval", help="directory for results.json, CSVs and win_rates.png")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser, parser.parse_args(argv)
+
+
+def main(argv=None):
+    parser, args = parse_args(argv)
+    start = time.perf_counter()
+    try:
+        results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules, args.workers,
+                                 args.max_turns, progress=not args.no_progress)
+    except ValueError as error:
+        parser.error(str(error))
+    elapsed = time.perf_counter() - start
+    print(format_table(results))
+    print(f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)")
+    for path in write_outputs(results, args.out):
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
