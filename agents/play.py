@@ -1,0 +1,126 @@
+"""Play Sorry! in the terminal against scripted agents and trained policies.
+
+    sorry-play                                         # you vs the heuristic, 2 players
+    sorry-play --players 4 --opponents heuristic random checkpoints/sorry-4p.safetensors
+    sorry-play --opponents checkpoints/sorry-2p.safetensors --seed 7
+
+``--opponents`` lists the other seats in turn order after yours (one entry: every opponent
+is that agent); each entry is an agent name or a policy file. The board is drawn before each
+of your moves, your legal moves are listed in words, and you answer with a move's number
+(``q`` quits). Opponents' moves are printed as they happen.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env.render import COLOUR_NAMES, render_ansi
+from sorry_env.rules import PRESETS, get_rules
+
+from . import AGENTS, Turn, make_agent, public_view
+
+
+class Quit(Exception):
+    """The player typed q or the input ended."""
+
+
+def ask_move(state, rules, legal, read=input) -> int:
+    """The action the person picks from `legal`; re-asks until the answer is a listed number."""
+    for k, action in enumerate(legal, start=1):
+        print(f"  {k:2d}. {game.describe_action(state, rules, action)}")
+    while True:
+        try:
+            answer = read(f"Your move (1-{len(legal)}, q to quit): ").strip()
+        except EOFError:
+            raise Quit("input ended") from None
+        if answer.lower() in ("q", "quit", "exit"):
+            raise Quit("you quit")
+        if answer.isdigit() and 1 <= int(answer) <= len(legal):
+            return int(legal[int(answer) - 1])
+        print(f"{answer!r} is not one of the moves: type a number from 1 to {len(legal)}, or q to quit.")
+
+
+def play(human_seat: int, opponents: dict, rules, num_players: int, seed: int, max_turns: int, read=input):
+    """One game; `opponents` maps each other seat to (label, agent). Returns the winner seat
+    (None if the game was truncated)."""
+    rng = np.random.default_rng(seed)
+    state = game.new_state(rules, num_players, seed=seed)
+    ppp = rules.pawns_per_player
+    while state[E.WINNER] < 0 and state[E.TURN] < max_turns:
+        seat = int(state[E.TO_MOVE])
+        legal = game.legal_actions(state, rules)
+        if seat == human_seat:
+            print("\n" + render_ansi(state, ppp))
+            action = ask_move(state, rules, legal, read)
+        else:
+            label, agent = opponents[seat]
+            action = agent.act(Turn(public_view(state, rules, rng), rules, seat, legal))
+            print(f"{COLOUR_NAMES[seat]} ({label}) plays {game.card(state)}: "
+                  f"{game.describe_action(state, rules, action)}")
+        E.step(state, game.rules_array(rules), int(action))
+    print("\n" + render_ansi(state, ppp))
+    return game.winner(state)
+
+
+def build_opponents(specs: list[str], seats, human_seat, rules, num_players, seed) -> dict:
+    """seat -> (label, agent) for the seats other than the human's, in turn order after it.
+    A policy made for other rules or another player count is refused here, before play."""
+    others = [seats[(seats.index(human_seat) + k) % len(seats)] for k in range(1, len(seats))]
+    if len(specs) == 1:
+        specs = specs * len(others)
+    if len(specs) != len(others):
+        raise ValueError(f"--opponents: give 1 or {len(others)} agents for {num_players} players, got {len(specs)}")
+    opponents = {}
+    for k, (seat, spec) in enumerate(zip(others, specs)):
+        agent = make_agent(spec, seed=seed + 1 + k)
+        if hasattr(agent, "check_game"):
+            agent.check_game(rules, num_players)
+        opponents[seat] = (os.path.basename(spec), agent)  # a policy file shows as its file name
+    return opponents
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Play Sorry! in the terminal against agents and trained policies.")
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="AGENT",
+                   help=f"agent names ({', '.join(sorted(AGENTS))}) or policy files, one per opponent "
+                        "in turn order after you, or one for all")
+    p.add_argument("--seat", type=int, help="your seat (default: the first seat in play; you are Red at seat 0)")
+    p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
+    p.add_argument("--seed", type=int, default=0, help="shuffles the pack and picks who starts")
+    p.add_argument("--max-turns", type=int, default=2000, help="call the game a draw after this many cards")
+    args = p.parse_args(argv)
+
+    rules = get_rules(args.rules)
+    seats = game.seats_for(args.players)
+    human_seat = seats[0] if args.seat is None else args.seat
+    if human_seat not in seats:
+        p.error(f"--seat must be one of the seats in play {list(seats)}")
+    try:
+        opponents = build_opponents(args.opponents, seats, human_seat, rules, args.players, args.seed)
+    except ValueError as exc:
+        p.error(str(exc))
+
+    print(f"You are {COLOUR_NAMES[human_seat]} (seat {human_seat}). Opponents: "
+          + ", ".join(f"{COLOUR_NAMES[s]} = {label}" for s, (label, _) in opponents.items()))
+    try:
+        winner = play(human_seat, opponents, rules, args.players, args.seed, args.max_turns)
+    except Quit as why:
+        print(f"\nGame abandoned: {why}.")
+        return 1
+    if winner is None:
+        print(f"No winner after {args.max_turns} cards: a draw.")
+    elif winner == human_seat:
+        print("You win!")
+    else:
+        print(f"{COLOUR_NAMES[winner]} ({opponents[winner][0]}) wins.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

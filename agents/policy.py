@@ -1,0 +1,207 @@
+"""A trained policy as an agent, read from a self-describing policy file.
+
+Policy input
+------------
+A policy sees one float32 vector per decision (:func:`agents.policy_input.policy_input`): the
+env's observation of the acting seat (``OBS_SIZE`` floats) followed by the public part of the
+engine state array (``STATE_SIZE`` small integers, hidden parts zeroed). The self-play env
+emits the same vector.
+
+Actor kinds (``network.kind``)
+------------------------------
+- ``mlp``: an MLP maps the observation to one logit per action.
+- ``afterstate``: an MLP scores the observation of the position each legal move leads to
+  (:mod:`agents.policy_input`); the score is that move's logit. One small network, shared by
+  all moves, that judges positions: what the heuristic agent does by hand.
+
+Policy file format (one ``.safetensors`` file, loaded without executing code)
+-----------------------------------------------------------------------------
+Tensors ``net.layers.{k}.weight`` / ``net.layers.{k}.bias``: the actor's MLP. The header's
+``__metadata__`` holds one key, ``sorry_policy``, a JSON object::
+
+    {
+      "format": "sorry_policy", "format_version": 2, "name": "2p@2500000",
+      "layout": {"version": "sorry_v0", "obs_size": 1151, "state_size": 139, "n_actions": 142},
+      "rules": {...Rules fields...}, "num_players": 2,
+      "network": {"kind": "afterstate", "hidden": [256, 256], "activation": "relu"},
+      "training": {"config": {...}, "timesteps": ..., "wall_seconds": ...},
+      "evaluation": {...}
+    }
+
+``layout.version`` is the environment's version name (``raw_env.metadata["name"]``); with
+the observation and state sizes it identifies the input layout, so a file made for another
+layout is refused at load instead of playing nonsense. A file is also refused for other
+rules or another player count (:meth:`PolicyAgent.check_game`).
+
+Play needs plain torch only (no stable-baselines3). Illegal actions are masked out before the
+argmax (or the sample, with ``sample=True``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import torch
+from safetensors import safe_open
+from safetensors.torch import load_file, save_file
+from torch import nn
+
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env.env import raw_env
+from sorry_env.observation import OBS_SIZE
+from sorry_env.rules import Rules, get_rules
+
+from .policy_input import STATE_SIZE, afterstates, policy_input
+from .base import Agent, Turn
+
+FORMAT = "sorry_policy"
+FORMAT_VERSION = 2
+LAYOUT_VERSION = raw_env.metadata["name"]
+ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+KINDS = ("mlp", "afterstate")
+
+
+class MLP(nn.Module):
+    """Linear + activation per hidden layer, then a Linear."""
+
+    def __init__(self, sizes: list[int], activation: str):
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.activation = ACTIVATIONS[activation]()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers[:-1]:
+            x = self.activation(layer(x))
+        return self.layers[-1](x)
+
+
+class Actor(nn.Module):
+    """Policy inputs (batch, INPUT_SIZE) -> action logits (batch, n_actions). Logits of
+    illegal actions are meaningless: mask them (:func:`masked_logits`)."""
+
+    def __init__(self, kind: str, hidden: list[int], activation: str, rules):
+        super().__init__()
+        if kind not in KINDS:
+            raise ValueError(f"network kind must be one of {KINDS}, got {kind!r}")
+        self.kind = kind
+        self.rules_array = game.rules_array(rules)
+        self.n_actions = game.num_actions(rules)
+        self.net = MLP([OBS_SIZE, *hidden, self.n_actions if kind == "mlp" else 1], activation)
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        if self.kind == "mlp":
+            return self.net(inputs[:, :OBS_SIZE])
+        states = inputs[:, OBS_SIZE:].detach().round().to(torch.int64).numpy()
+        obs, rows, actions = afterstates(states, self.rules_array)
+        scores = self.net(torch.from_numpy(obs))[:, 0]
+        logits = torch.zeros(len(inputs), self.n_actions, dtype=scores.dtype)
+        return logits.index_put((torch.from_numpy(rows), torch.from_numpy(actions)), scores)
+
+
+def masked_logits(logits: torch.Tensor, masks) -> torch.Tensor:
+    """Logits with illegal actions at -inf (masks: bool or 0/1, same shape)."""
+    return logits.masked_fill(~torch.as_tensor(masks).bool(), float("-inf"))
+
+
+def layout(rules) -> dict:
+    """The input/action layout this code builds for `rules`."""
+    return {"version": LAYOUT_VERSION, "obs_size": OBS_SIZE, "state_size": STATE_SIZE,
+            "n_actions": game.num_actions(rules)}
+
+
+def rules_dict(rules) -> dict:
+    """JSON form of a rules configuration (tuples become lists)."""
+    return json.loads(json.dumps(dataclasses.asdict(get_rules(rules))))
+
+
+def rules_from_dict(d: dict) -> Rules:
+    return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
+
+
+def save_policy(path, actor: Actor, *, rules, num_players: int, network: dict, name: str,
+                training: dict | None = None, evaluation: dict | None = None) -> None:
+    """Write `actor` with the metadata that makes the file self-describing."""
+    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": name, "layout": layout(rules),
+            "rules": rules_dict(rules), "num_players": int(num_players), "network": network,
+            "training": training or {}, "evaluation": evaluation or {}}
+    tensors = {k: v.detach().to(torch.float32).contiguous() for k, v in actor.state_dict().items()}
+    save_file(tensors, str(path), metadata={FORMAT: json.dumps(meta)})
+
+
+def read_metadata(path) -> dict:
+    """The JSON metadata of a policy file, or ValueError if it is not one."""
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            header = f.metadata() or {}
+    except FileNotFoundError:
+        raise ValueError(f"policy file {path} does not exist") from None
+    except Exception as exc:  # safetensors raises its own error types for a damaged header
+        raise ValueError(f"{path} is not a safetensors policy file ({exc})") from None
+    if FORMAT not in header:
+        raise ValueError(f"{path} is a safetensors file without sorry_policy metadata")
+    return json.loads(header[FORMAT])
+
+
+def load_policy(path) -> tuple[Actor, dict]:
+    """(actor, metadata) of a policy file, after checking it matches this code's layout."""
+    meta = read_metadata(path)
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{path}: policy file format version {meta.get('format_version')!r}, "
+                         f"this code reads version {FORMAT_VERSION}. Export it again with this version.")
+    rules = rules_from_dict(meta["rules"])
+    want, have = layout(rules), meta.get("layout", {})
+    if have != want:
+        raise ValueError(f"{path} was made for input/action layout {have} but this sorry_env uses {want}. "
+                         "Retrain or export it again with this version.")
+    net_cfg = meta["network"]
+    actor = Actor(net_cfg["kind"], list(net_cfg["hidden"]), net_cfg["activation"], rules)
+    actor.load_state_dict(load_file(str(path)))
+    actor.eval()
+    return actor, meta
+
+
+class PolicyAgent(Agent):
+    """Plays the masked argmax (or a masked sample) of a trained policy file."""
+
+    def __init__(self, path, seed=None, sample: bool = False):
+        self.path = str(path)
+        self.actor, self.metadata = load_policy(path)
+        self.rules = rules_from_dict(self.metadata["rules"])
+        self.num_players = int(self.metadata["num_players"])
+        self.sample = sample
+        self.name = f"policy:{self.metadata.get('name', self.path)}"
+        self._checked = None  # the last (rules, num_players) found compatible
+        self.reset(seed)
+
+    def check_game(self, rules, num_players: int) -> None:
+        """ValueError unless this policy was trained for these rules and player count."""
+        if (rules, num_players) == self._checked:
+            return
+        r = get_rules(rules)
+        if rules_dict(r) != self.metadata["rules"]:
+            raise ValueError(f"policy {self.path} was trained for rules {self.metadata['rules']['name']!r} "
+                             f"({self.metadata['rules']}), not {r.name!r} ({rules_dict(r)})")
+        if num_players != self.num_players:
+            raise ValueError(f"policy {self.path} was trained for {self.num_players} players, "
+                             f"not {num_players}")
+        self._checked = (rules, num_players)
+
+    def act(self, turn: Turn) -> int:
+        self.check_game(turn.rules, int(turn.state[E.ACTIVE:E.ACTIVE + 4].sum()))
+        inputs = policy_input(turn.state, game.rules_array(turn.rules), turn.seat)
+        mask = np.zeros(self.actor.n_actions, dtype=bool)
+        mask[turn.legal] = True
+        return int(self.act_batch(inputs[None], mask[None])[0])
+
+    @torch.no_grad()
+    def act_batch(self, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for a batch of (policy input, legal-action mask) rows."""
+        logits = masked_logits(self.actor(torch.as_tensor(inputs)), masks)
+        if not self.sample:
+            return logits.argmax(dim=1).numpy()
+        probs = torch.softmax(logits, dim=1).numpy().astype(np.float64)
+        return np.array([self.rng.choice(len(p), p=p / p.sum()) for p in probs])

@@ -1,0 +1,86 @@
+"""What a trained policy sees: its input vector, and the afterstates of the legal moves.
+
+The input vector (:func:`policy_input`, ``INPUT_SIZE`` float32) is the env's observation of
+the acting seat followed by the public part of the engine state array (:func:`public_state`:
+small integers, hidden parts zeroed). The self-play env emits it; the policy agent builds it
+from a Turn.
+
+Afterstates are the positions the legal moves lead to (the move played and the turn ended,
+the next card not drawn yet), as observations of the mover (compiled). An afterstate policy
+scores each move by the position it leaves, the way backgammon programs evaluate moves.
+Because the next card is not drawn, afterstates need no hidden information: the public part
+of the state array is enough to compute them.
+
+Games with hands (play for points) are not supported: there the mover draws a replacement
+card as part of the move, which is hidden information.
+"""
+import numpy as np
+from numba import njit
+
+from sorry_env import engine as E
+from sorry_env.observation import OBS_SIZE, observe
+from sorry_env.rules import MAX_PACK, R_HAND_SIZE
+
+STATE_SIZE = E.STATE_SIZE
+INPUT_SIZE = OBS_SIZE + STATE_SIZE
+
+
+@njit(cache=True)
+def public_state(state, out):
+    """`out` := `state` without its hidden parts (draw-pile order, generator, draw position)."""
+    out[:] = state
+    out[E.RNG] = 0
+    out[E.DRAW_POS] = 0
+    out[E.DECK:E.DECK + MAX_PACK] = 0
+
+
+@njit(cache=True)
+def count_afterstates(states, rules):
+    """Number of (state, legal action) pairs in a batch of states (each with a card to play)."""
+    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    total = 0
+    for b in range(states.shape[0]):
+        total += E.legal_actions(states[b], rules, buf)
+    return total
+
+
+@njit(cache=True)
+def afterstate_observations(states, rules, obs, rows, actions):
+    """For every state b and legal action a: one row of `obs` with the observation of the
+    position after a, seen by the player who moved; rows[k] = b and actions[k] = a. The arrays
+    must hold count_afterstates(states, rules) rows."""
+    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    child = np.empty(states.shape[1], dtype=np.int64)
+    k = 0
+    for b in range(states.shape[0]):
+        mover = states[b, E.TO_MOVE]
+        n = E.legal_actions(states[b], rules, buf)
+        for j in range(n):
+            child[:] = states[b]
+            E.play(child, rules, buf[j])
+            observe(child, rules, mover, obs[k])
+            rows[k] = b
+            actions[k] = buf[j]
+            k += 1
+
+
+def afterstates(states: np.ndarray, rules: np.ndarray):
+    """(observations, rows, actions) of every legal move of every state in the batch."""
+    if rules[R_HAND_SIZE]:
+        raise ValueError("afterstate policies do not support rules with hands (play for points)")
+    n = count_afterstates(states, rules)
+    obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+    rows = np.empty(n, dtype=np.int64)
+    actions = np.empty(n, dtype=np.int64)
+    afterstate_observations(states, rules, obs, rows, actions)
+    return obs, rows, actions
+
+
+def policy_input(state: np.ndarray, rules_array: np.ndarray, viewer: int, out: np.ndarray | None = None):
+    """The input vector of `viewer` in `state` (written into `out` if given)."""
+    out = np.empty(INPUT_SIZE, dtype=np.float32) if out is None else out
+    observe(state, rules_array, viewer, out[:OBS_SIZE])
+    public = np.empty(STATE_SIZE, dtype=np.int64)
+    public_state(state, public)
+    out[OBS_SIZE:] = public
+    return out

@@ -1,0 +1,54 @@
+"""The play command through a scripted stdin session."""
+import subprocess
+import sys
+
+import torch
+
+from agents.policy import Actor, save_policy
+
+
+def write_policy(path, num_players):
+    """An untrained policy file (play only needs a valid one)."""
+    torch.manual_seed(0)
+    actor = Actor("afterstate", [16], "relu", "hasbro2003")
+    save_policy(path, actor, rules="hasbro2003", num_players=num_players,
+                network={"kind": "afterstate", "hidden": [16], "activation": "relu"}, name="untrained")
+    return path
+
+
+def run_play(args, stdin):
+    return subprocess.run([sys.executable, "-m", "agents.play", *args], input=stdin, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_a_whole_game_with_bad_input_answered():
+    # Three bad answers first, then always the first listed move until the game ends.
+    result = run_play(["--opponents", "random", "--seed", "3"], "x\n0\n99\n" + "1\n" * 3000)
+    out = result.stdout
+    assert result.returncode == 0, result.stderr
+    assert "'x' is not one of the moves: type a number from 1 to" in out
+    assert "'0' is not one of the moves" in out and "'99' is not one of the moves" in out
+    assert "You are Red (seat 0)" in out and "legend:" in out  # the board is drawn
+    assert " 1. " in out  # moves are listed in words
+    assert "Yellow (random) plays" in out
+    assert "You win!" in out or "Yellow (random) wins." in out
+
+
+def test_policy_opponents_and_quitting(tmp_path):
+    policy = write_policy(tmp_path / "p4.safetensors", num_players=4)
+    result = run_play(["--players", "4", "--opponents", "heuristic", str(policy), "random"], "1\n1\nq\n")
+    assert result.returncode == 1
+    assert "Blue = heuristic" in result.stdout and "Game abandoned: you quit." in result.stdout
+
+
+def test_end_of_input_abandons_the_game():
+    result = run_play(["--opponents", "greedy"], "")
+    assert result.returncode == 1 and "Game abandoned: input ended." in result.stdout
+
+
+def test_a_policy_for_another_player_count_is_refused_before_the_game(tmp_path):
+    policy = write_policy(tmp_path / "p4.safetensors", num_players=4)
+    result = run_play(["--players", "2", "--opponents", str(policy)], "1\n")
+    assert result.returncode == 2
+    assert "trained for 4 players, not 2" in result.stderr
+    assert "legend:" not in result.stdout

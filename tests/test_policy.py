@@ -1,0 +1,127 @@
+"""Policy files and the policy agent: legal play, and clear refusals of files that do not fit."""
+import json
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import save_file
+
+from agents import Turn, make_agent, public_view
+from agents.policy import Actor, PolicyAgent, masked_logits, save_policy
+from agents.policy_input import INPUT_SIZE, policy_input
+from sorry_env import engine as E
+from sorry_env import game
+
+
+def write_policy(path, num_players=2, rules="hasbro2003", kind="afterstate", seed=0):
+    """An untrained policy file."""
+    torch.manual_seed(seed)
+    network = {"kind": kind, "hidden": [32], "activation": "relu"}
+    actor = Actor(kind, [32], "relu", rules)
+    save_policy(path, actor, rules=rules, num_players=num_players, network=network, name="test")
+    return path
+
+
+def play_game(agents_by_seat, rules, num_players, seed):
+    """One game; asserts every move is legal. Returns the number of moves."""
+    state = game.new_state(rules, num_players, seed=seed)
+    rng = np.random.default_rng(seed)
+    moves = 0
+    while state[E.WINNER] < 0 and state[E.TURN] < 2000:
+        seat = int(state[E.TO_MOVE])
+        legal = game.legal_actions(state, rules)
+        action = agents_by_seat[seat].act(Turn(public_view(state, game.get_rules(rules), rng),
+                                               game.get_rules(rules), seat, legal))
+        assert action in legal
+        state = game.step(state, rules, action)
+        moves += 1
+    return moves
+
+
+@pytest.mark.parametrize("num_players,sample,kind", [(2, False, "afterstate"), (4, True, "afterstate"),
+                                                     (3, False, "mlp"), (2, True, "mlp")])
+def test_policy_agent_plays_only_legal_moves(tmp_path, num_players, sample, kind):
+    path = write_policy(tmp_path / "p.safetensors", num_players, kind=kind)
+    seats = game.seats_for(num_players)
+    agents = {s: PolicyAgent(path, seed=s, sample=sample) for s in seats}
+    for g in range(3):
+        assert play_game(agents, "hasbro2003", num_players, seed=g) > 0
+
+
+def test_make_agent_loads_a_policy_file(tmp_path):
+    path = write_policy(tmp_path / "p.safetensors")
+    agent = make_agent(str(path), seed=1)
+    assert isinstance(agent, PolicyAgent) and agent.num_players == 2
+
+
+@pytest.mark.parametrize("kind", ["afterstate", "mlp"])
+def test_argmax_is_the_best_legal_logit(tmp_path, kind):
+    agent = PolicyAgent(write_policy(tmp_path / "p.safetensors", kind=kind))
+    rules = game.rules_array("hasbro2003")
+    inputs, masks = [], []
+    rng = np.random.default_rng(0)
+    for seed in range(20):
+        state = game.new_state("hasbro2003", 2, seed=seed)
+        for _ in range(seed * 3):  # a few random moves into the game
+            state = game.step(state, "hasbro2003", rng.choice(game.legal_actions(state, "hasbro2003")))
+        inputs.append(policy_input(state, rules, game.to_move(state)))
+        masks.append(game.legal_mask(state, "hasbro2003").astype(bool))
+    inputs, masks = np.array(inputs), np.array(masks)
+    assert inputs.shape[1] == INPUT_SIZE
+    with torch.no_grad():
+        logits = masked_logits(agent.actor(torch.as_tensor(inputs)), masks).numpy()
+    chosen = agent.act_batch(inputs, masks)
+    assert masks[np.arange(len(masks)), chosen].all()
+    np.testing.assert_array_equal(chosen, logits.argmax(axis=1))
+
+
+@torch.no_grad()
+def test_afterstate_logits_score_the_resulting_positions(tmp_path):
+    """The logit of each legal move is the scorer's value of the position after that move."""
+    agent = PolicyAgent(write_policy(tmp_path / "p.safetensors"))
+    state = game.new_state("hasbro2003", 2, seed=5)
+    while len(game.legal_actions(state, "hasbro2003")) < 2:
+        state = game.step(state, "hasbro2003", game.legal_actions(state, "hasbro2003")[0])
+    rules = game.rules_array("hasbro2003")
+    me = game.to_move(state)
+    logits = agent.actor(torch.as_tensor(policy_input(state, rules, me)[None]))[0]
+    for action in game.legal_actions(state, "hasbro2003"):
+        after = game.after_move(state, "hasbro2003", action)
+        obs = policy_input(after, rules, me)[None, :agent.actor.net.layers[0].in_features]
+        assert float(agent.actor.net(torch.as_tensor(obs))[0, 0]) == pytest.approx(float(logits[action]), abs=1e-5)
+
+
+def test_other_player_count_is_refused_before_play(tmp_path):
+    agent = PolicyAgent(write_policy(tmp_path / "p4.safetensors", num_players=4))
+    with pytest.raises(ValueError, match="trained for 4 players, not 2"):
+        agent.check_game(game.get_rules("hasbro2003"), 2)
+
+
+def test_other_rules_are_refused(tmp_path):
+    agent = PolicyAgent(write_policy(tmp_path / "p.safetensors", rules="parker1958"))
+    with pytest.raises(ValueError, match="trained for rules 'parker1958'"):
+        agent.check_game(game.get_rules("hasbro2003"), 2)
+
+
+def test_other_layout_is_refused_at_load(tmp_path):
+    path = write_policy(tmp_path / "p.safetensors")
+    from safetensors import safe_open
+    from safetensors.torch import load_file
+
+    with safe_open(str(path), framework="pt") as f:
+        meta = json.loads(f.metadata()["sorry_policy"])
+    meta["layout"]["version"] = "sorry_v9"
+    save_file(load_file(str(path)), str(tmp_path / "old.safetensors"), metadata={"sorry_policy": json.dumps(meta)})
+    with pytest.raises(ValueError, match="made for input/action layout .*'sorry_v9'"):
+        PolicyAgent(tmp_path / "old.safetensors")
+
+
+def test_files_that_are_not_policies_are_refused(tmp_path):
+    (tmp_path / "junk.safetensors").write_bytes(b"not a safetensors file at all")
+    with pytest.raises(ValueError, match="not a safetensors policy file"):
+        PolicyAgent(tmp_path / "junk.safetensors")
+    save_file({"w": torch.zeros(2)}, str(tmp_path / "plain.safetensors"))
+    with pytest.raises(ValueError, match="without sorry_policy metadata"):
+        PolicyAgent(tmp_path / "plain.safetensors")
+    with pytest.raises(ValueError, match="does not exist"):
+        PolicyAgent(tmp_path / "missing.safetensors")

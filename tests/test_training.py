@@ -1,0 +1,124 @@
+"""Training end to end on the smoke config: checkpoint, resume, export."""
+import json
+import shutil
+
+import numpy as np
+import pytest
+from sb3_contrib import MaskablePPO
+
+from agents.policy import PolicyAgent, read_metadata
+from agents.policy_input import INPUT_SIZE, STATE_SIZE
+from sorry_env.observation import OBS_SIZE
+from training.config import load_config
+from training.export import export_model, export_run
+from training.opponents import OpponentPool
+from training.selfplay_env import SelfPlayEnv
+from training.train import make_envs, make_model, train
+
+SMOKE = "configs/smoke.yaml"
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    """One smoke run (2,048 steps), shared by the tests below."""
+    runs = tmp_path_factory.mktemp("runs")
+    run = train(load_config(SMOKE), runs)
+    return runs, run.dir
+
+
+def test_training_writes_checkpoint_pool_logs_and_curve(smoke_run):
+    _, run_dir = smoke_run
+    state = json.loads((run_dir / "run_state.json").read_text())
+    assert state["timesteps"] >= 2048
+    assert len(state["snapshots"]) >= 2  # the initial policy and one scheduled snapshot
+    assert all((run_dir / p).exists() for p in state["snapshots"])
+    assert state["evaluations"][-1]["timesteps"] == state["timesteps"]
+    assert (run_dir / "checkpoint.zip").exists() and (run_dir / "learning_curve.png").exists()
+    assert any((run_dir / "tb").rglob("events.out.tfevents.*"))
+    assert read_metadata(run_dir / "policy.safetensors")["training"]["timesteps"] == state["timesteps"]
+
+
+def test_resume_continues_the_same_run(smoke_run, tmp_path):
+    runs, run_dir = smoke_run
+    copy = tmp_path / "smoke"
+    shutil.copytree(run_dir, copy)  # leave the shared run untouched for the other tests
+    before = json.loads((copy / "run_state.json").read_text())
+    cfg = load_config(SMOKE)
+    cfg["budget"]["timesteps"] = 4096
+    with pytest.raises(FileExistsError, match="--resume"):
+        train(cfg, tmp_path)
+    train(cfg, tmp_path, resume=True)
+    after = json.loads((copy / "run_state.json").read_text())
+    assert after["timesteps"] >= 4096 > before["timesteps"]
+    assert after["snapshots"][:len(before["snapshots"])] == before["snapshots"]  # pool kept, grown
+    assert len(after["snapshots"]) > len(before["snapshots"])
+    assert after["evaluations"][:len(before["evaluations"])] == before["evaluations"]
+    model = MaskablePPO.load(copy / "checkpoint.zip", device="cpu")
+    assert model.num_timesteps == after["timesteps"]
+    assert model.policy.optimizer.state  # Adam moments travel with the checkpoint
+
+
+def test_resume_refuses_a_changed_config(smoke_run, tmp_path):
+    _, run_dir = smoke_run
+    shutil.copytree(run_dir, tmp_path / "smoke")
+    cfg = load_config(SMOKE)
+    cfg["ppo"]["learning_rate"] = 1.0
+    with pytest.raises(ValueError, match="another config"):
+        train(cfg, tmp_path, resume=True)
+
+
+def sample_inputs(n=300):
+    """Policy inputs and legal masks of real positions from random games."""
+    env = SelfPlayEnv(OpponentPool({"random": 1.0}), num_players=2)
+    rng = np.random.default_rng(0)
+    inputs, masks = [], []
+    obs, _ = env.reset(seed=0)
+    while len(inputs) < n:
+        inputs.append(obs)
+        masks.append(env.action_masks())
+        obs, _, terminated, truncated, _ = env.step(rng.choice(np.flatnonzero(masks[-1])))
+        if terminated or truncated:
+            obs, _ = env.reset()
+    return np.array(inputs), np.array(masks)
+
+
+def assert_same_actions(model, policy_file):
+    inputs, masks = sample_inputs()
+    assert inputs.shape[1] == INPUT_SIZE
+    expected, _ = model.predict(inputs, action_masks=masks, deterministic=True)
+    np.testing.assert_array_equal(PolicyAgent(policy_file).act_batch(inputs, masks), expected)
+    assert masks[np.arange(len(masks)), expected].all()
+
+
+def test_export_then_load_gives_the_sb3_actions(smoke_run, tmp_path):
+    _, run_dir = smoke_run
+    out = tmp_path / "policy.safetensors"
+    export_run(run_dir, out)
+    assert_same_actions(MaskablePPO.load(run_dir / "checkpoint.zip", device="cpu"), out)
+    meta = read_metadata(out)
+    assert meta["num_players"] == 2 and meta["rules"]["name"] == "hasbro2003"
+    assert meta["layout"] == {"version": "sorry_v0", "obs_size": OBS_SIZE, "state_size": STATE_SIZE, "n_actions": 142}
+    assert meta["network"]["kind"] == "afterstate"
+    assert meta["evaluation"]["latest"]["win_rates"].keys() == {"random"}
+
+
+def test_mlp_actor_exports_too(tmp_path):
+    cfg = load_config(SMOKE)
+    cfg["network"]["kind"] = "mlp"
+    model = make_model(cfg, make_envs(cfg, OpponentPool({"random": 1.0}), seed=0), tmp_path / "tb")
+    export_model(model, tmp_path / "mlp.safetensors", cfg, timesteps=0)
+    assert read_metadata(tmp_path / "mlp.safetensors")["network"]["kind"] == "mlp"
+    assert_same_actions(model, tmp_path / "mlp.safetensors")
+
+
+def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
+    from training.evaluate import run_tournament
+
+    _, run_dir = smoke_run
+    results = run_tournament([str(run_dir / "policy.safetensors"), "random"], players=2, games=4, seed=0,
+                             workers=1)
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    export_run(run_dir, tmp_path / "p.safetensors", [tmp_path / "results.json"])
+    (tournament,) = read_metadata(tmp_path / "p.safetensors")["evaluation"]["tournaments"]
+    assert tournament["config"]["games"] == 4 and len(tournament["agents"]) == 2
+    assert "games" not in tournament  # the per-game log stays out of the policy file

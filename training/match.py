@@ -1,0 +1,29 @@
+"""Win rate of a policy file against one scripted opponent, played in the training env.
+
+The learner seat rotates over the seats game by game and every other seat is the opponent,
+so a 4-player evaluation is one policy seat against three copies of the opponent. This is
+the quick in-training measurement; reported results come from the tournament evaluator.
+"""
+from __future__ import annotations
+
+from agents.policy import PolicyAgent
+
+from .opponents import OpponentPool
+from .selfplay_env import SelfPlayEnv
+
+
+def win_rate(policy_path, opponent: str, num_players: int, rules, games: int, seed: int,
+             max_turns: int = 2000) -> float:
+    policy = PolicyAgent(policy_path)
+    policy.check_game(rules, num_players)
+    env = SelfPlayEnv(OpponentPool({opponent: 1.0}), num_players=num_players, rules=rules, max_turns=max_turns)
+    wins = 0
+    for g in range(games):
+        obs, _ = env.reset(seed=seed + g, options={"learner_seat": env.seats[g % len(env.seats)]})
+        done = False
+        while not done:
+            action = policy.act_batch(obs[None], env.action_masks()[None])[0]
+            obs, reward, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+        wins += reward > 0
+    return wins / games

@@ -1,0 +1,245 @@
+"""Self-play training of a Sorry! policy with sb3-contrib's MaskablePPO.
+
+    sorry-train configs/2p.yaml            # new run in runs/<name>/
+    sorry-train configs/2p.yaml --resume   # continue runs/<name>/ from its last checkpoint
+
+A run directory holds:
+
+- ``checkpoint.zip``: the MaskablePPO model (weights, optimizer state, step count), written
+  every ``checkpoint_every`` steps and at the end; ``run_state.json``: config, snapshot pool
+  and evaluation history at the same moment. ``--resume`` continues from the pair, so an
+  interruption loses at most one checkpoint interval.
+- ``pool/``: learner snapshots (policy files) that serve as opponents.
+- ``policy.safetensors``: the latest exported policy (evaluations use it; it is the result).
+- ``tb/``: TensorBoard logs (losses, ``speed/*`` steps per second, ``eval/win_rate_vs_*``).
+- ``learning_curve.png``: evaluation win rates over steps.
+
+Everything on the schedule (snapshots, evaluations, checkpoints) happens at rollout
+boundaries, where the weights and the step count belong together.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv
+from tqdm import tqdm
+
+from .config import load_config
+from .curve import plot_learning_curve
+from .export import export_model
+from .imitation import pretrain
+from .match import win_rate
+from .opponents import OpponentPool
+from .sb3_policy import SelfPlayPolicy
+from .selfplay_env import SelfPlayEnv
+
+
+class Run:
+    """A run directory: config, opponent pool, evaluation history, checkpoints."""
+
+    def __init__(self, cfg: dict, run_dir: Path):
+        self.cfg = cfg
+        self.dir = run_dir
+        self.pool_dir = run_dir / "pool"
+        self.policy_path = run_dir / "policy.safetensors"
+        opp = cfg["opponents"]
+        self.pool = OpponentPool(opp["mix"], opp["snapshot_sample"], opp["snapshot_window"], seed=cfg["seed"])
+        self.evaluations: list[dict] = []
+        self.imitation: dict = {}  # warm-start statistics, if the config asks for one
+        self.wall_before = 0.0  # wall seconds of earlier sessions of this run (up to their checkpoints)
+        self.session_start = time.perf_counter()
+        self.last = {"snapshot": -1, "evaluation": -1, "checkpoint": -1}  # steps at the last of each
+
+    @property
+    def state_path(self):
+        return self.dir / "run_state.json"
+
+    @property
+    def checkpoint_path(self):
+        return self.dir / "checkpoint.zip"
+
+    def load_state(self):
+        state = json.loads(self.state_path.read_text())
+        # The budget may grow on resume; anything else changed would make a different run.
+        if {**state["config"], "budget": None} != {**self.cfg, "budget": None}:
+            raise ValueError(f"{self.state_path}: the run was started with another config; "
+                             "use a new name to start a new run")
+        for path in state["snapshots"]:
+            self.pool.add_snapshot(self.dir / path)
+        self.evaluations = state["evaluations"]
+        self.imitation = state["imitation"]
+        self.wall_before = state.get("wall_seconds", 0.0)
+        self.last = state["last"]
+
+    def add_snapshot(self, model):
+        self.pool_dir.mkdir(parents=True, exist_ok=True)
+        path = self.pool_dir / f"snapshot_{model.num_timesteps:010d}.safetensors"
+        export_model(model, path, self.cfg, model.num_timesteps)
+        self.pool.add_snapshot(path)
+        self.last["snapshot"] = model.num_timesteps
+
+    def evaluate(self, model) -> dict:
+        """Export the current policy and measure it against each evaluation opponent."""
+        ev, game = self.cfg["evaluation"], self.cfg["game"]
+        export_model(model, self.policy_path, self.cfg, model.num_timesteps,
+                     {"latest": self.evaluations[-1] if self.evaluations else None})
+        rates = {name: win_rate(self.policy_path, name, game["num_players"], game["rules"], ev["games"],
+                                seed=self.cfg["seed"] + 1_000_000, max_turns=game["max_turns"])
+                 for name in ev["opponents"]}
+        result = {"timesteps": int(model.num_timesteps), "games": ev["games"], "win_rates": rates}
+        self.evaluations.append(result)
+        self.last["evaluation"] = model.num_timesteps
+        return result
+
+    def checkpoint(self, model):
+        """Model and run state, each replaced atomically, the state last: a crash between
+        the two leaves a model at most one interval newer than the state, which resumes."""
+        model.save(self.dir / "checkpoint.tmp.zip")
+        os.replace(self.dir / "checkpoint.tmp.zip", self.checkpoint_path)
+        self.last["checkpoint"] = model.num_timesteps
+        state = {"config": self.cfg, "timesteps": int(model.num_timesteps),
+                 "snapshots": [str(Path(p).relative_to(self.dir)) for p in self.pool.snapshot_paths],
+                 "evaluations": self.evaluations, "imitation": self.imitation, "last": self.last,
+                 "wall_seconds": self.wall_seconds()}
+        tmp = self.dir / "run_state.tmp.json"
+        tmp.write_text(json.dumps(state, indent=1))
+        os.replace(tmp, self.state_path)
+
+    def wall_seconds(self) -> float:
+        return self.wall_before + time.perf_counter() - self.session_start
+
+    def due(self, what: str, every: int, timesteps: int) -> bool:
+        return timesteps - self.last[what] >= every or self.last[what] < 0
+
+
+class SelfPlayCallback(BaseCallback):
+    """Runs the schedule at each rollout start; logs speed; drives the progress bar."""
+
+    def __init__(self, run: Run, total: int):
+        super().__init__()
+        self.run = run
+        self.total = total
+        self.bar = None
+        self.rollout_speeds: list[float] = []
+
+    def _on_training_start(self):
+        self.bar = tqdm(total=self.total, initial=self.model.num_timesteps, unit="step", smoothing=0.1,
+                        mininterval=2, dynamic_ncols=True)
+        self.start_time, self.start_steps = time.perf_counter(), self.model.num_timesteps
+
+    def _on_rollout_start(self):
+        cfg, t = self.run.cfg, self.model.num_timesteps
+        if "snapshots" in cfg["opponents"]["mix"] and self.run.due("snapshot", cfg["opponents"]["snapshot_every"], t):
+            self.run.add_snapshot(self.model)
+        if self.run.due("evaluation", cfg["evaluation"]["every"], t):
+            self.log_evaluation(self.run.evaluate(self.model))
+        if self.run.due("checkpoint", cfg["checkpoint_every"], t):
+            self.run.checkpoint(self.model)
+        self.rollout_start = time.perf_counter()
+
+    def _on_rollout_end(self):
+        steps = self.model.n_steps * self.model.n_envs
+        speed = steps / (time.perf_counter() - self.rollout_start)
+        self.rollout_speeds.append(speed)
+        overall = (self.model.num_timesteps - self.start_steps) / (time.perf_counter() - self.start_time)
+        self.logger.record("speed/rollout_steps_per_s", speed)
+        self.logger.record("speed/steps_per_s", overall)  # with updates and evaluations
+        self.logger.record("pool/snapshots", len(self.run.pool.snapshot_paths))
+        self.bar.set_postfix(rollout_sps=f"{speed:.0f}", sps=f"{overall:.0f}")
+
+    def _on_step(self):
+        self.bar.update(self.model.n_envs)
+        return True
+
+    def _on_training_end(self):
+        self.bar.close()
+        t = self.model.num_timesteps
+        if self.run.last["evaluation"] != t:
+            self.log_evaluation(self.run.evaluate(self.model))
+            self.logger.dump(t)
+
+    def log_evaluation(self, result: dict):
+        for name, rate in result["win_rates"].items():
+            self.logger.record(f"eval/win_rate_vs_{name}", rate)
+        rates = ", ".join(f"vs {n} {r:.1%}" for n, r in result["win_rates"].items())
+        tqdm.write(f"step {result['timesteps']}: win rate {rates} ({result['games']} games each)")
+
+
+def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> DummyVecEnv:
+    game = cfg["game"]
+
+    def make():
+        return Monitor(SelfPlayEnv(pool, game["num_players"], game["rules"], game["max_turns"]))
+
+    venv = DummyVecEnv([make for _ in range(cfg["envs"])])
+    venv.seed(seed)
+    return venv
+
+
+def make_model(cfg: dict, venv, tb_dir) -> MaskablePPO:
+    net = cfg["network"]
+    policy_kwargs = {"kind": net["kind"], "hidden": list(net["hidden"]), "value_hidden": list(net["value_hidden"]),
+                     "activation": net["activation"], "rules": cfg["game"]["rules"]}
+    return MaskablePPO(SelfPlayPolicy, venv, policy_kwargs=policy_kwargs, seed=cfg["seed"], device="cpu",
+                       tensorboard_log=str(tb_dir), verbose=0, **cfg["ppo"])
+
+
+def train(cfg: dict, runs_dir="runs", resume: bool = False) -> Run:
+    torch.set_num_threads(cfg["torch_threads"])
+    run = Run(cfg, Path(runs_dir) / cfg["name"])
+    if resume:
+        if not run.checkpoint_path.exists():
+            raise FileNotFoundError(f"--resume: no checkpoint in {run.dir}")
+        run.load_state()
+    elif run.state_path.exists():
+        raise FileExistsError(f"{run.dir} already holds a run: pass --resume to continue it, "
+                              "or change the config's name")
+    run.dir.mkdir(parents=True, exist_ok=True)
+
+    # A resumed run draws fresh games (seeded by the step count), not a replay of the first ones.
+    start = run.last["checkpoint"] if resume else 0
+    venv = make_envs(cfg, run.pool, seed=cfg["seed"] + max(start, 0))
+    if resume:
+        model = MaskablePPO.load(run.checkpoint_path, env=venv, device="cpu")
+    else:
+        model = make_model(cfg, venv, run.dir / "tb")
+        if cfg["imitation"]["samples"] > 0:
+            run.imitation = pretrain(model, cfg)
+    remaining = cfg["budget"]["timesteps"] - model.num_timesteps
+    callback = SelfPlayCallback(run, cfg["budget"]["timesteps"])
+    if remaining > 0:
+        model.learn(remaining, callback=callback, tb_log_name="ppo", reset_num_timesteps=not resume)
+    run.checkpoint(model)
+    plot_learning_curve(run.evaluations, cfg["game"]["num_players"], run.dir / "learning_curve.png",
+                        f"{cfg['name']}: {cfg['game']['num_players']} players, {cfg['game']['rules']}")
+    speeds = callback.rollout_speeds
+    print(f"{cfg['name']}: {model.num_timesteps} steps in {run.wall_seconds():.0f} s of wall time"
+          + (f", rollout steps/s median {np.median(speeds):.0f}" if speeds else "")
+          + f"; policy: {run.policy_path}; curve: {run.dir / 'learning_curve.png'}")
+    return run
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Self-play MaskablePPO training of a Sorry! policy.")
+    p.add_argument("config", help="YAML config (see configs/ and training/config.py)")
+    p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
+    p.add_argument("--runs-dir", default="runs", help="parent directory of run directories")
+    p.add_argument("--timesteps", type=int, help="override budget.timesteps")
+    args = p.parse_args(argv)
+    cfg = load_config(args.config)
+    if args.timesteps is not None:
+        cfg["budget"]["timesteps"] = args.timesteps
+    train(cfg, args.runs_dir, args.resume)
+
+
+if __name__ == "__main__":
+    main()
