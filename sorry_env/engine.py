@@ -361,6 +361,19 @@ def legal_actions(state, rules, out):
 
 
 @njit(cache=True)
+def _record(check, action, out, n, partner_moves, n_partner):
+    """File a checked action: legal ones in `out`, ones ending on a partner's pawn apart
+    (team rules decide later whether they count); returns the two new counts."""
+    if check == LEGAL:
+        out[n] = action
+        return n + 1, n_partner
+    if check == ON_PARTNER:
+        partner_moves[n_partner] = action
+        return n, n_partner + 1
+    return n, n_partner
+
+
+@njit(cache=True)
 def _card_actions(state, rules, out):
     """The legal actions of the state's card (CARD); PASS alone if none."""
     ppp = rules[R_PAWNS]
@@ -379,37 +392,22 @@ def _card_actions(state, rules, out):
             seat = (me + 2 * c) % 4
             if _start_slot(state, seat, ppp) >= 0:
                 check = _landing_check(state, rules, seat, START_CIRCLE[seat])
-                if check == LEGAL:
-                    out[n] = START0 + c
-                    n += 1
-                elif check == ON_PARTNER:
-                    partner_moves[n_partner] = START0 + c
-                    n_partner += 1
+                n, n_partner = _record(check, START0 + c, out, n, partner_moves, n_partner)
     step = CARD_STEP[card]
     if card == CSORRY:
         step = rules[R_SORRY_FORWARD]
-    n_partner_forward = 0
+    n_partner_before = n_partner
     if step != 0:
         for i in range(P):
             seat, slot = movable_pawn(rules, me, i)
             check = _move_check(state, rules, seat, slot, step)
-            if check == LEGAL:
-                out[n] = FWD0 + i
-                n += 1
-            elif check == ON_PARTNER:
-                partner_moves[n_partner] = FWD0 + i
-                n_partner += 1
-                n_partner_forward += 1
+            n, n_partner = _record(check, FWD0 + i, out, n, partner_moves, n_partner)
+    n_partner_forward = n_partner - n_partner_before
     if card == C10:
         for i in range(P):
             seat, slot = movable_pawn(rules, me, i)
             check = _move_check(state, rules, seat, slot, -1)
-            if check == LEGAL:
-                out[n] = BACK0 + i
-                n += 1
-            elif check == ON_PARTNER:
-                partner_moves[n_partner] = BACK0 + i
-                n_partner += 1
+            n, n_partner = _record(check, BACK0 + i, out, n, partner_moves, n_partner)
     elif card == C7 and rules[R_TEAMS] == TEAMS_HASBRO2003:
         n = _seven_parts(state, rules, out, n)
     elif card == C7:
@@ -425,12 +423,8 @@ def _card_actions(state, rules, out):
                 jj = j - 1 if j > i else j
                 for a in range(1, 7):
                     check = _split_check(state, rules, me, i, j, a, scratch)
-                    if check == LEGAL:
-                        out[n] = SPLIT0 + (i * (P - 1) + jj) * 6 + a - 1
-                        n += 1
-                    elif check == ON_PARTNER:
-                        partner_moves[n_partner] = SPLIT0 + (i * (P - 1) + jj) * 6 + a - 1
-                        n_partner += 1
+                    action = SPLIT0 + (i * (P - 1) + jj) * 6 + a - 1
+                    n, n_partner = _record(check, action, out, n, partner_moves, n_partner)
     elif card == C11:
         n_swaps = 0
         for i in range(P):
