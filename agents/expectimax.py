@@ -8,7 +8,11 @@ gives the same player another card, so "the next decision" may be the same playe
 the search follows the engine's turn order and needs no special case for it.
 
 Depth counts decisions: 1 is the heuristic (score each move's resulting position), 2 adds
-every next card and the reply chosen for it, 3 one more card and decision, and so on.
+every next card and the reply chosen for it, 3 (the default) one more card and decision, and
+so on. Leaves are scored as chances of winning (:func:`agents.evaluation.win_chance`), so the
+search maximizes expected wins rather than expected equity. With ``model_others=1`` the other
+side's decisions are not searched but played as the heuristic would (cheaper, and exact
+against the heuristic).
 
 With hands (play for points) the next player's options come from a hidden hand rather than
 a public draw, so there is no chance layer to expand: the search runs on `samples`
@@ -22,15 +26,18 @@ from sorry_env import game
 from sorry_env.rules import N_CARDS
 
 from .base import Agent, Turn
-from .evaluation import Weights, same_side, seat_equities, seat_score, win_chance
+from .evaluation import DEFAULT_WEIGHTS, Weights, same_side, seat_equities, seat_score, win_chance
 from .heuristic import heuristic_choice
-from .simulate import after_move_into, card_chances, deal_into, determinize, is_chance_node, seed_from
+from .simulate import (
+    action_buffer, after_move_into, card_chances, deal_into, determinize, is_chance_node,
+    seed_from,
+)
 
 
 @njit(cache=True)
 def _static_scores(state, rules, w, scores):
-    """Each seat's evaluation, as a chance of winning: the search maximizes expected wins,
-    not expected equity (a long shot is worth more to a player far behind)."""
+    """Each seat's evaluation as a chance of winning (a long shot is worth more to a player
+    far behind than its equity says)."""
     equity = np.empty(4)
     seat_equities(state, rules, w, equity)
     for seat in range(4):
@@ -55,7 +62,7 @@ def node_scores(state, rules, w, decisions, root, model_others, scores):
         card_chances(state, rules, probs)
     decision = np.empty_like(state)
     child = np.empty_like(state)
-    legal = np.empty(E.num_actions(rules), dtype=np.int64)
+    legal = action_buffer(rules)
     sub = np.empty(4)
     best_scores = np.empty(4)
     scores[:] = 0.0
@@ -100,7 +107,7 @@ class ExpectimaxAgent(Agent):
     name = "expectimax"
 
     def __init__(self, seed=None, depth: int = 3, model_others: int = 0, samples: int = 8,
-                 weights: Weights = Weights()):
+                 weights: Weights = DEFAULT_WEIGHTS):
         """depth: decisions searched; model_others: 1 to assume the other side plays the
         heuristic's move (searched only for the own side); samples: determinizations of the
         hidden hands (play for points only)."""

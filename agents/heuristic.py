@@ -9,7 +9,7 @@ from sorry_env import engine as E
 from sorry_env import game
 
 from .base import Agent, Turn
-from .evaluation import Weights, seat_equities, seat_score
+from .evaluation import DEFAULT_WEIGHTS, Weights, seat_equities, seat_score
 from .simulate import after_move_into
 
 
@@ -35,7 +35,7 @@ def heuristic_choice(state, rules, w, legal, n):
 class HeuristicAgent(Agent):
     name = "heuristic"
 
-    def __init__(self, seed=None, weights: Weights = Weights()):
+    def __init__(self, seed=None, weights: Weights = DEFAULT_WEIGHTS):
         self.weights = weights.array()
         self.reset(seed)
 

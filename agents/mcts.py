@@ -8,10 +8,10 @@ win of the player's side, 0 for a loss, otherwise the heuristic evaluation read 
 of winning (:func:`agents.evaluation.win_chance`).
 
 The root moves are compared with common random numbers: in each sampled world (one seed for
-the hidden cards and the playout's random choices) every move still in the running is played
-out, so differences between moves are not drowned in the luck of the draw. The budget is
-spent by successive halving: after each round the worse half of the moves drops out and the
-rest get more worlds. Root moves that lead to the same position (the two orders of a split
+the hidden cards and the playout's random choices) every root move is played out, so the
+differences between moves are not drowned in the luck of the draw, and the move with the
+best mean wins (flat Monte Carlo; measured, a UCB1 bandit or successive halving over the
+moves did no better). Root moves that lead to the same position (the two orders of a split
 seven that touch nothing between them) are played once.
 """
 import numpy as np
@@ -21,7 +21,7 @@ from sorry_env import engine as E
 from sorry_env import game
 
 from .base import Agent, Turn
-from .evaluation import Weights, evaluate, same_side, win_chance
+from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate, same_side, win_chance
 from .heuristic import heuristic_choice
 from .simulate import action_buffer, after_move_into, determinize, is_chance_node, seed_from
 
@@ -72,44 +72,34 @@ def distinct_moves(state, rules, legal, n, moves):
 
 @njit(cache=True)
 def monte_carlo_choice(state, rules, w, legal, n, seed, iterations, rollout_plies, epsilon):
-    """The root move (of legal[:n]) with the best mean playout result, from about
-    `iterations` playouts spent by successive halving over common sampled worlds."""
+    """The root move (of legal[:n]) with the best mean playout result over the same sampled
+    worlds, about `iterations` playouts in all."""
     me = state[E.TO_MOVE]
     moves = np.empty(n, dtype=np.int64)
     k = distinct_moves(state, rules, legal, n, moves)
     if k == 1:
         return moves[0]
     totals = np.zeros(k)
-    alive = np.arange(k)
-    n_alive = k
-    rounds = 1
-    while (1 << rounds) < k:
-        rounds += 1
     seeds = np.zeros(E.STATE_SIZE, dtype=np.int64)  # a generator for the worlds' seeds
     seeds[E.RNG] = seed & 0xFFFFFFFF
     root = np.empty_like(state)
     world = np.empty_like(state)
     buf = action_buffer(rules)
-    for _ in range(rounds):
-        for _ in range(max(1, iterations // (rounds * n_alive))):
-            world_seed = E.randint(seeds, SEED_RANGE)
-            for a in range(n_alive):
-                root[:] = state
-                determinize(root, rules, me, world_seed)
-                after_move_into(world, root, rules, moves[alive[a]])
-                totals[alive[a]] += rollout_value(world, rules, w, me, rollout_plies, epsilon, buf)
-        # Every move still alive was played in the same worlds: compare totals directly.
-        order = np.argsort(-totals[alive[:n_alive]], kind="mergesort")
-        alive[:n_alive] = alive[:n_alive][order]
-        n_alive = (n_alive + 1) // 2
-    return moves[alive[0]]
+    for _ in range(max(1, iterations // k)):
+        world_seed = E.randint(seeds, SEED_RANGE)
+        for m in range(k):
+            root[:] = state
+            determinize(root, rules, me, world_seed)
+            after_move_into(world, root, rules, moves[m])
+            totals[m] += rollout_value(world, rules, w, me, rollout_plies, epsilon, buf)
+    return moves[np.argmax(totals)]
 
 
 class MCTSAgent(Agent):
     name = "mcts"
 
     def __init__(self, seed=None, iterations: int = 400, rollout_plies: int = 6, epsilon: float = 0.1,
-                 weights: Weights = Weights()):
+                 weights: Weights = DEFAULT_WEIGHTS):
         """iterations: playouts per move (about); rollout_plies: moves per playout before
         the evaluation takes over (0: play to the end); epsilon: chance of a uniformly
         random move in a playout."""

@@ -14,8 +14,8 @@ from sorry_env import PRESETS, game, state_from_dict
 from sorry_env import engine as E
 
 # Small budgets keep the file fast; the search logic is the same at any budget.
-SPECS = ["random", "greedy", "heuristic", "expectimax", "mcts:iterations=24,rollout_plies=6"]
-SEARCH_SPECS = ["expectimax", "expectimax:depth=3", "mcts:iterations=64"]
+SPECS = ["random", "greedy", "heuristic", "expectimax", "mcts:iterations=24"]
+SEARCH_SPECS = ["expectimax:depth=2", "expectimax", "expectimax:model_others=1", "mcts:iterations=64"]
 H, S = ["home"], ["start"]
 
 
@@ -118,7 +118,7 @@ def mid_game_turns(rules, players, n_turns, seed):
     return states
 
 
-@pytest.mark.parametrize("spec", ["expectimax", "mcts:iterations=48,rollout_plies=8"])
+@pytest.mark.parametrize("spec", ["expectimax", "mcts:iterations=48"])
 @pytest.mark.parametrize("preset", ["hasbro2003", "hasbro2003_points"])
 def test_search_agents_are_deterministic_under_a_seed(spec, preset):
     rules = PRESETS[preset]
@@ -133,7 +133,7 @@ def test_search_agents_are_deterministic_under_a_seed(spec, preset):
     assert choices(11) == choices(11)
 
 
-@pytest.mark.parametrize("spec", ["greedy", "heuristic", "expectimax", "mcts:iterations=48,rollout_plies=8"])
+@pytest.mark.parametrize("spec", ["greedy", "heuristic", "expectimax", "mcts:iterations=48"])
 @pytest.mark.parametrize("preset", ["hasbro2003", "hasbro2003_points"])
 def test_choices_do_not_depend_on_the_hidden_cards(spec, preset):
     """The same public position with the hidden cards (draw-pile order; with hands the
