@@ -60,8 +60,8 @@ def play(human_seat: int, opponents: dict, rules, num_players: int, seed: int, m
         else:
             label, agent = opponents[seat]
             action = agent.act(Turn(public_view(state, rules, rng), rules, seat, legal))
-            print(f"{COLOUR_NAMES[seat]} ({label}) plays {game.card(state)}: "
-                  f"{game.describe_action(state, rules, action)}")
+            card = f" {game.card(state)}" if game.card(state) is not None else ""  # hands: in the words
+            print(f"{COLOUR_NAMES[seat]} ({label}) plays{card}: {game.describe_action(state, rules, action)}")
         E.step(state, game.rules_array(rules), int(action))
     print("\n" + render_ansi(state, ppp))
     return game.winner(state)
@@ -97,6 +97,10 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     rules = get_rules(args.rules)
+    if rules.teams != "none" and args.players != 4:
+        p.error(f"--rules {args.rules} is a team game: it needs --players 4")
+    if args.max_turns < 1:
+        p.error("--max-turns must be at least 1")
     seats = game.seats_for(args.players)
     human_seat = seats[0] if args.seat is None else args.seat
     if human_seat not in seats:
@@ -115,8 +119,8 @@ def main(argv=None):
         return 1
     if winner is None:
         print(f"No winner after {args.max_turns} cards: a draw.")
-    elif winner == human_seat:
-        print("You win!")
+    elif game.same_side(rules, human_seat, winner):
+        print("You win!" if winner == human_seat else f"Your team wins ({COLOUR_NAMES[winner]} finished).")
     else:
         print(f"{COLOUR_NAMES[winner]} ({opponents[winner][0]}) wins.")
     return 0

@@ -3,13 +3,13 @@
 =====================  ==========================================================
 Import                 ``from sorry_env import env, raw_env``
 Registered id          ``pettingzoo.make("aec", "sorry_env/sorry-v0")`` after ``import sorry_env``
-Actions                Discrete: 142 (4 pawns), 80 (3 pawns, 2013), 515 (teams), 1573 (hands)
+Actions                Discrete: 142 (4 pawns), 80 (2013), 227 / 515 (Hasbro / Parker teams), 1573 (hands)
 Parallel API           no (turn-based, a player may move twice in a row after a 2)
 Manual control         no (see the play command)
 Agents                 ``player_<seat>`` for each seat in play (2 players: player_0, player_2)
 Action shape           ()
 Action values          0 .. n_actions - 1
-Observation shape      ``{"observation": (1142,), "action_mask": (n_actions,)}``
+Observation shape      ``{"observation": (1151,), "action_mask": (n_actions,)}``
 Observation values     observation in [0, 1] (float32); action_mask 0/1 (int8)
 =====================  ==========================================================
 
@@ -20,7 +20,8 @@ pawn Home wins.
 
 Arguments
 ---------
-``raw_env(num_players=4, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None)``
+``raw_env(num_players=4, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None,
+reward="win")``
 
 - ``num_players``: 2, 3 or 4; seats default to (0, 2), (0, 1, 2), (0, 1, 2, 3).
 - ``seats``: explicit seats in play, e.g. ``(0, 1)``; overrides the default.
@@ -164,7 +165,8 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if not (isinstance(action, (int, np.integer)) and 0 <= action < self.n_actions and self._mask[action]):
+        if (isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer))
+                or not 0 <= action < self.n_actions or not self._mask[action]):
             game.check_action(self._state, self.rules, action)  # raises, naming the legal actions
         state = self._state
         E.step(state, self._rules, int(action))
@@ -230,3 +232,6 @@ class raw_env(AECEnv):
 
     def describe_action(self, action):
         return game.describe_action(self._state, self.rules, action)
+
+
+raw_env.__doc__ = __doc__  # help(sorry_env.raw_env) shows the full reference

@@ -12,7 +12,7 @@ Example::
     moves = game.legal_actions(s, "hasbro2003")
     s2 = game.step(s, "hasbro2003", moves[0])          # next card drawn from the seed
     after = game.after_move(s, "hasbro2003", moves[0])  # chance node: no card yet
-    for card, p in game.chance_outcomes(after):
+    for card, p in game.chance_outcomes(after, "hasbro2003"):
         child = game.deal(after, "hasbro2003", card)
 """
 import functools
@@ -59,8 +59,11 @@ def num_actions(rules) -> int:
 
 def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarray:
     """A new game: the pack shuffled and the first player chosen from `seed`, a card drawn."""
+    in_play = seats_for(num_players if seats is None else None, seats)
+    if get_rules(rules).teams != "none" and in_play != (0, 1, 2, 3):
+        raise ValueError(f"team rules ({get_rules(rules).name!r}) need all four seats, got seats {in_play}")
     active = np.zeros(4, dtype=np.int64)
-    active[list(seats_for(num_players if seats is None else None, seats))] = 1
+    active[list(in_play)] = 1
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     E.init_state(state, rules_array(rules), active, int(seed) & 0xFFFFFFFF)
     return state
@@ -116,12 +119,13 @@ def after_move(state, rules, action) -> np.ndarray:
     return s
 
 
-def chance_outcomes(state, rules=None):
-    """[(card index, probability)] of the next draw, from the public draw-pile counts (a
-    reshuffled full pack when the pile is empty)."""
+def chance_outcomes(state, rules):
+    """[(card index, probability)] of the next draw, from the public draw-pile counts (when
+    the pile is empty: the discards about to be reshuffled, i.e. the pack less any hands)."""
     counts = state[E.REMAIN:E.REMAIN + N_CARDS].astype(float)
     if counts.sum() == 0:
-        counts = np.array(get_rules(rules).pack, dtype=float)
+        held = state[E.HANDS:E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
+        counts = (np.array(get_rules(rules).pack) - held).astype(float)
     total = counts.sum()
     return [(c, counts[c] / total) for c in range(N_CARDS) if counts[c] > 0]
 
@@ -130,7 +134,14 @@ def deal(state, rules, card) -> np.ndarray:
     """A copy of a chance-node state with `card` (index or name) drawn as the card to play."""
     if state[E.CARD] >= 0:
         raise ValueError("deal needs a state with no card in play (from after_move)")
-    c = CARD_NAMES.index(card) if isinstance(card, str) else int(card)
+    if isinstance(card, str):
+        if card not in CARD_NAMES:
+            raise ValueError(f"unknown card {card!r}; cards are {list(CARD_NAMES)}")
+        c = CARD_NAMES.index(card)
+    elif isinstance(card, (int, np.integer)) and not isinstance(card, bool) and 0 <= card < N_CARDS:
+        c = int(card)
+    else:
+        raise ValueError(f"card must be a card name or an index 0..{N_CARDS - 1}, got {card!r}")
     s = state.copy()
     r = rules_array(rules)
     if s[E.REMAIN:E.REMAIN + N_CARDS].sum() == 0:

@@ -141,8 +141,9 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
         raise ValueError("hands (and the card in play) hold more cards than the pack")
     if "draw_pile" in d:
         pile = d["draw_pile"]
-        if not isinstance(pile, dict) or set(pile) - set(CARD_NAMES):
-            raise ValueError(f"draw_pile must map card names {list(CARD_NAMES)} to counts, got {pile!r}")
+        if not isinstance(pile, dict) or set(pile) - set(CARD_NAMES) or any(
+                isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in pile.values()):
+            raise ValueError(f"draw_pile must map card names {list(CARD_NAMES)} to integer counts, got {pile!r}")
         remain = np.array([pile.get(c, 0) for c in CARD_NAMES], dtype=np.int64)
         over = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] < 0 or remain[c] + in_play[c] > pack[c]]
         if over:
@@ -193,6 +194,7 @@ def _split_seven(d, rules, card, state):
     seven = d["split_seven"]
     P = 2 * rules.pawns_per_player
     if (not isinstance(seven, dict) or set(seven) != {"left", "moved"} or not isinstance(seven["left"], int)
+            or isinstance(seven["left"], bool)
             or not 1 <= seven["left"] <= 6 or not isinstance(seven["moved"], list) or not seven["moved"]
             or any(not isinstance(i, int) or not 0 <= i < P for i in seven["moved"])
             or len(set(seven["moved"])) != len(seven["moved"])):

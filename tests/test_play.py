@@ -18,7 +18,7 @@ def write_policy(path, num_players):
 
 def run_play(args, stdin):
     return subprocess.run([sys.executable, "-m", "agents.play", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=600)
 
 
 def test_a_whole_game_with_bad_input_answered():

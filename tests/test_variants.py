@@ -424,3 +424,23 @@ def test_2013_eleven_that_can_start_a_pawn_cannot_decline():
     assert descriptions(s, rules) == ["11: swap pawn 0 (square 58) with Yellow's pawn on square 30", "start a pawn"]
     s = load(rules, {"to_move": 0, "card": "11", "pawns": [[T(58), S(2), HOME], None, [T(30), START, START], None]})
     assert "pass" in descriptions(s, rules)
+
+
+def test_team_rules_refuse_fewer_seats_in_the_engine_too():
+    with pytest.raises(ValueError, match="four seats"):
+        game.new_state("parker1958_teams", num_players=2)
+
+
+def test_bad_cards_and_counts_are_refused():
+    after = game.after_move(game.new_state("hasbro2003", num_players=2, seed=0), "hasbro2003",
+                            game.legal_actions(game.new_state("hasbro2003", num_players=2, seed=0), "hasbro2003")[0])
+    for bad in (11, -1, "6", True, 2.0):
+        with pytest.raises(ValueError, match="card"):
+            game.deal(after, "hasbro2003", bad)
+    e = raw_env(num_players=2)
+    e.reset(seed=0)
+    before = e.state_dict()
+    for pile in ({"1": None}, {"1": 1.5}, {"1": True}):
+        with pytest.raises(ValueError, match="integer counts"):
+            e.reset(options={"state": {"to_move": 0, "pawns": [[START] * 4, None, [START] * 4, None], "draw_pile": pile}})
+        assert e.state_dict() == before
