@@ -445,29 +445,22 @@ def _card_actions(state, rules, out):
             out[n] = 0
             n += 1
     elif card == CSORRY:
+        # Opponents first. Team rules: a Sorry! must be used, so with no opponent to pick on
+        # it sends back a pawn of the other team colour (a partner's or, from the partner's
+        # Start, one's own).
         n_sorry = n
-        for c in range(colours):
-            mover = (me + 2 * c) % 4
-            if _start_slot(state, mover, ppp) < 0:
-                continue
-            for t in range(T):
-                seat, slot = target_pawn(state, rules, me, t)
-                if seat < 0 or seat == mover or _is_teammate(rules, mover, seat):
-                    continue
-                if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
-                    out[n] = SORRY0 + c * T + t
-                    n += 1
-        if rules[R_TEAMS] and n == n_sorry:
-            # Team rules: a Sorry! must be used; with no opponent to pick on, it sends a
-            # pawn of the other team colour back (a partner's or, from the partner's Start,
-            # one's own).
+        for on_team in range(2 if rules[R_TEAMS] else 1):
+            if n > n_sorry:
+                break
             for c in range(colours):
                 mover = (me + 2 * c) % 4
                 if _start_slot(state, mover, ppp) < 0:
                     continue
                 for t in range(T):
                     seat, slot = target_pawn(state, rules, me, t)
-                    if _is_teammate(rules, mover, seat) and state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
+                    if seat < 0 or seat == mover or _is_teammate(rules, mover, seat) != (on_team == 1):
+                        continue
+                    if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
                         out[n] = SORRY0 + c * T + t
                         n += 1
     # Team rules: ending on a partner's pawn bumps it. Parker 1958 allows that only when no
