@@ -57,3 +57,17 @@ class Agent:
 
     def act(self, turn: Turn) -> int:
         raise NotImplementedError
+
+
+class ChoosingAgent(Agent):
+    """An agent that computes its choice among several legal moves (`choose`); a lone legal
+    move is played at once, without spending search time on it."""
+
+    def act(self, turn: Turn) -> int:
+        legal = np.asarray(turn.legal, dtype=np.int64)
+        if len(legal) == 1:
+            return int(legal[0])
+        return int(self.choose(turn, legal))
+
+    def choose(self, turn: Turn, legal: np.ndarray) -> int:
+        raise NotImplementedError

@@ -25,7 +25,7 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.rules import N_CARDS
 
-from .base import Agent, Turn
+from .base import ChoosingAgent, Turn
 from .evaluation import DEFAULT_WEIGHTS, Weights, same_side, seat_equities, seat_score, win_chance
 from .heuristic import heuristic_choice
 from .simulate import (
@@ -103,7 +103,7 @@ def root_scores(state, rules, w, legal, n, depth, model_others, totals):
         totals[k] += sub[me]
 
 
-class ExpectimaxAgent(Agent):
+class ExpectimaxAgent(ChoosingAgent):
     name = "expectimax"
 
     def __init__(self, seed=None, depth: int = 3, model_others: int = 0, samples: int = 8,
@@ -119,10 +119,7 @@ class ExpectimaxAgent(Agent):
         self.weights = weights.array()
         self.reset(seed)
 
-    def act(self, turn: Turn) -> int:
-        legal = np.asarray(turn.legal, dtype=np.int64)
-        if len(legal) == 1:
-            return int(legal[0])
+    def choose(self, turn: Turn, legal: np.ndarray) -> int:
         rules = game.rules_array(turn.rules)
         totals = np.zeros(len(legal))
         if turn.rules.hand_size:

@@ -8,7 +8,7 @@ from numba import njit
 from sorry_env import engine as E
 from sorry_env import game
 
-from .base import Agent, Turn
+from .base import ChoosingAgent, Turn
 from .evaluation import DEFAULT_WEIGHTS, Weights, seat_equities, seat_score
 from .simulate import after_move_into
 
@@ -32,15 +32,12 @@ def heuristic_choice(state, rules, w, legal, n):
     return best_action
 
 
-class HeuristicAgent(Agent):
+class HeuristicAgent(ChoosingAgent):
     name = "heuristic"
 
     def __init__(self, seed=None, weights: Weights = DEFAULT_WEIGHTS):
         self.weights = weights.array()
         self.reset(seed)
 
-    def act(self, turn: Turn) -> int:
-        legal = np.asarray(turn.legal, dtype=np.int64)
-        if len(legal) == 1:
-            return int(legal[0])
+    def choose(self, turn: Turn, legal: np.ndarray) -> int:
         return int(heuristic_choice(turn.state, game.rules_array(turn.rules), self.weights, legal, len(legal)))

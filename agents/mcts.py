@@ -20,7 +20,7 @@ from numba import njit
 from sorry_env import engine as E
 from sorry_env import game
 
-from .base import Agent, Turn
+from .base import ChoosingAgent, Turn
 from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate, same_side, win_chance
 from .heuristic import heuristic_choice
 from .simulate import action_buffer, after_move_into, determinize, is_chance_node, seed_from
@@ -95,7 +95,7 @@ def monte_carlo_choice(state, rules, w, legal, n, seed, iterations, rollout_plie
     return moves[np.argmax(totals)]
 
 
-class MCTSAgent(Agent):
+class MCTSAgent(ChoosingAgent):
     name = "mcts"
 
     def __init__(self, seed=None, iterations: int = 400, rollout_plies: int = 6, epsilon: float = 0.1,
@@ -111,9 +111,6 @@ class MCTSAgent(Agent):
         self.weights = weights.array()
         self.reset(seed)
 
-    def act(self, turn: Turn) -> int:
-        legal = np.asarray(turn.legal, dtype=np.int64)
-        if len(legal) == 1:
-            return int(legal[0])
+    def choose(self, turn: Turn, legal: np.ndarray) -> int:
         return int(monte_carlo_choice(turn.state, game.rules_array(turn.rules), self.weights, legal, len(legal),
                                       seed_from(self.rng), self.iterations, self.rollout_plies, self.epsilon))
