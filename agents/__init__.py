@@ -39,11 +39,11 @@ def _setting(text: str):
 def make_agent(spec: str, seed=None) -> Agent:
     """An agent from a registered name (see AGENTS), with optional ``name:key=value,...``
     settings passed to its constructor; or a trained policy file (``*.safetensors``)."""
-    if spec.endswith(".safetensors") or os.path.isfile(spec):
+    name, _, settings = spec.partition(":")
+    if name not in AGENTS and (spec.endswith(".safetensors") or os.path.isfile(spec)):
         from .policy import PolicyAgent  # imports torch: only when a policy is asked for
 
         return PolicyAgent(spec, seed=seed)
-    name, _, settings = spec.partition(":")
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; choose from {sorted(AGENTS)}")
     kwargs = {}

@@ -5,7 +5,8 @@ A playout re-draws what the player cannot see (the draw-pile order; with hands t
 players' hands) from the agent's own generator, plays a root move, then `rollout_plies`
 moves of an epsilon-greedy heuristic player for every seat, and scores the result: 1 for a
 win of the player's side, 0 for a loss, otherwise the heuristic evaluation read as a chance
-of winning (:func:`agents.evaluation.win_chance`).
+of winning (:func:`agents.evaluation.win_chance`), or with ``value=PATH`` the chance a
+learned value network gives (:mod:`agents.value_net`, fitted by :mod:`training.value_fit`).
 
 The root moves are compared with common random numbers: in each sampled world (one seed for
 the hidden cards and the playout's random choices) every root move is played out, so the
@@ -19,20 +20,24 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.observation import OBS_SIZE
 
 from .base import ChoosingAgent, Turn
 from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate, same_side, win_chance
 from .heuristic import heuristic_choice
 from .simulate import action_buffer, after_move_into, determinize, is_chance_node, seed_from
+from .value_net import NO_NET, net_win_chance, pack
 
 MAX_TURNS = 2000  # the env's default truncation: a playout "to the end" stops here too
 SEED_RANGE = 1 << 31
 
 
 @njit(cache=True)
-def rollout_value(world, rules, w, me, plies, epsilon, buf):
+def rollout_value(world, rules, w, me, plies, epsilon, buf, params, sizes, obs):
     """Play out `world` (in place) for `plies` moves (0: to the end) with an epsilon-greedy
-    heuristic player; the result for `me`'s side in [0, 1]."""
+    heuristic player; the result for `me`'s side in [0, 1]: the outcome, or if the game
+    goes on the value network's (params, sizes) chance of winning, or without a network
+    the hand-written evaluation's."""
     limit = plies if plies > 0 else MAX_TURNS
     for _ in range(limit):
         if world[E.WINNER] >= 0 or world[E.TURN] >= MAX_TURNS:
@@ -49,6 +54,8 @@ def rollout_value(world, rules, w, me, plies, epsilon, buf):
         E.play(world, rules, action)
     if world[E.WINNER] >= 0:
         return 1.0 if same_side(rules, me, world[E.WINNER]) else 0.0
+    if sizes.shape[0] > 0:
+        return net_win_chance(world, rules, params, sizes, me, obs)
     return win_chance(world, rules, w, evaluate(world, rules, w, me))
 
 
@@ -71,46 +78,79 @@ def distinct_moves(state, rules, legal, n, moves):
 
 
 @njit(cache=True)
-def monte_carlo_choice(state, rules, w, legal, n, seed, iterations, rollout_plies, epsilon):
-    """The root move (of legal[:n]) with the best mean playout result over the same sampled
-    worlds, about `iterations` playouts in all."""
+def monte_carlo_values(state, rules, w, legal, n, seed, iterations, rollout_plies, epsilon, params, sizes, values):
+    """values[k] := mean playout result of legal[k] over the same sampled worlds, about
+    `iterations` playouts in all (moves reaching the same position share one estimate)."""
     me = state[E.TO_MOVE]
     moves = np.empty(n, dtype=np.int64)
     k = distinct_moves(state, rules, legal, n, moves)
-    if k == 1:
-        return moves[0]
     totals = np.zeros(k)
     seeds = np.zeros(E.STATE_SIZE, dtype=np.int64)  # a generator for the worlds' seeds
     seeds[E.RNG] = seed & 0xFFFFFFFF
     root = np.empty_like(state)
     world = np.empty_like(state)
     buf = action_buffer(rules)
-    for _ in range(max(1, iterations // k)):
+    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    rounds = max(1, iterations // k) if k > 1 else 0  # one move: nothing to compare
+    for _ in range(rounds):
         world_seed = E.randint(seeds, SEED_RANGE)
         for m in range(k):
             root[:] = state
             determinize(root, rules, me, world_seed)
             after_move_into(world, root, rules, moves[m])
-            totals[m] += rollout_value(world, rules, w, me, rollout_plies, epsilon, buf)
-    return moves[np.argmax(totals)]
+            totals[m] += rollout_value(world, rules, w, me, rollout_plies, epsilon, buf, params, sizes, obs)
+    # Each legal move takes the estimate of the first move reaching the same position.
+    for j in range(n):
+        after_move_into(world, state, rules, legal[j])
+        for m in range(k):
+            after_move_into(root, state, rules, moves[m])
+            if np.array_equal(root, world):
+                values[j] = totals[m] / max(rounds, 1)
+                break
+
+
+@njit(cache=True)
+def monte_carlo_choice(state, rules, w, legal, n, seed, iterations, rollout_plies, epsilon, params, sizes):
+    """The root move (of legal[:n]) with the best mean playout result (the first on ties:
+    the first of moves reaching the same position)."""
+    values = np.empty(n)
+    monte_carlo_values(state, rules, w, legal, n, seed, iterations, rollout_plies, epsilon, params, sizes, values)
+    return legal[np.argmax(values)]
 
 
 class MCTSAgent(ChoosingAgent):
     name = "mcts"
 
     def __init__(self, seed=None, iterations: int = 400, rollout_plies: int = 6, epsilon: float = 0.1,
-                 weights: Weights = DEFAULT_WEIGHTS):
+                 value: str | None = None, weights: Weights = DEFAULT_WEIGHTS):
         """iterations: playouts per move (about); rollout_plies: moves per playout before
         the evaluation takes over (0: play to the end); epsilon: chance of a uniformly
-        random move in a playout."""
+        random move in a playout; value: an afterstate policy file whose network scores
+        the playouts' last positions (default: the hand-written evaluation)."""
         if iterations < 1 or rollout_plies < 0 or not 0 <= epsilon <= 1:
             raise ValueError("mcts needs iterations >= 1, rollout_plies >= 0 and 0 <= epsilon <= 1")
         self.iterations = int(iterations)
         self.rollout_plies = int(rollout_plies)
         self.epsilon = float(epsilon)
         self.weights = weights.array()
+        self.value = value
+        if value is None:
+            self.params, self.sizes = NO_NET
+        else:
+            self.params, self.sizes, self.value_meta = pack(value)
+        self._checked = None  # the last (rules, num_players) the value network was checked for
         self.reset(seed)
 
+    def check_game(self, rules, num_players: int) -> None:
+        """ValueError if the value network was trained for other rules or another player count."""
+        if self.value is not None and (rules, num_players) != self._checked:
+            from .policy import check_trained_for  # torch is loaded already: pack() used it
+
+            check_trained_for(self.value, self.value_meta, rules, num_players)
+            self._checked = (rules, num_players)
+
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
+        self.check_game(turn.rules, int(turn.state[E.ACTIVE:E.ACTIVE + 4].sum()))
         return int(monte_carlo_choice(turn.state, game.rules_array(turn.rules), self.weights, legal, len(legal),
-                                      seed_from(self.rng), self.iterations, self.rollout_plies, self.epsilon))
+                                      seed_from(self.rng), self.iterations, self.rollout_plies, self.epsilon,
+                                      self.params, self.sizes))

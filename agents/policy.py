@@ -164,6 +164,17 @@ def load_policy(path) -> tuple[Actor, dict]:
     return actor, meta
 
 
+def check_trained_for(path, meta: dict, rules, num_players: int) -> None:
+    """ValueError unless the network of file `path` (metadata `meta`) was trained for these
+    rules and player count."""
+    r = get_rules(rules)
+    if rules_dict(r) != meta["rules"]:
+        raise ValueError(f"network {path} was trained for rules {meta['rules']['name']!r} "
+                         f"({meta['rules']}), not {r.name!r} ({rules_dict(r)})")
+    if num_players != int(meta["num_players"]):
+        raise ValueError(f"network {path} was trained for {meta['num_players']} players, not {num_players}")
+
+
 class PolicyAgent(Agent):
     """Plays the masked argmax (or a masked sample) of a trained policy file."""
 
@@ -181,13 +192,7 @@ class PolicyAgent(Agent):
         """ValueError unless this policy was trained for these rules and player count."""
         if (rules, num_players) == self._checked:
             return
-        r = get_rules(rules)
-        if rules_dict(r) != self.metadata["rules"]:
-            raise ValueError(f"policy {self.path} was trained for rules {self.metadata['rules']['name']!r} "
-                             f"({self.metadata['rules']}), not {r.name!r} ({rules_dict(r)})")
-        if num_players != self.num_players:
-            raise ValueError(f"policy {self.path} was trained for {self.num_players} players, "
-                             f"not {num_players}")
+        check_trained_for(self.path, self.metadata, rules, num_players)
         self._checked = (rules, num_players)
 
     def act(self, turn: Turn) -> int:

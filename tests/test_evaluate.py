@@ -108,3 +108,11 @@ def test_cli_writes_json_csv_and_png(tmp_path):
         assert len(list(csv.DictReader(f))) == 8
     assert (tmp_path / "turn_order.csv").exists()
     assert (tmp_path / "win_rates.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_agent_labels_shorten_file_paths_and_number_repeats():
+    from training.evaluate import agent_labels
+
+    assert agent_labels(["runs/x/policy.safetensors", "mcts:iterations=9,value=checkpoints/v.safetensors",
+                         "heuristic", "heuristic"]) == [
+        "policy.safetensors", "mcts:iterations=9,value=v.safetensors", "heuristic", "heuristic#2"]

@@ -1,5 +1,6 @@
 """Training end to end on the smoke config: checkpoint, resume, export."""
 import json
+import pathlib
 import shutil
 
 import numpy as np
@@ -122,3 +123,28 @@ def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
     (tournament,) = read_metadata(tmp_path / "p.safetensors")["evaluation"]["tournaments"]
     assert tournament["config"]["games"] == 4 and len(tournament["agents"]) == 2
     assert "games" not in tournament  # the per-game log stays out of the policy file
+
+
+@pytest.mark.parametrize("path", sorted(pathlib.Path("configs").glob("*.yaml")))
+def test_shipped_configs_load_and_their_network_files_fit(path):
+    from agents.policy import load_policy
+
+    cfg = load_config(path)
+    d = cfg["distillation"]
+    for key in ("value", "init"):
+        if d["decisions"] and d[key] is not None:
+            _, meta = load_policy(d[key])  # exists, and matches this code's layout
+            assert meta["num_players"] == cfg["game"]["num_players"]
+            assert meta["rules"]["name"] == cfg["game"]["rules"]
+    if d["decisions"] and d["init"] is not None:
+        assert meta["network"]["hidden"] == cfg["network"]["hidden"]
+
+
+def test_distillation_warm_start_runs_in_training(tmp_path):
+    cfg = load_config(SMOKE)
+    cfg.update(name="smoke-distil", imitation={**cfg["imitation"], "samples": 0},
+               distillation={**cfg["distillation"], "decisions": 60, "iterations": 10, "workers": 1, "epochs": 1})
+    run = train(cfg, tmp_path)
+    stats = json.loads((run.dir / "run_state.json").read_text())["imitation"]["distillation"]
+    assert stats["decisions"] == 60 and 0 <= stats["agreement"] <= 1
+    assert (run.dir / "teacher.npz").exists()

@@ -53,6 +53,18 @@ DEFAULTS = {
         "batch_size": 512,
         "learning_rate": 1.0e-3,
     },
+    "distillation": {              # warm start from a search teacher's move values (training/search_teacher.py)
+        "decisions": 0,            # teacher decisions to learn from; 0: none
+        "iterations": 400,         # the teacher's (mcts) playouts per decision
+        "rollout_plies": 6,        # moves per playout before the value network scores it
+        "value": None,             # value network file (training/value_fit.py); None: hand-written evaluation
+        "init": None,              # start the actor from this afterstate network file (same hidden sizes)
+        "workers": 2,              # processes playing teacher games
+        "epochs": 3,
+        "batch_size": 256,         # decisions per step
+        "learning_rate": 3.0e-4,
+        "temperature": 0.01,       # of the soft targets softmax(values / temperature)
+    },
     "budget": {"timesteps": 1_000_000},  # learner steps (opponents' moves not counted)
     "evaluation": {
         "every": 100_000,          # learner steps between evaluations (and at the end)

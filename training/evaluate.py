@@ -231,10 +231,18 @@ def mean_score(records, entry):
     return float(np.mean(points)) if points else None
 
 
+def _short(spec: str) -> str:
+    name, colon, settings = spec.partition(":")
+    if not colon:
+        return pathlib.Path(spec).name
+    parts = [item.partition("=") for item in settings.split(",")]
+    return name + ":" + ",".join(k + eq + (pathlib.Path(v).name if "/" in v else v) for k, eq, v in parts)
+
+
 def agent_labels(agent_specs):
-    """Display names: a spec's file name (a registered name stays as it is), '#k' on the
-    k-th repeat."""
-    names = [pathlib.Path(spec).name for spec in agent_specs]
+    """Display names: a policy file's name, a registered agent's spec with any file paths in
+    its settings shortened to file names; '#k' on the k-th repeat."""
+    names = [_short(spec) for spec in agent_specs]
     return [name if names[:i].count(name) == 0 else f"{name}#{names[:i].count(name) + 1}"
             for i, name in enumerate(names)]
 

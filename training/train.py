@@ -37,6 +37,7 @@ from .config import load_config
 from .curve import plot_learning_curve
 from .export import export_model
 from .imitation import pretrain
+from .search_teacher import warm_start as distil_search
 from .match import win_rate
 from .opponents import OpponentPool
 from .sb3_policy import SelfPlayPolicy
@@ -214,6 +215,8 @@ def train(cfg: dict, runs_dir="runs", resume: bool = False) -> Run:
         model = make_model(cfg, venv, run.dir / "tb")
         if cfg["imitation"]["samples"] > 0:
             run.imitation = pretrain(model, cfg)
+        if cfg["distillation"]["decisions"] > 0:
+            run.imitation["distillation"] = distil_search(model, cfg, run.dir)
     remaining = cfg["budget"]["timesteps"] - model.num_timesteps
     callback = SelfPlayCallback(run, cfg["budget"]["timesteps"])
     if remaining > 0:

@@ -1,0 +1,77 @@
+"""A learned position value inside compiled search: an afterstate network run by numba.
+
+An ``afterstate`` policy file (:mod:`agents.policy`) holds an MLP that scores the observation
+of a position after a move (the next card not drawn). A value network is such an MLP trained
+to give the logit of the viewer's chance of winning (:mod:`training.value_fit`); search
+agents use it instead of the hand-written evaluation to score the positions where their
+lookahead stops (``mcts:value=PATH``).
+
+The weights are packed into one float32 array (each layer's weight matrix, stored input-major
+so that a row is one input's fan-out, then its bias) with the layer sizes beside it, so the
+compiled code needs no Python objects. The observation is mostly one-hot, so the first layer
+adds up the rows of the inputs that are not zero instead of multiplying a dense matrix.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sorry_env.observation import OBS_SIZE, observe
+
+# No network: search agents take an empty packed array to mean "use the hand-written evaluation".
+NO_NET = (np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64))
+
+
+def pack(path) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(params, sizes, metadata) of the afterstate network in policy file `path`."""
+    from .policy import load_policy  # imports torch: only when a network is asked for
+
+    actor, meta = load_policy(path)
+    if meta["network"]["kind"] != "afterstate":
+        raise ValueError(f"{path} holds a {meta['network']['kind']!r} network; a value network must be an "
+                         "'afterstate' one (it scores positions, not actions)")
+    if meta["network"]["activation"] != "relu":
+        raise ValueError(f"{path}: compiled value networks use relu, this one uses {meta['network']['activation']!r}")
+    parts, sizes = [], [OBS_SIZE]
+    for layer in actor.net.layers:
+        weight = layer.weight.detach().numpy()  # (out, in)
+        parts += [weight.T.ravel(), layer.bias.detach().numpy()]
+        sizes.append(weight.shape[0])
+    return np.concatenate(parts).astype(np.float32), np.array(sizes, dtype=np.int64), meta
+
+
+@njit(cache=True)
+def _add_row(acc, scale, params, first):
+    """acc += scale * params[first:first + len(acc)] (in place: no temporary arrays)."""
+    for k in range(acc.shape[0]):
+        acc[k] += scale * params[first + k]
+
+
+@njit(cache=True)
+def net_logit(params, sizes, x):
+    """The MLP's output for input x (relu between layers)."""
+    n_in = sizes[0]
+    n_out = sizes[1]
+    h = params[n_in * n_out:n_in * n_out + n_out].copy()  # the bias
+    for j in range(n_in):
+        if x[j] != 0.0:
+            _add_row(h, x[j], params, j * n_out)
+    off = n_in * n_out + n_out
+    for layer in range(2, sizes.shape[0]):
+        n_in = n_out
+        n_out = sizes[layer]
+        out = params[off + n_in * n_out:off + n_in * n_out + n_out].copy()
+        for j in range(n_in):
+            if h[j] > 0.0:  # relu of the previous layer
+                _add_row(out, h[j], params, off + j * n_out)
+        off += n_in * n_out + n_out
+        h = out
+    return h[0]
+
+
+@njit(cache=True)
+def net_win_chance(state, rules, params, sizes, viewer, obs):
+    """The network's chance that `viewer`'s side wins from `state` (a position with no card in
+    play); obs is scratch space of OBS_SIZE float32."""
+    observe(state, rules, viewer, obs)
+    return 1.0 / (1.0 + np.exp(-net_logit(params, sizes, obs)))

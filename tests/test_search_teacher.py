@@ -1,0 +1,67 @@
+"""Distillation of a search teacher: the teacher's data is what the engine and mcts say, the
+student moves towards the teacher's choices, and saved teacher data is reused only for the
+settings that made it."""
+import copy
+
+import numpy as np
+import torch
+
+from agents.evaluation import DEFAULT_WEIGHTS
+from agents.mcts import monte_carlo_choice, monte_carlo_values
+from agents.policy import Actor
+from agents.value_net import NO_NET
+from sorry_env import engine as E
+from sorry_env import game
+from training import search_teacher
+from training.config import DEFAULTS
+
+
+def test_teacher_rows_hold_legal_moves_and_their_values():
+    states, legal, values, counts, games = search_teacher.collect("hasbro2003", 2, 40, iterations=30,
+                                                                  rollout_plies=4, value=None, seed=3)
+    rules = game.rules_array("hasbro2003")
+    assert games >= 1 and (counts > 1).all()  # only real choices are kept
+    for k in range(len(counts)):
+        state = states[k]
+        assert state[E.CARD] >= 0 and state[E.WINNER] < 0
+        assert (state[E.DECK:E.DECK + 11] == 0).all()  # public: no draw-pile order
+        assert sorted(legal[k, :counts[k]]) == list(game.legal_actions(state, "hasbro2003"))
+        assert ((values[k, :counts[k]] >= 0) & (values[k, :counts[k]] <= 1)).all()
+    # The mcts agent's choice is the move with the best of these values.
+    k = int(np.argmax(counts))
+    n = counts[k]
+    row = np.empty(n)
+    monte_carlo_values(states[k], rules, DEFAULT_WEIGHTS.array(), legal[k, :n], n, 123, 30, 4, 0.0, *NO_NET, row)
+    choice = monte_carlo_choice(states[k], rules, DEFAULT_WEIGHTS.array(), legal[k, :n], n, 123, 30, 4, 0.0,
+                                *NO_NET)
+    assert choice == legal[k, np.argmax(row)]
+
+
+def test_distillation_moves_the_student_towards_the_teacher():
+    states, _, values, counts, _ = search_teacher.collect("hasbro2003", 2, 300, iterations=30, rollout_plies=4,
+                                                          value=None, seed=5)
+    torch.manual_seed(0)
+    actor = Actor("afterstate", [32], "relu", "hasbro2003")
+    rules = game.rules_array("hasbro2003")
+    first = search_teacher.distil(actor, rules, states, values, counts, epochs=1, batch_size=64, lr=1e-3,
+                                  temperature=0.01, seed=0, log=lambda *_: None)
+    last = search_teacher.distil(actor, rules, states, values, counts, epochs=6, batch_size=64, lr=1e-3,
+                                 temperature=0.01, seed=0, log=lambda *_: None)
+    assert last["loss"] < first["loss"] and last["agreement"] > first["agreement"]
+
+
+def test_saved_teacher_data_is_reused_only_for_the_same_settings(tmp_path):
+    cfg = copy.deepcopy(DEFAULTS)
+    cfg["distillation"].update(decisions=20, iterations=10, rollout_plies=2, workers=1)
+    path = tmp_path / "teacher.npz"
+    said = []
+    first = search_teacher.teacher_data(cfg, path, log=said.append)
+    again = search_teacher.teacher_data(cfg, path, log=said.append)
+    np.testing.assert_array_equal(first["states"], again["states"])
+    assert "teacher decisions from" in said[-1]
+    cfg["distillation"]["epochs"] = 9  # training settings do not change the games
+    search_teacher.teacher_data(cfg, path, log=said.append)
+    assert "teacher decisions from" in said[-1]
+    cfg["distillation"]["iterations"] = 12
+    search_teacher.teacher_data(cfg, path, log=said.append)
+    assert any("made with other settings" in line for line in said)
