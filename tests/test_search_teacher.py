@@ -65,3 +65,15 @@ def test_saved_teacher_data_is_reused_only_for_the_same_settings(tmp_path):
     cfg["distillation"]["iterations"] = 12
     search_teacher.teacher_data(cfg, path, log=said.append)
     assert any("made with other settings" in line for line in said)
+
+
+def test_teacher_games_do_not_depend_on_the_worker_count(tmp_path, monkeypatch):
+    monkeypatch.setattr(search_teacher, "CHUNK", 10)
+    cfg = copy.deepcopy(DEFAULTS)
+    cfg["distillation"].update(decisions=25, iterations=10, rollout_plies=2, workers=1)
+    one = search_teacher.teacher_data(cfg, tmp_path / "one.npz", log=lambda *_: None)
+    cfg["distillation"]["workers"] = 2
+    two = search_teacher.teacher_data(cfg, tmp_path / "two.npz", log=lambda *_: None)
+    assert len(one["counts"]) == 25
+    for key in ("states", "legal", "values", "counts"):
+        np.testing.assert_array_equal(one[key], two[key])
