@@ -60,18 +60,19 @@ def rollout_value(world, rules, w, me, plies, epsilon, buf, params, sizes, obs):
 
 
 @njit(cache=True)
-def distinct_moves(state, rules, legal, n, moves):
-    """moves[:k] := the first of legal[:n] to reach each distinct position; returns k."""
+def distinct_moves(state, rules, legal, n, moves, same_as):
+    """moves[:k] := the first of legal[:n] to reach each distinct position, and
+    same_as[j] := the index into moves of the one legal[j] reaches; returns k."""
     kids = np.empty((n, state.shape[0]), dtype=np.int64)
     k = 0
     for m in range(n):
         after_move_into(kids[k], state, rules, legal[m])
-        new = True
+        same_as[m] = k
         for u in range(k):
             if np.array_equal(kids[u], kids[k]):
-                new = False
+                same_as[m] = u
                 break
-        if new:
+        if same_as[m] == k:
             moves[k] = legal[m]
             k += 1
     return k
@@ -83,7 +84,8 @@ def monte_carlo_values(state, rules, w, legal, n, seed, iterations, rollout_plie
     `iterations` playouts in all (moves reaching the same position share one estimate)."""
     me = state[E.TO_MOVE]
     moves = np.empty(n, dtype=np.int64)
-    k = distinct_moves(state, rules, legal, n, moves)
+    same_as = np.empty(n, dtype=np.int64)
+    k = distinct_moves(state, rules, legal, n, moves, same_as)
     totals = np.zeros(k)
     seeds = np.zeros(E.STATE_SIZE, dtype=np.int64)  # a generator for the worlds' seeds
     seeds[E.RNG] = seed & 0xFFFFFFFF
@@ -99,14 +101,8 @@ def monte_carlo_values(state, rules, w, legal, n, seed, iterations, rollout_plie
             determinize(root, rules, me, world_seed)
             after_move_into(world, root, rules, moves[m])
             totals[m] += rollout_value(world, rules, w, me, rollout_plies, epsilon, buf, params, sizes, obs)
-    # Each legal move takes the estimate of the first move reaching the same position.
     for j in range(n):
-        after_move_into(world, state, rules, legal[j])
-        for m in range(k):
-            after_move_into(root, state, rules, moves[m])
-            if np.array_equal(root, world):
-                values[j] = totals[m] / max(rounds, 1)
-                break
+        values[j] = totals[same_as[j]] / max(rounds, 1)
 
 
 @njit(cache=True)
