@@ -16,30 +16,31 @@ from training import search_teacher
 from training.config import DEFAULTS
 
 
-def test_teacher_rows_hold_legal_moves_and_their_values():
-    states, legal, values, counts, games = search_teacher.collect("hasbro2003", 2, 40, iterations=30,
-                                                                  rollout_plies=4, value=None, seed=3)
+def test_teacher_rows_hold_values_of_the_legal_moves_and_the_mcts_choice_is_their_best():
+    states, values, counts, games = search_teacher.collect("hasbro2003", 2, 40, iterations=30, rollout_plies=4,
+                                                           value=None, seed=3)
     rules = game.rules_array("hasbro2003")
+    buf = np.empty(game.num_actions("hasbro2003"), dtype=np.int64)
     assert games >= 1 and (counts > 1).all()  # only real choices are kept
     for k in range(len(counts)):
         state = states[k]
         assert state[E.CARD] >= 0 and state[E.WINNER] < 0
         assert (state[E.DECK:E.DECK + 11] == 0).all()  # public: no draw-pile order
-        assert sorted(legal[k, :counts[k]]) == list(game.legal_actions(state, "hasbro2003"))
+        assert E.legal_actions(state, rules, buf) == counts[k]
         assert ((values[k, :counts[k]] >= 0) & (values[k, :counts[k]] <= 1)).all()
+        assert (values[k, counts[k]:] == 0).all()
     # The mcts agent's choice is the move with the best of these values.
     k = int(np.argmax(counts))
-    n = counts[k]
+    n = E.legal_actions(states[k], rules, buf)
     row = np.empty(n)
-    monte_carlo_values(states[k], rules, DEFAULT_WEIGHTS.array(), legal[k, :n], n, 123, 30, 4, 0.0, *NO_NET, row)
-    choice = monte_carlo_choice(states[k], rules, DEFAULT_WEIGHTS.array(), legal[k, :n], n, 123, 30, 4, 0.0,
-                                *NO_NET)
-    assert choice == legal[k, np.argmax(row)]
+    monte_carlo_values(states[k], rules, DEFAULT_WEIGHTS.array(), buf[:n], n, 123, 30, 4, 0.0, *NO_NET, row)
+    choice = monte_carlo_choice(states[k], rules, DEFAULT_WEIGHTS.array(), buf[:n], n, 123, 30, 4, 0.0, *NO_NET)
+    assert choice == buf[np.argmax(row)]
 
 
 def test_distillation_moves_the_student_towards_the_teacher():
-    states, _, values, counts, _ = search_teacher.collect("hasbro2003", 2, 300, iterations=30, rollout_plies=4,
-                                                          value=None, seed=5)
+    states, values, counts, _ = search_teacher.collect("hasbro2003", 2, 300, iterations=30, rollout_plies=4,
+                                                       value=None, seed=5)
     torch.manual_seed(0)
     actor = Actor("afterstate", [32], "relu", "hasbro2003")
     rules = game.rules_array("hasbro2003")
@@ -75,5 +76,5 @@ def test_teacher_games_do_not_depend_on_the_worker_count(tmp_path, monkeypatch):
     cfg["distillation"]["workers"] = 2
     two = search_teacher.teacher_data(cfg, tmp_path / "two.npz", log=lambda *_: None)
     assert len(one["counts"]) == 25
-    for key in ("states", "legal", "values", "counts"):
+    for key in ("states", "values", "counts"):
         np.testing.assert_array_equal(one[key], two[key])

@@ -25,11 +25,10 @@ from sorry_env.observation import OBS_SIZE, observe
 
 
 @njit(cache=True)
-def teacher_games(rules, active, w, epsilon, seed, max_turns, states, movers, games, winners):
+def teacher_games(rules, active, w, epsilon, seed, max_turns, states, games, winners):
     """Play games of the epsilon-heuristic teacher until `states` (rows: positions) is full.
 
-    states[k]: public afterstate of the k-th recorded decision; movers[k]: the seat that
-    made it; games[k]: its game's index into `winners` (the winning seat, -1 if the game hit
+    states[k]: public afterstate of the k-th recorded decision; games[k]: its game's index into `winners` (the winning seat, -1 if the game hit
     `max_turns` card plays). Returns the number of games started; the last one may be cut
     short when the buffer fills, and its winner is then -1 too."""
     buf = np.empty(E.num_actions(rules), dtype=np.int64)
@@ -51,7 +50,6 @@ def teacher_games(rules, active, w, epsilon, seed, max_turns, states, movers, ga
                 action = buf[E.randint(coin, n)]
             else:
                 action = heuristic_choice(state, rules, w, buf, n)
-            movers[k] = state[E.TO_MOVE]
             E.play(state, rules, action)
             public_state(state, public)
             states[k] = public  # int16: every public field is small
@@ -93,17 +91,16 @@ class OutcomeData:
         active[self.seats] = 1
         self.rules = rules
         self.states = np.zeros((positions, E.STATE_SIZE), dtype=np.int16)
-        self.movers = np.zeros(positions, dtype=np.int64)
         self.games = np.zeros(positions, dtype=np.int64)
         winners = np.full(positions, -1, dtype=np.int64)
         n_games = teacher_games(rules, active, weights, float(epsilon), int(seed), int(max_turns),
-                                self.states, self.movers, self.games, winners)
+                                self.states, self.games, winners)
         self.winners = winners[:n_games]
         # Positions of unfinished games carry no outcome: drop them (they are the last rows,
         # or rare: a game that hit max_turns).
         keep = self.winners[self.games] >= 0
         if not keep.all():
-            self.states, self.movers, self.games = self.states[keep], self.movers[keep], self.games[keep]
+            self.states, self.games = self.states[keep], self.games[keep]
         self.num_games = int((self.winners >= 0).sum())
 
     def __len__(self) -> int:

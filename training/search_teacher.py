@@ -41,11 +41,11 @@ CHUNK = 2000  # teacher decisions per task
 
 @njit(cache=True)
 def search_games(rules, active, w, seed, iterations, rollout_plies, params, sizes, max_turns,
-                 states, legal, values, counts):
+                 states, values, counts):
     """Play teacher-vs-heuristic games until `states` is full; the teacher's seat rotates
     over the active seats game by game. Row k: states[k] the public state at a teacher
-    decision (card drawn), legal[k, :counts[k]] its legal actions (engine order) and
-    values[k, :counts[k]] the teacher's estimates. Returns the number of games played."""
+    decision (card drawn) and values[k, :counts[k]] the teacher's estimates of its legal
+    actions, in the order E.legal_actions lists them. Returns the number of games played."""
     seats = np.flatnonzero(active)
     buf = np.empty(E.num_actions(rules), dtype=np.int64)
     row_values = np.empty(E.num_actions(rules))
@@ -69,7 +69,6 @@ def search_games(rules, active, w, seed, iterations, rollout_plies, params, size
                                    rollout_plies, 0.0, params, sizes, row_values)
                 public_state(state, public)
                 states[k] = public
-                legal[k, :n] = buf[:n]
                 values[k, :n] = row_values[:n]
                 counts[k] = n
                 k += 1
@@ -81,19 +80,18 @@ def search_games(rules, active, w, seed, iterations, rollout_plies, params, size
 
 def collect(rules_name: str, num_players: int, decisions: int, iterations: int, rollout_plies: int,
             value, seed: int, max_turns: int = 2000):
-    """(states, legal, values, counts, games) of `decisions` teacher decisions (one process)."""
+    """(states, values, counts, games) of `decisions` teacher decisions (one process)."""
     rules = game.rules_array(rules_name)
     params, sizes = NO_NET if value is None else pack(value)[:2]
     active = np.zeros(4, dtype=np.int64)
     active[list(game.seats_for(num_players))] = 1
     width = game.num_actions(rules_name)
     states = np.zeros((decisions, E.STATE_SIZE), dtype=np.int64)
-    legal = np.zeros((decisions, width), dtype=np.int64)
     values = np.zeros((decisions, width), dtype=np.float32)
     counts = np.zeros(decisions, dtype=np.int64)
     games = search_games(rules, active, DEFAULT_WEIGHTS.array(), int(seed), int(iterations), int(rollout_plies),
-                         params, sizes, int(max_turns), states, legal, values, counts)
-    return states, legal, values, counts, games
+                         params, sizes, int(max_turns), states, values, counts)
+    return states, values, counts, games
 
 
 def teacher_data(cfg: dict, path: Path, log=print) -> dict:
@@ -122,14 +120,13 @@ def teacher_data(cfg: dict, path: Path, log=print) -> dict:
                    for i, size in enumerate(sizes)]
         with tqdm(total=d["decisions"], desc="teacher decisions", unit="decision") as bar:
             for done in as_completed(futures):
-                bar.update(len(done.result()[3]))
+                bar.update(len(done.result()[2]))
         parts = [f.result() for f in futures]
-    width = int(max(p[3].max() for p in parts))
+    width = int(max(p[2].max() for p in parts))
     data = {"states": np.concatenate([p[0] for p in parts]),
-            "legal": np.concatenate([p[1][:, :width] for p in parts]),
-            "values": np.concatenate([p[2][:, :width] for p in parts]),
-            "counts": np.concatenate([p[3] for p in parts]),
-            "games": np.array(sum(p[4] for p in parts)),
+            "values": np.concatenate([p[1][:, :width] for p in parts]),
+            "counts": np.concatenate([p[2] for p in parts]),
+            "games": np.array(sum(p[3] for p in parts)),
             "seconds": np.array(time.time() - start), "made_by": np.array(made_by)}
     np.savez(path, **data)
     log(f"distillation: {len(data['counts'])} decisions from {int(data['games'])} games "
