@@ -1,0 +1,103 @@
+"""How much can one-step search gain over the heuristic? An estimate from the heuristic's
+own games.
+
+The heuristic plays itself. At a sample of its decisions, every legal move is valued twice,
+by two independent sets of Monte Carlo playouts (:func:`agents.mcts.monte_carlo_values`:
+common random numbers, every seat played by the heuristic, `--plies` moves then the
+evaluation, or to the end of the game with ``--plies 0``). The move one set prefers is judged
+by the other set, against the heuristic's own move:
+
+    gain = 1/2 [ (b[argmax a] - b[heuristic]) + (a[argmax b] - a[heuristic]) ]
+
+which is an unbiased estimate of what choosing by playouts gains over the heuristic at that
+decision, in chance of winning as the playouts measure it (no winner's curse: a value is
+never judged by the playouts that chose it). Summed over the decisions a player makes in a
+game (the performance-difference identity, to first order: states are sampled from the
+heuristic's games, not the searcher's), this estimates how far above 50% a searcher that
+plays the heuristic in its playouts can get against the heuristic.
+
+    python benchmarks/search_headroom.py [--decisions 1000] [--iterations 4000] [--plies 8]
+"""
+import argparse
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+from agents.evaluation import DEFAULT_WEIGHTS
+from agents.heuristic import heuristic_choice
+from agents.mcts import monte_carlo_values
+from agents.value_net import NO_NET
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env.rules import CARD_NAMES, PRESETS
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--decisions", type=int, default=1000, help="decisions to value (default 1000)")
+    p.add_argument("--iterations", type=int, default=4000, help="playouts per set, per decision (default 4000)")
+    p.add_argument("--plies", type=int, default=8, help="moves per playout before the evaluation; 0: to the end")
+    p.add_argument("--sample", type=float, default=0.3, help="share of the decisions valued (default 0.3)")
+    p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    if args.decisions < 1 or args.iterations < 1 or args.plies < 0 or not 0 < args.sample <= 1:
+        p.error("need --decisions >= 1, --iterations >= 1, --plies >= 0 and 0 < --sample <= 1")
+    rules_obj = PRESETS[args.rules]
+    if rules_obj.hand_size:
+        p.error("play-for-points rules hide the hands: the estimate needs one known position")
+    rules = game.rules_array(rules_obj)
+    w = DEFAULT_WEIGHTS.array()
+    rng = np.random.default_rng(args.seed)
+    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    gains, cards = [], []
+    choices = 0  # decisions with more than one legal move, in finished games
+    finished = 0
+    start = time.perf_counter()
+    bar = tqdm(total=args.decisions, desc="decisions valued")
+    g = 0
+    while len(gains) < args.decisions:
+        state = game.new_state(rules_obj, num_players=args.players, seed=args.seed * 1_000_003 + g)
+        g += 1
+        game_choices = 0
+        while state[E.WINNER] < 0 and state[E.TURN] < 2000 and len(gains) < args.decisions:
+            n = E.legal_actions(state, rules, buf)
+            legal = buf[:n].copy()
+            if n == 1:
+                E.step(state, rules, legal[0])
+                continue
+            game_choices += 1
+            h = int(np.flatnonzero(legal == heuristic_choice(state, rules, w, legal, n))[0])
+            if rng.random() < args.sample:
+                a, b = np.empty(n), np.empty(n)
+                for values in (a, b):
+                    monte_carlo_values(state, rules, w, legal, n, int(rng.integers(1 << 31)), args.iterations,
+                                       args.plies, 0.0, *NO_NET, values)
+                gains.append(0.5 * ((b[np.argmax(a)] - b[h]) + (a[np.argmax(b)] - a[h])))
+                cards.append(int(state[E.CARD]))
+                bar.update(1)
+            E.step(state, rules, legal[h])
+        if state[E.WINNER] >= 0:
+            finished += 1
+            choices += game_choices
+    bar.close()
+    gains, cards = np.array(gains), np.array(cards)
+    mean, se = gains.mean(), gains.std(ddof=1) / np.sqrt(len(gains))
+    per_player = choices / max(finished, 1) / args.players
+    print(f"{args.rules}, {args.players} players, playouts of {args.plies or 'all'} plies, "
+          f"{args.iterations} per set; {len(gains)} decisions in {time.perf_counter() - start:.0f} s")
+    print(f"gain per decision: {100 * mean:.3f} [{100 * (mean - 1.96 * se):.3f}, {100 * (mean + 1.96 * se):.3f}] "
+          f"points of win chance")
+    print(f"decisions with a choice per player per game: {per_player:.1f} ({finished} finished games)")
+    even = 100 / args.players
+    print(f"implied rate of a playout searcher against the heuristic: {even + 100 * mean * per_player:.1f}% "
+          f"[{even + 100 * (mean - 1.96 * se) * per_player:.1f}, {even + 100 * (mean + 1.96 * se) * per_player:.1f}] "
+          f"(even: {even:.1f}%)")
+    print("by card:  " + "  ".join(f"{CARD_NAMES[c]}: {100 * gains[cards == c].mean():.3f} ({(cards == c).sum()})"
+                                  for c in range(len(CARD_NAMES)) if (cards == c).any()))
+
+
+if __name__ == "__main__":
+    main()
