@@ -71,8 +71,7 @@ def main():
     print(f"changed heuristic vs default, {games} games each ({args.pairs} deals x {len(seats)} seats); "
           f"even: {100 * even:.1f}%, 95% interval about +-{196 * math.sqrt(even * (1 - even) / games):.1f} points")
     rows = []
-    for k, name in enumerate(tqdm([(n, s) for n in names for s in scales], desc="weights")):
-        name, scale = name
+    for k, (name, scale) in enumerate(tqdm([(n, s) for n in names for s in scales], desc="weights")):
         changed = dataclasses.replace(DEFAULT_WEIGHTS, **{name: getattr(DEFAULT_WEIGHTS, name) * scale})
         wins = paired_wins(rules, seats, changed.array(), DEFAULT_WEIGHTS.array(), args.seed + k, args.pairs, 2000)
         rows.append((name, scale, getattr(changed, name), wins / games))
