@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from agents.evaluation import DEFAULT_WEIGHTS
 from agents.heuristic import heuristic_choice
+from agents.mcts import MAX_TURNS
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.rules import PRESETS
@@ -56,8 +57,8 @@ def main():
     p.add_argument("--scales", default="0.5,0.75,1.33,2", help="factors each weight is multiplied by")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
-    if PRESETS[args.rules].hand_size:
-        p.error("play-for-points rules need a choice of card to play: use sorry-eval for them")
+    if PRESETS[args.rules].teams != "none":
+        p.error("team rules: a changed player's partner would play the default weights; use sorry-eval")
     scales = [float(s) for s in args.scales.split(",")]
     if args.pairs < 1 or not scales:
         p.error("need --pairs >= 1 and at least one scale")
@@ -73,7 +74,7 @@ def main():
     rows = []
     for k, (name, scale) in enumerate(tqdm([(n, s) for n in names for s in scales], desc="weights")):
         changed = dataclasses.replace(DEFAULT_WEIGHTS, **{name: getattr(DEFAULT_WEIGHTS, name) * scale})
-        wins = paired_wins(rules, seats, changed.array(), DEFAULT_WEIGHTS.array(), args.seed + k, args.pairs, 2000)
+        wins = paired_wins(rules, seats, changed.array(), DEFAULT_WEIGHTS.array(), args.seed + k, args.pairs, MAX_TURNS)
         rows.append((name, scale, getattr(changed, name), wins / games))
     for name, scale, value, rate in rows:
         print(f"{name:>16} x{scale:<5g} = {value:<8.4g} {100 * rate:5.1f}%  ({100 * (rate - even):+.1f})")

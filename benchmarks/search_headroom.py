@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from agents.evaluation import DEFAULT_WEIGHTS
 from agents.heuristic import heuristic_choice
-from agents.mcts import monte_carlo_values
+from agents.mcts import MAX_TURNS, monte_carlo_values
 from agents.value_net import NO_NET
 from sorry_env import engine as E
 from sorry_env import game
@@ -62,7 +62,7 @@ def main():
         state = game.new_state(rules_obj, num_players=args.players, seed=args.seed * 1_000_003 + g)
         g += 1
         game_choices = 0
-        while state[E.WINNER] < 0 and state[E.TURN] < 2000 and len(gains) < args.decisions:
+        while state[E.WINNER] < 0 and state[E.TURN] < MAX_TURNS and len(gains) < args.decisions:
             n = E.legal_actions(state, rules, buf)
             legal = buf[:n].copy()
             if n == 1:

@@ -54,7 +54,11 @@ def test_analysis_scripts_run_end_to_end(script, args, expected):
     assert expected in out.stdout
 
 
-def test_search_headroom_refuses_bad_settings():
-    out = subprocess.run([sys.executable, str(BENCHMARKS / "search_headroom.py"), "--sample", "0"],
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 2 and "--sample" in out.stderr
+@pytest.mark.parametrize("script, args, message", [
+    ("search_headroom.py", ["--sample", "0"], "--sample"),
+    ("heuristic_weights.py", ["--rules", "hasbro2003_teams", "--players", "4"], "team rules"),
+])
+def test_analysis_scripts_refuse_bad_settings(script, args, message):
+    out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 2 and message in out.stderr
