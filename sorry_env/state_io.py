@@ -33,7 +33,7 @@ so ``state_to_dict(state_from_dict(d))`` equals ``d`` once ``d`` is in that orde
 import numpy as np
 
 from . import engine as E
-from .geometry import HOME, SAFE0, SAFE_LEN, START, TRACK
+from .geometry import HOME, SAFE0, SAFE_LEN, SLIDE_END, SLIDE_OWNER, START, TRACK
 from .rules import CARD_INDEX, CARD_NAMES, N_CARDS, Rules
 
 KEYS = {"to_move", "card", "draw_again", "turn", "pawns", "draw_pile", "hands", "split_seven"}
@@ -97,6 +97,10 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
         state[E.ACTIVE + seat] = 1
         for slot, pos in enumerate(seat_pawns):
             code = _code(seat, pos)
+            if code < TRACK and SLIDE_OWNER[code] not in (-1, seat):
+                raise ValueError(f"seat {seat}: track square {code} is the triangle of seat {SLIDE_OWNER[code]}'s "
+                                 f"slide; a pawn landing there slides on to square {SLIDE_END[code]}, so no pawn "
+                                 "of another colour can stand on it")
             if code < TRACK:
                 if code in occupied:
                     raise ValueError(f"track square {code} holds two pawns (seats {occupied[code]} and {seat})")

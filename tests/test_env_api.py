@@ -402,6 +402,8 @@ BAD_STATES = {
     "draw pile unknown card": _valid(draw_pile={"6": 1}),
     "draw_again not bool": _valid(draw_again=1),
     "negative turn": _valid(turn=-3),
+    # Seat 1's short-slide triangle (16): a seat 0 pawn landing there slides on to 19.
+    "pawn on a foreign slide triangle": _valid([seat(["track", 16]), seat(), seat(), seat()]),
 }
 
 
@@ -443,7 +445,8 @@ def test_error_messages_name_the_problem():
     from sorry_env import PRESETS, state_from_dict
     r = PRESETS["hasbro2003"]
     cases = {"unknown card": "card", "two colours on a track square": "10",
-             "to_move empty seat": "to_move", "unknown key": "colour", "finished game": "Home"}
+             "to_move empty seat": "to_move", "unknown key": "colour", "finished game": "Home",
+             "pawn on a foreign slide triangle": "triangle of seat 1's slide"}
     for name, word in cases.items():
         with pytest.raises(ValueError, match=word):
             state_from_dict(BAD_STATES[name], r, 0)
