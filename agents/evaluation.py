@@ -96,6 +96,7 @@ W_WIN_SLOPE = _FIELDS.index("win_slope")
 W_WIN_HORIZON = _FIELDS.index("win_horizon")
 
 WIN_SCORE = 1.0e4  # score of a won game (lost: minus this); beyond any position's equity
+DECIDED_LOGIT = 30.0  # evaluation_logit of a won game (lost: minus this); a chance of 1 - 1e-13
 START_ZONE_LEN = 12  # the longest single move: squares a newly started pawn reaches next
 
 
@@ -338,6 +339,24 @@ def win_chance(state, rules, w, score):
         return 1.0
     if score <= -WIN_SCORE:
         return 0.0
+    return 1.0 / (1.0 + np.exp(-win_logit(state, rules, w, score)))
+
+
+@njit(cache=True)
+def evaluation_logit(state, rules, w, seat):
+    """The evaluation of `seat`'s position as the logit of a chance of winning (+-DECIDED_LOGIT
+    once the game is decided); benchmarks/value_iteration.py learns a correction to it."""
+    score = evaluate(state, rules, w, seat)
+    if score >= WIN_SCORE:
+        return DECIDED_LOGIT
+    if score <= -WIN_SCORE:
+        return -DECIDED_LOGIT
+    return win_logit(state, rules, w, score)
+
+
+@njit(cache=True)
+def win_logit(state, rules, w, score):
+    """The logit of win_chance for a game not yet decided."""
     # Steps to go, as twice the players' mean (the fit was on two-player games).
     to_go = 0.0
     players = 0
@@ -347,4 +366,4 @@ def win_chance(state, rules, w, score):
             for i in range(rules[R_PAWNS]):
                 to_go += FULL_PROGRESS - progress(seat, state[E.PAWNS + seat * E.MAX_SLOTS + i])
     to_go *= 2.0 / players
-    return 1.0 / (1.0 + np.exp(-w[W_WIN_SLOPE] * score / (w[W_WIN_HORIZON] + to_go)))
+    return w[W_WIN_SLOPE] * score / (w[W_WIN_HORIZON] + to_go)

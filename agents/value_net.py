@@ -32,12 +32,17 @@ def pack(path) -> tuple[np.ndarray, np.ndarray, dict]:
                          "'afterstate' one (it scores positions, not actions)")
     if meta["network"]["activation"] != "relu":
         raise ValueError(f"{path}: compiled value networks use relu, this one uses {meta['network']['activation']!r}")
+    return (*pack_mlp(actor.net), meta)
+
+
+def pack_mlp(mlp) -> tuple[np.ndarray, np.ndarray]:
+    """(params, sizes) of a relu MLP over the observation (agents.policy.MLP, one output)."""
     parts, sizes = [], [OBS_SIZE]
-    for layer in actor.net.layers:
+    for layer in mlp.layers:
         weight = layer.weight.detach().numpy()  # (out, in)
         parts += [weight.T.ravel(), layer.bias.detach().numpy()]
         sizes.append(weight.shape[0])
-    return np.concatenate(parts).astype(np.float32), np.array(sizes, dtype=np.int64), meta
+    return np.concatenate(parts).astype(np.float32), np.array(sizes, dtype=np.int64)
 
 
 @njit(cache=True)

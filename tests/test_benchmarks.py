@@ -1,6 +1,7 @@
-"""The analysis scripts in benchmarks/: paired games credit the right seat, and the scripts
-run end to end."""
+"""The analysis scripts in benchmarks/: paired games credit the right seat, value iteration's
+backup is the exact expectation over the next card, and the scripts run end to end."""
 import dataclasses
+import functools
 import importlib.util
 import pathlib
 import subprocess
@@ -8,13 +9,23 @@ import sys
 
 import numpy as np
 import pytest
+import torch
 
-from agents.evaluation import DEFAULT_WEIGHTS
-from sorry_env import game
+from agents.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
+from agents.policy import MLP
+from agents.policy_input import public_state
+from agents.simulate import card_chances
+from agents.value_net import pack_mlp
+from sorry_env import PRESETS, game, state_from_dict
+from sorry_env import engine as E
+from sorry_env.geometry import HOME
+from sorry_env.observation import OBS_SIZE
+from sorry_env.rules import CARD_INDEX, N_CARDS
 
 BENCHMARKS = pathlib.Path(__file__).parent.parent / "benchmarks"
 
 
+@functools.cache  # one module per script: its compiled functions are not cached on disk
 def load(name):
     spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
@@ -43,9 +54,68 @@ def test_paired_games_play_the_changed_weights_in_the_changed_seat():
     assert weak < 70 < 130 < strong  # of 200 games each
 
 
+def one_step_from_winning():
+    """Public afterstate: seat 2 moves next, no card drawn; it wins with a 1 (its last pawn
+    is on safe 4, one step from Home) and with no other card."""
+    d = {"to_move": 2, "pawns": [[["track", 10], ["track", 40], ["start"], ["start"]], None,
+                                 [["home"], ["home"], ["home"], ["safe", 4]], None]}
+    state = state_from_dict(d, PRESETS["hasbro2003"], seed=1)
+    public = np.empty_like(state)
+    public_state(state, public)
+    public[E.REMAIN + public[E.CARD]] += 1  # a state dict comes with a card drawn: put it back
+    public[E.CARD] = -1
+    return public
+
+
+def zero_value(hidden=(8,)):
+    """(params, sizes) of an MLP of zeros: every open position is worth 0.5 to everyone."""
+    mlp = MLP([OBS_SIZE, *hidden, 1], "relu")
+    with torch.no_grad():
+        for p in mlp.parameters():
+            p.zero_()
+    return pack_mlp(mlp)
+
+
+@pytest.mark.parametrize("empty_pile", [False, True])
+def test_value_iteration_backup_is_the_exact_expectation_over_the_next_card(empty_pile):
+    vi = load("value_iteration")
+    rules = game.rules_array("hasbro2003")
+    public = one_step_from_winning()
+    if empty_pile:  # every card drawn: the discards are reshuffled before the next draw
+        public[E.REMAIN:E.REMAIN + N_CARDS] = 0
+    chances = np.empty(N_CARDS)
+    card_chances(public, rules, chances)
+    p1 = chances[CARD_INDEX["1"]]
+    assert 0.05 < p1 < 0.2
+    out = np.zeros(4)
+    vi.backup(public, rules, *zero_value(), vi.NO_BASE, 7, out)
+    assert out[2] == pytest.approx(p1 + (1 - p1) * 0.5)
+    assert out[0] == pytest.approx((1 - p1) * 0.5)
+    assert out[1] == out[3] == 0.0
+
+
+def test_value_iteration_scores_decided_positions_by_the_result_and_others_by_the_evaluation():
+    vi = load("value_iteration")
+    rules = game.rules_array("hasbro2003")
+    w = DEFAULT_WEIGHTS.array()
+    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    state = one_step_from_winning()
+    # A zero correction on top of the evaluation is the evaluation's own chance of winning.
+    for seat in (0, 2):
+        assert vi.seat_value(state, rules, *zero_value(), w, seat, obs) == pytest.approx(
+            win_chance(state, rules, w, evaluate(state, rules, w, seat)))
+    state[E.PAWNS + 2 * E.MAX_SLOTS:E.PAWNS + 2 * E.MAX_SLOTS + 4] = HOME
+    state[E.WINNER] = 2
+    out = np.zeros(4)
+    vi.backup(state, rules, *zero_value(), w, 7, out)
+    assert list(out) == [0.0, 0.0, 1.0, 0.0]
+
+
 @pytest.mark.parametrize("script, args, expected", [
     ("search_headroom.py", ["--decisions", "6", "--iterations", "40"], "implied rate of a playout searcher"),
     ("heuristic_weights.py", ["--pairs", "3", "--scales", "2", "--players", "3"], "leader"),
+    ("value_iteration.py", ["--init", "evaluation", "--hidden", "16", "--rounds", "1", "--positions", "2000",
+                            "--epochs", "1", "--check-games", "20"], "round 1: as a one-move player, wins"),
 ])
 def test_analysis_scripts_run_end_to_end(script, args, expected):
     out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True,
@@ -57,6 +127,8 @@ def test_analysis_scripts_run_end_to_end(script, args, expected):
 @pytest.mark.parametrize("script, args, message", [
     ("search_headroom.py", ["--sample", "0"], "--sample"),
     ("heuristic_weights.py", ["--rules", "hasbro2003_teams", "--players", "4"], "team rules"),
+    ("value_iteration.py", ["--init", "evaluation", "--rounds", "0"], "--rounds >= 1"),
+    ("value_iteration.py", ["--init", "evaluation", "--rules", "hasbro2003_points"], "hands"),
 ])
 def test_analysis_scripts_refuse_bad_settings(script, args, message):
     out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True,

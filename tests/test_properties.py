@@ -14,6 +14,7 @@ from numba import njit
 
 from sorry_env import PRESETS, env, game, state_from_dict, state_to_dict
 from sorry_env import engine as E
+from sorry_env.geometry import SLIDE_OWNER
 from sorry_env.rules import CARD_NAMES
 
 # ---- configurations -----------------------------------------------------------------------
@@ -652,7 +653,7 @@ def _random_position(rng, rules, seats):
                         q = int((rng.integers(4) * 15 + rng.integers(-2, 15)) % 60)
                     else:
                         q = int(rng.integers(60))
-                    if q in taken:
+                    if q in taken or SLIDE_OWNER[q] not in (-1, k):  # no pawn rests on a foreign triangle
                         pl.append(["start"])
                     else:
                         taken.add(q)
