@@ -36,8 +36,9 @@ def pack(path) -> tuple[np.ndarray, np.ndarray, dict]:
 
 
 def pack_mlp(mlp) -> tuple[np.ndarray, np.ndarray]:
-    """(params, sizes) of a relu MLP over the observation (agents.policy.MLP, one output)."""
-    parts, sizes = [], [OBS_SIZE]
+    """(params, sizes) of a relu MLP with one output (agents.policy.MLP); its input is the
+    observation, or for an experiment a longer vector that starts with it."""
+    parts, sizes = [], [mlp.layers[0].in_features]
     for layer in mlp.layers:
         weight = layer.weight.detach().numpy()  # (out, in)
         parts += [weight.T.ravel(), layer.bias.detach().numpy()]

@@ -22,9 +22,12 @@ over the next card done exactly instead of sampled). Each round:
 The value is sigmoid(network(observation)), starting from a value network file (--init
 FILE), or with --init evaluation sigmoid(network(observation) + the hand-written
 evaluation's logit) with the network's last layer starting at zero: a correction to the
-evaluation that starts as the evaluation itself.
+evaluation that starts as the evaluation itself. With --pairs that network also sees, for
+every pair of an own and an opposing pawn on the track, how many squares one is behind the
+other when it is 12 or fewer (who can bump whom next turn), which the observation's
+per-pawn one-hots leave for the network to work out.
 
-    python benchmarks/value_iteration.py --init evaluation --rounds 3 --positions 1000000
+    python benchmarks/value_iteration.py --init evaluation [--pairs] --rounds 3
     python benchmarks/value_iteration.py --init checkpoints/value-2p.safetensors --rounds 3 --epochs 1 --lr 3e-4
 
 Two players, rules without hands (there the next player's options come from a hidden hand).
@@ -47,14 +50,52 @@ from agents.value_net import net_logit, pack_mlp
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import N_CARDS, PRESETS, R_PACK_SIZE
+from sorry_env.geometry import TRACK
+from sorry_env.rules import N_CARDS, PRESETS, R_PACK_SIZE, R_PAWNS
 from training.evaluate import wilson_interval
-from training.outcome_data import observations
 
 # Compiled functions here are not cached: a cache would outlive changes to the engine and
 # agents they inline (sorry_env.numba_cache only watches the packages).
 MAX_TURNS = 2000  # card plays before a game is abandoned (the env's default truncation)
+PAIR_REACH = 12  # the longest single move: pairs of pawns further apart cannot bump at once
+PAIR_FEATURES = 4 * 4 * 2 * PAIR_REACH
 NO_BASE = np.zeros(0)  # base weights of a value without the evaluation under it
+
+
+@njit
+def network_input(state, rules, seat, x):
+    """x := the network's input for `seat`: the observation, and when x is longer, the pair
+    features: for each own pawn i and opposing pawn j on the track (slots in canonical order,
+    opponents in turn order), a one-hot of how far j is behind i (1..PAIR_REACH squares: j
+    can reach i) or i behind j (i can reach j). Two players, or the first opponent only."""
+    observe(state, rules, seat, x[:OBS_SIZE])
+    if x.shape[0] == OBS_SIZE:
+        return
+    x[OBS_SIZE:] = 0.0
+    other = E.other_seat(state, seat, 1)
+    for i in range(rules[R_PAWNS]):
+        mine = state[E.PAWNS + seat * E.MAX_SLOTS + i]
+        if mine >= TRACK:
+            continue
+        for j in range(rules[R_PAWNS]):
+            theirs = state[E.PAWNS + other * E.MAX_SLOTS + j]
+            if theirs >= TRACK:
+                continue
+            behind = (mine - theirs) % TRACK  # squares j is behind i
+            first = OBS_SIZE + (i * 4 + j) * 2 * PAIR_REACH
+            if 1 <= behind <= PAIR_REACH:
+                x[first + behind - 1] = 1.0
+            elif 1 <= TRACK - behind <= PAIR_REACH:
+                x[first + PAIR_REACH + TRACK - behind - 1] = 1.0
+
+
+@njit
+def network_inputs(states, rules, viewers, out):
+    """out[k] := network_input of states[k] (int16 rows) for seat viewers[k]."""
+    state = np.empty(states.shape[1], dtype=np.int64)
+    for k in range(states.shape[0]):
+        state[:] = states[k]
+        network_input(state, rules, viewers[k], out[k])
 
 
 @njit
@@ -63,7 +104,7 @@ def seat_value(state, rules, params, sizes, base, seat, obs):
     (plus the evaluation's logit when `base` holds evaluation weights)."""
     if state[E.WINNER] >= 0:
         return 1.0 if same_side(rules, seat, state[E.WINNER]) else 0.0
-    observe(state, rules, seat, obs)
+    network_input(state, rules, seat, obs)
     z = net_logit(params, sizes, obs)
     if base.shape[0] > 0:
         z += evaluation_logit(state, rules, base, seat)
@@ -95,7 +136,7 @@ def self_play_positions(rules, active, params, sizes, base, epsilon, seed, state
     chosen = np.empty_like(state)
     coin = np.zeros(E.STATE_SIZE, dtype=np.int64)  # a generator for the exploring moves
     coin[E.RNG] = (seed ^ 0x2545F491) & 0xFFFFFFFF
-    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    obs = np.empty(sizes[0], dtype=np.float32)
     k = 0
     g = 0
     while k < states.shape[0]:
@@ -141,7 +182,7 @@ def backup(public, rules, params, sizes, base, seed, out):
     best move by the value (one step of expectimax), from public afterstate `public`."""
     x = public.astype(np.int64)
     restore_draw_pile(x, rules, seed)
-    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    obs = np.empty(sizes[0], dtype=np.float32)
     out[:] = 0.0
     if not is_chance_node(x, rules):  # decided (or a split seven under way: not searched)
         for seat in range(4):
@@ -184,7 +225,7 @@ def duel(rules, params, sizes, base, w, games, seed):
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     child = np.empty_like(state)
     best = np.empty_like(state)
-    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    obs = np.empty(sizes[0], dtype=np.float32)
     wins = 0
     for g in range(games):
         value_seat = 2 * (g % 2)
@@ -262,8 +303,8 @@ def fit(mlp, base, states, targets, rules, seats, *, epochs, lr, batch_size, rng
         for first in bar:
             batch = rows[first:first + batch_size]
             pos, viewers = batch // len(seats), seats[batch % len(seats)]
-            obs = np.empty((len(batch), OBS_SIZE), dtype=np.float32)
-            observations(states[pos], rules, viewers, obs)
+            obs = np.empty((len(batch), mlp.layers[0].in_features), dtype=np.float32)
+            network_inputs(states[pos], rules, viewers, obs)
             offset = np.zeros(len(batch), dtype=np.float32)
             if len(base):
                 base_logits(states[pos], rules, base, viewers, offset)
@@ -289,7 +330,8 @@ def starting_value(args, p):
         if int(meta["num_players"]) != 2:
             p.error(f"{args.init} is a {meta['num_players']}-player network; this script plays two players")
         return actor.net, NO_BASE, meta["rules"]["name"]
-    mlp = MLP([OBS_SIZE, *[int(h) for h in args.hidden.split(",")], 1], "relu")
+    width = OBS_SIZE + (PAIR_FEATURES if args.pairs else 0)
+    mlp = MLP([width, *[int(h) for h in args.hidden.split(",")], 1], "relu")
     with torch.no_grad():
         mlp.layers[-1].weight.zero_()
         mlp.layers[-1].bias.zero_()
@@ -303,6 +345,8 @@ def main(argv=None):
                         "learns a correction to the hand-written evaluation")
     p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS), help="rules (--init evaluation)")
     p.add_argument("--hidden", default="256,256", help="hidden layer widths (--init evaluation)")
+    p.add_argument("--pairs", action="store_true",
+                   help="give the network the distances between own and opposing pawns too (--init evaluation)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--positions", type=int, default=1_000_000, help="self-play positions per round")
     p.add_argument("--epsilon", type=float, default=0.1, help="chance of a random move in the self-play games")
@@ -316,6 +360,8 @@ def main(argv=None):
     if args.rounds < 1 or args.epochs < 1 or args.positions < 1000 or not 0 <= args.epsilon <= 1 \
             or args.check_games < 1:
         p.error("need --rounds >= 1, --epochs >= 1, --positions >= 1000, 0 <= --epsilon <= 1 and --check-games >= 1")
+    if args.pairs and args.init != "evaluation":
+        p.error("--pairs needs --init evaluation (a value network file has the observation as its input)")
     if args.init == "evaluation" and PRESETS[args.rules].hand_size:
         p.error("rules with hands are not supported: the next player's options come from a hidden hand")
     torch.manual_seed(args.seed)

@@ -129,8 +129,29 @@ def test_analysis_scripts_run_end_to_end(script, args, expected):
     ("heuristic_weights.py", ["--rules", "hasbro2003_teams", "--players", "4"], "team rules"),
     ("value_iteration.py", ["--init", "evaluation", "--rounds", "0"], "--rounds >= 1"),
     ("value_iteration.py", ["--init", "evaluation", "--rules", "hasbro2003_points"], "hands"),
+    ("value_iteration.py", ["--init", "checkpoints/value-2p.safetensors", "--pairs"], "--pairs needs"),
 ])
 def test_analysis_scripts_refuse_bad_settings(script, args, message):
     out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 2 and message in out.stderr
+
+
+def test_value_iteration_pair_features_mark_who_can_reach_whom():
+    vi = load("value_iteration")
+    rules_obj = PRESETS["hasbro2003"]
+    state = state_from_dict({"to_move": 0, "card": "5", "pawns": [
+        [["track", 10], ["start"], ["start"], ["start"]], None,
+        [["track", 5], ["track", 15], ["start"], ["start"]], None]}, rules_obj, seed=0)
+    rules = game.rules_array(rules_obj)
+    x = np.empty(OBS_SIZE + vi.PAIR_FEATURES, dtype=np.float32)
+    vi.network_input(state, rules, 0, x)
+    plain = np.empty(OBS_SIZE, dtype=np.float32)
+    vi.network_input(state, rules, 0, plain)
+    assert (x[:OBS_SIZE] == plain).all()
+    reach = vi.PAIR_REACH
+    slot = {int(state[E.PAWNS + 2 * E.MAX_SLOTS + j]): j for j in range(4)}
+    first = [OBS_SIZE + (0 * 4 + slot[sq]) * 2 * reach for sq in (5, 15)]
+    # The pawn on 5 is 5 squares behind seat 0's pawn on 10 (it can reach it with a 5);
+    # seat 0's pawn is 5 squares behind the one on 15.
+    assert np.flatnonzero(x[OBS_SIZE:]).tolist() == sorted([first[0] + 4 - OBS_SIZE, first[1] + reach + 4 - OBS_SIZE])
