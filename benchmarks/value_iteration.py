@@ -45,7 +45,7 @@ from agents.evaluation import DEFAULT_WEIGHTS, evaluate, evaluation_logit, same_
 from agents.heuristic import heuristic_choice
 from agents.policy import MLP, load_policy
 from agents.policy_input import public_state
-from agents.simulate import action_buffer, after_move_into, card_chances, deal_into, is_chance_node
+from agents.simulate import action_buffer, after_move_into, card_chances, deal_into, determinize, is_chance_node
 from agents.value_net import net_logit, pack_mlp
 from sorry_env import engine as E
 from sorry_env import game
@@ -161,27 +161,13 @@ def self_play_positions(rules, active, params, sizes, base, epsilon, seed, state
 
 
 @njit
-def restore_draw_pile(state, rules, seed):
-    """Give a public state (draw-pile order and position zeroed) a draw pile again: the
-    remaining cards in card order, and a generator for a reshuffle."""
-    remaining = 0
-    for c in range(N_CARDS):
-        remaining += state[E.REMAIN + c]
-    pos = rules[R_PACK_SIZE] - remaining
-    state[E.DRAW_POS] = pos
-    for c in range(N_CARDS):
-        for _ in range(state[E.REMAIN + c]):
-            state[E.DECK + pos] = c
-            pos += 1
-    state[E.RNG] = seed & 0xFFFFFFFF
-
-
-@njit
 def backup(public, rules, params, sizes, base, seed, out):
     """out[seat] := each seat's expected value after the next card and the next player's
     best move by the value (one step of expectimax), from public afterstate `public`."""
     x = public.astype(np.int64)
-    restore_draw_pile(x, rules, seed)
+    # A public state has no draw pile: rebuild one from the remaining counts.
+    x[E.DRAW_POS] = rules[R_PACK_SIZE] - x[E.REMAIN:E.REMAIN + N_CARDS].sum()
+    determinize(x, rules, x[E.TO_MOVE], seed)
     obs = np.empty(sizes[0], dtype=np.float32)
     out[:] = 0.0
     if not is_chance_node(x, rules):  # decided (or a split seven under way: not searched)
