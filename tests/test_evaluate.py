@@ -93,6 +93,16 @@ def test_lineup_must_match_the_player_count():
         run_tournament(["random", "random"], games=4, rules="hasbro2003_teams")
 
 
+def test_a_script_without_a_main_guard_gets_a_clear_error_not_a_hang(tmp_path):
+    # Spawned workers re-run the script, die there; the parent must say why and stop.
+    script = tmp_path / "unguarded.py"
+    script.write_text("from training.evaluate import run_tournament\n"
+                      "run_tournament(['random', 'random'], games=4, workers=2, progress=False)\n")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert 'put a script\'s call under `if __name__ == "__main__":`' in result.stderr
+
+
 def test_cli_writes_json_csv_and_png(tmp_path):
     command = [sys.executable, "-m", "training.evaluate", "random", "random", "--games", "8",
                "--workers", "2", "--seed", "3", "--out", str(tmp_path), "--no-progress"]

@@ -50,6 +50,10 @@ Library use (periodic evaluation during training)::
     from training.evaluate import run_tournament
     results = run_tournament(["checkpoints/policy.safetensors", "heuristic"], games=400, seed=1)
     results["agents"][0]["win_rate"], results["agents"][0]["ci_low"]
+
+With more than one worker the games run in spawned processes, which re-import the calling
+script: call it under ``if __name__ == "__main__":`` (a script without the guard gets a
+RuntimeError saying so) or pass ``workers=1``.
 """
 import argparse
 import csv
@@ -59,6 +63,8 @@ import multiprocessing
 import os
 import pathlib
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 import openskill.models
@@ -168,16 +174,25 @@ def play_games(agent_specs, games, seed, rules, max_turns, workers, progress):
                 bar.update()
             return records
         # spawn, not fork: a forked child of a process whose torch threads have run (a policy
-        # agent, a training loop) hangs in its first torch call. Scripts calling this need
-        # the usual `if __name__ == "__main__":` guard.
+        # agent, a training loop) hangs in its first torch call. A spawned child re-imports
+        # the caller's main script; without the `if __name__ == "__main__":` guard it dies
+        # there, and an executor (unlike multiprocessing.Pool, which would respawn it
+        # forever) reports that as a broken pool.
         context = multiprocessing.get_context("spawn")
         chunksize = max(1, min(16, games // (8 * workers)))
-        with context.Pool(workers, _start_worker, (agent_specs, rules, max_turns, seed)) as pool:
-            records = []
-            for record in pool.imap_unordered(_play_in_worker, range(games), chunksize):
-                records.append(record)
-                bar.update()
-    return sorted(records, key=lambda record: record["game"])
+        records = []
+        try:
+            with ProcessPoolExecutor(workers, context, _start_worker,
+                                     (agent_specs, rules, max_turns, seed)) as pool:
+                for record in pool.map(_play_in_worker, range(games), chunksize=chunksize):
+                    records.append(record)
+                    bar.update()
+        except BrokenProcessPool as error:
+            raise RuntimeError(
+                "a tournament worker process died. Worker processes re-import the main "
+                "script: put a script's call under `if __name__ == \"__main__\":`, or pass "
+                "workers=1 to play in this process") from error
+    return records
 
 
 # ---- statistics -----------------------------------------------------------------------------
