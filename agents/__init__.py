@@ -1,6 +1,7 @@
 """Agents for sorry_env: scripted baselines, search agents and trained policies, all behind
 the interface in :mod:`agents.base`. ``make_agent(spec)`` builds one from a name, optionally
 with settings: ``"expectimax:depth=3"``, ``"mcts:iterations=400,rollout_plies=20"``."""
+import inspect
 import os
 import pathlib
 
@@ -26,14 +27,32 @@ AGENTS = {
 }
 
 
-def _setting(text: str):
-    """A spec setting's value: an int or a float when it reads as one."""
-    for kind in (int, float):
+# Constructor arguments a spec cannot set: the seed comes from the caller (a tournament seeds
+# every game), and evaluation weights are objects made in code (agents.evaluation.Weights).
+NOT_SETTABLE = ("self", "seed", "weights")
+
+
+def _settings(name: str, spec: str, settings: str) -> dict:
+    """Constructor keyword arguments from the ``key=value,...`` part of a spec, each parsed as
+    the type of the constructor's default, so a typo or a value of the wrong kind is refused
+    here with its name instead of failing (or being silently rounded) inside the agent."""
+    params = inspect.signature(AGENTS[name].__init__).parameters
+    defaults = {key: p.default for key, p in params.items() if key not in NOT_SETTABLE}
+    kwargs = {}
+    for item in filter(None, settings.split(",")):
+        key, eq, text = (part.strip() for part in item.partition("="))
+        if not eq:
+            raise ValueError(f"agent setting {item!r} in {spec!r} must look like key=value")
+        if key not in defaults:
+            raise ValueError(f"agent {name!r} has no setting {key!r} (in {spec!r}); "
+                             f"its settings: {', '.join(sorted(defaults)) or 'none'}")
+        kind = type(defaults[key]) if defaults[key] is not None else str
         try:
-            return kind(text)
+            kwargs[key] = kind(text) if kind is not int else int(text, 10)
         except ValueError:
-            pass
-    return text
+            noun = {int: "an integer", float: "a number"}.get(kind, "text")
+            raise ValueError(f"agent setting {key} in {spec!r} must be {noun}, got {text!r}") from None
+    return kwargs
 
 
 def make_agent(spec: str, seed=None) -> Agent:
@@ -46,16 +65,7 @@ def make_agent(spec: str, seed=None) -> Agent:
         return PolicyAgent(spec, seed=seed)
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; choose from {sorted(AGENTS)}")
-    kwargs = {}
-    for item in filter(None, settings.split(",")):
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise ValueError(f"agent setting {item!r} in {spec!r} must look like key=value")
-        kwargs[key.strip()] = _setting(value.strip())
-    try:
-        return AGENTS[name](seed=seed, **kwargs)
-    except TypeError as e:
-        raise ValueError(f"bad settings for agent {name!r} in {spec!r}: {e}") from None
+    return AGENTS[name](seed=seed, **_settings(name, spec, settings))
 
 
 __all__ = ["Agent", "Turn", "public_view", "make_agent", "AGENTS", "RandomAgent", "GreedyAgent",

@@ -58,6 +58,11 @@ class Agent:
     def act(self, turn: Turn) -> int:
         raise NotImplementedError
 
+    def check_game(self, rules: Rules, num_players: int) -> None:
+        """ValueError if this agent cannot play these rules with this many players (an agent
+        that loads a network made for another game overrides this); callers check before the
+        first game, so a mismatch is reported before any play."""
+
 
 class ChoosingAgent(Agent):
     """An agent that computes its choice among several legal moves (`choose`); a lone legal

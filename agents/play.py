@@ -78,8 +78,7 @@ def build_opponents(specs: list[str], seats, human_seat, rules, num_players, see
     opponents = {}
     for k, (seat, spec) in enumerate(zip(others, specs)):
         agent = make_agent(spec, seed=seed + 1 + k)
-        if hasattr(agent, "check_game"):
-            agent.check_game(rules, num_players)
+        agent.check_game(rules, num_players)
         opponents[seat] = (os.path.basename(spec), agent)  # a policy file shows as its file name
     return opponents
 
@@ -97,11 +96,12 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     rules = get_rules(args.rules)
-    if rules.teams != "none" and args.players != 4:
-        p.error(f"--rules {args.rules} is a team game: it needs --players 4")
+    try:
+        seats = game.seats_for(args.players, rules=rules)
+    except ValueError as e:
+        p.error(f"--players {args.players} --rules {args.rules}: {e}")
     if args.max_turns < 1:
         p.error("--max-turns must be at least 1")
-    seats = game.seats_for(args.players)
     human_seat = seats[0] if args.seat is None else args.seat
     if human_seat not in seats:
         p.error(f"--seat must be one of the seats in play {list(seats)}")

@@ -140,7 +140,8 @@ def read_metadata(path) -> dict:
     except FileNotFoundError:
         raise ValueError(f"policy file {path} does not exist") from None
     except Exception as exc:  # safetensors raises its own error types for a damaged header
-        raise ValueError(f"{path} is not a safetensors policy file ({exc})") from None
+        hint = "; a training run's checkpoint.zip becomes one with sorry-export" if str(path).endswith(".zip") else ""
+        raise ValueError(f"{path} is not a safetensors policy file ({exc}){hint}") from None
     if FORMAT not in header:
         raise ValueError(f"{path} is a safetensors file without sorry_policy metadata")
     return json.loads(header[FORMAT])

@@ -109,9 +109,7 @@ class raw_env(AECEnv):
         if reward == "points" and self.rules.scoring == "none":
             raise ValueError(f"reward='points' needs rules with a scoring system; {self.rules.name!r} has none")
         self.reward = reward
-        self.seats = game.seats_for(num_players if seats is None else None, seats)
-        if self.rules.teams != "none" and self.seats != (0, 1, 2, 3):
-            raise ValueError(f"team rules ({self.rules.name!r}) need all four seats, got seats {self.seats}")
+        self.seats = game.seats_for(num_players if seats is None else None, seats, self.rules)
         self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
         self.render_mode = render_mode
         self._rules = game.rules_array(self.rules)

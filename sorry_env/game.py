@@ -39,17 +39,22 @@ def rules_array(rules) -> np.ndarray:
     return _rules_array(get_rules(rules))
 
 
-def seats_for(num_players=None, seats=None):
-    """Validated tuple of seats in play: explicit `seats`, or the default for `num_players`."""
+def seats_for(num_players=None, seats=None, rules=None):
+    """Validated tuple of seats in play: explicit `seats`, or the default for `num_players`;
+    with `rules`, also checked against them (team rules seat all four players)."""
     if seats is None:
-        if num_players not in DEFAULT_SEATS:
+        if isinstance(num_players, bool) or num_players not in DEFAULT_SEATS:
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        return DEFAULT_SEATS[num_players]
-    seats = tuple(sorted(int(s) for s in seats))
-    if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 4 or any(s not in range(4) for s in seats):
-        raise ValueError(f"seats must be 2 to 4 distinct seats out of 0..3, got {seats!r}")
-    if num_players is not None and num_players != len(seats):
-        raise ValueError(f"num_players={num_players} does not match seats={seats}")
+        seats = DEFAULT_SEATS[num_players]
+    else:
+        seats = tuple(sorted(int(s) for s in seats))
+        if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 4 or any(s not in range(4) for s in seats):
+            raise ValueError(f"seats must be 2 to 4 distinct seats out of 0..3, got {seats!r}")
+        if num_players is not None and num_players != len(seats):
+            raise ValueError(f"num_players={num_players} does not match seats={seats}")
+    if rules is not None and get_rules(rules).teams != "none" and seats != (0, 1, 2, 3):
+        raise ValueError(f"team rules ({get_rules(rules).name!r}) need 4 players in all four seats, "
+                         f"got seats {seats}")
     return seats
 
 
@@ -59,9 +64,7 @@ def num_actions(rules) -> int:
 
 def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarray:
     """A new game: the pack shuffled and the first player chosen from `seed`, a card drawn."""
-    in_play = seats_for(num_players if seats is None else None, seats)
-    if get_rules(rules).teams != "none" and in_play != (0, 1, 2, 3):
-        raise ValueError(f"team rules ({get_rules(rules).name!r}) need all four seats, got seats {in_play}")
+    in_play = seats_for(num_players if seats is None else None, seats, rules)
     active = np.zeros(4, dtype=np.int64)
     active[list(in_play)] = 1
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)

@@ -33,6 +33,7 @@ so ``state_to_dict(state_from_dict(d))`` equals ``d`` once ``d`` is in that orde
 import numpy as np
 
 from . import engine as E
+from .game import seats_for
 from .geometry import HOME, SAFE0, SAFE_LEN, SLIDE_END, SLIDE_OWNER, START, TRACK
 from .rules import CARD_INDEX, CARD_NAMES, N_CARDS, Rules
 
@@ -113,8 +114,7 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     active = [s for s in range(4) if state[E.ACTIVE + s]]
     if len(active) < 2:
         raise ValueError(f"a game needs 2 to 4 seats in play, got {len(active)}")
-    if rules.teams != "none" and len(active) != 4:
-        raise ValueError(f"team rules ({rules.name!r}) need all four seats in play, got {active}")
+    seats_for(seats=active, rules=rules)
     to_move = d["to_move"]
     if isinstance(to_move, bool) or not isinstance(to_move, (int, np.integer)) or to_move not in active:
         raise ValueError(f"to_move must be a seat in play {active}, got {to_move!r}")

@@ -156,7 +156,21 @@ def test_make_agent_reads_settings_and_rejects_bad_ones():
     assert set(AGENTS) >= {"random", "greedy", "heuristic", "expectimax", "mcts"}
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("nobody")
-    with pytest.raises(ValueError, match="bad settings"):
-        make_agent("heuristic:depth=2")
     with pytest.raises(ValueError, match="key=value"):
         make_agent("mcts:fast")
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("heuristic:depth=2", "agent 'heuristic' has no setting 'depth'.*its settings: none"),
+    ("mcts:iterations=abc", "iterations in 'mcts:iterations=abc' must be an integer, got 'abc'"),
+    ("mcts:iterations=10.7", "must be an integer, got '10.7'"),  # not silently 10
+    ("expectimax:depth=1.5", "must be an integer"),
+    ("expectimax:model_others=abc", "model_others .* must be an integer"),  # not silently on
+    ("mcts:epsilon=abc", "epsilon .* must be a number"),
+    ("mcts:weights=foo", "no setting 'weights'.*epsilon, iterations, rollout_plies, value"),
+    ("random:seed=3", "no setting 'seed'"),
+    ("expectimax:depth=0", "depth and samples must be at least 1"),
+])
+def test_make_agent_names_the_bad_setting(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec)

@@ -124,6 +124,22 @@ def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
     assert tournament["config"]["games"] == 4 and len(tournament["agents"]) == 2
     assert "games" not in tournament  # the per-game log stays out of the policy file
 
+    unrelated = run_tournament(["heuristic", "random"], games=2, seed=0, workers=1)
+    (tmp_path / "unrelated.json").write_text(json.dumps(unrelated))
+    four = run_tournament(["random"] * 4, games=1, seed=0, workers=1)
+    four["config"]["agents"][0] = "x.safetensors"
+    (tmp_path / "four.json").write_text(json.dumps(four))
+    for results, message in [("unrelated.json", "no policy file took part"),
+                             ("four.json", "played under hasbro2003 with 4 players"),
+                             ("nowhere.json", "not a sorry-eval results.json"),
+                             ("p.safetensors", "not a sorry-eval results.json")]:
+        with pytest.raises(ValueError, match=message):
+            export_run(run_dir, tmp_path / "q.safetensors", [tmp_path / results])
+    with pytest.raises(ValueError, match="not a training run directory: it has no run_state.json"):
+        export_run(tmp_path, tmp_path / "q.safetensors")
+    with pytest.raises(ValueError, match="no directory"):
+        export_run(run_dir, tmp_path / "nodir" / "q.safetensors")
+
 
 @pytest.mark.parametrize("path", sorted(pathlib.Path("configs").glob("*.yaml")))
 def test_shipped_configs_load_and_their_network_files_fit(path):
@@ -148,3 +164,56 @@ def test_distillation_warm_start_runs_in_training(tmp_path):
     stats = json.loads((run.dir / "run_state.json").read_text())["imitation"]["distillation"]
     assert stats["decisions"] == 60 and 0 <= stats["agreement"] <= 1
     assert (run.dir / "teacher.npz").exists()
+
+
+@pytest.mark.parametrize("override, message", [
+    ({"game": {"num_players": 2, "rules": "hasbro2003_teams"}}, "game: team rules .* need 4 players"),
+    ({"game": {"num_players": 5}}, "num_players must be 2, 3 or 4"),
+    ({"game": {"rules": "chess"}}, "game.rules must be one of"),
+    ({"game": 3}, "game must be a mapping"),
+    ({"budget": {"timesteps": -5}}, "budget.timesteps must be > 0"),
+    ({"budget": {"timesteps": "abc"}}, "budget.timesteps must be an integer"),
+    ({"evaluation": {"games": 0}}, "evaluation.games must be > 0"),
+    ({"evaluation": {"opponents": ["foo"]}}, "evaluation.opponents: 'foo': unknown agent"),
+    ({"evaluation": {"opponents": ["checkpoints/sorry-4p.safetensors"]}}, "trained for 4 players, not 2"),
+    ({"imitation": {"teacher": "mcts:iterations=abc"}}, "imitation.teacher: .* must be an integer"),
+    ({"network": {"hidden": "abc"}}, "network.hidden must be a list"),
+    ({"network": {"hidden": [0]}}, "network.hidden must be a list of layer widths > 0"),
+    ({"network": {"kind": "cnn"}}, "network.kind must be one of"),
+    ({"envs": 0}, "envs must be > 0"),
+    ({"ppo": {"gamma": 1.5}}, r"ppo.gamma must be in \(0, 1\]"),
+    ({"ppo": {"n_epochs": True}}, "ppo.n_epochs must be an integer"),
+    ({"opponents": {"mix": {"foo": 1}}}, r"opponents.mix: unknown kinds \['foo'\]"),
+    ({"opponents": {"mix": {"random": 0}}}, "opponents.mix: weights must be numbers >= 0 with a positive sum"),
+    ({"distillation": {"decisions": 10, "value": "nowhere.safetensors"}}, "distillation.value: no file"),
+    ({"game": {"num_players": 4}, "distillation": {"decisions": 10, "value": "checkpoints/value-2p.safetensors"}},
+     "distillation.value: .* trained for 2 players, not 4"),
+    ({"distillation": {"decisions": 10, "init": "checkpoints/value-2p.safetensors"}, "network": {"hidden": [64]}},
+     "distillation.init .* hidden sizes differ"),
+    ({"network": {"kind": "mlp"}, "distillation": {"decisions": 10}}, "distillation trains an afterstate actor"),
+])
+def test_config_mistakes_are_refused_at_load_with_their_key(tmp_path, override, message):
+    import yaml
+
+    cfg = yaml.safe_load(pathlib.Path(SMOKE).read_text())
+    for key, value in override.items():
+        cfg[key] = {**cfg.get(key, {}), **value} if isinstance(value, dict) and isinstance(cfg.get(key), dict) else value
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    with pytest.raises(ValueError, match=message):
+        load_config(path)
+
+
+def test_train_command_reports_mistakes_without_a_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "training.train", *args, "--runs-dir", str(tmp_path)],
+                              capture_output=True, text=True, timeout=120)
+
+    for args, message in [(["nowhere.yaml"], "No such file or directory: 'nowhere.yaml'"),
+                          ([SMOKE, "--timesteps", "0"], "budget.timesteps must be > 0"),
+                          ([SMOKE, "--resume"], "--resume: no checkpoint in")]:
+        result = run(*args)
+        assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, args

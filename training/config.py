@@ -2,10 +2,16 @@
 
 Every key a config may set is listed in DEFAULTS (with its meaning); a config file that
 names an unknown key is refused, so a typo cannot silently fall back to a default.
+:func:`validate` checks every value (its type as the default's, its range, the agents it
+names, the network files it points to) before any work starts, so a mistake is reported at
+once with its key, not after a warm start of many minutes. File paths are read from the
+current directory (run from the repository root for the shipped configs).
 """
 from __future__ import annotations
 
 import copy
+import math
+import os
 
 import yaml
 
@@ -89,8 +95,126 @@ def _merge(base: dict, override: dict, where: str) -> dict:
 
 
 def load_config(path) -> dict:
+    """The validated config of YAML file `path` over DEFAULTS."""
     with open(path) as f:
         data = yaml.safe_load(f) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config must be a YAML mapping")
-    return _merge(DEFAULTS, data, "")
+    cfg = _merge(DEFAULTS, data, "")
+    validate(cfg)
+    return cfg
+
+
+# Keys whose default is None, and the type they take otherwise.
+NULLABLE = {"ppo.target_kl": float, "distillation.value": str, "distillation.init": str}
+# key -> (test, what it must be); keys not listed only have their type checked.
+POSITIVE, AT_LEAST_ZERO = (lambda v: v > 0, "> 0"), (lambda v: v >= 0, ">= 0")
+RANGES = {
+    "seed": AT_LEAST_ZERO, "game.max_turns": POSITIVE, "envs": POSITIVE, "torch_threads": POSITIVE,
+    "ppo.learning_rate": POSITIVE, "ppo.n_steps": POSITIVE, "ppo.batch_size": POSITIVE, "ppo.n_epochs": POSITIVE,
+    "ppo.gamma": (lambda v: 0 < v <= 1, "in (0, 1]"), "ppo.gae_lambda": (lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "ppo.clip_range": POSITIVE, "ppo.ent_coef": AT_LEAST_ZERO, "ppo.vf_coef": AT_LEAST_ZERO,
+    "ppo.max_grad_norm": POSITIVE, "ppo.target_kl": POSITIVE,
+    "opponents.snapshot_every": POSITIVE, "opponents.snapshot_window": POSITIVE,
+    "imitation.samples": AT_LEAST_ZERO, "imitation.chunk": POSITIVE, "imitation.epochs": POSITIVE,
+    "imitation.batch_size": POSITIVE, "imitation.learning_rate": POSITIVE,
+    "distillation.decisions": AT_LEAST_ZERO, "distillation.iterations": POSITIVE,
+    "distillation.rollout_plies": AT_LEAST_ZERO, "distillation.workers": POSITIVE,
+    "distillation.epochs": POSITIVE, "distillation.batch_size": POSITIVE,
+    "distillation.learning_rate": POSITIVE, "distillation.temperature": POSITIVE,
+    "budget.timesteps": POSITIVE, "evaluation.every": POSITIVE, "evaluation.games": POSITIVE,
+    "checkpoint_every": POSITIVE,
+}
+
+
+def _check_types(cfg: dict, defaults: dict, where: str) -> None:
+    for key, default in defaults.items():
+        name, value = where + key, cfg[key]
+        want = NULLABLE.get(name, type(default))
+        if value is None and name in NULLABLE:
+            continue
+        if isinstance(default, dict) and key != "mix":
+            if not isinstance(value, dict):
+                raise ValueError(f"config: {name} must be a mapping of {sorted(default)}, got {value!r}")
+            _check_types(value, default, name + ".")
+            continue
+        if want is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        elif want is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, want)
+        if not ok:
+            noun = {float: "a number", int: "an integer", bool: "true or false", str: "text",
+                    list: "a list", dict: "a mapping"}[want]
+            raise ValueError(f"config: {name} must be {noun}, got {value!r}")
+        if name in RANGES and not RANGES[name][0](value):
+            raise ValueError(f"config: {name} must be {RANGES[name][1]}, got {value!r}")
+
+
+def _check_network_file(cfg: dict, key: str) -> dict:
+    """The metadata of network file distillation.<key>, refused unless it fits the game."""
+    from agents.policy import check_trained_for, read_metadata
+
+    path = cfg["distillation"][key]
+    if not os.path.isfile(path):
+        raise ValueError(f"config: distillation.{key}: no file {path!r} (paths are read from the "
+                         f"current directory, {os.getcwd()})")
+    meta = read_metadata(path)
+    try:
+        check_trained_for(path, meta, cfg["game"]["rules"], cfg["game"]["num_players"])
+    except ValueError as e:
+        raise ValueError(f"config: distillation.{key}: {e}") from None
+    if meta["network"]["kind"] != "afterstate":
+        raise ValueError(f"config: distillation.{key}: {path} holds a {meta['network']['kind']!r} network, "
+                         "not an afterstate one")
+    return meta
+
+
+def validate(cfg: dict) -> None:
+    """ValueError naming the first key whose value cannot make a run (see the module doc)."""
+    import agents
+    from agents.policy import ACTIVATIONS, KINDS
+    from sorry_env import game
+    from sorry_env.rules import PRESETS
+
+    from .opponents import check_mix
+
+    _check_types(cfg, DEFAULTS, "")
+    g, net, d = cfg["game"], cfg["network"], cfg["distillation"]
+    if g["rules"] not in PRESETS:
+        raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
+    try:
+        game.seats_for(g["num_players"], rules=g["rules"])
+    except ValueError as e:
+        raise ValueError(f"config: game: {e}") from None
+    if net["kind"] not in KINDS:
+        raise ValueError(f"config: network.kind must be one of {KINDS}, got {net['kind']!r}")
+    if net["activation"] not in ACTIVATIONS:
+        raise ValueError(f"config: network.activation must be one of {sorted(ACTIVATIONS)}, got {net['activation']!r}")
+    for key in ("hidden", "value_hidden"):
+        sizes = net[key]
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes):
+            raise ValueError(f"config: network.{key} must be a list of layer widths > 0, got {sizes!r}")
+    for where in ("opponents.mix", "imitation.mix"):
+        section, key = where.split(".")
+        try:
+            check_mix(cfg[section][key])
+        except ValueError as e:
+            raise ValueError(f"config: {where}: {e}") from None
+    specs = [("imitation.teacher", cfg["imitation"]["teacher"])]
+    specs += [("evaluation.opponents", spec) for spec in cfg["evaluation"]["opponents"]]
+    for where, spec in specs:
+        try:
+            agents.make_agent(spec).check_game(g["rules"], g["num_players"])
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"config: {where}: {spec!r}: {e}") from None
+    if d["decisions"] > 0:
+        if net["kind"] != "afterstate":
+            raise ValueError("config: distillation trains an afterstate actor; set network.kind: afterstate "
+                             "or distillation.decisions: 0")
+        if d["value"] is not None:
+            _check_network_file(cfg, "value")
+        if d["init"] is not None and _check_network_file(cfg, "init")["network"]["hidden"] != net["hidden"]:
+            raise ValueError(f"config: distillation.init {d['init']}: its hidden sizes differ from "
+                             f"network.hidden {net['hidden']}")

@@ -107,6 +107,11 @@ class Table:
         self.seats = game.DEFAULT_SEATS[len(self.agents)]
         self.max_turns = max_turns
         self.seed = seed
+        for spec, agent in zip(self.specs, self.agents):
+            try:
+                agent.check_game(self.rules, len(self.agents))
+            except ValueError as e:
+                raise ValueError(f"{spec}: {e}") from None
 
     def play(self, game_index):
         """One game; returns its record. `winners`: the lineup entries sharing the win (the
@@ -314,8 +319,7 @@ def run_tournament(agent_specs, players=None, games=1000, seed=0, rules="hasbro2
     if len(agent_specs) != players:
         raise ValueError(f"{len(agent_specs)} agents listed for {players} players; list one agent per "
                          f"player, e.g. heuristic {' '.join(['random'] * (players - 1))}")
-    if get_rules(rules).teams != "none" and players != 4:
-        raise ValueError(f"team rules ({get_rules(rules).name}) need 4 players, got {players}")
+    game.seats_for(players, rules=rules)
     workers = os.cpu_count() if workers is None else workers
     for name, value in (("games", games), ("max_turns", max_turns), ("workers", workers)):
         if value < 1:
@@ -450,7 +454,7 @@ def parse_args(argv=None):
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("agents", nargs="+", metavar="AGENT",
                         help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}) "
-                             "or a checkpoint path")
+                             "or a policy file (.safetensors; sorry-export makes one from a training run)")
     parser.add_argument("--players", type=int, choices=(2, 3, 4),
                         help="number of players; must match the agents listed (default: their number)")
     parser.add_argument("--games", type=int, default=2000)
@@ -466,6 +470,8 @@ def parse_args(argv=None):
 
 def main(argv=None):
     parser, args = parse_args(argv)
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        parser.error(f"--out {args.out} is a file; name a directory for the results")
     start = time.perf_counter()
     try:
         results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules, args.workers,

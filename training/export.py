@@ -31,22 +31,41 @@ def export_model(model, path, config: dict, timesteps: int, evaluation: dict | N
     os.replace(tmp, path)
 
 
-def tournament_summary(results_path) -> dict:
-    """The parts of a sorry-eval results.json worth keeping in a policy file (no game log)."""
-    results = json.loads(Path(results_path).read_text())
-    return {key: results[key] for key in ("config", "agents", "mean_turns", "first_mover_advantage")}
+def tournament_summary(results_path, config: dict) -> dict:
+    """The parts of a sorry-eval results.json worth keeping in a policy file (no game log);
+    ValueError unless it is one, played under the run's rules and player count by a policy."""
+    try:
+        results = json.loads(Path(results_path).read_text())
+        summary = {key: results[key] for key in ("config", "agents", "mean_turns", "first_mover_advantage")}
+        played = (results["config"]["rules"], results["config"]["players"])
+        specs = results["config"]["agents"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"--tournament {results_path}: not a sorry-eval results.json ({type(e).__name__}: {e})") from None
+    game = config["game"]
+    if played != (game["rules"], game["num_players"]):
+        raise ValueError(f"--tournament {results_path}: played under {played[0]} with {played[1]} players, "
+                         f"but the run trains {game['rules']} with {game['num_players']}")
+    if not any(str(spec).endswith(".safetensors") for spec in specs):
+        raise ValueError(f"--tournament {results_path}: no policy file took part (agents {specs})")
+    return summary
 
 
 def export_run(run_dir, out, tournaments=()) -> None:
     """Export the latest checkpoint of a training run directory."""
+    run_dir, out = Path(run_dir), Path(out)
+    for needed in ("run_state.json", "checkpoint.zip"):
+        if not (run_dir / needed).is_file():
+            raise ValueError(f"{run_dir} is not a training run directory: it has no {needed}")
+    if not out.parent.is_dir():
+        raise ValueError(f"cannot write {out}: no directory {out.parent}")
+    state = json.loads((run_dir / "run_state.json").read_text())
+    summaries = [tournament_summary(path, state["config"]) for path in tournaments]
     from sb3_contrib import MaskablePPO
 
-    run_dir = Path(run_dir)
-    state = json.loads((run_dir / "run_state.json").read_text())
     model = MaskablePPO.load(run_dir / "checkpoint.zip", device="cpu")
     history = state["evaluations"]
     evaluation = {"latest": history[-1] if history else None, "history": history,
-                  "imitation": state["imitation"], "tournaments": [tournament_summary(p) for p in tournaments]}
+                  "imitation": state["imitation"], "tournaments": summaries}
     export_model(model, out, state["config"], model.num_timesteps, evaluation, state.get("wall_seconds"))
 
 
@@ -57,7 +76,10 @@ def main(argv=None):
     p.add_argument("--tournament", nargs="*", default=[], metavar="RESULTS_JSON",
                    help="sorry-eval results.json files to record in the metadata")
     args = p.parse_args(argv)
-    export_run(args.run_dir, args.out, args.tournament)
+    try:
+        export_run(args.run_dir, args.out, args.tournament)
+    except ValueError as e:
+        p.error(str(e))
     print(f"wrote {args.out}")
 
 

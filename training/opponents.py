@@ -16,14 +16,26 @@ from agents.policy import PolicyAgent
 SNAPSHOTS = "snapshots"
 
 
+def check_mix(mix) -> None:
+    """ValueError unless `mix` maps known kinds to weights >= 0 with a positive sum."""
+    if not isinstance(mix, dict) or not mix:
+        raise ValueError(f"an opponent mix must be a mapping of kind to weight, got {mix!r}")
+    unknown = [k for k in mix if k != SNAPSHOTS and k not in AGENTS]
+    if unknown:
+        raise ValueError(f"unknown kinds {unknown}; use {SNAPSHOTS!r} or one of {sorted(AGENTS)}")
+    weights = list(mix.values())
+    if (not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in weights)
+            or sum(weights) <= 0):
+        raise ValueError(f"weights must be numbers >= 0 with a positive sum, got {mix}")
+
+
 class OpponentPool:
     def __init__(self, mix: dict[str, float], snapshot_sample: bool = True, snapshot_window: int = 20,
                  seed: int = 0):
-        unknown = [k for k in mix if k != SNAPSHOTS and k not in AGENTS]
-        if unknown:
-            raise ValueError(f"opponent mix: unknown kinds {unknown}; use {SNAPSHOTS!r} or one of {sorted(AGENTS)}")
-        if any(w < 0 for w in mix.values()) or sum(mix.values()) <= 0:
-            raise ValueError(f"opponent mix weights must be >= 0 with a positive sum, got {mix}")
+        try:
+            check_mix(mix)
+        except ValueError as e:
+            raise ValueError(f"opponent mix: {e}") from None
         self.mix = {k: float(w) for k, w in mix.items() if w > 0}
         self.snapshot_sample = snapshot_sample
         self.snapshot_window = snapshot_window

@@ -84,7 +84,7 @@ def collect(rules_name: str, num_players: int, decisions: int, iterations: int, 
     rules = game.rules_array(rules_name)
     params, sizes = NO_NET if value is None else pack(value)[:2]
     active = np.zeros(4, dtype=np.int64)
-    active[list(game.seats_for(num_players))] = 1
+    active[list(game.seats_for(num_players, rules=rules_name))] = 1
     width = game.num_actions(rules_name)
     states = np.zeros((decisions, E.STATE_SIZE), dtype=np.int64)
     values = np.zeros((decisions, width), dtype=np.float32)
@@ -174,16 +174,9 @@ def warm_start(model, cfg: dict, run_dir: Path, log=print) -> dict:
     """Distil the config's search teacher into the model's actor (optionally starting from
     another afterstate network's weights). Returns statistics for the run state."""
     d = cfg["distillation"]
-    actor = model.policy.mlp_extractor.actor
-    if actor.kind != "afterstate":
-        raise ValueError("distillation trains an afterstate actor; set network.kind: afterstate")
-    if d["init"] is not None:
-        source, _ = load_policy(d["init"])
-        try:
-            actor.net.load_state_dict(source.net.state_dict())
-        except RuntimeError:
-            raise ValueError(f"distillation.init {d['init']}: its hidden sizes differ from network.hidden "
-                             f"{cfg['network']['hidden']}") from None
+    actor = model.policy.mlp_extractor.actor  # an afterstate actor: training.config.validate checked
+    if d["init"] is not None:  # validate checked its sizes too
+        actor.net.load_state_dict(load_policy(d["init"])[0].net.state_dict())
     data = teacher_data(cfg, run_dir / "teacher.npz", log)
     model.policy.set_training_mode(True)
     stats = distil(actor, game.rules_array(cfg["game"]["rules"]), data["states"], data["values"], data["counts"],

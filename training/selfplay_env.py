@@ -38,7 +38,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.pool = pool
         self.rules = get_rules(rules)
         self.num_players = num_players
-        self.seats = game.seats_for(num_players)
+        self.seats = game.seats_for(num_players, rules=self.rules)
         self.max_turns = max_turns
         self.render_mode = render_mode
         self._rules = game.rules_array(self.rules)

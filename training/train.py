@@ -27,13 +27,14 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 from tqdm import tqdm
 
-from .config import load_config
+from .config import load_config, validate
 from .curve import plot_learning_curve
 from .export import export_model
 from .imitation import pretrain
@@ -194,8 +195,10 @@ def make_model(cfg: dict, venv, tb_dir) -> MaskablePPO:
                        tensorboard_log=str(tb_dir), verbose=0, **cfg["ppo"])
 
 
-def train(cfg: dict, runs_dir="runs", resume: bool = False) -> Run:
-    torch.set_num_threads(cfg["torch_threads"])
+def open_run(cfg: dict, runs_dir="runs", resume: bool = False) -> Run:
+    """The run directory for `cfg` after every check that can fail before training starts:
+    the config's values, and a run to resume (or none to overwrite)."""
+    validate(cfg)
     run = Run(cfg, Path(runs_dir) / cfg["name"])
     if resume:
         if not run.checkpoint_path.exists():
@@ -205,7 +208,16 @@ def train(cfg: dict, runs_dir="runs", resume: bool = False) -> Run:
         raise FileExistsError(f"{run.dir} already holds a run: pass --resume to continue it, "
                               "or change the config's name")
     run.dir.mkdir(parents=True, exist_ok=True)
+    return run
 
+
+def train(cfg: dict, runs_dir="runs", resume: bool = False) -> Run:
+    return run_training(open_run(cfg, runs_dir, resume), resume)
+
+
+def run_training(run: Run, resume: bool) -> Run:
+    cfg = run.cfg
+    torch.set_num_threads(cfg["torch_threads"])
     # A resumed run draws fresh games (seeded by the step count), not a replay of the first ones.
     start = run.last["checkpoint"] if resume else 0
     venv = make_envs(cfg, run.pool, seed=cfg["seed"] + max(start, 0))
@@ -238,10 +250,14 @@ def main(argv=None):
     p.add_argument("--runs-dir", default="runs", help="parent directory of run directories")
     p.add_argument("--timesteps", type=int, help="override budget.timesteps")
     args = p.parse_args(argv)
-    cfg = load_config(args.config)
-    if args.timesteps is not None:
-        cfg["budget"]["timesteps"] = args.timesteps
-    train(cfg, args.runs_dir, args.resume)
+    try:  # mistakes in the command or the config: a message, not a traceback
+        cfg = load_config(args.config)
+        if args.timesteps is not None:
+            cfg["budget"]["timesteps"] = args.timesteps
+        run = open_run(cfg, args.runs_dir, args.resume)
+    except (OSError, ValueError, yaml.YAMLError) as e:
+        p.error(str(e))
+    run_training(run, args.resume)
 
 
 if __name__ == "__main__":
