@@ -40,7 +40,7 @@ def ask_move(state, rules, legal, read=input) -> int:
             raise Quit("input ended") from None
         if answer.lower() in ("q", "quit", "exit"):
             raise Quit("you quit")
-        if answer.isdigit() and 1 <= int(answer) <= len(legal):
+        if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(legal):
             return int(legal[int(answer) - 1])
         print(f"{answer!r} is not one of the moves: type a number from 1 to {len(legal)}, or q to quit.")
 
@@ -100,8 +100,8 @@ def main(argv=None):
         seats = game.seats_for(args.players, rules=rules)
     except ValueError as e:
         p.error(f"--players {args.players} --rules {args.rules}: {e}")
-    if args.max_turns < 1:
-        p.error("--max-turns must be at least 1")
+    if args.max_turns < 1 or args.seed < 0:
+        p.error("--max-turns must be at least 1 and --seed at least 0")
     human_seat = seats[0] if args.seat is None else args.seat
     if human_seat not in seats:
         p.error(f"--seat must be one of the seats in play {list(seats)}")

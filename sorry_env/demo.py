@@ -1,5 +1,6 @@
-"""A demo game in the terminal: random legal moves, the board drawn after every move of
-seat 0. Run: python -m sorry_env.demo [--players N] [--seed S] [--every K]"""
+"""A demo game in the terminal: random legal moves, the board drawn before the first move
+and every K moves after it, and at the end. Run: python -m sorry_env.demo [--players N]
+[--seed S] [--every K]"""
 import argparse
 
 import numpy as np
@@ -13,6 +14,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--every", type=int, default=40, help="draw the board every K moves")
     args = p.parse_args(argv)
+    if args.seed < 0 or args.every < 1:
+        p.error("--seed must be >= 0 and --every >= 1")
     e = make_env(num_players=args.players, render_mode="ansi")
     e.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)

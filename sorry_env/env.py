@@ -135,6 +135,8 @@ class raw_env(AECEnv):
 
     # -- lifecycle ------------------------------------------------------------------------
     def reset(self, seed=None, options=None):
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
         if seed is None:
             seed32 = int(np.random.SeedSequence().generate_state(1)[0])
         else:
@@ -158,7 +160,18 @@ class raw_env(AECEnv):
         self.agent_selection = f"player_{int(state[E.TO_MOVE])}"
         E.legal_mask(state, self._rules, self._mask)
 
+    def _game(self) -> np.ndarray:
+        """The engine state, or a clear error before the first reset (the order-enforcing
+        wrapper of ``env()`` checks this too; ``raw_env`` users get the same message)."""
+        state = getattr(self, "_state", None)
+        if state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return state
+
     def step(self, action):
+        self._game()
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has stepped out; call reset() for a new game")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -200,7 +213,9 @@ class raw_env(AECEnv):
 
     def observe(self, agent):
         obs = np.empty(OBS_SIZE, dtype=np.float32)
-        observe(self._state, self._rules, self._agent_seat[agent], obs)
+        if agent not in self._agent_seat:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        observe(self._game(), self._rules, self._agent_seat[agent], obs)
         if agent == self.agent_selection:
             mask = self._mask.copy()
         else:
@@ -213,7 +228,7 @@ class raw_env(AECEnv):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
-        return render_ansi(self._state, self.rules.pawns_per_player)
+        return render_ansi(self._game(), self.rules.pawns_per_player)
 
     def close(self):
         pass
@@ -221,15 +236,15 @@ class raw_env(AECEnv):
     # -- engine access --------------------------------------------------------------------
     def state_dict(self):
         """The current position as a JSON-able state dict (see sorry_env.state_io)."""
-        return state_to_dict(self._state, self.rules)
+        return state_to_dict(self._game(), self.rules)
 
     @property
     def state_array(self):
         """A copy of the engine state array (for search agents: sorry_env.game functions)."""
-        return self._state.copy()
+        return self._game().copy()
 
     def describe_action(self, action):
-        return game.describe_action(self._state, self.rules, action)
+        return game.describe_action(self._game(), self.rules, action)
 
 
 raw_env.__doc__ = __doc__  # help(sorry_env.raw_env) shows the full reference

@@ -63,7 +63,10 @@ def num_actions(rules) -> int:
 
 
 def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarray:
-    """A new game: the pack shuffled and the first player chosen from `seed`, a card drawn."""
+    """A new game: the pack shuffled and the first player chosen from `seed` (a non-negative
+    integer, used modulo 2**32), a card drawn."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     in_play = seats_for(num_players if seats is None else None, seats, rules)
     active = np.zeros(4, dtype=np.int64)
     active[list(in_play)] = 1
@@ -74,14 +77,14 @@ def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarr
 
 def legal_actions(state, rules) -> np.ndarray:
     """Legal action indices for the card in play (PASS alone if none)."""
-    _require_card(state, rules)
+    _require_running(state, rules)
     buf = np.empty(num_actions(rules), dtype=np.int64)
     n = E.legal_actions(state, rules_array(rules), buf)
     return np.sort(buf[:n])
 
 
 def legal_mask(state, rules) -> np.ndarray:
-    _require_card(state, rules)
+    _require_running(state, rules)
     mask = np.zeros(num_actions(rules), dtype=np.int8)
     E.legal_mask(state, rules_array(rules), mask)
     return mask
@@ -123,28 +126,27 @@ def after_move(state, rules, action) -> np.ndarray:
 
 
 def chance_outcomes(state, rules):
-    """[(card index, probability)] of the next draw, from the public draw-pile counts (when
-    the pile is empty: the discards about to be reshuffled, i.e. the pack less any hands)."""
+    """[(card name, probability)] of the next draw at a chance node (from after_move), from
+    the public draw-pile counts (when the pile is empty: the discards about to be
+    reshuffled, i.e. the pack less any hands)."""
+    if state[E.CARD] >= 0 or state[E.WINNER] >= 0:
+        raise ValueError("chance_outcomes needs a running game with no card in play (from after_move)")
     counts = state[E.REMAIN:E.REMAIN + N_CARDS].astype(float)
     if counts.sum() == 0:
         held = state[E.HANDS:E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
         counts = (np.array(get_rules(rules).pack) - held).astype(float)
     total = counts.sum()
-    return [(c, counts[c] / total) for c in range(N_CARDS) if counts[c] > 0]
+    return [(CARD_NAMES[c], float(counts[c] / total)) for c in range(N_CARDS) if counts[c] > 0]
 
 
 def deal(state, rules, card) -> np.ndarray:
-    """A copy of a chance-node state with `card` (index or name) drawn as the card to play."""
+    """A copy of a chance-node state with `card` (a name: "1" .. "12", "SORRY") drawn as the
+    card to play. Names only: an index would be a trap (index 7 is the 10)."""
     if state[E.CARD] >= 0:
         raise ValueError("deal needs a state with no card in play (from after_move)")
-    if isinstance(card, str):
-        if card not in CARD_NAMES:
-            raise ValueError(f"unknown card {card!r}; cards are {list(CARD_NAMES)}")
-        c = CARD_NAMES.index(card)
-    elif isinstance(card, (int, np.integer)) and not isinstance(card, bool) and 0 <= card < N_CARDS:
-        c = int(card)
-    else:
-        raise ValueError(f"card must be a card name or an index 0..{N_CARDS - 1}, got {card!r}")
+    if not isinstance(card, str) or card not in CARD_NAMES:
+        raise ValueError(f"card must be one of the names {list(CARD_NAMES)}, got {card!r}")
+    c = CARD_NAMES.index(card)
     s = state.copy()
     r = rules_array(rules)
     if s[E.REMAIN:E.REMAIN + N_CARDS].sum() == 0:

@@ -149,7 +149,10 @@ def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
                 isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in pile.values()):
             raise ValueError(f"draw_pile must map card names {list(CARD_NAMES)} to integer counts, got {pile!r}")
         remain = np.array([pile.get(c, 0) for c in CARD_NAMES], dtype=np.int64)
-        over = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] < 0 or remain[c] + in_play[c] > pack[c]]
+        negative = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] < 0]
+        if negative:
+            raise ValueError(f"draw_pile counts for {negative} are negative")
+        over = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] + in_play[c] > pack[c]]
         if over:
             raise ValueError(f"draw_pile counts for {over} exceed the pack {dict(zip(CARD_NAMES, rules.pack))} "
                              f"(the card in play counts too)")

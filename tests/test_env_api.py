@@ -9,7 +9,7 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from sorry_env import env, raw_env
+from sorry_env import env, game, raw_env
 
 PLAYERS = [2, 3, 4]
 S = ["start"]
@@ -450,3 +450,26 @@ def test_error_messages_name_the_problem():
     for name, word in cases.items():
         with pytest.raises(ValueError, match=word):
             state_from_dict(BAD_STATES[name], r, 0)
+
+
+def test_raw_env_misuse_gets_a_clear_error():
+    e = raw_env(num_players=2)
+    for use in (lambda: e.step(0), lambda: e.observe("player_0"), e.state_dict, lambda: e.state_array,
+                lambda: e.describe_action(0)):
+        with pytest.raises(RuntimeError, match="call reset"):
+            use()
+    for seed in (-1, 1.5, True, "7"):
+        with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+            e.reset(seed=seed)
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        game.new_state("hasbro2003", 2, seed=-1)
+    e.reset(seed=3)
+    with pytest.raises(ValueError, match="unknown agent 'player_1'"):
+        e.observe("player_1")  # two players sit at seats 0 and 2
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert not e.agents
+    with pytest.raises(RuntimeError, match="the game is over"):
+        e.step(0)
+    assert e.observe("player_0")["action_mask"].sum() == 0  # the final position can still be seen

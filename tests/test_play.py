@@ -23,11 +23,12 @@ def run_play(args, stdin):
 
 def test_a_whole_game_with_bad_input_answered():
     # Three bad answers first, then always the first listed move until the game ends.
-    result = run_play(["--opponents", "random", "--seed", "3"], "x\n0\n99\n" + "1\n" * 3000)
+    result = run_play(["--opponents", "random", "--seed", "3"], "x\n0\n99\n\u00b2\n" + "1\n" * 3000)
     out = result.stdout
     assert result.returncode == 0, result.stderr
     assert "'x' is not one of the moves: type a number from 1 to" in out
     assert "'0' is not one of the moves" in out and "'99' is not one of the moves" in out
+    assert "'\u00b2' is not one of the moves" in out  # a superscript two is a digit to str.isdigit
     assert "You are Red (seat 0)" in out and "legend:" in out  # the board is drawn
     assert " 1. " in out  # moves are listed in words
     assert "Yellow (random) plays" in out

@@ -399,12 +399,17 @@ def test_chance_outcomes_and_deal_follow_the_draw_pile():
     pile = state_to_dict(after, rules)["draw_pile"]
     total = sum(pile.values())
     assert abs(sum(p for _, p in outcomes) - 1) < 1e-12
+    assert [card for card, _ in outcomes] == [c for c in CARD_NAMES if pile[c] > 0]
     for card, p in outcomes:
-        assert abs(p - pile[CARD_NAMES[card]] / total) < 1e-12
+        assert abs(p - pile[card] / total) < 1e-12
         dealt = game.deal(after, rules, card)
-        assert game.card(dealt) == CARD_NAMES[card]
+        assert game.card(dealt) == card
         d = state_to_dict(dealt, rules)["draw_pile"]
-        assert d[CARD_NAMES[card]] == pile[CARD_NAMES[card]] - 1
+        assert d[card] == pile[card] - 1
+    with pytest.raises(ValueError, match="no card in play"):
+        game.chance_outcomes(s, rules)
+    with pytest.raises(ValueError, match="the game is over"):
+        game.legal_actions(np.where(np.arange(len(s)) == E.WINNER, 0, s), rules)
 
 
 # ---- rewards through the env ----------------------------------------------------------------

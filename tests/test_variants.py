@@ -434,7 +434,7 @@ def test_team_rules_refuse_fewer_seats_in_the_engine_too():
 def test_bad_cards_and_counts_are_refused():
     after = game.after_move(game.new_state("hasbro2003", num_players=2, seed=0), "hasbro2003",
                             game.legal_actions(game.new_state("hasbro2003", num_players=2, seed=0), "hasbro2003")[0])
-    for bad in (11, -1, "6", True, 2.0):
+    for bad in (7, 11, -1, "6", True, 2.0):
         with pytest.raises(ValueError, match="card"):
             game.deal(after, "hasbro2003", bad)
     e = raw_env(num_players=2)

@@ -63,7 +63,12 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.positions < 1000 or args.epochs < 1:
         p.error("--positions must be at least 1000 and --epochs at least 1")
-    hidden = [int(h) for h in args.hidden.split(",")]
+    try:
+        hidden = [int(h, 10) for h in args.hidden.split(",")]
+    except ValueError:
+        hidden = []
+    if not hidden or min(hidden) < 1:
+        p.error(f"--hidden must be comma-separated layer widths >= 1, e.g. 256,256; got {args.hidden!r}")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rules = game.rules_array(args.rules)
