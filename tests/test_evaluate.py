@@ -103,6 +103,18 @@ def test_a_script_without_a_main_guard_gets_a_clear_error_not_a_hang(tmp_path):
     assert 'put a script\'s call under `if __name__ == "__main__":`' in result.stderr
 
 
+def test_a_policy_for_another_game_is_refused_before_any_game(tmp_path):
+    with pytest.raises(ValueError, match="trained for 4 players, not 2"):
+        run_tournament(["checkpoints/sorry-4p.safetensors", "random"], games=2, workers=2)
+    with pytest.raises(ValueError, match="trained for rules 'hasbro2003'"):
+        run_tournament(["checkpoints/sorry-4p.safetensors"] + ["random"] * 3, games=2, rules="parker1958",
+                       workers=2)
+    (tmp_path / "out").write_text("")
+    result = subprocess.run([sys.executable, "-m", "training.evaluate", "random", "random", "--games", "2",
+                             "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    assert result.returncode == 2 and "is a file; name a directory" in result.stderr
+
+
 def test_cli_writes_json_csv_and_png(tmp_path):
     command = [sys.executable, "-m", "training.evaluate", "random", "random", "--games", "8",
                "--workers", "2", "--seed", "3", "--out", str(tmp_path), "--no-progress"]

@@ -107,11 +107,8 @@ class Table:
         self.seats = game.DEFAULT_SEATS[len(self.agents)]
         self.max_turns = max_turns
         self.seed = seed
-        for spec, agent in zip(self.specs, self.agents):
-            try:
-                agent.check_game(self.rules, len(self.agents))
-            except ValueError as e:
-                raise ValueError(f"{spec}: {e}") from None
+        for agent in self.agents:  # a network made for another game: refused before any play
+            agent.check_game(self.rules, len(self.agents))
 
     def play(self, game_index):
         """One game; returns its record. `winners`: the lineup entries sharing the win (the
