@@ -168,6 +168,9 @@ def _check_network_file(cfg: dict, key: str) -> dict:
     if meta["network"]["kind"] != "afterstate":
         raise ValueError(f"config: distillation.{key}: {path} holds a {meta['network']['kind']!r} network, "
                          "not an afterstate one")
+    if key == "value" and meta["network"]["activation"] != "relu":
+        raise ValueError(f"config: distillation.value: {path} uses {meta['network']['activation']!r}; "
+                         "the compiled search runs relu networks")
     return meta
 
 
