@@ -11,8 +11,9 @@ scores each move by the position it leaves, the way backgammon programs evaluate
 Because the next card is not drawn, afterstates need no hidden information: the public part
 of the state array is enough to compute them.
 
-Games with hands (play for points) are not supported: there the mover draws a replacement
-card as part of the move, which is hidden information.
+Games with hands (play for points) are not supported (:func:`check_supported`): the state
+array holds every hand, so its public part would need the other hands hidden, and an
+afterstate would include the mover's hidden replacement card.
 """
 import numpy as np
 from numba import njit
@@ -23,6 +24,12 @@ from sorry_env.rules import MAX_PACK, R_HAND_SIZE
 
 STATE_SIZE = E.STATE_SIZE
 INPUT_SIZE = OBS_SIZE + STATE_SIZE
+
+
+def check_supported(rules_array: np.ndarray) -> None:
+    """ValueError for rules a trained policy cannot play: those with hands."""
+    if rules_array[R_HAND_SIZE]:
+        raise ValueError("trained policies do not support rules with hands (play for points)")
 
 
 @njit(cache=True)
@@ -66,8 +73,7 @@ def afterstate_observations(states, rules, obs, rows, actions):
 
 def afterstates(states: np.ndarray, rules: np.ndarray):
     """(observations, rows, actions) of every legal move of every state in the batch."""
-    if rules[R_HAND_SIZE]:
-        raise ValueError("afterstate policies do not support rules with hands (play for points)")
+    check_supported(rules)
     n = count_afterstates(states, rules)
     obs = np.empty((n, OBS_SIZE), dtype=np.float32)
     rows = np.empty(n, dtype=np.int64)
@@ -78,6 +84,7 @@ def afterstates(states: np.ndarray, rules: np.ndarray):
 
 def policy_input(state: np.ndarray, rules_array: np.ndarray, viewer: int, out: np.ndarray | None = None):
     """The input vector of `viewer` in `state` (written into `out` if given)."""
+    check_supported(rules_array)
     out = np.empty(INPUT_SIZE, dtype=np.float32) if out is None else out
     observe(state, rules_array, viewer, out[:OBS_SIZE])
     public = np.empty(STATE_SIZE, dtype=np.int64)

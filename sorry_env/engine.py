@@ -35,29 +35,32 @@ next state: no global random state anywhere.
 
 Actions
 -------
-One fixed, player-relative action space per rules configuration, of size
-``n_actions(P, T)`` with ``P`` movable pawn slots (the acting seat's pawns in canonical
-order, most advanced first) and ``T`` target slots (the other seats in turn order, each
-with its pawns in canonical order):
+One fixed, player-relative action space per rules configuration (:func:`action_offsets`),
+with ``C`` colours the player moves (1; 2 under team rules: own, then partner's), ``P = C*n``
+movable pawn slots (the acting seat's ``n`` pawns in canonical order, most advanced first,
+then the partner's) and ``T`` target slots (without teams: the other seats in turn order,
+``t = (k-1)*n + slot`` for the k-th, T = 3n; with teams: every seat in turn order counting
+the acting seat as k = 0, ``t = k*n + slot``, T = 4n):
 
 ====================  ======================  =========================================
 first index           count                   meaning
 ====================  ======================  =========================================
 0                     1                       PASS (forfeit; on an 11, decline to swap)
-1                     1                       START a pawn onto the start circle
-``2``                 P                       pawn i moves the card's own distance
+``1 + c``             C                       START a pawn of colour c
+``F = 1+C``           P                       pawn i moves the card's own distance
                                               (forward N; the 4 backward; Sorry! +4 when
                                               the rules allow it)
-``2+P``               P                       pawn i moves back one (10)
-``2+2P``              P*(P-1)*6               split 7: pawn i moves a (1..6) first, then
-                                              pawn j moves 7-a
-``2+2P+6P(P-1)``      P*T                     11: swap pawn i with target t
-``2+2P+6P(P-1)+PT``   T                       Sorry!: a pawn from Start onto target t
+``B = F+P``           P                       pawn i moves back one (10)
+``S = B+P``           6P(P-1)                 split 7: pawn i moves a (1..6) first, then
+                                              pawn j moves 7-a; Hasbro 2003 teams: 6P,
+                                              pawn i moves a as one part of the seven
+``W = S + split``     P*T                     11: swap pawn i with target t
+``Y = W + PT``        C*T                     Sorry!: a pawn from colour c's Start onto
+                                              target t
 ====================  ======================  =========================================
 
-Split index: ``2+2P + (i*(P-1) + j')*6 + (a-1)`` with ``j' = j - (j > i)``.
-Swap index: ``SWAP0 + i*T + t``. Target ``t = (k-1)*pawns_per_player + slot`` for the k-th
-other seat in turn order (k = 1..3).
+Split index: ``S + (i*(P-1) + j')*6 + (a-1)`` with ``j' = j - (j > i)`` (Hasbro 2003 teams:
+``S + i*6 + (a-1)``). Swap index: ``W + i*T + t``. Sorry! index: ``Y + c*T + t``.
 """
 import numpy as np
 from numba import njit

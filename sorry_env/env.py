@@ -43,7 +43,9 @@ Action space
 ------------
 Player-relative and fixed per rules configuration; layout and decoding formula in
 :mod:`sorry_env.engine` and the README. PASS (index 0) is legal only when nothing else is,
-or on an 11 when no pawn can move 11 forward (declining to swap).
+or on an 11 when no pawn can move 11 forward nor (``hasbro2013``) start (declining to swap).
+With hands (play for points) index 0 is never legal: a player plays a card (an 11 may be
+played to decline a swap) or, with no playable card, discards one.
 
 Rewards
 -------
@@ -158,7 +160,11 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = f"player_{int(state[E.TO_MOVE])}"
-        E.legal_mask(state, self._rules, self._mask)
+        if state[E.TURN] >= self.max_turns:  # a loaded position already at the limit
+            self.truncations = {a: True for a in self.agents}
+            self._mask[:] = 0
+        else:
+            E.legal_mask(state, self._rules, self._mask)
 
     def _game(self) -> np.ndarray:
         """The engine state, or a clear error before the first reset (the order-enforcing

@@ -473,3 +473,14 @@ def test_raw_env_misuse_gets_a_clear_error():
     with pytest.raises(RuntimeError, match="the game is over"):
         e.step(0)
     assert e.observe("player_0")["action_mask"].sum() == 0  # the final position can still be seen
+
+
+def test_a_loaded_position_at_the_turn_limit_is_truncated_at_once():
+    e = raw_env(num_players=2, max_turns=5)
+    e.reset(seed=0, options={"state": {"to_move": 0, "card": "3", "turn": 9,
+                                       "pawns": [[["track", 12]] + [["start"]] * 3, None, [["start"]] * 4, None]}})
+    assert all(e.truncations.values()) and not any(e.terminations.values())
+    assert e.observe("player_0")["action_mask"].sum() == 0
+    e.reset(seed=0, options={"state": {"to_move": 0, "card": "3", "turn": 4,
+                                       "pawns": [[["track", 12]] + [["start"]] * 3, None, [["start"]] * 4, None]}})
+    assert not any(e.truncations.values()) and e.observe("player_0")["action_mask"].sum() > 0

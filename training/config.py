@@ -178,6 +178,7 @@ def validate(cfg: dict) -> None:
     """ValueError naming the first key whose value cannot make a run (see the module doc)."""
     import agents
     from agents.policy import ACTIVATIONS, KINDS
+    from agents.policy_input import check_supported
     from sorry_env import game
     from sorry_env.rules import PRESETS
 
@@ -189,6 +190,7 @@ def validate(cfg: dict) -> None:
         raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
     try:
         game.seats_for(g["num_players"], rules=g["rules"])
+        check_supported(game.rules_array(g["rules"]))
     except ValueError as e:
         raise ValueError(f"config: game: {e}") from None
     if net["kind"] not in KINDS:
