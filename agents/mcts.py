@@ -33,18 +33,37 @@ SEED_RANGE = 1 << 31
 
 
 @njit(cache=True)
+def playout_decision(world, rules, buf):
+    """The legal actions (into buf; their count) of a playout's next decision, drawing the
+    card first at a chance node; 0 when the game is over or at the turn limit."""
+    if world[E.WINNER] >= 0 or world[E.TURN] >= MAX_TURNS:
+        return 0
+    if is_chance_node(world, rules):
+        E.draw(world, rules)
+    return E.legal_actions(world, rules, buf)
+
+
+@njit(cache=True)
+def playout_result(world, rules, w, me, params, sizes, obs):
+    """A playout's result for `me`'s side in [0, 1]: the outcome, or if the game goes on the
+    value network's (params, sizes) chance of winning, or without a network the hand-written
+    evaluation's."""
+    if world[E.WINNER] >= 0:
+        return 1.0 if same_side(rules, me, world[E.WINNER]) else 0.0
+    if sizes.shape[0] > 0:
+        return net_win_chance(world, rules, params, sizes, me, obs)
+    return win_chance(world, rules, w, evaluate(world, rules, w, me))
+
+
+@njit(cache=True)
 def rollout_value(world, rules, w, me, plies, epsilon, buf, params, sizes, obs):
     """Play out `world` (in place) for `plies` moves (0: to the end) with an epsilon-greedy
-    heuristic player; the result for `me`'s side in [0, 1]: the outcome, or if the game
-    goes on the value network's (params, sizes) chance of winning, or without a network
-    the hand-written evaluation's."""
+    heuristic player; the :func:`playout_result`."""
     limit = plies if plies > 0 else MAX_TURNS
     for _ in range(limit):
-        if world[E.WINNER] >= 0 or world[E.TURN] >= MAX_TURNS:
+        n = playout_decision(world, rules, buf)
+        if n == 0:
             break
-        if is_chance_node(world, rules):
-            E.draw(world, rules)
-        n = E.legal_actions(world, rules, buf)
         if n == 1:
             action = buf[0]
         elif E.randint(world, 1 << 20) < epsilon * (1 << 20):
@@ -52,11 +71,7 @@ def rollout_value(world, rules, w, me, plies, epsilon, buf, params, sizes, obs):
         else:
             action = heuristic_choice(world, rules, w, buf, n)
         E.play(world, rules, action)
-    if world[E.WINNER] >= 0:
-        return 1.0 if same_side(rules, me, world[E.WINNER]) else 0.0
-    if sizes.shape[0] > 0:
-        return net_win_chance(world, rules, params, sizes, me, obs)
-    return win_chance(world, rules, w, evaluate(world, rules, w, me))
+    return playout_result(world, rules, w, me, params, sizes, obs)
 
 
 @njit(cache=True)
