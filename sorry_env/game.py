@@ -249,7 +249,10 @@ def describe_action(state, rules, action) -> str:
         return f"discard a {CARD_NAMES[i]} (no card in the hand can move)"
     c = action_card(state, rules, action)
     words = _ActionWords(state, rules).describe(kind, i, j, first, t, c)
-    return f"play {CARD_NAMES[c]}: {words}" if get_rules(rules).hand_size else words
+    if not get_rules(rules).hand_size:
+        return words
+    # With hands the card is part of the choice; these moves' words already name it.
+    return f"play {words}" if kind in ("split", "seven_part", "swap", "sorry") else f"play {CARD_NAMES[c]}: {words}"
 
 
 class _ActionWords:

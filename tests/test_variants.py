@@ -444,3 +444,15 @@ def test_bad_cards_and_counts_are_refused():
         with pytest.raises(ValueError, match="integer counts"):
             e.reset(options={"state": {"to_move": 0, "pawns": [[START] * 4, None, [START] * 4, None], "draw_pile": pile}})
         assert e.state_dict() == before
+
+
+def test_hands_move_words_name_the_card_once():
+    rules = PRESETS["hasbro2003_points"]
+    s = state_from_dict({"to_move": 0, "hands": [{"11": 1, "7": 1, "SORRY": 1, "3": 2}, None, {"1": 5}, None],
+                         "pawns": [[["track", 5], ["track", 30], ["start"], ["start"]], None,
+                                   [["track", 40], ["start"], ["start"], ["start"]], None]}, rules, 0)
+    words = {game.describe_action(s, rules, int(a)) for a in game.legal_actions(s, rules)}
+    assert "play 3: pawn 1 (square 5) moves 3 forward" in words
+    assert "play 11: swap pawn 0 (square 30) with Yellow's pawn on square 40" in words
+    assert "play Sorry!: a pawn from Start bumps Yellow's pawn on square 40" in words
+    assert "play split 7: pawn 0 (square 30) moves 1, then pawn 1 (square 5) moves 6" in words
