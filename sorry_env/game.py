@@ -127,14 +127,12 @@ def after_move(state, rules, action) -> np.ndarray:
 
 def chance_outcomes(state, rules):
     """[(card name, probability)] of the next draw at a chance node (from after_move), from
-    the public draw-pile counts (when the pile is empty: the discards about to be
-    reshuffled, i.e. the pack less any hands)."""
-    if state[E.CARD] >= 0 or state[E.WINNER] >= 0:
-        raise ValueError("chance_outcomes needs a running game with no card in play (from after_move)")
+    the public draw-pile counts (when the pile is empty: the whole pack, about to be
+    reshuffled)."""
+    _require_chance_node(state, rules, "chance_outcomes")
     counts = state[E.REMAIN:E.REMAIN + N_CARDS].astype(float)
     if counts.sum() == 0:
-        held = state[E.HANDS:E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
-        counts = (np.array(get_rules(rules).pack) - held).astype(float)
+        counts = np.array(get_rules(rules).pack, dtype=float)
     total = counts.sum()
     return [(CARD_NAMES[c], float(counts[c] / total)) for c in range(N_CARDS) if counts[c] > 0]
 
@@ -142,8 +140,7 @@ def chance_outcomes(state, rules):
 def deal(state, rules, card) -> np.ndarray:
     """A copy of a chance-node state with `card` (a name: "1" .. "12", "SORRY") drawn as the
     card to play. Names only: an index would be a trap (index 7 is the 10)."""
-    if state[E.CARD] >= 0:
-        raise ValueError("deal needs a state with no card in play (from after_move)")
+    _require_chance_node(state, rules, "deal")
     if not isinstance(card, str) or card not in CARD_NAMES:
         raise ValueError(f"card must be one of the names {list(CARD_NAMES)}, got {card!r}")
     c = CARD_NAMES.index(card)
@@ -305,6 +302,13 @@ class _ActionWords:
 def _require_card(state, rules):
     if state[E.CARD] < 0 and not get_rules(rules).hand_size:
         raise ValueError("no card in play: this is a chance node; deal or draw a card first")
+
+
+def _require_chance_node(state, rules, caller):
+    if get_rules(rules).hand_size:
+        raise ValueError(f"{caller}: with hands there are no chance nodes (after_move already draws)")
+    if state[E.CARD] >= 0 or state[E.WINNER] >= 0:
+        raise ValueError(f"{caller} needs a running game with no card in play (from after_move)")
 
 
 def _require_running(state, rules):

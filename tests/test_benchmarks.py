@@ -113,6 +113,8 @@ def test_value_iteration_scores_decided_positions_by_the_result_and_others_by_th
 
 @pytest.mark.parametrize("script, args, expected", [
     ("search_headroom.py", ["--decisions", "6", "--iterations", "40"], "implied rate of a playout searcher"),
+    ("search_headroom.py", ["--decisions", "3", "--iterations", "20", "--plies", "2", "--nested", "3",
+                            "--nested-playouts", "10"], "second step (next own decision searched with 3 playouts"),
     ("heuristic_weights.py", ["--pairs", "3", "--scales", "2", "--players", "3"], "leader"),
     ("value_iteration.py", ["--init", "evaluation", "--hidden", "16", "--rounds", "1", "--positions", "2000",
                             "--epochs", "1", "--check-games", "20"], "round 1: as a one-move player, wins"),
@@ -126,6 +128,7 @@ def test_analysis_scripts_run_end_to_end(script, args, expected):
 
 @pytest.mark.parametrize("script, args, message", [
     ("search_headroom.py", ["--sample", "0"], "--sample"),
+    ("search_headroom.py", ["--nested", "3", "--plies", "0"], "--plies >= 1 with --nested"),
     ("heuristic_weights.py", ["--rules", "hasbro2003_teams", "--players", "4"], "team rules"),
     ("value_iteration.py", ["--init", "evaluation", "--rounds", "0"], "--rounds >= 1"),
     ("value_iteration.py", ["--init", "evaluation", "--rules", "hasbro2003_points"], "hands"),

@@ -100,15 +100,19 @@ def test_a_script_without_a_main_guard_gets_a_clear_error_not_a_hang(tmp_path):
                       "run_tournament(['random', 'random'], games=4, workers=2, progress=False)\n")
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
-    assert 'put a script\'s call under `if __name__ == "__main__":`' in result.stderr
+    assert 'a script without the `if __name__ == "__main__":` guard' in result.stderr
 
 
-def test_a_policy_for_another_game_is_refused_before_any_game(tmp_path):
+def test_a_policy_for_another_game_is_refused_before_any_game(tmp_path, monkeypatch):
+    def no_play(*_):
+        raise AssertionError("a game was started")
+
+    monkeypatch.setattr(Table, "play", no_play)
     with pytest.raises(ValueError, match="trained for 4 players, not 2"):
-        run_tournament(["checkpoints/sorry-4p.safetensors", "random"], games=2, workers=2)
+        run_tournament(["checkpoints/sorry-4p.safetensors", "random"], games=2, workers=1)
     with pytest.raises(ValueError, match="trained for rules 'hasbro2003'"):
         run_tournament(["checkpoints/sorry-4p.safetensors"] + ["random"] * 3, games=2, rules="parker1958",
-                       workers=2)
+                       workers=1)
     (tmp_path / "out").write_text("")
     result = subprocess.run([sys.executable, "-m", "training.evaluate", "random", "random", "--games", "2",
                              "--out", str(tmp_path / "out")], capture_output=True, text=True)

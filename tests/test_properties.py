@@ -408,6 +408,8 @@ def test_chance_outcomes_and_deal_follow_the_draw_pile():
         assert d[card] == pile[card] - 1
     with pytest.raises(ValueError, match="no card in play"):
         game.chance_outcomes(s, rules)
+    with pytest.raises(ValueError, match="no chance nodes"):
+        game.deal(game.new_state("hasbro2003_points", 2, seed=0), "hasbro2003_points", "1")
     with pytest.raises(ValueError, match="the game is over"):
         game.legal_actions(np.where(np.arange(len(s)) == E.WINNER, 0, s), rules)
 

@@ -10,7 +10,7 @@ from sb3_contrib import MaskablePPO
 from agents.policy import PolicyAgent, read_metadata
 from agents.policy_input import INPUT_SIZE, STATE_SIZE
 from sorry_env.observation import OBS_SIZE
-from training.config import load_config
+from training.config import load_config, validate
 from training.export import export_model, export_run
 from training.opponents import OpponentPool
 from training.selfplay_env import SelfPlayEnv
@@ -126,10 +126,13 @@ def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
 
     unrelated = run_tournament(["heuristic", "random"], games=2, seed=0, workers=1)
     (tmp_path / "unrelated.json").write_text(json.dumps(unrelated))
+    search = dict(unrelated, config={**unrelated["config"], "agents": ["mcts:value=x.safetensors", "random"]})
+    (tmp_path / "search.json").write_text(json.dumps(search))
     four = run_tournament(["random"] * 4, games=1, seed=0, workers=1)
     four["config"]["agents"][0] = "x.safetensors"
     (tmp_path / "four.json").write_text(json.dumps(four))
     for results, message in [("unrelated.json", "no policy file took part"),
+                             ("search.json", "no policy file took part"),
                              ("four.json", "played under hasbro2003 with 4 players"),
                              ("nowhere.json", "not a sorry-eval results.json"),
                              ("p.safetensors", "not a sorry-eval results.json")]:
@@ -176,6 +179,7 @@ def test_distillation_warm_start_runs_in_training(tmp_path):
     ({"budget": {"timesteps": "abc"}}, "budget.timesteps must be an integer"),
     ({"evaluation": {"games": 0}}, "evaluation.games must be > 0"),
     ({"evaluation": {"opponents": ["foo"]}}, "evaluation.opponents: 'foo': unknown agent"),
+    ({"evaluation": {"opponents": [3]}}, "evaluation.opponents: agent specs are text, got 3"),
     ({"evaluation": {"opponents": ["checkpoints/sorry-4p.safetensors"]}}, "trained for 4 players, not 2"),
     ({"imitation": {"teacher": "mcts:iterations=abc"}}, "imitation.teacher: .* must be an integer"),
     ({"network": {"hidden": "abc"}}, "network.hidden must be a list"),
@@ -190,7 +194,7 @@ def test_distillation_warm_start_runs_in_training(tmp_path):
     ({"game": {"num_players": 4}, "distillation": {"decisions": 10, "value": "checkpoints/value-2p.safetensors"}},
      "distillation.value: .* trained for 2 players, not 4"),
     ({"distillation": {"decisions": 10, "init": "checkpoints/value-2p.safetensors"}, "network": {"hidden": [64]}},
-     "distillation.init .* hidden sizes differ"),
+     r"distillation.init .* its network \(\[256, 256\], relu\) differs"),
     ({"network": {"kind": "mlp"}, "distillation": {"decisions": 10}}, "distillation trains an afterstate actor"),
 ])
 def test_config_mistakes_are_refused_at_load_with_their_key(tmp_path, override, message):
@@ -202,7 +206,15 @@ def test_config_mistakes_are_refused_at_load_with_their_key(tmp_path, override, 
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(cfg))
     with pytest.raises(ValueError, match=message):
-        load_config(path)
+        validate(load_config(path))  # load_config leaves the warm start's files to open_run
+
+
+def test_a_resumed_run_does_not_need_the_warm_start_files(tmp_path):
+    cfg = load_config(SMOKE)
+    cfg["distillation"].update(decisions=10, value="moved-away.safetensors")
+    with pytest.raises(ValueError, match="distillation.value: no file"):
+        validate(cfg)
+    validate(cfg, warm_start=False)  # what open_run does on --resume
 
 
 def test_train_command_reports_mistakes_without_a_traceback(tmp_path):

@@ -95,13 +95,14 @@ def _merge(base: dict, override: dict, where: str) -> dict:
 
 
 def load_config(path) -> dict:
-    """The validated config of YAML file `path` over DEFAULTS."""
+    """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
+    network files (:func:`training.train.open_run` checks those unless it resumes)."""
     with open(path) as f:
         data = yaml.safe_load(f) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config must be a YAML mapping")
     cfg = _merge(DEFAULTS, data, "")
-    validate(cfg)
+    validate(cfg, warm_start=False)
     return cfg
 
 
@@ -174,8 +175,10 @@ def _check_network_file(cfg: dict, key: str) -> dict:
     return meta
 
 
-def validate(cfg: dict) -> None:
-    """ValueError naming the first key whose value cannot make a run (see the module doc)."""
+def validate(cfg: dict, warm_start: bool = True) -> None:
+    """ValueError naming the first key whose value cannot make a run (see the module doc).
+    `warm_start`: also check the network files the distillation warm start reads (a resumed
+    run skips the warm start, so it does not need them any more)."""
     import agents
     from agents.policy import ACTIVATIONS, KINDS
     from agents.policy_input import check_supported
@@ -210,16 +213,21 @@ def validate(cfg: dict) -> None:
     specs = [("imitation.teacher", cfg["imitation"]["teacher"])]
     specs += [("evaluation.opponents", spec) for spec in cfg["evaluation"]["opponents"]]
     for where, spec in specs:
+        if not isinstance(spec, str):
+            raise ValueError(f"config: {where}: agent specs are text, got {spec!r}")
         try:
             agents.make_agent(spec).check_game(g["rules"], g["num_players"])
         except (ValueError, TypeError) as e:
             raise ValueError(f"config: {where}: {spec!r}: {e}") from None
-    if d["decisions"] > 0:
-        if net["kind"] != "afterstate":
-            raise ValueError("config: distillation trains an afterstate actor; set network.kind: afterstate "
-                             "or distillation.decisions: 0")
+    if d["decisions"] > 0 and net["kind"] != "afterstate":
+        raise ValueError("config: distillation trains an afterstate actor; set network.kind: afterstate "
+                         "or distillation.decisions: 0")
+    if d["decisions"] > 0 and warm_start:
         if d["value"] is not None:
             _check_network_file(cfg, "value")
-        if d["init"] is not None and _check_network_file(cfg, "init")["network"]["hidden"] != net["hidden"]:
-            raise ValueError(f"config: distillation.init {d['init']}: its hidden sizes differ from "
-                             f"network.hidden {net['hidden']}")
+        if d["init"] is not None:
+            init = _check_network_file(cfg, "init")["network"]
+            if (init["hidden"], init["activation"]) != (net["hidden"], net["activation"]):
+                raise ValueError(f"config: distillation.init {d['init']}: its network ({init['hidden']}, "
+                                 f"{init['activation']}) differs from network.hidden/activation "
+                                 f"({net['hidden']}, {net['activation']})")

@@ -63,7 +63,7 @@ import multiprocessing
 import os
 import pathlib
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
@@ -160,8 +160,8 @@ def _start_worker(agent_specs, rules, max_turns, seed):
     _worker_table = Table(agent_specs, rules, max_turns, seed)
 
 
-def _play_in_worker(game_index):
-    return _worker_table.play(game_index)
+def _play_in_worker(game_indices):
+    return [_worker_table.play(g) for g in game_indices]
 
 
 def play_games(agent_specs, games, seed, rules, max_turns, workers, progress):
@@ -181,20 +181,21 @@ def play_games(agent_specs, games, seed, rules, max_turns, workers, progress):
         # there, and an executor (unlike multiprocessing.Pool, which would respawn it
         # forever) reports that as a broken pool.
         context = multiprocessing.get_context("spawn")
-        chunksize = max(1, min(16, games // (8 * workers)))
+        chunk = max(1, min(16, games // (8 * workers)))
         records = []
         try:
             with ProcessPoolExecutor(workers, context, _start_worker,
                                      (agent_specs, rules, max_turns, seed)) as pool:
-                for record in pool.map(_play_in_worker, range(games), chunksize=chunksize):
-                    records.append(record)
-                    bar.update()
+                jobs = [pool.submit(_play_in_worker, range(g, min(g + chunk, games))) for g in range(0, games, chunk)]
+                for job in as_completed(jobs):  # the bar moves as chunks finish, in any order
+                    records.extend(job.result())
+                    bar.update(len(job.result()))
         except BrokenProcessPool as error:
             raise RuntimeError(
-                "a tournament worker process died. Worker processes re-import the main "
-                "script: put a script's call under `if __name__ == \"__main__\":`, or pass "
-                "workers=1 to play in this process") from error
-    return records
+                "a tournament worker process died (out of memory, a crash, or, most often, a "
+                "script without the `if __name__ == \"__main__\":` guard: the workers re-import "
+                "the main script); pass workers=1 to play in this process") from error
+    return sorted(records, key=lambda record: record["game"])
 
 
 # ---- statistics -----------------------------------------------------------------------------

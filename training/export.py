@@ -45,7 +45,7 @@ def tournament_summary(results_path, config: dict) -> dict:
     if played != (game["rules"], game["num_players"]):
         raise ValueError(f"--tournament {results_path}: played under {played[0]} with {played[1]} players, "
                          f"but the run trains {game['rules']} with {game['num_players']}")
-    if not any(str(spec).endswith(".safetensors") for spec in specs):
+    if not any(str(spec).endswith(".safetensors") and ":" not in str(spec) for spec in specs):
         raise ValueError(f"--tournament {results_path}: no policy file took part (agents {specs})")
     return summary
 

@@ -198,7 +198,7 @@ def make_model(cfg: dict, venv, tb_dir) -> MaskablePPO:
 def open_run(cfg: dict, runs_dir="runs", resume: bool = False) -> Run:
     """The run directory for `cfg` after every check that can fail before training starts:
     the config's values, and a run to resume (or none to overwrite)."""
-    validate(cfg)
+    validate(cfg, warm_start=not resume)
     run = Run(cfg, Path(runs_dir) / cfg["name"])
     if resume:
         if not run.checkpoint_path.exists():
