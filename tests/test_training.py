@@ -230,3 +230,17 @@ def test_train_command_reports_mistakes_without_a_traceback(tmp_path):
                           ([SMOKE, "--resume"], "--resume: no checkpoint in")]:
         result = run(*args)
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, args
+
+
+def test_in_training_evaluations_are_logged_with_their_interval(capsys):
+    import types
+
+    from training.train import SelfPlayCallback
+
+    recorded = {}
+    callback = SelfPlayCallback(run=None, total=1)
+    callback.model = types.SimpleNamespace(logger=types.SimpleNamespace(record=recorded.__setitem__))
+    callback.log_evaluation({"timesteps": 5, "games": 300, "win_rates": {"heuristic": 0.303}})
+    assert recorded == {"eval/win_rate_vs_heuristic": 0.303}
+    # 91 wins of 300: Wilson 95% interval [25.41%, 35.76%]
+    assert "step 5: win rate vs heuristic 30.3% [25.4%, 35.8%] (300 games each)" in capsys.readouterr().out

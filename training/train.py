@@ -36,6 +36,7 @@ from tqdm import tqdm
 
 from .config import load_config, validate
 from .curve import plot_learning_curve
+from .evaluate import wilson_interval
 from .export import export_model
 from .imitation import pretrain
 from .search_teacher import warm_start as distil_search
@@ -172,7 +173,10 @@ class SelfPlayCallback(BaseCallback):
     def log_evaluation(self, result: dict):
         for name, rate in result["win_rates"].items():
             self.logger.record(f"eval/win_rate_vs_{name}", rate)
-        rates = ", ".join(f"vs {n} {r:.1%}" for n, r in result["win_rates"].items())
+        games = result["games"]
+        # With the 95% interval: a few hundred games move by several points from noise alone.
+        rates = ", ".join(f"vs {n} {r:.1%} [{low:.1%}, {high:.1%}]" for n, r in result["win_rates"].items()
+                          for low, high in [wilson_interval(round(r * games), games)])
         tqdm.write(f"step {result['timesteps']}: win rate {rates} ({result['games']} games each)")
 
 
