@@ -137,11 +137,10 @@ class raw_env(AECEnv):
 
     # -- lifecycle ------------------------------------------------------------------------
     def reset(self, seed=None, options=None):
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
         if seed is None:
             seed32 = int(np.random.SeedSequence().generate_state(1)[0])
         else:
+            game.check_seed(seed)
             seed32 = int(np.random.SeedSequence(seed).generate_state(1)[0])
         options = options or {}  # other keys are ignored, as Gymnasium envs do
         if "state" in options:

@@ -58,6 +58,12 @@ def seats_for(num_players=None, seats=None, rules=None):
     return seats
 
 
+def check_seed(seed) -> None:
+    """ValueError unless `seed` is a non-negative integer (what numpy's SeedSequence takes)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+
+
 def num_actions(rules) -> int:
     return E.n_actions(rules_array(rules))
 
@@ -65,8 +71,7 @@ def num_actions(rules) -> int:
 def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarray:
     """A new game: the pack shuffled and the first player chosen from `seed` (a non-negative
     integer, used modulo 2**32), a card drawn."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    check_seed(seed)
     in_play = seats_for(num_players if seats is None else None, seats, rules)
     active = np.zeros(4, dtype=np.int64)
     active[list(in_play)] = 1
