@@ -14,7 +14,7 @@ import numpy as np
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import Rules
+from sorry_env.rules import Rules, get_rules
 
 
 def public_view(state: np.ndarray, rules: Rules, rng: np.random.Generator) -> np.ndarray:
@@ -36,6 +36,19 @@ class Turn:
     rules: Rules
     seat: int
     legal: np.ndarray  # legal action indices, sorted
+
+    @classmethod
+    def from_state(cls, state: np.ndarray, rules: Rules | str, rng: np.random.Generator,
+                   legal: np.ndarray | None = None) -> "Turn":
+        """The turn of the seat to move in the true game `state`, with everything that seat
+        cannot see re-drawn from `rng` (:func:`public_view`). The one way to build a Turn
+        from a real game, so no caller can hand an agent the draw order by mistake.
+        `legal` may pass the legal actions when the caller already has them."""
+        rules = get_rules(rules)
+        if legal is None:
+            legal = game.legal_actions(state, rules)
+        return cls(public_view(state, rules, rng), rules, int(state[E.TO_MOVE]),
+                   np.asarray(legal, dtype=np.int64))
 
     def observation(self) -> dict:
         """The env's observation dict for this seat (for policy agents)."""

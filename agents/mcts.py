@@ -21,6 +21,7 @@ from numba import njit
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.observation import OBS_SIZE
+from sorry_env.rules import DEFAULT_MAX_TURNS
 
 from .base import ChoosingAgent, Turn
 from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate, same_side, win_chance
@@ -28,7 +29,7 @@ from .heuristic import heuristic_choice
 from .simulate import action_buffer, after_move_into, determinize, is_chance_node, seed_from
 from .value_net import NO_NET, net_win_chance, pack
 
-MAX_TURNS = 2000  # the env's default truncation: a playout "to the end" stops here too
+MAX_TURNS = DEFAULT_MAX_TURNS  # a playout "to the end" stops where the env truncates
 SEED_RANGE = 1 << 31
 
 

@@ -20,9 +20,9 @@ import numpy as np
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.render import COLOUR_NAMES, render_ansi
-from sorry_env.rules import PRESETS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
 
-from . import AGENTS, Turn, make_agent, public_view
+from . import AGENTS, Turn, make_agent
 
 
 class Quit(Exception):
@@ -59,7 +59,7 @@ def play(human_seat: int, opponents: dict, rules, num_players: int, seed: int, m
             action = ask_move(state, rules, legal, read)
         else:
             label, agent = opponents[seat]
-            action = agent.act(Turn(public_view(state, rules, rng), rules, seat, legal))
+            action = agent.act(Turn.from_state(state, rules, rng, legal))
             card = f" {game.card(state)}" if game.card(state) is not None else ""  # hands: in the words
             print(f"{COLOUR_NAMES[seat]} ({label}) plays{card}: {game.describe_action(state, rules, action)}")
         E.step(state, game.rules_array(rules), int(action))
@@ -92,7 +92,7 @@ def main(argv=None):
     p.add_argument("--seat", type=int, help="your seat (default: the first seat in play; you are Red at seat 0)")
     p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
     p.add_argument("--seed", type=int, default=0, help="shuffles the pack and picks who starts")
-    p.add_argument("--max-turns", type=int, default=2000, help="call the game a draw after this many cards")
+    p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="call the game a draw after this many cards")
     args = p.parse_args(argv)
 
     rules = get_rules(args.rules)

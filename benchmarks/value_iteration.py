@@ -51,12 +51,12 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.geometry import TRACK
-from sorry_env.rules import N_CARDS, PRESETS, R_PACK_SIZE, R_PAWNS
+from sorry_env.rules import DEFAULT_MAX_TURNS, N_CARDS, PRESETS, R_PACK_SIZE, R_PAWNS
 from training.evaluate import wilson_interval
 
 # Compiled functions here are not cached: a cache would outlive changes to the engine and
 # agents they inline (sorry_env.numba_cache only watches the packages).
-MAX_TURNS = 2000  # card plays before a game is abandoned (the env's default truncation)
+MAX_TURNS = DEFAULT_MAX_TURNS  # card plays before a game is abandoned
 PAIR_REACH = 12  # the longest single move: pairs of pawns further apart cannot bump at once
 PAIR_FEATURES = 4 * 4 * 2 * PAIR_REACH
 NO_BASE = np.zeros(0)  # base weights of a value without the evaluation under it

@@ -81,7 +81,7 @@ from . import engine as E
 from . import game
 from .observation import OBS_SIZE, observe
 from .render import render_ansi
-from .rules import get_rules
+from .rules import DEFAULT_MAX_TURNS, get_rules
 from .scoring import scores
 from .state_io import state_from_dict, state_to_dict
 
@@ -98,7 +98,7 @@ def env(**kwargs):
 class raw_env(AECEnv):
     metadata = {"render_modes": ["ansi"], "name": "sorry_v0", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, num_players=4, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None,
+    def __init__(self, num_players=4, seats=None, rules="hasbro2003", max_turns=DEFAULT_MAX_TURNS, render_mode=None,
                  reward="win"):
         super().__init__()
         if reward not in ("win", "points"):

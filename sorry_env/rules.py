@@ -9,6 +9,10 @@ import dataclasses
 
 import numpy as np
 
+# Cards played before a game is called a draw (truncated): the env's default, the search
+# agents' playout horizon and the tournaments' default all read this one number.
+DEFAULT_MAX_TURNS = 2000
+
 # Card indices used everywhere (engine, observation, state dicts).
 CARD_NAMES = ("1", "2", "3", "4", "5", "7", "8", "10", "11", "12", "SORRY")
 N_CARDS = len(CARD_NAMES)

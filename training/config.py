@@ -15,13 +15,15 @@ import os
 
 import yaml
 
+from sorry_env.rules import DEFAULT_MAX_TURNS
+
 DEFAULTS = {
     "name": "run",                 # run directory: <runs_dir>/<name>
     "seed": 0,
     "game": {
         "num_players": 2,
         "rules": "hasbro2003",     # preset name (sorry_env.PRESETS)
-        "max_turns": 2000,         # truncate a game after this many cards
+        "max_turns": DEFAULT_MAX_TURNS,         # truncate a game after this many cards
     },
     "network": {
         "kind": "afterstate",      # afterstate (score each move's resulting position) or mlp

@@ -74,11 +74,10 @@ from tqdm import tqdm
 import agents
 from sorry_env import engine as E
 from sorry_env import game
-from sorry_env.rules import PRESETS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
 from sorry_env.scoring import scores
 
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
-DEFAULT_MAX_TURNS = 2000  # as the env's default truncation
 
 
 # ---- schedule and seeds ---------------------------------------------------------------------
@@ -126,8 +125,7 @@ class Table:
         while state[E.WINNER] < 0 and state[E.TURN] < self.max_turns:
             seat = int(state[E.TO_MOVE])
             legal = game.legal_actions(state, self.rules)
-            turn = agents.Turn(state=agents.public_view(state, self.rules, view_rng),
-                               rules=self.rules, seat=seat, legal=legal)
+            turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
             entry = entry_at_seat[seat]
             action = self.agents[entry].act(turn)
             if action not in legal:

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from agents import Turn, make_agent, public_view
+from agents import Turn, make_agent
 
 from .opponents import OpponentPool
 from .selfplay_env import SelfPlayEnv
@@ -31,8 +31,7 @@ def teacher_games(env: SelfPlayEnv, teacher, samples: int, gamma: float):
         done, reward = False, 0.0
         while not done:
             mask = env.action_masks()
-            turn = Turn(public_view(env.state, env.rules, env.np_random), env.rules, env.learner_seat,
-                        np.flatnonzero(mask))
+            turn = Turn.from_state(env.state, env.rules, env.np_random, np.flatnonzero(mask))
             action = teacher.act(turn)
             obs_rows.append(obs)
             mask_rows.append(mask)

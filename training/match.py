@@ -7,13 +7,14 @@ the quick in-training measurement; reported results come from the tournament eva
 from __future__ import annotations
 
 from agents.policy import PolicyAgent
+from sorry_env.rules import DEFAULT_MAX_TURNS
 
 from .opponents import OpponentPool
 from .selfplay_env import SelfPlayEnv
 
 
 def win_rate(policy_path, opponent: str, num_players: int, rules, games: int, seed: int,
-             max_turns: int = 2000) -> float:
+             max_turns: int = DEFAULT_MAX_TURNS) -> float:
     policy = PolicyAgent(policy_path)
     policy.check_game(rules, num_players)
     env = SelfPlayEnv(OpponentPool({opponent: 1.0}), num_players=num_players, rules=rules, max_turns=max_turns)

@@ -22,6 +22,7 @@ from agents.policy_input import public_state
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.observation import OBS_SIZE, observe
+from sorry_env.rules import DEFAULT_MAX_TURNS
 
 
 @njit(cache=True)
@@ -85,7 +86,7 @@ class OutcomeData:
     a batch row is (position, viewer) and its label is whether the viewer's side won."""
 
     def __init__(self, rules: np.ndarray, num_players: int, positions: int, *, weights: np.ndarray,
-                 epsilon: float, seed: int, max_turns: int = 2000):
+                 epsilon: float, seed: int, max_turns: int = DEFAULT_MAX_TURNS):
         self.seats = np.array(game.seats_for(num_players), dtype=np.int64)
         active = np.zeros(4, dtype=np.int64)
         active[self.seats] = 1

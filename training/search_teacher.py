@@ -35,6 +35,7 @@ from agents.policy_input import afterstates, public_state
 from agents.value_net import NO_NET, pack
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.rules import DEFAULT_MAX_TURNS
 
 CHUNK = 2000  # teacher decisions per task
 
@@ -79,7 +80,7 @@ def search_games(rules, active, w, seed, iterations, rollout_plies, params, size
 
 
 def collect(rules_name: str, num_players: int, decisions: int, iterations: int, rollout_plies: int,
-            value, seed: int, max_turns: int = 2000):
+            value, seed: int, max_turns: int = DEFAULT_MAX_TURNS):
     """(states, values, counts, games) of `decisions` teacher decisions (one process)."""
     rules = game.rules_array(rules_name)
     params, sizes = NO_NET if value is None else pack(value)[:2]

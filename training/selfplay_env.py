@@ -19,12 +19,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from agents import Turn, make_agent, public_view
+from agents import Turn, make_agent
 from agents.policy_input import INPUT_SIZE, policy_input
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.render import render_ansi
-from sorry_env.rules import get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, get_rules
 from sorry_env.state_io import state_from_dict
 
 from .opponents import OpponentPool
@@ -33,7 +33,7 @@ from .opponents import OpponentPool
 class SelfPlayEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, pool: OpponentPool, num_players: int = 2, rules="hasbro2003", max_turns: int = 2000,
+    def __init__(self, pool: OpponentPool, num_players: int = 2, rules="hasbro2003", max_turns: int = DEFAULT_MAX_TURNS,
                  render_mode=None):
         self.pool = pool
         self.rules = get_rules(rules)
@@ -129,8 +129,7 @@ class SelfPlayEnv(gymnasium.Env):
                and state[E.TURN] < self.max_turns):
             seat = int(state[E.TO_MOVE])
             E.legal_mask(state, self._rules, self._mask)
-            turn = Turn(public_view(state, self.rules, self.np_random), self.rules, seat,
-                        np.flatnonzero(self._mask))
+            turn = Turn.from_state(state, self.rules, self.np_random, np.flatnonzero(self._mask))
             action = self._seat_agents[seat].act(turn)
             if not self._mask[action]:
                 raise RuntimeError(f"opponent {self.opponents[seat]} chose illegal action {action}")
