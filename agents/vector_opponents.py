@@ -217,7 +217,7 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, num_players: int = 2, opponents="heuristic", rules="hasbro2003",
-                 max_turns: int | None = DEFAULT_MAX_TURNS, policy_input: bool = False, parallel: bool = True,
+                 max_turns: int | None = DEFAULT_MAX_TURNS, policy_input: bool = False, parallel: bool | None = None,
                  copy: bool = True, seats=None):
         V.BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
         self.opponents = opponents
