@@ -143,10 +143,10 @@ def _write(b, states, rules, learners, max_turns, with_state, obs, masks):
             obs[b, OBS_SIZE + k] = public[k]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def reset_all(states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns,
               with_state, obs, masks, opponent_moves):
-    for b in prange(states.shape[0]):
+    for b in range(states.shape[0]):
         episodes[b] = 0
         opponent_moves[b] = _start(b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners,
                                    rngs, max_turns)
@@ -217,7 +217,7 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, num_players: int = 2, opponents="heuristic", rules="hasbro2003",
-                 max_turns: int | None = DEFAULT_MAX_TURNS, policy_input: bool = False, parallel: bool | None = None,
+                 max_turns: int | None = DEFAULT_MAX_TURNS, policy_input: bool = False, parallel: bool = False,
                  copy: bool = True, seats=None):
         V.BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
         self.opponents = opponents

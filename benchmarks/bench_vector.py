@@ -135,11 +135,11 @@ def main():
             rate, _ = timed_steps(env, args.seconds)
             rows.append((f"self-play, {mode}, copy=False", size, rate, ""))
             print(f"{rows[-1][0]:44s} B={size:5d} {rate:12,.0f} steps/s", flush=True)
-        env = V.SorryVectorEnv(size, args.players, parallel=size >= 256, copy=True)
+        env = V.SorryVectorEnv(size, args.players, copy=True)
         rate, _ = timed_steps(env, args.seconds)
         print(f"{'self-play, default, copy=True':44s} B={size:5d} {rate:12,.0f} steps/s", flush=True)
         for opponents in ("random", "heuristic"):
-            env = VectorOpponentEnv(size, args.players, opponents=opponents, parallel=size >= 256, copy=False)
+            env = VectorOpponentEnv(size, args.players, opponents=opponents, copy=False)
             rate, per_step = timed_steps(env, args.seconds)
             print(f"{'vs compiled ' + opponents + ', learner steps':44s} B={size:5d} {rate:12,.0f} steps/s  "
                   f"({1e6 / rate:.2f} us per learner step, {per_step:.2f} opponent moves each)", flush=True)

@@ -56,10 +56,6 @@ from .observation import OBS_SIZE, observe
 from .rules import DEFAULT_MAX_TURNS, R_TEAMS, get_rules
 
 SEED_LIMIT = 2**32  # game seeds must be below this (episode k adds k * 2**32)
-# parallel=None: spread games over numba's threads from this batch size on. Below it a
-# step is too short to pay for waking the threads (on a busy machine a parallel step of one
-# game can take milliseconds).
-PARALLEL_FROM = 256
 
 
 # ---- seeds (numpy's SeedSequence for one integer entropy, compiled) ------------------------
@@ -190,9 +186,9 @@ def _reset_one(b, states, rules, active, game_seeds, episodes, max_turns, obs, m
     write_view(states[b], rules, to_move[b], max_turns, obs[b], masks[b])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def reset_all(states, rules, active, game_seeds, episodes, max_turns, obs, masks, to_move):
-    for b in prange(states.shape[0]):
+    for b in range(states.shape[0]):
         _reset_one(b, states, rules, active, game_seeds, episodes, max_turns, obs, masks, to_move)
 
 
@@ -246,7 +242,7 @@ class BatchedGames:
     and the output buffers."""
 
     def __init__(self, num_envs, num_players=2, seats=None, rules="hasbro2003", max_turns=DEFAULT_MAX_TURNS,
-                 parallel: bool | None = None, copy: bool = True):
+                 parallel: bool = False, copy: bool = True):
         self.num_envs = check_num_envs(num_envs)
         if max_turns is None:
             max_turns = np.iinfo(np.int64).max
@@ -256,7 +252,7 @@ class BatchedGames:
         self.seats = game.seats_for(num_players if seats is None else None, seats, self.rules)
         self.num_players = len(self.seats)
         self.max_turns = int(max_turns)
-        self.parallel = self.num_envs >= PARALLEL_FROM if parallel is None else bool(parallel)
+        self.parallel = bool(parallel)
         self.copy = bool(copy)
         self.n_actions = game.num_actions(self.rules)
         self._rules = game.rules_array(self.rules)
@@ -310,14 +306,16 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
     see the module docstring for the arrays, seeds and autoreset.
 
     ``parallel=True`` spreads the games over numba's threads (``NUMBA_NUM_THREADS``; the
-    default ``None`` does so from ``PARALLEL_FROM`` games on; the results are the same);
+    results are the same). It is off by default: on a machine whose cores are busy with
+    other work the threads wait for each other and a step gets several times slower
+    (docs/vector.md has the figures); on idle cores it is worth measuring;
     ``copy=False`` returns the env's own buffers (overwritten by the next step) instead of
     copies, as Gymnasium's ``copy`` flag does."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, num_players: int = 2, seats=None, rules="hasbro2003",
-                 max_turns: int | None = DEFAULT_MAX_TURNS, parallel: bool | None = None, copy: bool = True):
+                 max_turns: int | None = DEFAULT_MAX_TURNS, parallel: bool = False, copy: bool = True):
         BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
         self.single_observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
