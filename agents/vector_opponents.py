@@ -34,6 +34,8 @@ equals theirs move for move.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -214,7 +216,7 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
     """B games, the caller playing one learner seat in each against compiled opponents; see
     the module docstring."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, num_players: int = 2, opponents="heuristic", rules="hasbro2003",
                  max_turns: int | None = DEFAULT_MAX_TURNS, policy_input: bool = False, parallel: bool = False,

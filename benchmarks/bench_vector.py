@@ -122,7 +122,8 @@ def main():
     import numba
 
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
-    from agents.vector_opponents import VectorOpponentEnv  # compiles the opponents' code
+    # imported here, after the thread count is set: the import compiles the opponents' code
+    from agents.vector_opponents import VectorOpponentEnv
 
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}, numba threads {numba.get_num_threads()}")
     print(f"engine random playouts (1 core, no observations): "

@@ -44,6 +44,8 @@ naming the game index and its legal actions, before any game is stepped.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -312,7 +314,7 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
     ``copy=False`` returns the env's own buffers (overwritten by the next step) instead of
     copies, as Gymnasium's ``copy`` flag does."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, num_players: int = 2, seats=None, rules="hasbro2003",
                  max_turns: int | None = DEFAULT_MAX_TURNS, parallel: bool = False, copy: bool = True):

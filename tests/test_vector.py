@@ -195,12 +195,12 @@ def reference_opponent_games(preset, players, kinds, game_seed, learner_actions)
 def test_compiled_opponents_equal_python_agents(preset, players, kinds):
     B, seed = 2, 11
     env = VectorOpponentEnv(B, players, opponents=kinds, rules=preset, policy_input=True)
-    obs, info = env.reset(seed=seed)
+    obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(0)
     log = []
     for _ in range(250):
         actions = random_actions(obs["action_mask"], rng)
-        new_obs, rewards, term, trunc, info = env.step(actions)
+        new_obs, rewards, *_ = env.step(actions)
         log.append((obs, actions, rewards))
         obs = new_obs
     assert env.episodes.min() >= 1  # some games ended and were reset
@@ -221,7 +221,7 @@ def test_random_opponents_and_learner_seats():
     wins = games = 0
     for _ in range(500):
         assert (env.states[np.arange(32), E.TO_MOVE] == env.learners).all()
-        obs, rewards, term, trunc, info = env.step(random_actions(obs["action_mask"], rng))
+        obs, rewards, term, _, info = env.step(random_actions(obs["action_mask"], rng))
         assert (info["opponent_moves"] >= 0).all()
         wins += int((rewards > 0).sum())
         games += int(term.sum())

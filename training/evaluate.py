@@ -132,7 +132,7 @@ class Table:
         return self._record(game_index, state, entry_seats, first_seat)
 
     def _step(self, state, game_index, entry, legal, action):
-        if action not in legal:
+        if not isinstance(action, (int, np.integer)) or int(action) not in legal.tolist():
             raise ValueError(f"agent {self.specs[entry]!r} chose illegal action {action!r} in game "
                              f"{game_index}; legal: {legal.tolist()}")
         E.step(state, self.rules_array, int(action))
@@ -165,12 +165,14 @@ class Table:
             games.append((game_index, state, entry_seats, first_seat, {seat: i for i, seat in enumerate(entry_seats)},
                           np.random.default_rng(view_seed), players))
         running = games
+        buf = np.empty(E.n_actions(self.rules_array), dtype=np.int64)
         while running:
             waiting = {i: [] for i in batched}  # entry -> [(game, turn, legal)]
             for g in running:
                 game_index, state, _, _, entry_at_seat, view_rng, players = g
                 while state[E.WINNER] < 0 and state[E.TURN] < self.max_turns:
-                    legal = game.legal_actions(state, self.rules)
+                    # game.legal_actions without its checks (the game runs): this loop is hot
+                    legal = np.sort(buf[:E.legal_actions(state, self.rules_array, buf)])
                     turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
                     entry = entry_at_seat[int(state[E.TO_MOVE])]
                     if entry not in batched:
