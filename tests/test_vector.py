@@ -304,3 +304,18 @@ def test_sb3_adapter_with_maskable_ppo():
     env.step_async(np.array([np.flatnonzero(m)[0] for m in get_action_masks(env)]))
     _, rewards, dones, infos = env.step_wait()
     assert rewards.shape == (8,) and all("terminal_observation" in infos[i] for i in np.flatnonzero(dones))
+
+
+def test_bench_vector_runs():
+    """benchmarks/bench_vector.py's timing loop on a tiny batch of each mode."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parent.parent / "benchmarks" / "bench_vector.py"
+    spec = importlib.util.spec_from_file_location("bench_vector", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rate, per_step = bench.timed_steps(V.SorryVectorEnv(4, 2), 0.05)
+    assert rate > 0 and per_step == 0
+    rate, per_step = bench.timed_steps(VectorOpponentEnv(4, 2, opponents="random"), 0.05)
+    assert rate > 0 and 0.5 < per_step < 2
