@@ -222,6 +222,8 @@ def test_state_dicts_round_trip_through_random_play():
 
 def test_a_state_without_dice_rolls_from_the_seed():
     d = position(["Red", "Blue"], [{}, {}], None)
+    with pytest.raises(ValueError, match="seed"):
+        load(d, seed="5")
     assert np.array_equal(load(d, seed=4), load(d, seed=4))
     assert len({tuple(game.dice(load(d, seed=s))) for s in range(20)}) > 1
     assert all(len(game.dice(load(d, seed=s))) == 3 for s in range(20))

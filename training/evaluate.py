@@ -6,6 +6,7 @@ Command line (``sorry-eval`` or ``python -m training.evaluate``)::
     sorry-eval heuristic random --games 2000 --seed 0
     sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p
     sorry-eval checkpoints/policy.safetensors "mcts:iterations=400" --rules hasbro2003_fast
+    sorry-eval --game express greedy random random --games 2000  # Sorry! Express (docs/express.md)
 
 List one agent per player: anything :func:`agents.make_agent` accepts (a registered name,
 with optional settings, or a policy file). An agent listed twice is two players, labelled

@@ -24,6 +24,7 @@ the dice in face order, so ``state_to_dict(state_from_dict(d, seed))`` equals ``
 """
 import numpy as np
 
+from ..game import check_seed
 from ..render import COLOUR_NAMES
 from . import engine as E
 from .game import FACE_NAMES, PLAYER_COUNTS
@@ -39,6 +40,7 @@ def state_from_dict(d, seed: int) -> np.ndarray:
     """A validated engine state from a state dict; future rolls (and a roll when ``dice`` is
     absent) come from `seed`. Raises ValueError naming the problem on any malformed or
     impossible state."""
+    check_seed(seed)
     if not isinstance(d, dict):
         raise ValueError(f"state must be a dict, got {type(d).__name__}")  # noqa: TRY004 (bad input: ValueError)
     unknown = set(d) - KEYS
