@@ -421,6 +421,10 @@ def test_describe_action_names_every_kind():
     assert game.describe_action(s, swap_action(0, 1)) == \
         "Slide: swap the colours of own base (Red) and player_1's base (Blue)"
     assert game.describe_action(s, colour_action(RED, 0)) == "Red die: take a Red pawn from the Start base"
+    two = load(position(["Red", "Blue"], [{}, {"Blue": 1}], ["Sorry!"]))
+    assert game.describe_action(two, sorry_action(3)) == \
+        "sorry action naming the player 3 places after the mover; there are only 2 players"
+    assert "only 2 players" in game.describe_action(two, swap_action(0, 3))
 
 
 # ---- random play ----------------------------------------------------------------------------

@@ -165,20 +165,23 @@ def describe_action(state, action) -> str:
     n = num_players(state)
     me = to_move(state)
 
+    beyond = max(k, b1, b2)
+    if beyond >= n:
+        return f"{kind} action naming the player {beyond} places after the mover; there are only {n} players"
+
     def player(place):
         return f"player_{(me + place) % n}"
 
     def base(place):
-        seat = (me + place) % n
-        return f"{'own' if place == 0 else player(place) + chr(39) + 's'} base ({base_colour(state, seat)})"
+        owner = "own" if place == 0 else f"{player(place)}'s"
+        return f"{owner} base ({base_colour(state, (me + place) % n)})"
 
     if kind in ("colour", "wild"):
         die = f"{COLOUR_NAMES[colour]} die" if kind == "colour" else "Wild"
         source = "the Start base" if k == 0 else f"{player(k)}'s waiting area"
         return f"{die}: take a {COLOUR_NAMES[colour]} pawn from {source}"
     if kind == "sorry":
-        victim = (me + k) % n
-        return f"Sorry!: take a {base_colour(state, victim)} pawn from {player(k)}'s home section"
+        return f"Sorry!: take a {base_colour(state, (me + k) % n)} pawn from {player(k)}'s home section"
     if kind == "recolour":
         return f"Slide: {base(b1)} becomes {COLOUR_NAMES[colour]}"
     return f"Slide: swap the colours of {base(b1)} and {base(b2)}"
