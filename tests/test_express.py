@@ -326,7 +326,7 @@ def test_sorry_takes_a_pawn_from_another_players_home_section():
     s = load(position(["Red", "Blue", "Yellow"], [{}, {"Blue": 2, "Green": 1}, {"Red": 1}], ["Sorry!"]))
     assert legal(s) == [sorry_action(1)]  # player 2 has a waiting area but an empty home section
     after = game.step(s, sorry_action(1))
-    assert game.home_count(after, 1) == 1
+    assert game.home_count(after, 1) == 1 and game.to_move(after) == 1  # the die is used up: turn over
     assert game.owned(after)[0].tolist() == [0, 1, 0, 0] and game.home_count(after, 0) == 0
 
 
