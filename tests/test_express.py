@@ -187,6 +187,7 @@ def test_observation_is_player_relative_and_in_range():
     assert o[E.OBS_START + RED] == 0.5 and o[E.OBS_START + GREEN] == 0.25
     assert obs["action_mask"].sum() > 0 and e.observe("player_0")["action_mask"].sum() == 0
     assert e.observe("player_0")["observation"][E.OBS_TO_MOVE + 1] == 1  # seat 1 is one place after seat 0
+    assert e.observe("player_2")["observation"][E.OBS_TO_MOVE + 2] == 1  # ... and two places after seat 2
 
 
 def test_render_names_the_position():

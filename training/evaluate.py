@@ -75,6 +75,7 @@ from tqdm import tqdm
 import agents
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.express.game import DEFAULT_MAX_TURNS as EXPRESS_MAX_TURNS
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
 from sorry_env.scoring import scores
 
@@ -469,7 +470,7 @@ def parse_args(argv=None):
     parser.add_argument("--rules", choices=sorted(PRESETS), help="board-game rules (default: hasbro2003)")
     parser.add_argument("--max-turns", type=int,
                         help=f"cards played (express: turns) before a game is stopped and counted as a draw "
-                             f"(default: {DEFAULT_MAX_TURNS}; express: its own limit)")
+                             f"(default: {DEFAULT_MAX_TURNS}; express: {EXPRESS_MAX_TURNS})")
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
     parser.add_argument("--out", default="runs/eval", help="directory for results.json, CSVs and win_rates.png")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
