@@ -1,4 +1,5 @@
-"""Win rate of a policy file against one scripted opponent, played in the training env.
+"""Win rate of a policy file against one scripted opponent, played in the training env (a win
+of the policy's side: under team rules, its partner finishing counts).
 
 The learner seat rotates over the seats game by game and every other seat is the opponent,
 so a 4-player evaluation is one policy seat against three copies of the opponent. This is

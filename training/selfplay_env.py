@@ -4,8 +4,9 @@ Each game the learner takes a random seat; every other seat is driven by an oppo
 from an :class:`~training.opponents.OpponentPool`. ``step`` plays the learner's move, then
 the opponents' moves, until the learner must act again or the game ends.
 
-The reward is the learner's own and nobody else's: +1 if the learner's seat won, -1 if
-another seat won, 0 otherwise (and on truncation). There is no per-agent reward table to
+The reward is the learner's own and nobody else's: +1 if the learner's side won (its seat, or
+under team rules its partner's: the engine records the seat that made the winning move), -1
+if the other side won, 0 otherwise (and on truncation). There is no per-agent reward table to
 index with the wrong seat, which is how the PettingZoo/SB3 tutorial wrapper ended up
 returning the opponent's reward.
 
@@ -109,11 +110,12 @@ class SelfPlayEnv(gymnasium.Env):
 
     # -- internals ----------------------------------------------------------------------
     def learner_reward(self) -> float:
-        """+1 if the learner's seat won, -1 if another seat won, 0 while the game runs."""
-        winner = self.state[E.WINNER]
+        """+1 if the learner's side won (game.same_side: under team rules a win finished by the
+        partner is the learner's too), -1 if the other side won, 0 while the game runs."""
+        winner = int(self.state[E.WINNER])
         if winner < 0:
             return 0.0
-        return 1.0 if winner == self.learner_seat else -1.0
+        return 1.0 if game.same_side(self.rules, self.learner_seat, winner) else -1.0
 
     def _agent(self, label):
         if label.startswith("snapshot_"):
