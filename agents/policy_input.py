@@ -44,7 +44,7 @@ def public_state(state, out):
 @njit(cache=True)
 def count_afterstates(states, rules):
     """Number of (state, legal action) pairs in a batch of states (each with a card to play)."""
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    buf = E.action_buffer(rules)
     total = 0
     for b in range(states.shape[0]):
         total += E.legal_actions(states[b], rules, buf)
@@ -56,7 +56,7 @@ def afterstate_observations(states, rules, obs, rows, actions):
     """For every state b and legal action a: one row of `obs` with the observation of the
     position after a, seen by the player who moved; rows[k] = b and actions[k] = a. The arrays
     must hold count_afterstates(states, rules) rows."""
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    buf = E.action_buffer(rules)
     child = np.empty(states.shape[1], dtype=np.int64)
     k = 0
     for b in range(states.shape[0]):

@@ -8,13 +8,8 @@ import numpy as np
 from numba import njit
 
 from sorry_env import engine as E
+from sorry_env.engine import action_buffer  # noqa: F401  (the one size of a legal-action buffer; kept importable here)
 from sorry_env.rules import N_CARDS, R_HAND_SIZE, R_PACK, R_PACK_SIZE
-
-
-@njit(cache=True)
-def action_buffer(rules):
-    """Scratch space for E.legal_actions under these rules."""
-    return np.empty(E.num_actions(rules), dtype=np.int64)
 
 
 @njit(cache=True)

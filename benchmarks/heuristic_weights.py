@@ -35,7 +35,7 @@ def paired_wins(rules, seats, w_changed, w_default, seed, pairs, max_turns):
     active = np.zeros(4, dtype=np.int64)
     for s in seats:
         active[s] = 1
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    buf = E.action_buffer(rules)
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     wins = 0
     for g in range(pairs):

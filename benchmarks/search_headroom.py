@@ -118,7 +118,7 @@ def main():
     rules = game.rules_array(rules_obj)
     w = DEFAULT_WEIGHTS.array()
     rng = np.random.default_rng(args.seed)
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    buf = E.action_buffer(rules)
     gains, cards, second = [], [], []
     choices = 0  # decisions with more than one legal move, in finished games
     finished = 0

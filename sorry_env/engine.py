@@ -133,6 +133,14 @@ def n_actions(rules):
     return int(num_actions(rules))
 
 
+@njit(cache=True)
+def action_buffer(rules):
+    """Scratch space for :func:`legal_actions` under these rules: ``num_actions`` entries, as
+    with hands the legal actions of every card held are listed together (one card's block
+    is not enough)."""
+    return np.empty(num_actions(rules), dtype=np.int64)
+
+
 # ---- random numbers (state-carried, 32-bit) -----------------------------------------------
 @njit(cache=True)
 def _rand32(state):
@@ -516,7 +524,7 @@ def _seven_parts(state, rules, out, n):
 @njit(cache=True)
 def legal_mask(state, rules, mask):
     """Fill `mask` (length n_actions) with 1 on exactly the legal actions."""
-    buf = np.empty(mask.shape[0], dtype=np.int64)
+    buf = action_buffer(rules)
     n = legal_actions(state, rules, buf)
     mask[:] = 0
     for k in range(n):
@@ -829,7 +837,7 @@ def init_state(state, rules, active, seed):
 def random_playout(state, rules, max_turns):
     """Play uniformly random legal moves until the game ends or `max_turns` cards have been
     played in total; returns the number of moves made."""
-    buf = np.empty(action_offsets(rules)[8], dtype=np.int64)
+    buf = action_buffer(rules)
     moves = 0
     while state[WINNER] < 0 and state[TURN] < max_turns:
         n = legal_actions(state, rules, buf)

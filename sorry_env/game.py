@@ -83,8 +83,9 @@ def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarr
 def legal_actions(state, rules) -> np.ndarray:
     """Legal action indices for the card in play (PASS alone if none)."""
     _require_running(state, rules)
-    buf = np.empty(num_actions(rules), dtype=np.int64)
-    n = E.legal_actions(state, rules_array(rules), buf)
+    r = rules_array(rules)
+    buf = E.action_buffer(r)
+    n = E.legal_actions(state, r, buf)
     return np.sort(buf[:n])
 
 

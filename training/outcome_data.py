@@ -32,7 +32,7 @@ def teacher_games(rules, active, w, epsilon, seed, max_turns, states, games, win
     states[k]: public afterstate of the k-th recorded decision; games[k]: its game's index into `winners` (the winning seat, -1 if the game hit
     `max_turns` card plays). Returns the number of games started; the last one may be cut
     short when the buffer fills, and its winner is then -1 too."""
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    buf = E.action_buffer(rules)
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     public = np.empty(E.STATE_SIZE, dtype=np.int64)
     coin = np.zeros(E.STATE_SIZE, dtype=np.int64)  # a generator for the teacher's own choices

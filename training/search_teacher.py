@@ -48,7 +48,7 @@ def search_games(rules, active, w, seed, iterations, rollout_plies, params, size
     decision (card drawn) and values[k, :counts[k]] the teacher's estimates of its legal
     actions, in the order E.legal_actions lists them. Returns the number of games played."""
     seats = np.flatnonzero(active)
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    buf = E.action_buffer(rules)
     row_values = np.empty(E.num_actions(rules))
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     public = np.empty(E.STATE_SIZE, dtype=np.int64)
