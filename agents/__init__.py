@@ -3,13 +3,12 @@ the interface in :mod:`agents.base`. ``make_agent(spec)`` builds one from a name
 with settings: ``"expectimax:depth=3"``, ``"mcts:iterations=400,rollout_plies=20"``."""
 import inspect
 import os
-import pathlib
 
-import sorry_env
 from sorry_env.numba_cache import clear_stale
 
-# Agents compile code that calls the engine: recompile when either changes.
-clear_stale(pathlib.Path(__file__).parent, pathlib.Path(sorry_env.__file__).parent)
+# Agents compile code that calls the engine: recompile when either changes (one rule for every
+# caching package: sorry_env.numba_cache).
+clear_stale("agents", "sorry_env")
 
 from .base import Agent, Turn, public_view  # noqa: E402
 from .expectimax import ExpectimaxAgent  # noqa: E402

@@ -4,13 +4,11 @@
 - :mod:`sorry_env.game`: the engine as plain functions, for search and tools.
 - :mod:`sorry_env.rules`: rule configurations and presets.
 """
-import pathlib as _pathlib
-
 from pettingzoo import register as _register
 
 from .numba_cache import clear_stale as _clear_stale
 
-_clear_stale(_pathlib.Path(__file__).parent)
+_clear_stale("sorry_env")  # the engine depends on no other package (see numba_cache)
 
 from .env import env, raw_env
 from .rules import CARD_NAMES, PRESETS, Rules, get_rules
