@@ -101,12 +101,6 @@ START_ZONE_LEN = 12  # the longest single move: squares a newly started pawn rea
 
 
 @njit(cache=True)
-def same_side(rules, seat, other):
-    """True for the seat itself and, under team rules, its partner."""
-    return seat == other or (rules[R_TEAMS] != 0 and (seat - other) % 2 == 0)
-
-
-@njit(cache=True)
 def progress(seat, code):
     """Steps a pawn has come from Start (0) towards Home (FULL_PROGRESS)."""
     if code == START:
@@ -194,14 +188,14 @@ def _sorry_target(state, rules, w, attacker, has_start):
     attacker's side waits in Start."""
     side_has_start = False
     for seat in range(4):
-        if state[E.ACTIVE + seat] and same_side(rules, attacker, seat) and has_start[seat]:
+        if state[E.ACTIVE + seat] and E.same_side(rules, attacker, seat) and has_start[seat]:
             side_has_start = True
     if not side_has_start:
         return -1
     best = -1
     best_worth = -1.0
     for seat in range(4):
-        if same_side(rules, attacker, seat) or not state[E.ACTIVE + seat]:
+        if E.same_side(rules, attacker, seat) or not state[E.ACTIVE + seat]:
             continue
         for i in range(rules[R_PAWNS]):
             code = state[E.PAWNS + seat * E.MAX_SLOTS + i]
@@ -221,7 +215,7 @@ def _hit_chance(state, rules, w, chances, threat, sorry_target, has_start, seat,
     order = (seat - to_move) % 4  # how soon this seat moves; 0: next
     survive = 1.0
     for attacker in range(4):
-        if not state[E.ACTIVE + attacker] or same_side(rules, attacker, seat):
+        if not state[E.ACTIVE + attacker] or E.same_side(rules, attacker, seat):
             continue
         hit = 0.0
         mask = threat[attacker, code]
@@ -302,13 +296,13 @@ def seat_score(state, rules, w, equity, seat):
     game is decided."""
     winner = state[E.WINNER]
     if winner >= 0:
-        return WIN_SCORE if same_side(rules, seat, winner) else -WIN_SCORE
+        return WIN_SCORE if E.same_side(rules, seat, winner) else -WIN_SCORE
     if rules[R_TEAMS]:
         mine = 0.0
         theirs = 0.0
         for o in range(4):
             if state[E.ACTIVE + o]:
-                if same_side(rules, seat, o):
+                if E.same_side(rules, seat, o):
                     mine += equity[o]
                 else:
                     theirs += equity[o]

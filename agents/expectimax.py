@@ -26,10 +26,10 @@ from sorry_env import game
 from sorry_env.rules import N_CARDS
 
 from .base import ChoosingAgent, Turn
-from .evaluation import DEFAULT_WEIGHTS, Weights, same_side, seat_equities, seat_score, win_chance
+from .evaluation import DEFAULT_WEIGHTS, Weights, seat_equities, seat_score, win_chance
 from .heuristic import heuristic_choice
 from .simulate import (
-    action_buffer, after_move_into, card_chances, deal_into, determinize, is_chance_node,
+    action_buffer, after_move_into, card_chances, determinize, is_chance_node,
     seed_from,
 )
 
@@ -73,10 +73,10 @@ def node_scores(state, rules, w, decisions, root, model_others, scores):
             continue
         decision[:] = state
         if chance:
-            deal_into(decision, rules, c)
+            E.deal(decision, rules, c)  # reshuffles an empty pile first
         me = decision[E.TO_MOVE]
         n = E.legal_actions(decision, rules, legal)
-        if model_others and not same_side(rules, root, me):
+        if model_others and not E.same_side(rules, root, me):
             after_move_into(child, decision, rules, heuristic_choice(decision, rules, w, legal, n))
             node_scores(child, rules, w, decisions - 1, root, model_others, best_scores)
         else:

@@ -24,7 +24,7 @@ from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import DEFAULT_MAX_TURNS
 
 from .base import ChoosingAgent, Turn
-from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate, same_side, win_chance
+from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate, win_chance
 from .heuristic import heuristic_choice
 from .simulate import action_buffer, after_move_into, determinize, is_chance_node, seed_from
 from .value_net import NO_NET, net_win_chance, pack
@@ -50,7 +50,7 @@ def playout_result(world, rules, w, me, params, sizes, obs):
     value network's (params, sizes) chance of winning, or without a network the hand-written
     evaluation's."""
     if world[E.WINNER] >= 0:
-        return 1.0 if same_side(rules, me, world[E.WINNER]) else 0.0
+        return 1.0 if E.same_side(rules, me, world[E.WINNER]) else 0.0
     if sizes.shape[0] > 0:
         return net_win_chance(world, rules, params, sizes, me, obs)
     return win_chance(world, rules, w, evaluate(world, rules, w, me))

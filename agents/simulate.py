@@ -57,18 +57,6 @@ def card_chances(state, rules, chances):
 
 
 @njit(cache=True)
-def deal_into(state, rules, card):
-    """Make `card` the card to play at a chance node (in place), reshuffling first when the
-    draw pile is empty, exactly as a real draw would."""
-    if state[E.DRAW_POS] >= rules[R_PACK_SIZE]:
-        E.draw(state, rules)  # reshuffles; put the drawn card back and take `card` instead
-        state[E.DRAW_POS] -= 1
-        state[E.REMAIN + state[E.CARD]] += 1
-        state[E.CARD] = -1
-    E.deal(state, rules, card)
-
-
-@njit(cache=True)
 def determinize(state, rules, viewer, seed):
     """Re-draw everything `viewer` cannot see (the draw-pile order; with hands also the
     other players' hands) from `seed` alone. The unseen cards are first put in a canonical

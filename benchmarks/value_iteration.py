@@ -41,11 +41,11 @@ from numba import njit, prange
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from agents.evaluation import DEFAULT_WEIGHTS, evaluate, evaluation_logit, same_side, win_chance
+from agents.evaluation import DEFAULT_WEIGHTS, evaluate, evaluation_logit, win_chance
 from agents.heuristic import heuristic_choice
 from agents.policy import MLP, load_policy
 from agents.policy_input import public_state
-from agents.simulate import action_buffer, after_move_into, card_chances, deal_into, determinize, is_chance_node
+from agents.simulate import action_buffer, after_move_into, card_chances, determinize, is_chance_node
 from agents.value_net import net_logit, pack_mlp
 from sorry_env import engine as E
 from sorry_env import game
@@ -103,7 +103,7 @@ def seat_value(state, rules, params, sizes, base, seat, obs):
     """`seat`'s chance of winning at `state`: the result once decided, else the network's
     (plus the evaluation's logit when `base` holds evaluation weights)."""
     if state[E.WINNER] >= 0:
-        return 1.0 if same_side(rules, seat, state[E.WINNER]) else 0.0
+        return 1.0 if E.same_side(rules, seat, state[E.WINNER]) else 0.0
     network_input(state, rules, seat, obs)
     z = net_logit(params, sizes, obs)
     if base.shape[0] > 0:
@@ -185,7 +185,7 @@ def backup(public, rules, params, sizes, base, seed, out):
         if probs[c] == 0.0:
             continue
         decision[:] = x
-        deal_into(decision, rules, c)
+        E.deal(decision, rules, c)  # reshuffles an empty pile first
         mover = decision[E.TO_MOVE]
         n = E.legal_actions(decision, rules, legal)
         top = best_child(decision, rules, params, sizes, base, legal, n, child, best, obs)

@@ -98,6 +98,11 @@ CARD_STEP.setflags(write=False)
 
 
 # ---- action layout ------------------------------------------------------------------------
+# Kinds of action, as decode_action returns them (ACTION_KINDS: their names in sorry_env.game).
+ACT_PASS, ACT_START, ACT_MOVE, ACT_BACK1, ACT_SPLIT, ACT_SEVEN_PART, ACT_SWAP, ACT_SORRY, ACT_DISCARD = range(9)
+ACTION_KINDS = ("pass", "start", "move", "back1", "split", "seven_part", "swap", "sorry", "discard")
+
+
 @njit(cache=True)
 def action_offsets(rules):
     """(P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N): movable pawn slots, target
@@ -268,8 +273,11 @@ def movable_pawn(rules, me, i):
 
 
 @njit(cache=True)
-def _is_teammate(rules, seat, other):
-    return rules[R_TEAMS] != 0 and other != seat and (other - seat) % 2 == 0
+def same_side(rules, seat, other):
+    """True if `seat` and `other` play on one side: the same seat, or partners under team
+    rules (seats 0+2 against 1+3). A side shares a win: the winner recorded is the seat that
+    made the winning move."""
+    return seat == other or (rules[R_TEAMS] != 0 and (other - seat) % 2 == 0)
 
 
 # ---- move checks --------------------------------------------------------------------------
@@ -444,7 +452,7 @@ def _card_actions(state, rules, out):
                 continue
             for t in range(T):
                 seat, slot = target_pawn(state, rules, me, t)
-                if seat < 0 or seat == me or _is_teammate(rules, me, seat):
+                if seat < 0 or same_side(rules, me, seat):
                     continue  # swaps are with opponents only
                 if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
                     out[n] = SWAP0 + i * T + t
@@ -469,7 +477,7 @@ def _card_actions(state, rules, out):
                     continue
                 for t in range(T):
                     seat, slot = target_pawn(state, rules, me, t)
-                    if seat < 0 or seat == mover or _is_teammate(rules, mover, seat) != (on_team == 1):
+                    if seat < 0 or seat == mover or same_side(rules, mover, seat) != (on_team == 1):
                         continue
                     if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
                         out[n] = SORRY0 + c * T + t
@@ -534,46 +542,86 @@ def legal_mask(state, rules, mask):
 
 # ---- applying a move ----------------------------------------------------------------------
 @njit(cache=True)
+def decode_card_action(rules, action):
+    """(kind, i, j, first, target) of an index into one card's block of actions (the table
+    in the module docstring): kind is one of the ``ACT_*`` constants; i is the movable pawn
+    slot (ACT_START, ACT_SORRY: the colour, 0 own, 1 partner's); j the second pawn of a
+    split; first the distance pawn i moves in a split or a seven part; target the target
+    slot. Unused fields are -1. The one decoder: the engine applies actions with it and
+    :func:`sorry_env.game.decode_action` describes them with it."""
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
+    if action == 0:
+        return ACT_PASS, -1, -1, -1, -1
+    if action < FWD0:
+        return ACT_START, action - START0, -1, -1, -1
+    if action < BACK0:
+        return ACT_MOVE, action - FWD0, -1, -1, -1
+    if action < SPLIT0:
+        return ACT_BACK1, action - BACK0, -1, -1, -1
+    if action < SWAP0 and rules[R_TEAMS] == TEAMS_HASBRO2003:
+        return ACT_SEVEN_PART, (action - SPLIT0) // 6, -1, (action - SPLIT0) % 6 + 1, -1
+    if action < SWAP0:
+        k = action - SPLIT0
+        i = (k // 6) // (P - 1)
+        jj = (k // 6) % (P - 1)
+        return ACT_SPLIT, i, jj + 1 if jj >= i else jj, k % 6 + 1, -1
+    if action < SORRY0:
+        return ACT_SWAP, (action - SWAP0) // T, -1, -1, (action - SWAP0) % T
+    return ACT_SORRY, (action - SORRY0) // T, -1, -1, (action - SORRY0) % T
+
+
+@njit(cache=True)
+def decode_action(rules, action):
+    """(card, kind, i, j, first, target) of an action index (0 <= action < num_actions):
+    without hands card is -1 (the card in play is the state's) and the rest is
+    :func:`decode_card_action`; with hands card is the card chosen, or for a discard -1 with
+    kind ACT_DISCARD and i the card discarded."""
+    if rules[R_HAND_SIZE]:
+        n_card = action_offsets(rules)[8]
+        if action >= N_CARDS * n_card:
+            return -1, ACT_DISCARD, action - N_CARDS * n_card, -1, -1, -1
+        kind, i, j, first, target = decode_card_action(rules, action % n_card)
+        return action // n_card, kind, i, j, first, target
+    kind, i, j, first, target = decode_card_action(rules, action)
+    return -1, kind, i, j, first, target
+
+
+@njit(cache=True)
 def apply_move(state, rules, action):
     """Carry out a legal action's pawn movement (no turn bookkeeping). The caller guarantees
     legality (see legal_actions). With hands the card leaves the hand (and stays CARD, so
     end_turn sees a played 2); a discard leaves CARD = -1."""
+    card, kind, i, j, first, target = decode_action(rules, action)
     if rules[R_HAND_SIZE]:
-        n_card = action_offsets(rules)[8]
         me = state[TO_MOVE]
-        if action >= N_CARDS * n_card:
-            state[HANDS + me * N_CARDS + action - N_CARDS * n_card] -= 1
+        if kind == ACT_DISCARD:
+            state[HANDS + me * N_CARDS + i] -= 1
             state[CARD] = -1
             return
-        c = action // n_card
-        state[HANDS + me * N_CARDS + c] -= 1
-        state[CARD] = c
-        _apply_card_action(state, rules, action % n_card)
-    else:
-        _apply_card_action(state, rules, action)
+        state[HANDS + me * N_CARDS + card] -= 1
+        state[CARD] = card
+    _apply_decoded(state, rules, kind, i, j, first, target)
 
 
 @njit(cache=True)
-def _apply_card_action(state, rules, action):
+def _apply_decoded(state, rules, kind, i, j, a, t):
+    """Move the pawns for a decoded card action (see decode_card_action)."""
     ppp = rules[R_PAWNS]
-    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
     me = state[TO_MOVE]
     card = state[CARD]
-    if action == 0:
+    if kind == ACT_PASS:
         return
-    if action < FWD0:
-        seat = (me + 2 * (action - START0)) % 4
+    if kind == ACT_START:
+        seat = (me + 2 * i) % 4
         _land(state, seat, _start_slot(state, seat, ppp), START_CIRCLE[seat], ppp)
-    elif action < BACK0:
-        seat, slot = movable_pawn(rules, me, action - FWD0)
+    elif kind == ACT_MOVE:
+        seat, slot = movable_pawn(rules, me, i)
         step = CARD_STEP[card] if card != CSORRY else rules[R_SORRY_FORWARD]
         _land(state, seat, slot, _step_dest(seat, state[PAWNS + seat * MAX_SLOTS + slot], step), ppp)
-    elif action < SPLIT0:
-        seat, slot = movable_pawn(rules, me, action - BACK0)
+    elif kind == ACT_BACK1:
+        seat, slot = movable_pawn(rules, me, i)
         _land(state, seat, slot, BACKWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], 1], ppp)
-    elif action < SWAP0 and rules[R_TEAMS] == TEAMS_HASBRO2003:
-        i = (action - SPLIT0) // 6
-        a = (action - SPLIT0) % 6 + 1
+    elif kind == ACT_SEVEN_PART:
         seat, slot = movable_pawn(rules, me, i)
         _land(state, seat, slot, FORWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], a], ppp)
         left = (state[SEVEN_LEFT] if state[SEVEN_LEFT] > 0 else 7) - a
@@ -581,20 +629,14 @@ def _apply_card_action(state, rules, action):
         state[SEVEN_MOVED] = 0 if left == 0 else state[SEVEN_MOVED] | (1 << i)
         if left > 0:
             return  # slots keep their order until the seven is finished
-    elif action < SWAP0:
-        k = action - SPLIT0
-        a = k % 6 + 1
-        i = (k // 6) // (P - 1)
-        jj = (k // 6) % (P - 1)
-        j = jj + 1 if jj >= i else jj
+    elif kind == ACT_SPLIT:
         si, ki = movable_pawn(rules, me, i)
         sj, kj = movable_pawn(rules, me, j)
         _land(state, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], ppp)
         _land(state, sj, kj, FORWARD[sj, state[PAWNS + sj * MAX_SLOTS + kj], 7 - a], ppp)
-    elif action < SORRY0:
-        k = action - SWAP0
-        si, ki = movable_pawn(rules, me, k // T)
-        seat, slot = target_pawn(state, rules, me, k % T)
+    elif kind == ACT_SWAP:
+        si, ki = movable_pawn(rules, me, i)
+        seat, slot = target_pawn(state, rules, me, t)
         mine = state[PAWNS + si * MAX_SLOTS + ki]
         theirs = state[PAWNS + seat * MAX_SLOTS + slot]
         state[PAWNS + si * MAX_SLOTS + ki] = theirs
@@ -603,10 +645,9 @@ def _apply_card_action(state, rules, action):
         _slide_if_foreign_triangle(state, si, ki, ppp)
         if state[PAWNS + seat * MAX_SLOTS + slot] == mine:
             _slide_if_foreign_triangle(state, seat, slot, ppp)
-    else:
-        k = action - SORRY0
-        mover = (me + 2 * (k // T)) % 4
-        seat, slot = target_pawn(state, rules, me, k % T)
+    else:  # ACT_SORRY
+        mover = (me + 2 * i) % 4
+        seat, slot = target_pawn(state, rules, me, t)
         square = state[PAWNS + seat * MAX_SLOTS + slot]
         _land(state, mover, _start_slot(state, mover, ppp), square, ppp)
     for s in range(4):
@@ -742,7 +783,11 @@ def redeal_hidden(state, rules, viewer):
 @njit(cache=True)
 def deal(state, rules, card):
     """Make `card` the card to play, taking it out of the draw pile (for search over the
-    possible draws). The card must be in the draw pile (REMAIN > 0)."""
+    possible draws), at a chance node. An empty draw pile is first reshuffled from the
+    discards, exactly as a real draw would. The card must then be in the draw pile
+    (REMAIN > 0)."""
+    if state[DRAW_POS] >= rules[R_PACK_SIZE]:
+        _reshuffle(state, rules)
     pos = state[DRAW_POS]
     size = rules[R_PACK_SIZE]
     for k in range(pos, size):

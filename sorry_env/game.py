@@ -149,17 +149,10 @@ def deal(state, rules, card) -> np.ndarray:
     _require_chance_node(state, rules, "deal")
     if not isinstance(card, str) or card not in CARD_NAMES:
         raise ValueError(f"card must be one of the names {list(CARD_NAMES)}, got {card!r}")
-    c = CARD_NAMES.index(card)
+    if card not in dict(chance_outcomes(state, rules)):
+        raise ValueError(f"card {card} is not in the draw pile")
     s = state.copy()
-    r = rules_array(rules)
-    if s[E.REMAIN:E.REMAIN + N_CARDS].sum() == 0:
-        E.draw(s, r)  # reshuffle first; then put the drawn card back and take the asked one
-        s[E.DRAW_POS] -= 1
-        s[E.REMAIN + s[E.CARD]] += 1
-        s[E.CARD] = -1
-    if s[E.REMAIN + c] <= 0:
-        raise ValueError(f"card {CARD_NAMES[c]} is not in the draw pile")
-    E.deal(s, r, c)
+    E.deal(s, rules_array(rules), CARD_NAMES.index(card))  # an empty pile is reshuffled first
     return s
 
 
@@ -180,8 +173,9 @@ def winner(state):
 
 
 def same_side(rules, seat, winner) -> bool:
-    """True if `seat` shares in the win of `winner` (itself, or its partner under team rules)."""
-    return seat == winner or (get_rules(rules).teams != "none" and (seat - winner) % 2 == 0)
+    """True if `seat` shares in the win of `winner` (itself, or its partner under team rules):
+    :func:`sorry_env.engine.same_side`."""
+    return bool(E.same_side(rules_array(rules), int(seat), int(winner)))
 
 
 def is_double_game(state, rules) -> bool:
@@ -203,37 +197,20 @@ def decode_action(rules, action):
     distance), "back1" (pawn i), "split" (pawn i moves `first`, then pawn j moves 7 - first),
     "seven_part" (Hasbro 2003 teams: pawn i moves `first` as one part of a split seven),
     "swap" (pawn i with target slot t), "sorry" (i: 0 from own Start, 1 from the partner's;
-    target slot t), "discard" (play for points: i is the card). Movable pawn slots 0..P-1 are the acting seat's pawns in canonical order,
-    then (team rules) the partner's. Unused fields are -1."""
-    P, T, start0, fwd0, back0, split0, swap0, sorry0, n = (int(x) for x in E.action_offsets(rules_array(rules)))
+    target slot t), "discard" (play for points: i is the card). Movable pawn slots 0..P-1 are
+    the acting seat's pawns in canonical order, then (team rules) the partner's. Unused fields
+    are -1. The engine's decoder (:func:`sorry_env.engine.decode_action`) in words."""
+    a = _action_index(rules, action)
+    _, kind, i, j, first, target = E.decode_action(rules_array(rules), a)
+    return E.ACTION_KINDS[kind], int(i), int(j), int(first), int(target)
+
+
+def _action_index(rules, action) -> int:
     a = int(action)
     total = num_actions(rules)
     if not 0 <= a < total:
         raise ValueError(f"action {a} is out of range 0..{total - 1}")
-    if get_rules(rules).hand_size:
-        if a >= N_CARDS * n:
-            return "discard", a - N_CARDS * n, -1, -1, -1
-        a %= n  # the card part is action_card(rules, action)
-    if a == 0:
-        return "pass", -1, -1, -1, -1
-    if a < fwd0:
-        return "start", a - start0, -1, -1, -1
-    if a < back0:
-        return "move", a - fwd0, -1, -1, -1
-    if a < split0:
-        return "back1", a - back0, -1, -1, -1
-    if a < swap0 and get_rules(rules).teams == "hasbro2003":
-        i, first = divmod(a - split0, 6)
-        return "seven_part", i, -1, first + 1, -1
-    if a < swap0:
-        k = a - split0
-        i, jj = divmod(k // 6, P - 1)
-        return "split", i, (jj + 1 if jj >= i else jj), k % 6 + 1, -1
-    if a < sorry0:
-        i, t = divmod(a - swap0, T)
-        return "swap", i, -1, -1, t
-    c, t = divmod(a - sorry0, T)
-    return "sorry", c, -1, -1, t
+    return a
 
 
 def action_card(state, rules, action):
@@ -241,8 +218,8 @@ def action_card(state, rules, action):
     (None for a discard)."""
     if not get_rules(rules).hand_size:
         return int(state[E.CARD])
-    n_card = int(E.action_offsets(rules_array(rules))[8])
-    return int(action) // n_card if int(action) < N_CARDS * n_card else None
+    c = int(E.decode_action(rules_array(rules), _action_index(rules, action))[0])
+    return c if c >= 0 else None
 
 
 def describe_action(state, rules, action) -> str:

@@ -214,9 +214,11 @@ def win_rate(wins, games):
 def sides(players, rules):
     """The groups of lineup entries that win together: under team rules partners sit
     opposite, and the rotation keeps entries i and i + 2 opposite; otherwise everyone alone."""
-    if get_rules(rules).teams != "none":
-        return [[0, 2], [1, 3]]
-    return [[i] for i in range(players)]
+    groups = []
+    for i in range(players):
+        if not any(i in group for group in groups):
+            groups.append([j for j in range(players) if game.same_side(rules, i, j)])
+    return groups
 
 
 def skill_ratings(records, players, rules):

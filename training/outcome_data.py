@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.evaluation import same_side
 from agents.heuristic import heuristic_choice
 from agents.policy_input import public_state
 from sorry_env import engine as E
@@ -78,7 +77,7 @@ def won(rules, winners, games, viewers, out):
     """out[k] := 1.0 if viewers[k]'s side won game games[k], else 0.0."""
     for k in range(games.shape[0]):
         w = winners[games[k]]
-        out[k] = 1.0 if w >= 0 and same_side(rules, viewers[k], w) else 0.0
+        out[k] = 1.0 if w >= 0 and E.same_side(rules, viewers[k], w) else 0.0
 
 
 class OutcomeData:
