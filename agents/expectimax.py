@@ -41,7 +41,7 @@ def _static_scores(state, rules, w, scores):
     equity = np.empty(4)
     seat_equities(state, rules, w, equity)
     for seat in range(4):
-        if state[E.ACTIVE + seat]:
+        if E.is_active(state, seat):
             scores[seat] = win_chance(state, rules, w, seat_score(state, rules, w, equity, seat))
         else:
             scores[seat] = 0.0
@@ -53,7 +53,7 @@ def node_scores(state, rules, w, decisions, root, model_others, scores):
     searching `decisions` more decisions. With `model_others`, players not on `root`'s side
     are assumed to play the heuristic's move instead of being searched. (One self-recursive
     function: numba's cache cannot reload mutually recursive ones.)"""
-    if state[E.WINNER] >= 0 or decisions == 0:
+    if E.winner(state) >= 0 or decisions == 0:
         _static_scores(state, rules, w, scores)
         return
     chance = is_chance_node(state, rules)
@@ -74,7 +74,7 @@ def node_scores(state, rules, w, decisions, root, model_others, scores):
         decision[:] = state
         if chance:
             E.deal(decision, rules, c)  # reshuffles an empty pile first
-        me = decision[E.TO_MOVE]
+        me = E.to_move(decision)
         n = E.legal_actions(decision, rules, legal)
         if model_others and not E.same_side(rules, root, me):
             after_move_into(child, decision, rules, heuristic_choice(decision, rules, w, legal, n))
@@ -94,7 +94,7 @@ def node_scores(state, rules, w, decisions, root, model_others, scores):
 def root_scores(state, rules, w, legal, n, depth, model_others, totals):
     """totals[k] += the acting player's expected score after legal[k] (depth-decision
     search from this root)."""
-    me = state[E.TO_MOVE]
+    me = E.to_move(state)
     child = np.empty_like(state)
     sub = np.empty(4)
     for k in range(n):

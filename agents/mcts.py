@@ -37,7 +37,7 @@ SEED_RANGE = 1 << 31
 def playout_decision(world, rules, buf):
     """The legal actions (into buf; their count) of a playout's next decision, drawing the
     card first at a chance node; 0 when the game is over or at the turn limit."""
-    if world[E.WINNER] >= 0 or world[E.TURN] >= MAX_TURNS:
+    if not E.is_running(world, MAX_TURNS):
         return 0
     if is_chance_node(world, rules):
         E.draw(world, rules)
@@ -49,8 +49,8 @@ def playout_result(world, rules, w, me, params, sizes, obs):
     """A playout's result for `me`'s side in [0, 1]: the outcome, or if the game goes on the
     value network's (params, sizes) chance of winning, or without a network the hand-written
     evaluation's."""
-    if world[E.WINNER] >= 0:
-        return 1.0 if E.same_side(rules, me, world[E.WINNER]) else 0.0
+    if E.winner(world) >= 0:
+        return 1.0 if E.same_side(rules, me, E.winner(world)) else 0.0
     if sizes.shape[0] > 0:
         return net_win_chance(world, rules, params, sizes, me, obs)
     return win_chance(world, rules, w, evaluate(world, rules, w, me))
@@ -98,13 +98,13 @@ def distinct_moves(state, rules, legal, n, moves, same_as):
 def monte_carlo_values(state, rules, w, legal, n, seed, iterations, rollout_plies, epsilon, params, sizes, values):
     """values[k] := mean playout result of legal[k] over the same sampled worlds, about
     `iterations` playouts in all (moves reaching the same position share one estimate)."""
-    me = state[E.TO_MOVE]
+    me = E.to_move(state)
     moves = np.empty(n, dtype=np.int64)
     same_as = np.empty(n, dtype=np.int64)
     k = distinct_moves(state, rules, legal, n, moves, same_as)
     totals = np.zeros(k)
     seeds = np.zeros(E.STATE_SIZE, dtype=np.int64)  # a generator for the worlds' seeds
-    seeds[E.RNG] = seed & 0xFFFFFFFF
+    E.seed_generator(seeds, seed & 0xFFFFFFFF)
     root = np.empty_like(state)
     world = np.empty_like(state)
     buf = action_buffer(rules)
@@ -162,7 +162,7 @@ class MCTSAgent(ChoosingAgent):
             self._checked = (rules, num_players)
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
-        self.check_game(turn.rules, int(turn.state[E.ACTIVE:E.ACTIVE + 4].sum()))
+        self.check_game(turn.rules, len(game.seats(turn.state)))
         return int(monte_carlo_choice(turn.state, game.rules_array(turn.rules), self.weights, legal, len(legal),
                                       seed_from(self.rng), self.iterations, self.rollout_plies, self.epsilon,
                                       self.params, self.sizes))

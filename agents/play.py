@@ -51,8 +51,8 @@ def play(human_seat: int, opponents: dict, rules, num_players: int, seed: int, m
     rng = np.random.default_rng(seed)
     state = game.new_state(rules, num_players, seed=seed)
     ppp = rules.pawns_per_player
-    while state[E.WINNER] < 0 and state[E.TURN] < max_turns:
-        seat = int(state[E.TO_MOVE])
+    while E.is_running(state, max_turns):
+        seat = int(E.to_move(state))
         legal = game.legal_actions(state, rules)
         if seat == human_seat:
             print("\n" + render_ansi(state, ppp))

@@ -47,7 +47,6 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.env import raw_env
 from sorry_env.observation import OBS_SIZE
@@ -197,7 +196,7 @@ class PolicyAgent(Agent):
         self._checked = (rules, num_players)
 
     def act(self, turn: Turn) -> int:
-        self.check_game(turn.rules, int(turn.state[E.ACTIVE:E.ACTIVE + 4].sum()))
+        self.check_game(turn.rules, len(game.seats(turn.state)))
         inputs = policy_input(turn.state, game.rules_array(turn.rules), turn.seat)
         mask = np.zeros(self.actor.n_actions, dtype=bool)
         mask[turn.legal] = True

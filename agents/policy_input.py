@@ -20,7 +20,8 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import MAX_PACK, R_HAND_SIZE
+from sorry_env.engine import public_state  # noqa: F401  (kept importable here)
+from sorry_env.rules import R_HAND_SIZE
 
 STATE_SIZE = E.STATE_SIZE
 INPUT_SIZE = OBS_SIZE + STATE_SIZE
@@ -30,15 +31,6 @@ def check_supported(rules_array: np.ndarray) -> None:
     """ValueError for rules a trained policy cannot play: those with hands."""
     if rules_array[R_HAND_SIZE]:
         raise ValueError("trained policies do not support rules with hands (play for points)")
-
-
-@njit(cache=True)
-def public_state(state, out):
-    """`out` := `state` without its hidden parts (draw-pile order, generator, draw position)."""
-    out[:] = state
-    out[E.RNG] = 0
-    out[E.DRAW_POS] = 0
-    out[E.DECK:E.DECK + MAX_PACK] = 0
 
 
 @njit(cache=True)
@@ -60,7 +52,7 @@ def afterstate_observations(states, rules, obs, rows, actions):
     child = np.empty(states.shape[1], dtype=np.int64)
     k = 0
     for b in range(states.shape[0]):
-        mover = states[b, E.TO_MOVE]
+        mover = E.to_move(states[b])
         n = E.legal_actions(states[b], rules, buf)
         for j in range(n):
             child[:] = states[b]

@@ -41,11 +41,11 @@ def paired_wins(rules, seats, w_changed, w_default, seed, pairs, max_turns):
     for g in range(pairs):
         for seat in seats:
             E.init_state(state, rules, active, (seed * 1_000_003 + g) & 0xFFFFFFFF)
-            while state[E.WINNER] < 0 and state[E.TURN] < max_turns:
+            while E.is_running(state, max_turns):
                 n = E.legal_actions(state, rules, buf)
-                w = w_changed if state[E.TO_MOVE] == seat else w_default
+                w = w_changed if E.to_move(state) == seat else w_default
                 E.step(state, rules, buf[0] if n == 1 else heuristic_choice(state, rules, w, buf, n))
-            wins += state[E.WINNER] == seat
+            wins += E.winner(state) == seat
     return wins
 
 

@@ -60,7 +60,7 @@ def nested_playout(world, rules, w, me, plies, inner, buf):
             break
         if n == 1:
             action = buf[0]
-        elif not searched and world[E.TO_MOVE] == me:
+        elif not searched and E.to_move(world) == me:
             searched = True
             action = monte_carlo_choice(world, rules, w, buf[:n].copy(), n, E.randint(world, SEED_RANGE), inner,
                                         plies, 0.0, NO_NET[0], NO_NET[1])
@@ -73,13 +73,13 @@ def nested_playout(world, rules, w, me, plies, inner, buf):
 @njit
 def nested_values(state, rules, w, legal, n, seed, iterations, plies, inner, values):
     """agents.mcts.monte_carlo_values with nested playouts (same worlds for every move)."""
-    me = state[E.TO_MOVE]
+    me = E.to_move(state)
     moves = np.empty(n, dtype=np.int64)
     same_as = np.empty(n, dtype=np.int64)
     k = distinct_moves(state, rules, legal, n, moves, same_as)
     totals = np.zeros(k)
     seeds = np.zeros(E.STATE_SIZE, dtype=np.int64)
-    seeds[E.RNG] = seed & 0xFFFFFFFF
+    E.seed_generator(seeds, seed & 0xFFFFFFFF)
     root = np.empty_like(state)
     world = np.empty_like(state)
     buf = action_buffer(rules)
@@ -129,7 +129,7 @@ def main():
         state = game.new_state(rules_obj, num_players=args.players, seed=args.seed * 1_000_003 + g)
         g += 1
         game_choices = 0
-        while state[E.WINNER] < 0 and state[E.TURN] < MAX_TURNS and len(gains) < args.decisions:
+        while E.is_running(state, MAX_TURNS) and len(gains) < args.decisions:
             n = E.legal_actions(state, rules, buf)
             legal = buf[:n].copy()
             if n == 1:
@@ -150,10 +150,10 @@ def main():
                                       args.plies, args.nested, values)
                     flat = int(np.argmax(a))
                     second.append(0.5 * ((d[np.argmax(c)] - d[flat]) + (c[np.argmax(d)] - c[flat])))
-                cards.append(int(state[E.CARD]))
+                cards.append(int(E.card_index(state)))
                 bar.update(1)
             E.step(state, rules, legal[h])
-        if state[E.WINNER] >= 0:
+        if E.winner(state) >= 0:
             finished += 1
             choices += game_choices
     bar.close()

@@ -97,6 +97,75 @@ CARD_STEP = np.array([1, 2, 3, -4, 5, 7, 8, 10, 11, 12, 0], dtype=np.int64)
 CARD_STEP.setflags(write=False)
 
 
+# ---- named access to the state (for code outside this package) ------------------------------
+# Compiled, so numba code and Python both use them; the raw offsets above stay inside sorry_env.
+@njit(cache=True)
+def winner(state):
+    """Seat that made the winning move (team rules: either partner), -1 while the game runs."""
+    return state[WINNER]
+
+
+@njit(cache=True)
+def to_move(state):
+    """Seat to play."""
+    return state[TO_MOVE]
+
+
+@njit(cache=True)
+def set_to_move(state, seat):
+    """Make `seat` the player to move (a tournament choosing its first player)."""
+    state[TO_MOVE] = seat
+
+
+@njit(cache=True)
+def turns_played(state):
+    """Number of cards played so far."""
+    return state[TURN]
+
+
+@njit(cache=True)
+def card_index(state):
+    """Index of the card in play (:data:`sorry_env.rules.CARD_NAMES`), -1 if none drawn."""
+    return state[CARD]
+
+
+@njit(cache=True)
+def is_running(state, max_turns):
+    """True while nobody has won and fewer than `max_turns` cards have been played."""
+    return state[WINNER] < 0 and state[TURN] < max_turns
+
+
+@njit(cache=True)
+def is_active(state, seat):
+    """True if `seat` is in the game."""
+    return state[ACTIVE + seat] != 0
+
+
+@njit(cache=True)
+def pawn_code(state, seat, slot):
+    """Pawn code (:mod:`sorry_env.geometry`) of `seat`'s pawn in `slot` (canonical order, most
+    advanced first; -1 for a slot the rules do not use)."""
+    return state[PAWNS + seat * MAX_SLOTS + slot]
+
+
+@njit(cache=True)
+def pile_count(state, card):
+    """Copies of `card` in the draw pile (public knowledge)."""
+    return state[REMAIN + card]
+
+
+@njit(cache=True)
+def hand_count(state, seat, card):
+    """Play for points: copies of `card` in `seat`'s hand."""
+    return state[HANDS + seat * N_CARDS + card]
+
+
+@njit(cache=True)
+def seed_generator(state, seed):
+    """Set the state's random generator (every later shuffle comes from it) from `seed`."""
+    state[RNG] = seed & 0xFFFFFFFF
+
+
 # ---- action layout ------------------------------------------------------------------------
 # Kinds of action, as decode_action returns them (ACTION_KINDS: their names in sorry_env.game).
 ACT_PASS, ACT_START, ACT_MOVE, ACT_BACK1, ACT_SPLIT, ACT_SEVEN_PART, ACT_SWAP, ACT_SORRY, ACT_DISCARD = range(9)
@@ -778,6 +847,50 @@ def redeal_hidden(state, rules, viewer):
         for _ in range(rules[R_PACK + c] - state[REMAIN + c]):
             state[DECK + q] = c
             q += 1
+
+
+@njit(cache=True)
+def determinize(state, rules, viewer, seed):
+    """Re-draw everything `viewer` cannot see (the draw-pile order; with hands also the
+    other players' hands) from `seed` alone. The unseen cards are first put in a canonical
+    order, so whatever arrangement the state held (hidden information, or another
+    determinization of it) has no influence on the result."""
+    pos = state[DRAW_POS]
+    unseen = np.zeros(N_CARDS, dtype=np.int64)
+    for c in range(N_CARDS):
+        unseen[c] = state[REMAIN + c]
+    if rules[R_HAND_SIZE]:
+        hand_sizes = np.zeros(4, dtype=np.int64)
+        for seat in range(4):
+            if seat != viewer:
+                for c in range(N_CARDS):
+                    unseen[c] += state[HANDS + seat * N_CARDS + c]
+                    hand_sizes[seat] += state[HANDS + seat * N_CARDS + c]
+                    state[HANDS + seat * N_CARDS + c] = 0
+        c = 0
+        for seat in range(4):
+            for _ in range(hand_sizes[seat]):
+                while unseen[c] == 0:
+                    c += 1
+                state[HANDS + seat * N_CARDS + c] += 1
+                unseen[c] -= 1
+    k = pos
+    for c in range(N_CARDS):
+        state[REMAIN + c] = unseen[c]
+        for _ in range(unseen[c]):
+            state[DECK + k] = c
+            k += 1
+    state[RNG] = seed & 0xFFFFFFFF
+    redeal_hidden(state, rules, viewer)
+
+
+@njit(cache=True)
+def public_state(state, out):
+    """`out` := `state` without its hidden parts (draw-pile order, generator, draw position)."""
+    out[:] = state
+    out[RNG] = 0
+    out[DRAW_POS] = 0
+    out[DECK:DECK + MAX_PACK] = 0
 
 
 @njit(cache=True)

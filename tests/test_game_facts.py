@@ -1,10 +1,14 @@
 """One home for each game fact: the side rule, the action decoder, dealing on an empty pile and
 the named state accessors all live in the engine; the Python-level API wraps them."""
+import pathlib
+
 import numpy as np
 import pytest
+from numba import njit
 
 from sorry_env import PRESETS, game
 from sorry_env import engine as E
+from sorry_env.geometry import HOME, START
 from sorry_env.rules import CARD_NAMES
 from sorry_env.state_io import state_from_dict, state_to_dict
 
@@ -65,3 +69,39 @@ def test_deal_on_an_empty_pile_reshuffles_like_a_draw():
         compiled = chance.copy()
         E.deal(compiled, r, CARD_NAMES.index(name))
         np.testing.assert_array_equal(compiled, dealt)
+
+
+def test_state_accessors_read_and_write_the_named_facts():
+    rules = PRESETS["hasbro2003_points"]
+    s = state_from_dict({"to_move": 2, "turn": 7,
+                         "pawns": [[["track", 5], ["start"], ["start"], ["home"]], None, [["start"]] * 4, None],
+                         "hands": [{"1": 5}, None, {"2": 4, "3": 1}, None]}, rules, 0)
+    assert (E.to_move(s), E.turns_played(s), E.winner(s), E.card_index(s)) == (2, 7, -1, -1)
+    assert E.is_running(s, 8) and not E.is_running(s, 7)
+    assert [E.is_active(s, seat) for seat in range(4)] == [True, False, True, False]
+    assert [E.pawn_code(s, 0, i) for i in range(4)] == [HOME, 5, START, START]  # most advanced first
+    assert E.pawn_code(s, 1, 0) == -1  # an empty seat
+    assert E.hand_count(s, 2, 0) == 0 and E.hand_count(s, 2, 1) == 4 and E.hand_count(s, 0, 0) == 5
+    E.set_to_move(s, 0)
+    assert game.to_move(s) == 0
+    E.seed_generator(s, 2**32 + 9)
+    assert (E.card_index(s), E.pile_count(s, 0)) == (-1, 0)  # the 1s are all in seat 0's hand
+
+
+@njit
+def _compiled_use(state):
+    return E.to_move(state) * 100 + E.pawn_code(state, 0, 1) + int(E.is_running(state, 5))
+
+
+def test_state_accessors_compile_inside_numba_code():
+    s = game.new_state("hasbro2003", 2, seed=3)
+    assert _compiled_use(s) == game.to_move(s) * 100 + int(s[E.PAWNS + 1]) + 1
+
+
+def test_no_caller_builds_a_turn_from_public_view_by_hand():
+    """agents.Turn.from_state is the one hiding constructor."""
+    root = pathlib.Path(__file__).resolve().parent.parent
+    needle = "Turn(" + "public_view("  # split so that this file does not match itself
+    offenders = [str(p.relative_to(root)) for d in ("agents", "training", "benchmarks", "tests", "sorry_env")
+                 for p in (root / d).glob("*.py") if needle in p.read_text().replace(" ", "")]
+    assert offenders == [], offenders

@@ -6,7 +6,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from agents import Turn, make_agent, public_view
+from agents import Turn, make_agent
 from agents.policy import Actor, PolicyAgent, masked_logits, save_policy
 from agents.policy_input import INPUT_SIZE, policy_input
 from sorry_env import engine as E
@@ -27,11 +27,10 @@ def play_game(agents_by_seat, rules, num_players, seed):
     state = game.new_state(rules, num_players, seed=seed)
     rng = np.random.default_rng(seed)
     moves = 0
-    while state[E.WINNER] < 0 and state[E.TURN] < 2000:
-        seat = int(state[E.TO_MOVE])
+    while E.is_running(state, 2000):
+        seat = int(E.to_move(state))
         legal = game.legal_actions(state, rules)
-        action = agents_by_seat[seat].act(Turn(public_view(state, game.get_rules(rules), rng),
-                                               game.get_rules(rules), seat, legal))
+        action = agents_by_seat[seat].act(Turn.from_state(state, rules, rng, legal))
         assert action in legal
         state = game.step(state, rules, action)
         moves += 1
@@ -133,4 +132,4 @@ def test_policy_inputs_refuse_rules_with_hands():
     rules = game.rules_array("hasbro2003_points")
     state = game.new_state("hasbro2003_points", 2, seed=0)
     with pytest.raises(ValueError, match="do not support rules with hands"):
-        policy_input(state, rules, int(state[E.TO_MOVE]))
+        policy_input(state, rules, int(E.to_move(state)))

@@ -349,16 +349,16 @@ def test_variant_random_play_invariants(rules, players):
         s = game.new_state(r, num_players=players, seed=g)
         while game.winner(s) is None:
             legal = game.legal_actions(s, r)
-            s = game.step(s, r, legal[(g * 7 + int(s[E.TURN])) % len(legal)])
+            s = game.step(s, r, legal[(g * 7 + int(E.turns_played(s))) % len(legal)])
             for seat in game.seats(s):
                 codes = s[E.PAWNS + 4 * seat:E.PAWNS + 4 * seat + r.pawns_per_player]
                 on_board = codes[codes < E.HOME]
                 assert len(set(on_board.tolist())) == len(on_board)
             hands = s[E.HANDS:E.HANDS + 44].reshape(4, 11)
-            in_play = np.bincount([s[E.CARD]], minlength=11) if s[E.CARD] >= 0 else 0
+            in_play = np.bincount([E.card_index(s)], minlength=11) if E.card_index(s) >= 0 else 0
             assert (s[E.REMAIN:E.REMAIN + 11] + hands.sum(0) + in_play <= pack).all()
             assert all(hands[seat].sum() == r.hand_size for seat in game.seats(s))
-            assert s[E.TURN] < 3000
+            assert E.turns_played(s) < 3000
         assert ra[0] == r.pawns_per_player
 
 
@@ -487,7 +487,7 @@ def test_random_playout_buffer_holds_every_legal_action_of_a_hand():
             "from sorry_env.state_io import state_from_dict\n"
             "rules = game.get_rules(sys.argv[1])\n"
             "s = state_from_dict(json.loads(sys.argv[2]), rules, 0)\n"
-            "print(E.random_playout(s, game.rules_array(rules), int(s[E.TURN]) + 1))\n")
+            "print(E.random_playout(s, game.rules_array(rules), int(E.turns_played(s)) + 1))\n")
     done = subprocess.run([sys.executable, "-c", code, rules, json.dumps(MANY_MOVES)], capture_output=True, text=True,
                           env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

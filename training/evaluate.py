@@ -20,15 +20,15 @@ game ``g`` puts lineup entry ``i`` in ``seats[(i + g) % n]`` and lets ``seats[(g
 move first. Every ``n`` consecutive games put each agent once in every seat and once in
 the first mover's seat; every ``n**2`` games play each (seating, first mover) pair once, so
 with ``games`` a multiple of ``n**2`` both are exactly balanced (``seating_balanced`` in the
-results). The engine draws the first player from the game's seed; we overwrite
-``state[E.TO_MOVE]`` of the fresh :func:`sorry_env.game.new_state` before anything is
+results). The engine draws the first player from the game's seed; we overwrite the
+player to move (``engine.set_to_move``) of the fresh :func:`sorry_env.game.new_state` before anything is
 played (the first card or the hands are already dealt, but they do not depend on who
 plays first).
 
 Games
 -----
 Played on the compiled engine directly (no PettingZoo env): each turn the agent to move gets
-``Turn(state=agents.public_view(...), ...)``, so it never sees the draw order. A game still
+``agents.Turn.from_state(...)``, so it never sees the draw order. A game still
 running after ``max_turns`` cards played (the engine's ``TURN`` counter, as the env's
 truncation) is a draw: nobody wins, and the ratings count it as a tie between all players.
 Game length is measured in the same turns.
@@ -121,9 +121,9 @@ class Table:
         view_rng = np.random.default_rng(view_seed)
 
         state = game.new_state(self.rules, seats=self.seats, seed=engine_seed)
-        state[E.TO_MOVE] = first_seat
-        while state[E.WINNER] < 0 and state[E.TURN] < self.max_turns:
-            seat = int(state[E.TO_MOVE])
+        E.set_to_move(state, first_seat)
+        while E.is_running(state, self.max_turns):
+            seat = int(E.to_move(state))
             legal = game.legal_actions(state, self.rules)
             turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
             entry = entry_at_seat[seat]
@@ -146,7 +146,7 @@ class Table:
             "first_seat": first_seat,
             "winners": winners,
             "scores": points,
-            "turns": int(state[E.TURN]),
+            "turns": int(E.turns_played(state)),
         }
 
 

@@ -35,13 +35,13 @@ def teacher_games(rules, active, w, epsilon, seed, max_turns, states, games, win
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     public = np.empty(E.STATE_SIZE, dtype=np.int64)
     coin = np.zeros(E.STATE_SIZE, dtype=np.int64)  # a generator for the teacher's own choices
-    coin[E.RNG] = (seed ^ 0x5DEECE66D) & 0xFFFFFFFF
+    E.seed_generator(coin, (seed ^ 0x5DEECE66D) & 0xFFFFFFFF)
     k = 0
     g = 0
     while k < states.shape[0]:
         E.init_state(state, rules, active, (seed + 7919 * g) & 0xFFFFFFFF)
         winners[g] = -1
-        while state[E.WINNER] < 0 and state[E.TURN] < max_turns and k < states.shape[0]:
+        while E.is_running(state, max_turns) and k < states.shape[0]:
             n = E.legal_actions(state, rules, buf)
             if n == 1:
                 E.step(state, rules, buf[0])
@@ -55,10 +55,10 @@ def teacher_games(rules, active, w, epsilon, seed, max_turns, states, games, win
             states[k] = public  # int16: every public field is small
             games[k] = g
             k += 1
-            if state[E.WINNER] < 0:
+            if E.winner(state) < 0:
                 E.draw(state, rules)
-        if state[E.WINNER] >= 0:
-            winners[g] = state[E.WINNER]
+        if E.winner(state) >= 0:
+            winners[g] = E.winner(state)
         g += 1
     return g
 

@@ -53,17 +53,17 @@ def search_games(rules, active, w, seed, iterations, rollout_plies, params, size
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     public = np.empty(E.STATE_SIZE, dtype=np.int64)
     seeds = np.zeros(E.STATE_SIZE, dtype=np.int64)  # a generator for the teacher's searches
-    seeds[E.RNG] = (seed ^ 0x2545F491) & 0xFFFFFFFF
+    E.seed_generator(seeds, (seed ^ 0x2545F491) & 0xFFFFFFFF)
     k = 0
     g = 0
     while k < states.shape[0]:
         teacher = seats[g % seats.shape[0]]
         E.init_state(state, rules, active, (seed + 104729 * g) & 0xFFFFFFFF)
-        while state[E.WINNER] < 0 and state[E.TURN] < max_turns and k < states.shape[0]:
+        while E.is_running(state, max_turns) and k < states.shape[0]:
             n = E.legal_actions(state, rules, buf)
             if n == 1:
                 action = buf[0]
-            elif state[E.TO_MOVE] != teacher:
+            elif E.to_move(state) != teacher:
                 action = heuristic_choice(state, rules, w, buf, n)
             else:
                 monte_carlo_values(state, rules, w, buf, n, E.randint(seeds, 1 << 31), iterations,

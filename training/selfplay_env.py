@@ -65,7 +65,7 @@ class SelfPlayEnv(gymnasium.Env):
         seed32 = int(self.np_random.integers(2**32))
         if "state" in options:
             self.state = state_from_dict(options["state"], self.rules, seed32)
-            if tuple(s for s in range(4) if self.state[E.ACTIVE + s]) != self.seats:
+            if tuple(s for s in range(4) if E.is_active(self.state, s)) != self.seats:
                 raise ValueError(f"the state's seats differ from this env's seats {self.seats}")
         else:
             self.state = np.zeros(E.STATE_SIZE, dtype=np.int64)
@@ -82,7 +82,7 @@ class SelfPlayEnv(gymnasium.Env):
         for agent in self._seat_agents.values():
             agent.reset(int(self.np_random.integers(2**31)))
         self._play_opponents()
-        if self.state[E.WINNER] >= 0:
+        if E.winner(self.state) >= 0:
             raise ValueError("the game ended before the learner's first move")
         return self._observe(), {}
 
@@ -93,8 +93,8 @@ class SelfPlayEnv(gymnasium.Env):
         E.step(self.state, self._rules, action)
         self._play_opponents()
         reward = self.learner_reward()
-        terminated = bool(self.state[E.WINNER] >= 0)
-        truncated = not terminated and self.state[E.TURN] >= self.max_turns
+        terminated = bool(E.winner(self.state) >= 0)
+        truncated = not terminated and E.turns_played(self.state) >= self.max_turns
         info = {}
         if terminated or truncated:
             info = {"learner_won": reward > 0, "learner_seat": self.learner_seat,
@@ -112,7 +112,7 @@ class SelfPlayEnv(gymnasium.Env):
     def learner_reward(self) -> float:
         """+1 if the learner's side won (game.same_side: under team rules a win finished by the
         partner is the learner's too), -1 if the other side won, 0 while the game runs."""
-        winner = int(self.state[E.WINNER])
+        winner = int(E.winner(self.state))
         if winner < 0:
             return 0.0
         return 1.0 if game.same_side(self.rules, self.learner_seat, winner) else -1.0
@@ -127,9 +127,9 @@ class SelfPlayEnv(gymnasium.Env):
     def _play_opponents(self):
         """Opponents move until the learner holds a card, the game ends or is truncated."""
         state = self.state
-        while (state[E.WINNER] < 0 and state[E.TO_MOVE] != self.learner_seat
-               and state[E.TURN] < self.max_turns):
-            seat = int(state[E.TO_MOVE])
+        while (E.winner(state) < 0 and E.to_move(state) != self.learner_seat
+               and E.turns_played(state) < self.max_turns):
+            seat = int(E.to_move(state))
             E.legal_mask(state, self._rules, self._mask)
             turn = Turn.from_state(state, self.rules, self.np_random, np.flatnonzero(self._mask))
             action = self._seat_agents[seat].act(turn)
@@ -138,7 +138,7 @@ class SelfPlayEnv(gymnasium.Env):
             E.step(state, self._rules, action)
 
     def _observe(self):
-        if self.state[E.WINNER] >= 0 or self.state[E.TURN] >= self.max_turns:
+        if E.winner(self.state) >= 0 or E.turns_played(self.state) >= self.max_turns:
             self._mask[:] = 0
         else:
             E.legal_mask(self.state, self._rules, self._mask)
