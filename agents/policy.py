@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 
 import numpy as np
 import torch
@@ -123,12 +124,22 @@ def rules_from_dict(d: dict) -> Rules:
 
 def save_policy(path, actor: Actor, *, rules, num_players: int, network: dict, name: str,
                 training: dict | None = None, evaluation: dict | None = None) -> None:
-    """Write `actor` with the metadata that makes the file self-describing."""
+    """Write `actor` with the metadata that makes the file self-describing, atomically (a
+    reader never sees half a file: it is written next to `path` and renamed into place) and
+    readable by everyone (safetensors writes owner-only files; policy files are for sharing).
+    The one writer of policy and value-network files."""
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": name, "layout": layout(rules),
             "rules": rules_dict(rules), "num_players": int(num_players), "network": network,
             "training": training or {}, "evaluation": evaluation or {}}
     tensors = {k: v.detach().to(torch.float32).contiguous() for k, v in actor.state_dict().items()}
-    save_file(tensors, str(path), metadata={FORMAT: json.dumps(meta)})
+    tmp = f"{path}.tmp"
+    try:
+        save_file(tensors, tmp, metadata={FORMAT: json.dumps(meta)})
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def read_metadata(path) -> dict:

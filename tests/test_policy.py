@@ -133,3 +133,28 @@ def test_policy_inputs_refuse_rules_with_hands():
     state = game.new_state("hasbro2003_points", 2, seed=0)
     with pytest.raises(ValueError, match="do not support rules with hands"):
         policy_input(state, rules, int(E.to_move(state)))
+
+
+def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
+    """One writer for policy and value files: readable by all, no temporary file left, and a
+    failed write leaves the old file untouched (export and value_fit both use it)."""
+    import os
+
+    import agents.policy
+    path = write_policy(tmp_path / "p.safetensors")
+    assert os.stat(path).st_mode & 0o777 == 0o644 and os.listdir(tmp_path) == ["p.safetensors"]
+    before = path.read_bytes()
+
+    def broken(tensors, filename, metadata):
+        with open(filename, "wb") as f:
+            f.write(b"half a file")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(agents.policy, "save_file", broken)
+    with pytest.raises(OSError, match="disk full"):
+        write_policy(path, seed=1)
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["p.safetensors"]
+    import training.export
+    import training.value_fit
+    for module in (training.export, training.value_fit):
+        assert "os.replace" not in open(module.__file__).read()  # they go through save_policy

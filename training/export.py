@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 
 from agents.policy import save_policy
@@ -19,16 +18,13 @@ from agents.policy import save_policy
 
 def export_model(model, path, config: dict, timesteps: int, evaluation: dict | None = None,
                  wall_seconds: float | None = None) -> None:
-    """Write the model's actor to `path` atomically (a reader never sees half a file)."""
+    """Write the model's actor to `path` (atomically: agents.policy.save_policy)."""
     policy = model.policy
-    tmp = f"{path}.tmp"
-    save_policy(tmp, policy.mlp_extractor.actor, rules=config["game"]["rules"],
+    save_policy(path, policy.mlp_extractor.actor, rules=config["game"]["rules"],
                 num_players=config["game"]["num_players"], network=policy.network,
                 name=f"{config['name']}@{timesteps}",
                 training={"config": config, "timesteps": int(timesteps), "wall_seconds": wall_seconds},
                 evaluation=evaluation)
-    os.chmod(tmp, 0o644)  # safetensors writes owner-only files; policy files are for sharing
-    os.replace(tmp, path)
 
 
 def tournament_summary(results_path, config: dict) -> dict:

@@ -20,7 +20,6 @@ and turned into observations batch by batch, so 8 million positions take about 2
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 import numpy as np
@@ -113,15 +112,12 @@ def main(argv=None):
               f"(hand-written {baseline:.4f}), {len(order) / (time.time() - t0):,.0f} rows/s")
 
     seconds = time.time() - start
-    tmp = f"{args.out}.tmp"
-    save_policy(tmp, actor, rules=args.rules, num_players=args.players,
+    save_policy(args.out, actor, rules=args.rules, num_players=args.players,
                 network={"kind": "afterstate", "hidden": hidden, "activation": "relu"},
                 name=f"value-{args.players}p",
                 training={"command": "training.value_fit", "args": vars(args), "positions": len(data.states),
                           "games": data.num_games, "wall_seconds": seconds},
-                evaluation={"held_out_loss": test_loss, "hand_written_loss": baseline})
-    os.chmod(tmp, 0o644)  # safetensors writes owner-only files; network files are for sharing
-    os.replace(tmp, args.out)
+                evaluation={"held_out_loss": test_loss, "hand_written_loss": baseline})  # atomic
     print(f"wrote {args.out} ({seconds / 60:.1f} min)")
 
 
