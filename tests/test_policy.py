@@ -1,5 +1,6 @@
 """Policy files and the policy agent: legal play, and clear refusals of files that do not fit."""
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -157,4 +158,4 @@ def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
     import training.export
     import training.value_fit
     for module in (training.export, training.value_fit):
-        assert "os.replace" not in open(module.__file__).read()  # they go through save_policy
+        assert "os.replace" not in pathlib.Path(module.__file__).read_text()  # they go through save_policy
