@@ -120,14 +120,14 @@ class ExpectimaxAgent(ChoosingAgent):
         self.reset(seed)
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
-        rules = game.rules_array(turn.rules)
+        rules_array = game.rules_array(turn.rules)
         totals = np.zeros(len(legal))
         if turn.rules.hand_size:
             for _ in range(self.samples):
                 world = turn.state.copy()
-                determinize(world, rules, turn.seat, seed_from(self.rng))
-                root_scores(world, rules, self.weights, legal, len(legal), self.depth, self.model_others, totals)
+                determinize(world, rules_array, turn.seat, seed_from(self.rng))
+                root_scores(world, rules_array, self.weights, legal, len(legal), self.depth, self.model_others, totals)
         else:
-            root_scores(turn.state, rules, self.weights, legal, len(legal), self.depth, self.model_others,
+            root_scores(turn.state, rules_array, self.weights, legal, len(legal), self.depth, self.model_others,
                         totals)
         return int(legal[np.argmax(totals)])

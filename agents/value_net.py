@@ -4,7 +4,7 @@ An ``afterstate`` policy file (:mod:`agents.policy`) holds an MLP that scores th
 of a position after a move (the next card not drawn). A value network is such an MLP trained
 to give the logit of the viewer's chance of winning (:mod:`training.value_fit`); search
 agents use it instead of the hand-written evaluation to score the positions where their
-lookahead stops (``mcts:value=PATH``).
+lookahead stops (``montecarlo:value=PATH``).
 
 The weights are packed into one float32 array (each layer's weight matrix, stored input-major
 so that a row is one input's fan-out, then its bias) with the layer sizes beside it, so the

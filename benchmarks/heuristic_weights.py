@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from agents.evaluation import DEFAULT_WEIGHTS
 from agents.heuristic import heuristic_choice
-from agents.mcts import MAX_TURNS
+from agents.montecarlo import MAX_TURNS
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.rules import PRESETS
@@ -62,7 +62,7 @@ def main():
     scales = [float(s) for s in args.scales.split(",")]
     if args.pairs < 1 or not scales:
         p.error("need --pairs >= 1 and at least one scale")
-    rules = game.rules_array(args.rules)
+    rules_array = game.rules_array(args.rules)
     seats = np.array(game.seats_for(args.players), dtype=np.int64)
     games = args.pairs * len(seats)
     even = 1 / len(seats)
@@ -74,7 +74,8 @@ def main():
     rows = []
     for k, (name, scale) in enumerate(tqdm([(n, s) for n in names for s in scales], desc="weights")):
         changed = dataclasses.replace(DEFAULT_WEIGHTS, **{name: getattr(DEFAULT_WEIGHTS, name) * scale})
-        wins = paired_wins(rules, seats, changed.array(), DEFAULT_WEIGHTS.array(), args.seed + k, args.pairs, MAX_TURNS)
+        wins = paired_wins(rules_array, seats, changed.array(), DEFAULT_WEIGHTS.array(), args.seed + k, args.pairs,
+                           MAX_TURNS)
         rows.append((name, scale, getattr(changed, name), wins / games))
     for name, scale, value, rate in rows:
         print(f"{name:>16} x{scale:<5g} = {value:<8.4g} {100 * rate:5.1f}%  ({100 * (rate - even):+.1f})")

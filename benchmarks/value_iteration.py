@@ -353,7 +353,7 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     mlp, base, rules_name = starting_value(args, p)
-    rules = game.rules_array(rules_name)
+    rules_array = game.rules_array(rules_name)
     seats = np.array(game.seats_for(2), dtype=np.int64)
     active = np.zeros(4, dtype=np.int64)
     active[seats] = 1
@@ -361,14 +361,14 @@ def main(argv=None):
     start = time.time()
 
     def check(label):
-        wins = duel(rules, *pack_mlp(mlp), base, DEFAULT_WEIGHTS.array(), args.check_games, args.seed + 99991)
+        wins = duel(rules_array, *pack_mlp(mlp), base, DEFAULT_WEIGHTS.array(), args.check_games, args.seed + 99991)
         low, high = wilson_interval(wins, args.check_games)
         print(f"{label}: as a one-move player, wins {wins / args.check_games:.1%} [{low:.1%}, {high:.1%}] of "
               f"{args.check_games} games against the heuristic", flush=True)
 
     print(f"{rules_name}, 2 players, value: {'evaluation + network' if len(base) else args.init}")
     gaps = np.empty(5000)
-    move_gaps(rules, active, DEFAULT_WEIGHTS.array(), args.seed, gaps)
+    move_gaps(rules_array, active, DEFAULT_WEIGHTS.array(), args.seed, gaps)
     print(f"the evaluation's best and second-best moves differ by a median {100 * np.median(gaps):.2f} points of "
           f"win chance ({(gaps < 0.015).mean():.0%} of {len(gaps)} heuristic decisions: under 1.5 points)")
     check("start")
@@ -376,14 +376,14 @@ def main(argv=None):
         params, sizes = pack_mlp(mlp)
         t0 = time.time()
         states = np.zeros((args.positions, E.STATE_SIZE), dtype=np.int16)
-        n_games = self_play_positions(rules, active, params, sizes, base, args.epsilon, args.seed + 1_000_003 * r,
+        n_games = self_play_positions(rules_array, active, params, sizes, base, args.epsilon, args.seed + 1_000_003 * r,
                                       states)
         t1 = time.time()
         targets = np.zeros((args.positions, 4))
-        backup_targets(states, rules, params, sizes, base, args.seed + 7_000_001 * r, targets)
+        backup_targets(states, rules_array, params, sizes, base, args.seed + 7_000_001 * r, targets)
         print(f"round {r}: {args.positions:,} positions from {n_games:,} games in {t1 - t0:.0f} s, "
               f"targets in {time.time() - t1:.0f} s", flush=True)
-        excess = fit(mlp, base, states, targets, rules, seats, epochs=args.epochs, lr=args.lr,
+        excess = fit(mlp, base, states, targets, rules_array, seats, epochs=args.epochs, lr=args.lr,
                      batch_size=args.batch_size, rng=rng, desc=f"round {r} fit")
         print(f"round {r}: fit's excess loss {excess:.5f} nats", flush=True)
         check(f"round {r}")

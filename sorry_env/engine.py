@@ -3,6 +3,17 @@
 This module is the only place the rules live. Everything else (the PettingZoo env, agents,
 the batched playouts) calls these functions.
 
+Naming: in compiled (numba) code everywhere, a parameter ``rules`` is the int64 rules array
+(:meth:`sorry_env.rules.Rules.array`, read with the ``R_*`` offsets), never a
+:class:`~sorry_env.rules.Rules`. Python-level code holds both: there ``rules`` is a Rules or
+a preset name and a variable holding the array is called ``rules_array``
+(:func:`sorry_env.game.rules_array` makes it).
+
+Code outside ``sorry_env`` reads and writes states through the named accessors below
+(:func:`winner`, :func:`to_move`, :func:`turns_played`, :func:`card_index`,
+:func:`is_running`, :func:`is_active`, :func:`pawn_code`, ...), never through the raw
+offsets, and decodes actions with :func:`decode_action`.
+
 State array layout (``STATE_SIZE`` int64 entries)
 -------------------------------------------------
 ===============  =====  ==========================================================

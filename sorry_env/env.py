@@ -114,7 +114,7 @@ class raw_env(AECEnv):
         self.seats = game.seats_for(num_players if seats is None else None, seats, self.rules)
         self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
         self.render_mode = render_mode
-        self._rules = game.rules_array(self.rules)
+        self._rules_array = game.rules_array(self.rules)
         self._active = np.zeros(4, dtype=np.int64)
         self._active[list(self.seats)] = 1
         self.n_actions = game.num_actions(self.rules)
@@ -150,7 +150,7 @@ class raw_env(AECEnv):
                 raise ValueError(f"the state seats {given} differ from this env's seats {self.seats}")
         else:
             state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-            E.init_state(state, self._rules, self._active, seed32)
+            E.init_state(state, self._rules_array, self._active, seed32)
         self._state = state
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -163,7 +163,7 @@ class raw_env(AECEnv):
             self.truncations = {a: True for a in self.agents}
             self._mask[:] = 0
         else:
-            E.legal_mask(state, self._rules, self._mask)
+            E.legal_mask(state, self._rules_array, self._mask)
 
     def _game(self) -> np.ndarray:
         """The engine state, or a clear error before the first reset (the order-enforcing
@@ -185,7 +185,7 @@ class raw_env(AECEnv):
                 or not 0 <= action < self.n_actions or not self._mask[action]):
             game.check_action(self._state, self.rules, action)  # raises, naming the legal actions
         state = self._state
-        E.step(state, self._rules, int(action))
+        E.step(state, self._rules_array, int(action))
         self._cumulative_rewards[agent] = 0.0
         winner = state[E.WINNER]
         if winner >= 0:
@@ -212,7 +212,7 @@ class raw_env(AECEnv):
                     self.truncations[a] = True
                 self._mask[:] = 0
             else:
-                E.legal_mask(state, self._rules, self._mask)
+                E.legal_mask(state, self._rules_array, self._mask)
         self.agent_selection = f"player_{int(state[E.TO_MOVE])}"
         self._accumulate_rewards()
 
@@ -220,7 +220,7 @@ class raw_env(AECEnv):
         obs = np.empty(OBS_SIZE, dtype=np.float32)
         if agent not in self._agent_seat:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        observe(self._game(), self._rules, self._agent_seat[agent], obs)
+        observe(self._game(), self._rules_array, self._agent_seat[agent], obs)
         if agent == self.agent_selection:
             mask = self._mask.copy()
         else:

@@ -9,13 +9,13 @@ Home is 6 steps past it, so a pawn on track square 57 is 11 steps from Home, on 
 import numpy as np
 import pytest
 
-from agents import AGENTS, Turn, make_agent
+from agents import AGENTS, MonteCarloAgent, Turn, make_agent
 from sorry_env import PRESETS, game, state_from_dict
 from sorry_env import engine as E
 
 # Small budgets keep the file fast; the search logic is the same at any budget.
-SPECS = ["random", "greedy", "heuristic", "expectimax", "mcts:iterations=24"]
-SEARCH_SPECS = ["expectimax:depth=2", "expectimax", "expectimax:model_others=1", "mcts:iterations=64"]
+SPECS = ["random", "greedy", "heuristic", "expectimax", "montecarlo:iterations=24"]
+SEARCH_SPECS = ["expectimax:depth=2", "expectimax", "expectimax:model_others=1", "montecarlo:iterations=64"]
 H, S = ["home"], ["start"]
 
 
@@ -153,7 +153,12 @@ def test_make_agent_reads_settings_and_rejects_bad_ones():
     assert make_agent("expectimax:depth=3").depth == 3
     mcts = make_agent("mcts:iterations=10,epsilon=0.25", seed=1)
     assert (mcts.iterations, mcts.epsilon) == (10, 0.25)
-    assert set(AGENTS) >= {"random", "greedy", "heuristic", "expectimax", "mcts"}
+    assert set(AGENTS) >= {"random", "greedy", "heuristic", "expectimax", "montecarlo"}
+    # The flat Monte Carlo agent's old name still works, as a spec and as imports.
+    old = make_agent("mcts:iterations=3", seed=1)
+    assert type(old) is MonteCarloAgent and old.iterations == 3
+    from agents.mcts import MCTSAgent, monte_carlo_values  # noqa: F401
+    assert MCTSAgent is MonteCarloAgent
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("nobody")
     with pytest.raises(ValueError, match="key=value"):

@@ -65,8 +65,8 @@ def _imported_first_party(package_dir):
 
 
 def test_every_package_that_caches_compiled_code_watches_everything_it_compiles_against():
-    """The rule of sorry_env.numba_cache. A directory whose modules cache compiled code (``cache=True``) must be a package that
-    calls clear_stale with every first-party package it imports, and what those depend on."""
+    """The rule of sorry_env.numba_cache. A directory whose modules cache compiled code
+    (``cache=True``) must be a package that calls clear_stale with every first-party package it imports, and what those depend on."""
     for directory in [ROOT / name for name in FIRST_PARTY] + [ROOT / "tests"]:
         if not any(_caches_compiled_code(p) for p in directory.glob("*.py")):
             continue

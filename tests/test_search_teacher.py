@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from agents.evaluation import DEFAULT_WEIGHTS
-from agents.mcts import monte_carlo_choice, monte_carlo_values
+from agents.montecarlo import monte_carlo_choice, monte_carlo_values
 from agents.policy import Actor
 from agents.value_net import NO_NET
 from sorry_env import engine as E

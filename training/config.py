@@ -63,7 +63,7 @@ DEFAULTS = {
     },
     "distillation": {              # warm start from a search teacher's move values (training/search_teacher.py)
         "decisions": 0,            # teacher decisions to learn from; 0: none
-        "iterations": 400,         # the teacher's (mcts) playouts per decision
+        "iterations": 400,         # the teacher's (montecarlo) playouts per decision
         "rollout_plies": 6,        # moves per playout before the value network scores it
         "value": None,             # value network file (training/value_fit.py); None: hand-written evaluation
         "init": None,              # start the actor from this afterstate network file (same hidden sizes)

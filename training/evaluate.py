@@ -5,7 +5,7 @@ Command line (``sorry-eval`` or ``python -m training.evaluate``)::
 
     sorry-eval heuristic random --games 2000 --seed 0
     sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p
-    sorry-eval checkpoints/policy.safetensors "mcts:iterations=400" --rules hasbro2003_fast
+    sorry-eval checkpoints/policy.safetensors "montecarlo:iterations=400" --rules hasbro2003_fast
 
 List one agent per player: anything :func:`agents.make_agent` accepts (a registered name,
 with optional settings, or a policy file). An agent listed twice is two players, labelled
@@ -206,7 +206,9 @@ def wilson_interval(successes, trials, z=Z_95):
     return centre - half_width, centre + half_width
 
 
-def win_rate(wins, games):
+def win_rate_with_interval(wins, games):
+    """A tally as {wins, games, win_rate, ci_low, ci_high}: the rate with its Wilson interval
+    (no games are played here; training.match.play_win_rate plays them)."""
     low, high = wilson_interval(wins, games)
     return {"wins": wins, "games": games, "win_rate": wins / games, "ci_low": low, "ci_high": high}
 
@@ -277,7 +279,7 @@ def summarize(records, agent_specs, seed, rules, max_turns):
         agent_rows.append({
             "agent": label,
             "spec": spec,
-            **win_rate(sum(i in record["winners"] for record in records), games),
+            **win_rate_with_interval(sum(i in record["winners"] for record in records), games),
             "expected": expected,
             "rating_mu": ratings[i]["mu"],
             "rating_sigma": ratings[i]["sigma"],
@@ -289,7 +291,7 @@ def summarize(records, agent_specs, seed, rules, max_turns):
     turn_order = []
     for position in range(players):
         wins = sum(entry_at_turn_position(record, seats, position) in record["winners"] for record in records)
-        turn_order.append({"position": position, **win_rate(wins, games), "expected": expected})
+        turn_order.append({"position": position, **win_rate_with_interval(wins, games), "expected": expected})
     return {
         "config": {"agents": list(agent_specs), "players": players, "seats": list(seats), "games": games,
                    "seed": seed, "rules": get_rules(rules).name, "max_turns": max_turns},

@@ -21,7 +21,7 @@ from .opponents import OpponentPool
 from .selfplay_env import SelfPlayEnv
 
 
-def teacher_games(env: SelfPlayEnv, teacher, samples: int, gamma: float):
+def teacher_demonstrations(env: SelfPlayEnv, teacher, samples: int, gamma: float):
     """(observations, masks, actions, returns) of at least `samples` teacher moves; returns
     are the learner's outcome discounted by gamma per learner move to the game's end."""
     obs_rows, mask_rows, actions, returns = [], [], [], []
@@ -54,7 +54,7 @@ def pretrain(model, cfg: dict, log=print) -> dict:
     policy.set_training_mode(True)
     seen, stats = 0, {}
     while seen < im["samples"]:
-        obs, masks, actions, returns = teacher_games(env, teacher, im["chunk"], model.gamma)
+        obs, masks, actions, returns = teacher_demonstrations(env, teacher, im["chunk"], model.gamma)
         seen += len(actions)
         for _ in range(im["epochs"]):
             order = np.random.default_rng(seen).permutation(len(actions))

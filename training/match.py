@@ -14,8 +14,10 @@ from .opponents import OpponentPool
 from .selfplay_env import SelfPlayEnv
 
 
-def win_rate(policy_path, opponent: str, num_players: int, rules, games: int, seed: int,
-             max_turns: int = DEFAULT_MAX_TURNS) -> float:
+def play_win_rate(policy_path, opponent: str, num_players: int, rules, games: int, seed: int,
+                  max_turns: int = DEFAULT_MAX_TURNS) -> float:
+    """Play `games` games of the policy against `opponent` and return the fraction its side won
+    (a plain number; training.evaluate.win_rate_with_interval summarises a tally instead)."""
     policy = PolicyAgent(policy_path)
     policy.check_game(rules, num_players)
     env = SelfPlayEnv(OpponentPool({opponent: 1.0}), num_players=num_players, rules=rules, max_turns=max_turns)

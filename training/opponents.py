@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import AGENTS
+from agents import AGENTS, ALIASES
 from agents.policy import PolicyAgent
 
 SNAPSHOTS = "snapshots"
@@ -20,7 +20,7 @@ def check_mix(mix) -> None:
     """ValueError unless `mix` maps known kinds to weights >= 0 with a positive sum."""
     if not isinstance(mix, dict) or not mix:
         raise ValueError(f"an opponent mix must be a mapping of kind to weight, got {mix!r}")
-    unknown = [k for k in mix if k != SNAPSHOTS and k not in AGENTS]
+    unknown = [k for k in mix if k != SNAPSHOTS and k not in AGENTS and k not in ALIASES]
     if unknown:
         raise ValueError(f"unknown kinds {unknown}; use {SNAPSHOTS!r} or one of {sorted(AGENTS)}")
     weights = list(mix.values())

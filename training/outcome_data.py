@@ -6,7 +6,7 @@ After each of its decisions with a real choice, the position the move led to (th
 *afterstate*: the move played and the turn ended, the next card not drawn) is kept with
 the seat that moved; when the game ends, every kept position gets the winner.
 
-The games are played by compiled code (`teacher_games`): a million two-player positions
+The games are played by compiled code (`heuristic_outcome_games`): a million two-player positions
 (about 18,000 games) take about 7 s of one core. Positions are stored as public state arrays
 (:func:`agents.policy_input.public_state`: no draw-pile order) in int16, and observations
 are built from them batch by batch (:func:`observations`): a million positions take 280 MB.
@@ -25,7 +25,7 @@ from sorry_env.rules import DEFAULT_MAX_TURNS
 
 
 @njit(cache=True)
-def teacher_games(rules, active, w, epsilon, seed, max_turns, states, games, winners):
+def heuristic_outcome_games(rules, active, w, epsilon, seed, max_turns, states, games, winners):
     """Play games of the epsilon-heuristic teacher until `states` (rows: positions) is full.
 
     states[k]: public afterstate of the k-th recorded decision; games[k]: its game's index into `winners` (the winning seat, -1 if the game hit
@@ -84,16 +84,16 @@ class OutcomeData:
     """A set of teacher positions with outcomes. Each position is seen from every seat, so
     a batch row is (position, viewer) and its label is whether the viewer's side won."""
 
-    def __init__(self, rules: np.ndarray, num_players: int, positions: int, *, weights: np.ndarray,
+    def __init__(self, rules_array: np.ndarray, num_players: int, positions: int, *, weights: np.ndarray,
                  epsilon: float, seed: int, max_turns: int = DEFAULT_MAX_TURNS):
         self.seats = np.array(game.seats_for(num_players), dtype=np.int64)
         active = np.zeros(4, dtype=np.int64)
         active[self.seats] = 1
-        self.rules = rules
+        self.rules_array = rules_array
         self.states = np.zeros((positions, E.STATE_SIZE), dtype=np.int16)
         self.games = np.zeros(positions, dtype=np.int64)
         winners = np.full(positions, -1, dtype=np.int64)
-        n_games = teacher_games(rules, active, weights, float(epsilon), int(seed), int(max_turns),
+        n_games = heuristic_outcome_games(rules_array, active, weights, float(epsilon), int(seed), int(max_turns),
                                 self.states, self.games, winners)
         self.winners = winners[:n_games]
         # Positions of unfinished games carry no outcome: drop them (they are the last rows,
@@ -112,7 +112,7 @@ class OutcomeData:
         pos = rows // len(self.seats)
         viewers = self.seats[rows % len(self.seats)]
         obs = np.empty((len(rows), OBS_SIZE), dtype=np.float32)
-        observations(self.states[pos], self.rules, viewers, obs)
+        observations(self.states[pos], self.rules_array, viewers, obs)
         labels = np.empty(len(rows), dtype=np.float32)
-        won(self.rules, self.winners, self.games[pos], viewers, labels)
+        won(self.rules_array, self.winners, self.games[pos], viewers, labels)
         return obs, labels

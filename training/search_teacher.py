@@ -1,10 +1,10 @@
 """Distil a search agent into an afterstate policy: the moves' values as soft targets.
 
 A policy network cannot search at play time, but it can learn what a search concluded.
-The teacher is the Monte Carlo agent (:mod:`agents.mcts`) with a value network at its
+The teacher is the Monte Carlo agent (:mod:`agents.montecarlo`) with a value network at its
 playouts' ends; it plays one seat against heuristic players (the opponent the policy has
 to beat), and at each of its decisions with a real choice it estimates every legal move's
-chance of winning (:func:`agents.mcts.monte_carlo_values`). The games run in compiled code
+chance of winning (:func:`agents.montecarlo.monte_carlo_values`). The games run in compiled code
 (`search_games`).
 
 The student is an ``afterstate`` actor: one score per move, from the position the move
@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from agents.evaluation import DEFAULT_WEIGHTS
 from agents.heuristic import heuristic_choice
-from agents.mcts import monte_carlo_values
+from agents.montecarlo import monte_carlo_values
 from agents.policy import load_policy
 from agents.policy_input import afterstates, public_state
 from agents.value_net import NO_NET, pack
@@ -82,7 +82,7 @@ def search_games(rules, active, w, seed, iterations, rollout_plies, params, size
 def collect(rules_name: str, num_players: int, decisions: int, iterations: int, rollout_plies: int,
             value, seed: int, max_turns: int = DEFAULT_MAX_TURNS):
     """(states, values, counts, games) of `decisions` teacher decisions (one process)."""
-    rules = game.rules_array(rules_name)
+    rules_array = game.rules_array(rules_name)
     params, sizes = NO_NET if value is None else pack(value)[:2]
     active = np.zeros(4, dtype=np.int64)
     active[list(game.seats_for(num_players, rules=rules_name))] = 1
@@ -90,7 +90,7 @@ def collect(rules_name: str, num_players: int, decisions: int, iterations: int, 
     states = np.zeros((decisions, E.STATE_SIZE), dtype=np.int64)
     values = np.zeros((decisions, width), dtype=np.float32)
     counts = np.zeros(decisions, dtype=np.int64)
-    games = search_games(rules, active, DEFAULT_WEIGHTS.array(), int(seed), int(iterations), int(rollout_plies),
+    games = search_games(rules_array, active, DEFAULT_WEIGHTS.array(), int(seed), int(iterations), int(rollout_plies),
                          params, sizes, int(max_turns), states, values, counts)
     return states, values, counts, games
 
@@ -113,7 +113,7 @@ def teacher_data(cfg: dict, path: Path, log=print) -> dict:
     # result independent of the number of workers.
     sizes = [min(CHUNK, d["decisions"] - first) for first in range(0, d["decisions"], CHUNK)]
     start = time.time()
-    log(f"distillation: {d['decisions']} decisions of mcts:iterations={d['iterations']} "
+    log(f"distillation: {d['decisions']} decisions of montecarlo:iterations={d['iterations']} "
         f"against heuristic players on {d['workers']} processes")
     with ProcessPoolExecutor(d["workers"], mp_context=get_context("spawn")) as pool:
         futures = [pool.submit(collect, g["rules"], g["num_players"], size, d["iterations"], d["rollout_plies"],

@@ -42,7 +42,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.seats = game.seats_for(num_players, rules=self.rules)
         self.max_turns = max_turns
         self.render_mode = render_mode
-        self._rules = game.rules_array(self.rules)
+        self._rules_array = game.rules_array(self.rules)
         self._active = np.zeros(4, dtype=np.int64)
         self._active[list(self.seats)] = 1
         n_actions = game.num_actions(self.rules)
@@ -69,7 +69,7 @@ class SelfPlayEnv(gymnasium.Env):
                 raise ValueError(f"the state's seats differ from this env's seats {self.seats}")
         else:
             self.state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-            E.init_state(self.state, self._rules, self._active, seed32)
+            E.init_state(self.state, self._rules_array, self._active, seed32)
         self.learner_seat = int(options.get("learner_seat", self.seats[self.np_random.integers(len(self.seats))]))
         if self.learner_seat not in self.seats:
             raise ValueError(f"learner_seat must be one of {self.seats}, got {self.learner_seat}")
@@ -90,7 +90,7 @@ class SelfPlayEnv(gymnasium.Env):
         action = int(action)
         if not (0 <= action < self._mask.shape[0] and self._mask[action]):
             raise ValueError(f"illegal learner action {action}; legal: {np.flatnonzero(self._mask).tolist()}")
-        E.step(self.state, self._rules, action)
+        E.step(self.state, self._rules_array, action)
         self._play_opponents()
         reward = self.learner_reward()
         terminated = bool(E.winner(self.state) >= 0)
@@ -130,17 +130,17 @@ class SelfPlayEnv(gymnasium.Env):
         while (E.winner(state) < 0 and E.to_move(state) != self.learner_seat
                and E.turns_played(state) < self.max_turns):
             seat = int(E.to_move(state))
-            E.legal_mask(state, self._rules, self._mask)
+            E.legal_mask(state, self._rules_array, self._mask)
             turn = Turn.from_state(state, self.rules, self.np_random, np.flatnonzero(self._mask))
             action = self._seat_agents[seat].act(turn)
             if not self._mask[action]:
                 raise RuntimeError(f"opponent {self.opponents[seat]} chose illegal action {action}")
-            E.step(state, self._rules, action)
+            E.step(state, self._rules_array, action)
 
     def _observe(self):
         if E.winner(self.state) >= 0 or E.turns_played(self.state) >= self.max_turns:
             self._mask[:] = 0
         else:
-            E.legal_mask(self.state, self._rules, self._mask)
-        policy_input(self.state, self._rules, self.learner_seat, self._obs)
+            E.legal_mask(self.state, self._rules_array, self._mask)
+        policy_input(self.state, self._rules_array, self.learner_seat, self._obs)
         return self._obs.copy()

@@ -40,7 +40,7 @@ from .evaluate import wilson_interval
 from .export import export_model
 from .imitation import pretrain
 from .search_teacher import warm_start as distil_search
-from .match import win_rate
+from .match import play_win_rate
 from .opponents import OpponentPool
 from .sb3_policy import SelfPlayPolicy
 from .selfplay_env import SelfPlayEnv
@@ -95,7 +95,7 @@ class Run:
         ev, game = self.cfg["evaluation"], self.cfg["game"]
         export_model(model, self.policy_path, self.cfg, model.num_timesteps,
                      {"latest": self.evaluations[-1] if self.evaluations else None})
-        rates = {name: win_rate(self.policy_path, name, game["num_players"], game["rules"], ev["games"],
+        rates = {name: play_win_rate(self.policy_path, name, game["num_players"], game["rules"], ev["games"],
                                 seed=self.cfg["seed"] + 1_000_000, max_turns=game["max_turns"])
                  for name in ev["opponents"]}
         result = {"timesteps": int(model.num_timesteps), "games": ev["games"], "win_rates": rates}

@@ -13,7 +13,7 @@ Reads top to bottom:
    beside the hand-written evaluation's loss on the same rows (what the network has to
    beat), then the network is written as an ``afterstate`` policy file.
 
-The file is the value network of ``mcts:value=PATH`` (:mod:`agents.value_net`); as a policy
+The file is the value network of ``montecarlo:value=PATH`` (:mod:`agents.value_net`); as a policy
 it plays the move whose position it values most. Positions are kept as public state arrays
 and turned into observations batch by batch, so 8 million positions take about 2.2 GB.
 """
@@ -41,7 +41,8 @@ def hand_written_loss(data: OutcomeData, rows: np.ndarray, labels: np.ndarray) -
     w = DEFAULT_WEIGHTS.array()
     pos, viewers = rows // len(data.seats), data.seats[rows % len(data.seats)]
     states = data.states[pos].astype(np.int64)
-    p = np.array([win_chance(s, data.rules, w, evaluate(s, data.rules, w, v)) for s, v in zip(states, viewers)])
+    r = data.rules_array
+    p = np.array([win_chance(s, r, w, evaluate(s, r, w, v)) for s, v in zip(states, viewers)])
     p = np.clip(p, 1e-6, 1 - 1e-6)
     return float(-(labels * np.log(p) + (1 - labels) * np.log(1 - p)).mean())
 
@@ -70,10 +71,10 @@ def main(argv=None):
         p.error(f"--hidden must be comma-separated layer widths >= 1, e.g. 256,256; got {args.hidden!r}")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    rules = game.rules_array(args.rules)
+    rules_array = game.rules_array(args.rules)
     start = time.time()
 
-    data = OutcomeData(rules, args.players, args.positions, weights=DEFAULT_WEIGHTS.array(),
+    data = OutcomeData(rules_array, args.players, args.positions, weights=DEFAULT_WEIGHTS.array(),
                        epsilon=args.epsilon, seed=args.seed)
     print(f"{len(data.states):,} positions from {data.num_games:,} teacher games in {time.time() - start:.0f} s")
 
