@@ -28,7 +28,8 @@ Tensors ``net.layers.{k}.weight`` / ``net.layers.{k}.bias``: the actor's MLP. Th
       "evaluation": {...}
     }
 
-``layout.version`` is the environment's version name (``raw_env.metadata["name"]``); with
+``layout.version`` is the layout id (:data:`sorry_env.version.LAYOUT_VERSION`, the env's
+version name ``raw_env.metadata["name"]``); with
 the observation and state sizes it identifies the input layout, so a file made for another
 layout is refused at load instead of playing nonsense. A file is also refused for other
 rules or another player count (:meth:`PolicyAgent.check_game`).
@@ -49,7 +50,7 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 
 from sorry_env import game
-from sorry_env.env import raw_env
+import sorry_env.version
 from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import Rules, get_rules
 
@@ -58,7 +59,7 @@ from .base import Agent, Turn
 
 FORMAT = "sorry_policy"
 FORMAT_VERSION = 2
-LAYOUT_VERSION = raw_env.metadata["name"]
+LAYOUT_VERSION = sorry_env.version.LAYOUT_VERSION  # one home: sorry_env/version.py
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 KINDS = ("mlp", "afterstate")
 

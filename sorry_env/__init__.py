@@ -13,8 +13,9 @@ _clear_stale("sorry_env")  # the engine depends on no other package (see numba_c
 from .env import env, raw_env
 from .rules import CARD_NAMES, PRESETS, Rules, get_rules
 from .state_io import state_from_dict, state_to_dict
+from .version import ENV_ID, ENV_VERSION, LAYOUT_VERSION, __version__
 
-__all__ = ["env", "raw_env", "Rules", "PRESETS", "CARD_NAMES", "get_rules", "state_from_dict", "state_to_dict"]
-__version__ = "0.1.0"
+__all__ = ["env", "raw_env", "Rules", "PRESETS", "CARD_NAMES", "get_rules", "state_from_dict", "state_to_dict",
+           "__version__", "ENV_ID", "ENV_VERSION", "LAYOUT_VERSION"]
 
-_register("aec", "sorry_env/sorry-v0", entry_point="sorry_env.env:env")
+_register("aec", ENV_ID, entry_point="sorry_env.env:env")

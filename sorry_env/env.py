@@ -80,6 +80,7 @@ from pettingzoo.utils import wrappers
 from . import engine as E
 from . import game
 from .observation import OBS_SIZE, observe
+from .version import ENV_NAME
 from .render import render_ansi
 from .rules import DEFAULT_MAX_TURNS, get_rules
 from .scoring import scores
@@ -96,7 +97,7 @@ def env(**kwargs):
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["ansi"], "name": "sorry_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi"], "name": ENV_NAME, "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players=4, seats=None, rules="hasbro2003", max_turns=DEFAULT_MAX_TURNS, render_mode=None,
                  reward="win"):
