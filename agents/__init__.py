@@ -58,7 +58,7 @@ def _settings(name: str, spec: str, settings: str) -> dict:
     return kwargs
 
 
-def make_agent(spec: str, seed=None) -> Agent:
+def make_agent(spec: str, seed: int | None = None) -> Agent:
     """An agent from a registered name (see AGENTS), with optional ``name:key=value,...``
     settings passed to its constructor; or a trained policy file (``*.safetensors``)."""
     name, _, settings = spec.partition(":")

@@ -106,7 +106,7 @@ def root_scores(state, rules, w, legal, n, depth, model_others, totals):
 class ExpectimaxAgent(ChoosingAgent):
     name = "expectimax"
 
-    def __init__(self, seed=None, depth: int = 3, model_others: int = 0, samples: int = 8,
+    def __init__(self, seed: int | None = None, depth: int = 3, model_others: int = 0, samples: int = 8,
                  weights: Weights = DEFAULT_WEIGHTS):
         """depth: decisions searched; model_others: 1 to assume the other side plays the
         heuristic's move (searched only for the own side); samples: determinizations of the

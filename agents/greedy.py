@@ -50,7 +50,7 @@ def greedy_choice(state, rules, legal, n):
 class GreedyAgent(Agent):
     name = "greedy"
 
-    def __init__(self, seed=None):
+    def __init__(self, seed: int | None = None):
         self.reset(seed)
 
     def act(self, turn: Turn) -> int:

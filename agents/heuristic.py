@@ -35,7 +35,7 @@ def heuristic_choice(state, rules, w, legal, n):
 class HeuristicAgent(ChoosingAgent):
     name = "heuristic"
 
-    def __init__(self, seed=None, weights: Weights = DEFAULT_WEIGHTS):
+    def __init__(self, seed: int | None = None, weights: Weights = DEFAULT_WEIGHTS):
         self.weights = weights.array()
         self.reset(seed)
 

@@ -21,7 +21,7 @@ from numba import njit
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.observation import OBS_SIZE
-from sorry_env.rules import DEFAULT_MAX_TURNS
+from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
 
 from .base import ChoosingAgent, Turn
 from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate, win_chance
@@ -133,7 +133,7 @@ def monte_carlo_choice(state, rules, w, legal, n, seed, iterations, rollout_plie
 class MonteCarloAgent(ChoosingAgent):
     name = "montecarlo"
 
-    def __init__(self, seed=None, iterations: int = 400, rollout_plies: int = 6, epsilon: float = 0.1,
+    def __init__(self, seed: int | None = None, iterations: int = 400, rollout_plies: int = 6, epsilon: float = 0.1,
                  value: str | None = None, weights: Weights = DEFAULT_WEIGHTS):
         """iterations: playouts per move (about); rollout_plies: moves per playout before
         the evaluation takes over (0: play to the end); epsilon: chance of a uniformly
@@ -153,7 +153,7 @@ class MonteCarloAgent(ChoosingAgent):
         self._checked = None  # the last (rules, num_players) the value network was checked for
         self.reset(seed)
 
-    def check_game(self, rules, num_players: int) -> None:
+    def check_game(self, rules: Rules | str, num_players: int) -> None:
         """ValueError if the value network was trained for other rules or another player count."""
         if self.value is not None and (rules, num_players) != self._checked:
             from .policy import check_trained_for  # torch is loaded already: pack() used it

@@ -84,7 +84,7 @@ class Actor(nn.Module):
     """Policy inputs (batch, INPUT_SIZE) -> action logits (batch, n_actions). Logits of
     illegal actions are meaningless: mask them (:func:`masked_logits`)."""
 
-    def __init__(self, kind: str, hidden: list[int], activation: str, rules):
+    def __init__(self, kind: str, hidden: list[int], activation: str, rules: Rules | str):
         super().__init__()
         if kind not in KINDS:
             raise ValueError(f"network kind must be one of {KINDS}, got {kind!r}")
@@ -103,18 +103,18 @@ class Actor(nn.Module):
         return logits.index_put((torch.from_numpy(rows), torch.from_numpy(actions)), scores)
 
 
-def masked_logits(logits: torch.Tensor, masks) -> torch.Tensor:
+def masked_logits(logits: torch.Tensor, masks: np.ndarray | torch.Tensor) -> torch.Tensor:
     """Logits with illegal actions at -inf (masks: bool or 0/1, same shape)."""
     return logits.masked_fill(~torch.as_tensor(masks).bool(), float("-inf"))
 
 
-def layout(rules) -> dict:
+def layout(rules: Rules | str) -> dict:
     """The input/action layout this code builds for `rules`."""
     return {"version": LAYOUT_VERSION, "obs_size": OBS_SIZE, "state_size": STATE_SIZE,
             "n_actions": game.num_actions(rules)}
 
 
-def rules_dict(rules) -> dict:
+def rules_dict(rules: Rules | str) -> dict:
     """JSON form of a rules configuration (tuples become lists)."""
     return json.loads(json.dumps(dataclasses.asdict(get_rules(rules))))
 
@@ -123,7 +123,8 @@ def rules_from_dict(d: dict) -> Rules:
     return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
 
 
-def save_policy(path, actor: Actor, *, rules, num_players: int, network: dict, name: str,
+def save_policy(path: str | os.PathLike, actor: Actor, *, rules: Rules | str, num_players: int, network: dict,
+                name: str,
                 training: dict | None = None, evaluation: dict | None = None) -> None:
     """Write `actor` with the metadata that makes the file self-describing, atomically (a
     reader never sees half a file: it is written next to `path` and renamed into place) and
@@ -143,7 +144,7 @@ def save_policy(path, actor: Actor, *, rules, num_players: int, network: dict, n
             os.remove(tmp)
 
 
-def read_metadata(path) -> dict:
+def read_metadata(path: str | os.PathLike) -> dict:
     """The JSON metadata of a policy file, or ValueError if it is not one."""
     try:
         with safe_open(str(path), framework="pt") as f:
@@ -158,7 +159,7 @@ def read_metadata(path) -> dict:
     return json.loads(header[FORMAT])
 
 
-def load_policy(path) -> tuple[Actor, dict]:
+def load_policy(path: str | os.PathLike) -> tuple[Actor, dict]:
     """(actor, metadata) of a policy file, after checking it matches this code's layout."""
     meta = read_metadata(path)
     if meta.get("format_version") != FORMAT_VERSION:
@@ -176,7 +177,7 @@ def load_policy(path) -> tuple[Actor, dict]:
     return actor, meta
 
 
-def check_trained_for(path, meta: dict, rules, num_players: int) -> None:
+def check_trained_for(path: str | os.PathLike, meta: dict, rules: Rules | str, num_players: int) -> None:
     """ValueError unless the network of file `path` (metadata `meta`) was trained for these
     rules and player count."""
     r = get_rules(rules)
@@ -190,7 +191,7 @@ def check_trained_for(path, meta: dict, rules, num_players: int) -> None:
 class PolicyAgent(Agent):
     """Plays the masked argmax (or a masked sample) of a trained policy file."""
 
-    def __init__(self, path, seed=None, sample: bool = False):
+    def __init__(self, path: str | os.PathLike, seed: int | None = None, sample: bool = False):
         self.path = str(path)
         self.actor, self.metadata = load_policy(path)
         self.rules = rules_from_dict(self.metadata["rules"])
@@ -200,7 +201,7 @@ class PolicyAgent(Agent):
         self._checked = None  # the last (rules, num_players) found compatible
         self.reset(seed)
 
-    def check_game(self, rules, num_players: int) -> None:
+    def check_game(self, rules: Rules | str, num_players: int) -> None:
         """ValueError unless this policy was trained for these rules and player count."""
         if (rules, num_players) == self._checked:
             return

@@ -63,7 +63,7 @@ def afterstate_observations(states, rules, obs, rows, actions):
             k += 1
 
 
-def afterstates(states: np.ndarray, rules: np.ndarray):
+def afterstates(states: np.ndarray, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(observations, rows, actions) of every legal move of every state in the batch."""
     check_supported(rules)
     n = count_afterstates(states, rules)
@@ -74,7 +74,7 @@ def afterstates(states: np.ndarray, rules: np.ndarray):
     return obs, rows, actions
 
 
-def policy_input(state: np.ndarray, rules_array: np.ndarray, viewer: int, out: np.ndarray | None = None):
+def policy_input(state: np.ndarray, rules_array: np.ndarray, viewer: int, out: np.ndarray | None = None) -> np.ndarray:
     """The input vector of `viewer` in `state` (written into `out` if given)."""
     check_supported(rules_array)
     out = np.empty(INPUT_SIZE, dtype=np.float32) if out is None else out

@@ -59,7 +59,7 @@ def _code(seat, pos):
     raise ValueError(f"seat {seat}: unknown position kind {kind!r}; use start, track, safe or home")
 
 
-def code_to_position(code):
+def code_to_position(code: int) -> list:
     """The state-dict entry of a pawn code."""
     code = int(code)
     if code == START:
@@ -71,7 +71,7 @@ def code_to_position(code):
     return ["track", code]
 
 
-def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
+def state_from_dict(d: dict, rules: Rules, seed: int) -> np.ndarray:
     """A validated engine state from a state dict; the hidden draw order comes from `seed`.
     Raises ValueError (naming the problem) on any malformed or impossible state."""
     if not isinstance(d, dict):
