@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+from pathlib import Path
 
 import yaml
 
@@ -96,7 +97,7 @@ def _merge(base: dict, override: dict, where: str) -> dict:
     return out
 
 
-def load_config(path) -> dict:
+def load_config(path: str | Path) -> dict:
     """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
     network files (:func:`training.train.open_run` checks those unless it resumes)."""
     with open(path) as f:

@@ -74,21 +74,21 @@ from tqdm import tqdm
 import agents
 from sorry_env import engine as E
 from sorry_env import game
-from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules
 from sorry_env.scoring import scores
 
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 
 
 # ---- schedule and seeds ---------------------------------------------------------------------
-def seating(game_index, seats):
+def seating(game_index: int, seats: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
     """(seat of each lineup entry, the seat that moves first) in game `game_index`."""
     n = len(seats)
     entry_seats = tuple(seats[(i + game_index) % n] for i in range(n))
     return entry_seats, seats[(game_index // n) % n]
 
 
-def game_seeds(seed, game_index, players):
+def game_seeds(seed: int, game_index: int, players: int) -> list[int]:
     """[engine seed, public-view seed, one reset seed per lineup entry] for one game."""
     words = np.random.SeedSequence([seed, game_index]).generate_state(2 + players)
     return [int(w) for w in words]
@@ -98,7 +98,7 @@ def game_seeds(seed, game_index, players):
 class Table:
     """A lineup's agents in one process, able to play any game of the tournament by index."""
 
-    def __init__(self, agent_specs, rules, max_turns, seed):
+    def __init__(self, agent_specs: list[str], rules: Rules | str, max_turns: int, seed: int):
         self.specs = list(agent_specs)
         self.agents = [agents.make_agent(spec) for spec in self.specs]
         self.rules = get_rules(rules)
@@ -109,7 +109,7 @@ class Table:
         for agent in self.agents:  # a network made for another game: refused before any play
             agent.check_game(self.rules, len(self.agents))
 
-    def play(self, game_index):
+    def play(self, game_index: int) -> dict:
         """One game; returns its record. `winners`: the lineup entries sharing the win (the
         winner, and its partner under team rules; empty if truncated); `scores`: each entry's
         points under play-for-points rules (None otherwise or if truncated)."""
@@ -162,7 +162,8 @@ def _play_in_worker(game_indices):
     return [_worker_table.play(g) for g in game_indices]
 
 
-def play_games(agent_specs, games, seed, rules, max_turns, workers, progress):
+def play_games(agent_specs: list[str], games: int, seed: int, rules: Rules | str, max_turns: int, workers: int,
+               progress: bool) -> list[dict]:
     """Records of games 0..games-1 in index order, played by `workers` processes."""
     # Built here first so that a bad agent spec fails before any worker starts.
     table = Table(agent_specs, rules, max_turns, seed)
@@ -197,7 +198,7 @@ def play_games(agent_specs, games, seed, rules, max_turns, workers, progress):
 
 
 # ---- statistics -----------------------------------------------------------------------------
-def wilson_interval(successes, trials, z=Z_95):
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
     """Wilson score interval (low, high) for a binomial proportion successes/trials."""
     p = successes / trials
     shrink = 1 + z**2 / trials
@@ -206,14 +207,14 @@ def wilson_interval(successes, trials, z=Z_95):
     return centre - half_width, centre + half_width
 
 
-def win_rate_with_interval(wins, games):
+def win_rate_with_interval(wins: int, games: int) -> dict:
     """A tally as {wins, games, win_rate, ci_low, ci_high}: the rate with its Wilson interval
     (no games are played here; training.match.play_win_rate plays them)."""
     low, high = wilson_interval(wins, games)
     return {"wins": wins, "games": games, "win_rate": wins / games, "ci_low": low, "ci_high": high}
 
 
-def sides(players, rules):
+def sides(players: int, rules: Rules | str) -> list[list[int]]:
     """The groups of lineup entries that win together: under team rules partners sit
     opposite, and the rotation keeps entries i and i + 2 opposite; otherwise everyone alone."""
     groups = []
@@ -223,7 +224,7 @@ def sides(players, rules):
     return groups
 
 
-def skill_ratings(records, players, rules):
+def skill_ratings(records: list[dict], players: int, rules: Rules | str) -> list[dict]:
     """openskill Plackett-Luce ratings of the lineup entries after rating the games in order,
     partners as one team: the winning side ranked first and the others tied second; a
     truncated game ties everyone."""
@@ -239,13 +240,13 @@ def skill_ratings(records, players, rules):
     return [{"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for r in ratings]
 
 
-def entry_at_turn_position(record, seats, position):
+def entry_at_turn_position(record: dict, seats: tuple[int, ...], position: int) -> int:
     """The lineup entry that moved `position`-th (0: first) in the game of `record`."""
     seat = seats[(seats.index(record["first_seat"]) + position) % len(seats)]
     return record["seats"].index(seat)
 
 
-def mean_score(records, entry):
+def mean_score(records: list[dict], entry: int) -> float | None:
     """Mean points of a lineup entry over the games that were scored, or None."""
     points = [record["scores"][entry] for record in records if record["scores"] is not None]
     return float(np.mean(points)) if points else None
@@ -259,7 +260,7 @@ def _short(spec: str) -> str:
     return name + ":" + ",".join(k + eq + (pathlib.Path(v).name if "/" in v else v) for k, eq, v in parts)
 
 
-def agent_labels(agent_specs):
+def agent_labels(agent_specs: list[str]) -> list[str]:
     """Display names: a policy file's name, a registered agent's spec with any file paths in
     its settings shortened to file names; '#k' on the k-th repeat."""
     names = [_short(spec) for spec in agent_specs]
@@ -267,7 +268,7 @@ def agent_labels(agent_specs):
             for i, name in enumerate(names)]
 
 
-def summarize(records, agent_specs, seed, rules, max_turns):
+def summarize(records: list[dict], agent_specs: list[str], seed: int, rules: Rules | str, max_turns: int) -> dict:
     """The results dict (JSON-able) of a finished tournament."""
     players = len(agent_specs)
     seats = game.DEFAULT_SEATS[players]
@@ -305,8 +306,9 @@ def summarize(records, agent_specs, seed, rules, max_turns):
     }
 
 
-def run_tournament(agent_specs, players=None, games=1000, seed=0, rules="hasbro2003", workers=None,
-                   max_turns=DEFAULT_MAX_TURNS, progress=False):
+def run_tournament(agent_specs: list[str], players: int | None = None, games: int = 1000, seed: int = 0,
+                   rules: Rules | str = "hasbro2003", workers: int | None = None,
+                   max_turns: int = DEFAULT_MAX_TURNS, progress: bool = False) -> dict:
     """Play `games` games between `agent_specs` (one per player) and return the results dict:
     ``config``, ``agents`` (win rate, Wilson interval, rating, mean score per lineup entry),
     ``turn_order`` (win rate by position in turn order), ``first_mover_advantage``,
@@ -332,11 +334,11 @@ def run_tournament(agent_specs, players=None, games=1000, seed=0, rules="hasbro2
 
 
 # ---- output ---------------------------------------------------------------------------------
-def percent(x):
+def percent(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def format_table(results):
+def format_table(results: dict) -> str:
     """The results as text for the terminal."""
     config = results["config"]
     rows = results["agents"]
@@ -374,14 +376,14 @@ def format_table(results):
     return "\n".join(lines)
 
 
-def write_csv(path, rows):
+def write_csv(path: str | pathlib.Path, rows: list[dict]) -> None:
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
 
 
-def agent_csv_rows(results):
+def agent_csv_rows(results: dict) -> list[dict]:
     """Agent rows with `games_at_seat` spread over one column per seat."""
     rows = []
     for row in results["agents"]:
@@ -391,7 +393,7 @@ def agent_csv_rows(results):
     return rows
 
 
-def game_csv_rows(results):
+def game_csv_rows(results: dict) -> list[dict]:
     """One row per game: who won (empty: truncated), its length, every agent's seat and,
     under play-for-points rules, points (empty: truncated)."""
     labels = [row["agent"] for row in results["agents"]]
@@ -410,7 +412,7 @@ def game_csv_rows(results):
     return rows
 
 
-def plot_win_rates(results, path):
+def plot_win_rates(results: dict, path: str | pathlib.Path) -> None:
     """Bar chart of the win rates with their 95% intervals and the equal-strength line."""
     rows = results["agents"]
     config = results["config"]
@@ -428,7 +430,7 @@ def plot_win_rates(results, path):
     fig.savefig(path, dpi=120)
 
 
-def write_outputs(results, out_dir):
+def write_outputs(results: dict, out_dir: str | pathlib.Path) -> list[pathlib.Path]:
     """results.json (all but the per-game records), agents.csv, turn_order.csv, games.csv and
     win_rates.png in `out_dir`; returns their paths."""
     out_dir = pathlib.Path(out_dir)
@@ -445,7 +447,7 @@ def write_outputs(results, out_dir):
 
 
 # ---- command line ---------------------------------------------------------------------------
-def parse_args(argv=None):
+def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     parser = argparse.ArgumentParser(
         prog="sorry-eval",
         description="A tournament between Sorry! agents with rotated seats and first moves.",
@@ -468,7 +470,7 @@ def parse_args(argv=None):
     return parser, parser.parse_args(argv)
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser, args = parse_args(argv)
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         parser.error(f"--out {args.out} is a file; name a directory for the results")

@@ -7,14 +7,16 @@ the quick in-training measurement; reported results come from the tournament eva
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from agents.policy import PolicyAgent
-from sorry_env.rules import DEFAULT_MAX_TURNS
+from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
 
 from .opponents import OpponentPool
 from .selfplay_env import SelfPlayEnv
 
 
-def play_win_rate(policy_path, opponent: str, num_players: int, rules, games: int, seed: int,
+def play_win_rate(policy_path: str | Path, opponent: str, num_players: int, rules: Rules | str, games: int, seed: int,
                   max_turns: int = DEFAULT_MAX_TURNS) -> float:
     """Play `games` games of the policy against `opponent` and return the fraction its side won
     (a plain number; training.evaluate.win_rate_with_interval summarises a tally instead)."""

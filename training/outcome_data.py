@@ -106,7 +106,7 @@ class OutcomeData:
     def __len__(self) -> int:
         return len(self.states) * len(self.seats)
 
-    def batch(self, rows: np.ndarray):
+    def batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(observations float32 (len(rows), OBS_SIZE), labels float32) of dataset rows:
         row r is position r // seats seen by seat r % seats."""
         pos = rows // len(self.seats)

@@ -25,7 +25,7 @@ from agents.policy_input import INPUT_SIZE, policy_input
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.render import render_ansi
-from sorry_env.rules import DEFAULT_MAX_TURNS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, Rules, get_rules
 from sorry_env.state_io import state_from_dict
 
 from .opponents import OpponentPool
@@ -34,8 +34,9 @@ from .opponents import OpponentPool
 class SelfPlayEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, pool: OpponentPool, num_players: int = 2, rules="hasbro2003", max_turns: int = DEFAULT_MAX_TURNS,
-                 render_mode=None):
+    def __init__(self, pool: OpponentPool, num_players: int = 2, rules: Rules | str = "hasbro2003",
+                 max_turns: int = DEFAULT_MAX_TURNS,
+                 render_mode: str | None = None):
         self.pool = pool
         self.rules = get_rules(rules)
         self.num_players = num_players
@@ -57,7 +58,7 @@ class SelfPlayEnv(gymnasium.Env):
         self._seat_agents = {}  # seat -> the agent playing it this game
 
     # -- gymnasium API ------------------------------------------------------------------
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """New game. Options (for tests and analysis): ``state`` (a state dict, see
         sorry_env.state_io), ``learner_seat``, ``opponents`` (a label per other seat)."""
         super().reset(seed=seed)
@@ -86,7 +87,7 @@ class SelfPlayEnv(gymnasium.Env):
             raise ValueError("the game ended before the learner's first move")
         return self._observe(), {}
 
-    def step(self, action):
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         action = int(action)
         if not (0 <= action < self._mask.shape[0] and self._mask[action]):
             raise ValueError(f"illegal learner action {action}; legal: {np.flatnonzero(self._mask).tolist()}")
@@ -105,7 +106,7 @@ class SelfPlayEnv(gymnasium.Env):
         """Legal actions of the learner now (all False once the game is over)."""
         return self._mask.astype(bool)
 
-    def render(self):
+    def render(self) -> str:
         return render_ansi(self.state, self.rules.pawns_per_player)
 
     # -- internals ----------------------------------------------------------------------

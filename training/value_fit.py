@@ -47,7 +47,7 @@ def hand_written_loss(data: OutcomeData, rows: np.ndarray, labels: np.ndarray) -
     return float(-(labels * np.log(p) + (1 - labels) * np.log(1 - p)).mean())
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Fit a value network to the outcomes of heuristic teacher games.")
     p.add_argument("--rules", default="hasbro2003", help="rules preset (default: hasbro2003)")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
