@@ -621,7 +621,7 @@ def legal_mask(state, rules, mask):
 
 
 # ---- applying a move ----------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline='always')  # inlined: apply_move is on every playout's hot path
 def decode_card_action(rules, action):
     """(kind, i, j, first, target) of an index into one card's block of actions (the table
     in the module docstring): kind is one of the ``ACT_*`` constants; i is the movable pawn
@@ -650,7 +650,7 @@ def decode_card_action(rules, action):
     return ACT_SORRY, (action - SORRY0) // T, -1, -1, (action - SORRY0) % T
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')  # inlined: apply_move is on every playout's hot path
 def decode_action(rules, action):
     """(card, kind, i, j, first, target) of an action index (0 <= action < num_actions):
     without hands card is -1 (the card in play is the state's) and the rest is
@@ -683,7 +683,7 @@ def apply_move(state, rules, action):
     _apply_decoded(state, rules, kind, i, j, first, target)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')  # inlined: apply_move is on every playout's hot path
 def _apply_decoded(state, rules, kind, i, j, a, t):
     """Move the pawns for a decoded card action (see decode_card_action)."""
     ppp = rules[R_PAWNS]
