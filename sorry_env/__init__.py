@@ -3,6 +3,7 @@
 - ``env()`` / ``raw_env()``: the PettingZoo environment (:mod:`sorry_env.env`).
 - :mod:`sorry_env.game`: the engine as plain functions, for search and tools.
 - :mod:`sorry_env.rules`: rule configurations and presets.
+- :mod:`sorry_env.express`: Sorry! Express, the dice game, as its own env (``sorry_env/express-v0``).
 """
 from pettingzoo import register as _register
 
@@ -19,3 +20,4 @@ __all__ = ["env", "raw_env", "Rules", "PRESETS", "CARD_NAMES", "get_rules", "sta
            "__version__", "ENV_ID", "ENV_VERSION", "LAYOUT_VERSION"]
 
 _register("aec", ENV_ID, entry_point="sorry_env.env:env")
+_register("aec", "sorry_env/express-v0", entry_point="sorry_env.express.env:env")

@@ -1,6 +1,7 @@
 """Stale numba caches: every package that caches compiled code clears it when any source it
 compiles against changes (sorry_env.numba_cache), by one rule."""
 import ast
+import importlib
 import pathlib
 
 import agents  # noqa: F401  (importing a package runs its cache check)
@@ -67,7 +68,11 @@ def _imported_first_party(package_dir):
 def test_every_package_that_caches_compiled_code_watches_everything_it_compiles_against():
     """The rule of sorry_env.numba_cache. A directory whose modules cache compiled code
     (``cache=True``) must be a package that calls clear_stale with every first-party package it imports, and what those depend on."""
-    for directory in [ROOT / name for name in FIRST_PARTY] + [ROOT / "tests"]:
+    packages = [ROOT / name for name in FIRST_PARTY]
+    subpackages = [init.parent for package in packages for init in package.glob("*/__init__.py")]
+    for sub in subpackages:  # importing a package runs its cache check
+        importlib.import_module(f"{sub.parent.name}.{sub.name}")
+    for directory in packages + subpackages + [ROOT / "tests"]:
         if not any(_caches_compiled_code(p) for p in directory.glob("*.py")):
             continue
         name = directory.name
