@@ -159,7 +159,7 @@ def load_config(path) -> dict:
     except yaml.YAMLError as e:
         raise ValueError(f"{path}: not valid YAML ({e})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: a config must be a YAML mapping")
+        raise ValueError(f"{path}: a config must be a YAML mapping")  # noqa: TRY004 (CLI reports ValueErrors)
     cfg = _merge(DEFAULTS, data, "")
     validate(cfg)
     return cfg
@@ -207,21 +207,19 @@ class SorryMultiAgentEnv(_multi_agent_env_base()):
         self._played: set = set()
 
     def set_snapshots(self, snapshots: list) -> None:
-        """Frozen copies of the learner as (name, mlp state dict, network, rules, players)."""
-        from agents.policy import Actor, PolicyAgent
+        """Frozen copies of the learner, as (name, bytes of its policy file), newest last. The
+        bytes come through Ray, so a remote node needs no copy of the run directory."""
+        import tempfile
+
+        from agents.policy import PolicyAgent
 
         agents = []
-        for k, (name, tensors, network, rules, num_players) in enumerate(snapshots[-self.snapshot_window:]):
-            agent = PolicyAgent.__new__(PolicyAgent)  # built from weights in memory, not a file
-            agent.path, agent.name, agent.sample = name, f"policy:{name}", True
-            agent.actor = Actor("mlp", network["hidden"], network["activation"], rules)
-            import torch
-
-            agent.actor.load_state_dict({k2: torch.as_tensor(v) for k2, v in tensors.items()})
-            agent.actor.eval()
-            agent.rules, agent.num_players, agent.metadata = self.game.rules, num_players, {"name": name}
-            agent._checked = None
-            agent.reset(int(self.rng.integers(2**31)) + k)
+        for name, data in snapshots[-self.snapshot_window:]:
+            with tempfile.TemporaryDirectory() as tmp:  # the loader reads files, with all its checks
+                path = Path(tmp) / f"{name.replace('/', '_')}.safetensors"
+                path.write_bytes(data)
+                agent = PolicyAgent(path, seed=int(self.rng.integers(2**31)), sample=True)
+            agent.check_game(self.game.rules, len(self.possible_agents))
             agents.append(agent)
         self.snapshots = agents
 
@@ -485,7 +483,7 @@ def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = F
     try:
         if resume:
             algo.restore_from_path(str(run.checkpoint_dir.resolve()))
-            snapshots = [_read_snapshot(run.dir / p, cfg) for p in run.state["snapshots"]]
+            snapshots = [(Path(p).stem, (run.dir / p).read_bytes()) for p in run.state["snapshots"]]
             _broadcast(algo, snapshots)
         else:
             snapshots = []
@@ -511,7 +509,7 @@ def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = F
                 tensors = actor_tensors(algo.get_module(MODULE_ID))
                 write_policy(path, tensors, cfg, f"{cfg['name']}@it{it}", {"config": cfg, "iteration": it})
                 run.state["snapshots"].append(str(path.relative_to(run.dir)))
-                snapshots.append(_snapshot_entry(f"{cfg['name']}@it{it}", tensors, cfg))
+                snapshots.append((path.stem, path.read_bytes()))
                 _broadcast(algo, snapshots)
             if it % cfg["checkpoint_every"] == 0 or it >= cfg["budget"]["iterations"]:
                 run.state["wall_seconds"] = wall_before + time.perf_counter() - session_start
@@ -521,19 +519,6 @@ def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = F
     log(f"{cfg['name']}: {run.state['iteration']} iterations, {run.state['env_steps']} env steps; "
         f"policy: {run.policy_path}")
     return run
-
-
-def _snapshot_entry(name: str, tensors: dict, cfg: dict) -> tuple:
-    net = {"hidden": list(cfg["network"]["hidden"]), "activation": cfg["network"]["activation"]}
-    return (name, tensors, net, cfg["game"]["rules"], cfg["game"]["num_players"])
-
-
-def _read_snapshot(path: Path, cfg: dict) -> tuple:
-    from agents.policy import load_policy
-
-    actor, meta = load_policy(path)
-    tensors = {k: v.numpy().copy() for k, v in actor.state_dict().items()}
-    return _snapshot_entry(meta["name"], tensors, cfg)
 
 
 def _broadcast(algo, snapshots: list) -> None:
