@@ -123,6 +123,7 @@ def test_train_resume_export_and_play(tmp_path, local_ray):
     assert snapshot.metadata["name"].endswith("@it1")
 
 
+@pytest.mark.slow  # ~65 s on the shared 2-core machine (two Ray nodes start); run with -m slow
 def test_two_node_cluster_runs_env_runners_on_both_nodes(tmp_path):
     import ray
     from ray.cluster_utils import Cluster

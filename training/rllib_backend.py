@@ -465,7 +465,8 @@ def open_run(cfg: dict, runs_dir, resume: bool) -> RLlibRun:
         if {**state["config"], **ignored} != {**cfg, **ignored}:
             raise ValueError(f"{run.marker}: the run was started with another config; use a new name")
         if not (run.checkpoint_dir / "rllib_checkpoint.json").is_file():
-            raise ValueError(f"--resume: {run.dir} has no checkpoint yet; start it again without --resume")
+            raise ValueError(f"--resume: {run.dir} has no checkpoint yet (stopped before its first one); "
+                             f"remove it (rm -r {run.dir}) and start again without --resume")
         state["config"] = cfg
         run.state = state
         return run
