@@ -17,7 +17,7 @@ pytest.importorskip("ray.rllib")
 
 from agents import make_agent
 from training import rllib_backend as rb
-from training.match import win_rate
+from training.match import play_win_rate
 
 SMOKE = Path(__file__).resolve().parents[1] / "configs" / "rllib-smoke.yaml"
 
@@ -118,7 +118,7 @@ def test_train_resume_export_and_play(tmp_path, local_ray):
     assert state["iteration"] == 2 and [i["iteration"] for i in state["iterations"]] == [1, 2]
     agent = make_agent(str(run.policy_path), seed=0)
     assert agent.metadata["network"]["kind"] == "mlp" and agent.metadata["training"]["iteration"] == 2
-    assert 0 <= win_rate(run.policy_path, "random", 2, cfg["game"]["rules"], games=2, seed=0) <= 1
+    assert 0 <= play_win_rate(run.policy_path, "random", 2, cfg["game"]["rules"], games=2, seed=0) <= 1
     snapshot = make_agent(str(run.dir / state["snapshots"][0]))
     assert snapshot.metadata["name"].endswith("@it1")
 

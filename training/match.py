@@ -33,3 +33,6 @@ def play_win_rate(policy_path: str | Path, opponent: str, num_players: int, rule
             done = terminated or truncated
         wins += reward > 0
     return wins / games
+
+
+win_rate = play_win_rate  # the old name, kept for callers written before the rename
