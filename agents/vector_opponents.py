@@ -80,7 +80,7 @@ def _turn_position(state, learner, seat):
     k = 0
     for offset in range(1, 4):
         other = (learner + offset) % 4
-        if state[E.ACTIVE + other]:
+        if E.is_active(state, other):
             k += 1
         if other == seat:
             return k
@@ -93,13 +93,13 @@ def _opponent_action(state, rules, kinds, weights, learner, rngs, b, buf, view):
     if n == 1:
         return buf[0]
     legal = np.sort(buf[:n])
-    seat = state[E.TO_MOVE]
+    seat = E.to_move(state)
     kind = kinds[_turn_position(state, learner, seat) - 1]
     if kind == RANDOM:
         return legal[_rand(rngs, b, n)]
     view[:] = state
     if rules[R_HAND_SIZE]:  # hide the other hands and the draw order, as Turn.from_state does
-        view[E.RNG] = _rand32(rngs, b)
+        E.seed_generator(view, _rand32(rngs, b))
         E.redeal_hidden(view, rules, seat)
     if kind == GREEDY:
         return greedy_choice(view, rules, legal, n)
@@ -113,7 +113,7 @@ def _play_opponents(b, state, rules, kinds, weights, learner, rngs, max_turns):
     buf = np.empty(E.num_actions(rules), dtype=np.int64)
     view = np.empty_like(state)
     moves = 0
-    while not V.is_over(state, max_turns) and state[E.TO_MOVE] != learner:
+    while not V.is_over(state, max_turns) and E.to_move(state) != learner:
         E.step(state, rules, _opponent_action(state, rules, kinds, weights, learner, rngs, b, buf, view))
         moves += 1
     return moves
@@ -162,10 +162,10 @@ def _learner_one(b, states, rules, active, seats, kinds, weights, game_seeds, ep
     E.step(state, rules, actions[b])
     learner = learners[b]
     moves = _play_opponents(b, state, rules, kinds, weights, learner, rngs, max_turns)
-    winner = state[E.WINNER]
-    rewards[b] = 0.0 if winner < 0 else (1.0 if V.same_side(rules, learner, winner) else -1.0)
+    winner = E.winner(state)
+    rewards[b] = 0.0 if winner < 0 else (1.0 if E.same_side(rules, learner, winner) else -1.0)
     terminated[b] = winner >= 0
-    truncated[b] = winner < 0 and state[E.TURN] >= max_turns
+    truncated[b] = winner < 0 and E.turns_played(state) >= max_turns
     ended[b] = terminated[b] or truncated[b]
     if ended[b]:
         observe(state, rules, learner, final_obs[b, :OBS_SIZE])

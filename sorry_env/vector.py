@@ -55,7 +55,7 @@ from numba import njit, prange
 from . import engine as E
 from . import game
 from .observation import OBS_SIZE, observe
-from .rules import DEFAULT_MAX_TURNS, R_TEAMS, get_rules
+from .rules import DEFAULT_MAX_TURNS, get_rules
 
 SEED_LIMIT = 2**32  # game seeds must be below this (episode k adds k * 2**32)
 
@@ -106,14 +106,7 @@ def new_episode(state, rules, active, game_seed, episode):
 
 @njit(cache=True)
 def is_over(state, max_turns):
-    return state[E.WINNER] >= 0 or state[E.TURN] >= max_turns
-
-
-@njit(cache=True)
-def same_side(rules, seat, other):
-    if seat == other:
-        return True
-    return rules[R_TEAMS] != 0 and (seat - other) % 2 == 0
+    return not E.is_running(state, max_turns)
 
 
 @njit(cache=True)
@@ -149,7 +142,7 @@ def _selfplay_one(b, states, rules, active, game_seeds, episodes, max_turns, act
     for seat in range(4):
         rewards[b, seat] = 0.0
         if winner >= 0 and active[seat]:
-            rewards[b, seat] = 1.0 if same_side(rules, seat, winner) else -1.0
+            rewards[b, seat] = 1.0 if E.same_side(rules, seat, winner) else -1.0
     terminated[b] = winner >= 0
     truncated[b] = winner < 0 and state[E.TURN] >= max_turns
     ended[b] = terminated[b] or truncated[b]
