@@ -227,7 +227,7 @@ class PolicyAgent(Agent):
         if not turns:
             return np.zeros(0, dtype=np.int64)
         rules = turns[0].rules
-        self.check_game(rules, int(turns[0].state[E.ACTIVE:E.ACTIVE + 4].sum()))
+        self.check_game(rules, len(game.seats(turns[0].state)))
         rules_array = game.rules_array(rules)
         inputs = np.empty((len(turns), INPUT_SIZE), dtype=np.float32)
         masks = np.zeros((len(turns), self.actor.n_actions), dtype=bool)
