@@ -1,4 +1,4 @@
-"""The analysis scripts in benchmarks/: paired games credit the right seat, value iteration's
+"""The analysis scripts in experiments/: paired games credit the right seat, value iteration's
 backup is the exact expectation over the next card, and the scripts run end to end."""
 import dataclasses
 import functools
@@ -22,12 +22,12 @@ from sorry_env.geometry import HOME
 from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import CARD_INDEX, N_CARDS
 
-BENCHMARKS = pathlib.Path(__file__).parent.parent / "benchmarks"
+EXPERIMENTS = pathlib.Path(__file__).parent.parent / "experiments"
 
 
 @functools.cache  # one module per script: its compiled functions are not cached on disk
 def load(name):
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, EXPERIMENTS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -120,7 +120,7 @@ def test_value_iteration_scores_decided_positions_by_the_result_and_others_by_th
                             "--epochs", "1", "--check-games", "20"], "round 1: as a one-move player, wins"),
 ])
 def test_analysis_scripts_run_end_to_end(script, args, expected):
-    out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, str(EXPERIMENTS / script), *args], capture_output=True, text=True,
                          timeout=600)
     assert out.returncode == 0, out.stderr
     assert expected in out.stdout
@@ -135,7 +135,7 @@ def test_analysis_scripts_run_end_to_end(script, args, expected):
     ("value_iteration.py", ["--init", "checkpoints/value-2p.safetensors", "--pairs"], "--pairs needs"),
 ])
 def test_analysis_scripts_refuse_bad_settings(script, args, message):
-    out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, str(EXPERIMENTS / script), *args], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 2 and message in out.stderr
 
