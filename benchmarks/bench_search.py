@@ -61,6 +61,7 @@ def main():
         p.error("--games must be >= 1")
     try:
         rules = get_rules(args.rules)
+        game.seats_for(2, rules=rules)
         game.check_seed(args.seed)
         for spec in args.agents:
             make_agent(spec).check_game(rules, 2)
