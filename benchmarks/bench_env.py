@@ -43,8 +43,10 @@ def main():
     steps_per_second(lambda: raw_env(num_players=2), 2000)  # compile / warm caches first
     rows = []
     for players in (2, 4):
-        rows.append((f"sorry raw_env, {players} players", steps_per_second(lambda n=players: raw_env(num_players=n), args.steps)))
-        rows.append((f"sorry env(), {players} players", steps_per_second(lambda n=players: wrapped_env(num_players=n), args.steps)))
+        raw_rate = steps_per_second(lambda n=players: raw_env(num_players=n), args.steps)
+        rows.append((f"sorry raw_env, {players} players", raw_rate))
+        wrapped_rate = steps_per_second(lambda n=players: wrapped_env(num_players=n), args.steps)
+        rows.append((f"sorry env(), {players} players", wrapped_rate))
     try:
         from pettingzoo.classic import connect_four_v3
     except ImportError:

@@ -9,6 +9,7 @@ compiling and loading numba code is not counted.
     python benchmarks/bench_search.py [--games 20] [--rules hasbro2003]
         [--agents expectimax:depth=3 expectimax:depth=2 mcts]
 """
+
 import argparse
 import sys
 import time
@@ -53,8 +54,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--games", type=int, default=20, help="timed games per agent (default 20)")
     p.add_argument("--rules", default="hasbro2003", help="rules preset (default hasbro2003)")
-    p.add_argument("--agents", nargs="+", default=["expectimax:depth=3", "expectimax:depth=2", "mcts"],
-                   help="agent specs to time")
+    p.add_argument(
+        "--agents", nargs="+", default=["expectimax:depth=3", "expectimax:depth=2", "mcts"], help="agent specs to time"
+    )
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     if args.games < 1:
@@ -68,14 +70,16 @@ def main():
     except (ValueError, KeyError) as e:
         p.error(str(e))
     for spec in args.agents:
-        for label, times in zip(("every move", "moves with a choice"),
-                                decision_times(spec, rules, args.games, args.seed)):
+        every, chosen = decision_times(spec, rules, args.games, args.seed)
+        for label, times in (("every move", every), ("moves with a choice", chosen)):
             if not times:
                 print(f"{spec}: no {label} in {args.games} games", file=sys.stderr)
                 continue
             times = np.array(times)
-            print(f"{args.rules}, 2 players, {spec}, {label}: {len(times)} moves, mean {times.mean() * 1e3:.2f} ms, "
-                  f"p99 {np.percentile(times, 99) * 1e3:.1f} ms")
+            print(
+                f"{args.rules}, 2 players, {spec}, {label}: {len(times)} moves, mean {times.mean() * 1e3:.2f} ms, "
+                f"p99 {np.percentile(times, 99) * 1e3:.1f} ms"
+            )
 
 
 if __name__ == "__main__":

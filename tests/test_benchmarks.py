@@ -2,6 +2,7 @@
 Their figures are never asserted: speed is read from the scripts' output, not timed in tests.
 The scripts run in this process (their `main()` with a patched argv): a subprocess per case
 would spend most of its time importing and loading compiled code."""
+
 import functools
 import importlib.util
 import pathlib
@@ -33,26 +34,35 @@ def run(monkeypatch, capsys, script, args):
     return code, out.out, out.err
 
 
-@pytest.mark.parametrize("script, args, expected", [
-    ("bench_engine", ["--games", "20", "--players", "2"], r"hasbro2003, 2 players: 20 games, \d+ moves in "),
-    ("bench_env", ["--steps", "400"], r"sorry env\(\), 4 players +[\d,]+ steps/s"),
-    ("bench_search", ["--games", "1", "--agents", "expectimax:depth=1", "mcts:iterations=8"],
-     r"mcts:iterations=8, moves with a choice: \d+ moves, mean [\d.]+ ms, p99 [\d.]+ ms"),
-])
+@pytest.mark.parametrize(
+    "script, args, expected",
+    [
+        ("bench_engine", ["--games", "20", "--players", "2"], r"hasbro2003, 2 players: 20 games, \d+ moves in "),
+        ("bench_env", ["--steps", "400"], r"sorry env\(\), 4 players +[\d,]+ steps/s"),
+        (
+            "bench_search",
+            ["--games", "1", "--agents", "expectimax:depth=1", "mcts:iterations=8"],
+            r"mcts:iterations=8, moves with a choice: \d+ moves, mean [\d.]+ ms, p99 [\d.]+ ms",
+        ),
+    ],
+)
 def test_speed_scripts_run_end_to_end(monkeypatch, capsys, script, args, expected):
     code, out, err = run(monkeypatch, capsys, script, args)
     assert code == 0, err
     assert re.search(expected, out), out
 
 
-@pytest.mark.parametrize("script, args, message", [
-    ("bench_engine", ["--games", "0"], "--games must be >= 1"),
-    ("bench_engine", ["--rules", "hasbro2003_teams", "--players", "2"], "team rules"),
-    ("bench_env", ["--steps", "0"], "--steps must be >= 4"),
-    ("bench_search", ["--games", "0"], "--games must be >= 1"),
-    ("bench_search", ["--agents", "mcts:iterations=x"], "must be an integer"),
-    ("bench_search", ["--rules", "nosuchrules"], "unknown rules preset"),
-])
+@pytest.mark.parametrize(
+    "script, args, message",
+    [
+        ("bench_engine", ["--games", "0"], "--games must be >= 1"),
+        ("bench_engine", ["--rules", "hasbro2003_teams", "--players", "2"], "team rules"),
+        ("bench_env", ["--steps", "0"], "--steps must be >= 4"),
+        ("bench_search", ["--games", "0"], "--games must be >= 1"),
+        ("bench_search", ["--agents", "mcts:iterations=x"], "must be an integer"),
+        ("bench_search", ["--rules", "nosuchrules"], "unknown rules preset"),
+    ],
+)
 def test_speed_scripts_refuse_bad_settings(monkeypatch, capsys, script, args, message):
     code, out, err = run(monkeypatch, capsys, script, args)
     assert code == 2 and message in err, err
