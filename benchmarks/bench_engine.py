@@ -34,15 +34,15 @@ def main():
     if args.games < 1:
         p.error("--games must be >= 1")
     try:
-        rules = game.rules_array(args.rules)
+        rules_array = game.rules_array(args.rules)
         seats = game.seats_for(args.players, rules=args.rules)
     except ValueError as e:
         p.error(str(e))
     active = np.zeros(4, dtype=np.int64)
     active[list(seats)] = 1
-    play_games(rules, active, 10, 1)  # compile
+    play_games(rules_array, active, 10, 1)  # compile
     start = time.perf_counter()
-    moves = play_games(rules, active, args.games, 0)
+    moves = play_games(rules_array, active, args.games, 0)
     seconds = time.perf_counter() - start
     print(f"{args.rules}, {args.players} players: {args.games} games, {moves} moves in {seconds:.2f} s "
           f"= {moves / seconds:,.0f} moves/s ({moves / args.games:.0f} moves/game) on one core")
