@@ -36,13 +36,13 @@ Observation
 -----------
 Player-relative: the observing seat first, then the other seats in turn order; the board is
 rotated so the observer's side is side 0. Index ranges are documented in
-:mod:`sorry_env.observation` and the README. ``action_mask`` is 1 exactly on the legal actions
+:mod:`sorry_env.observation` and docs/observation.md. ``action_mask`` is 1 exactly on the legal actions
 of the player to move (all zero for the others and after the game ends).
 
 Action space
 ------------
 Player-relative and fixed per rules configuration; layout and decoding formula in
-:mod:`sorry_env.engine` and the README. PASS (index 0) is legal only when nothing else is,
+:mod:`sorry_env.engine` and docs/action-space.md. PASS (index 0) is legal only when nothing else is,
 or on an 11 when no pawn can move 11 forward nor (``hasbro2013``) start (declining to swap).
 With hands (play for points) index 0 is never legal: a player plays a card (an 11 may be
 played to decline a swap) or, with no playable card, discards one.

@@ -214,9 +214,9 @@ def test_env_wrapper_out_of_range_action():
         e.step(142)
 
 
-# ---- observation (README layout) ----------------------------------------------------------
+# ---- observation (docs/observation.md layout) ----------------------------------------------
 
-def test_observation_layout_from_the_readme():
+def test_observation_layout_from_the_docs():
     state = {"to_move": 1, "card": "10", "draw_again": True,
              "pawns": [seat(["safe", 2]), seat(["track", 19]), seat(["track", 34]), seat(["home"])]}
     e = raw_env(num_players=4)
