@@ -142,6 +142,7 @@ def test_record_refuses_a_bad_directory_before_any_game(tmp_path, capsys):
         (["--record", "2", str(not_a_dir)], "is a file"),
         (["--record", "9", str(tmp_path / "d")], "K must be 1 .. --games"),
         (["--record", "two", str(tmp_path / "d")], "whole number"),
+        (["--record", "1", str(tmp_path / "d"), "--game", "express"], "cannot be recorded"),
     ):
         with pytest.raises(SystemExit) as stop:
             evaluate.main(

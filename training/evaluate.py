@@ -486,6 +486,8 @@ def main(argv=None):
         parser.error(f"--out {args.out} is a file; name a directory for the results")
     if args.record:
         from .record import check_record_request, record_games
+        if args.game != "sorry":
+            parser.error("--record saves board-game replays; Sorry! Express (--game express) games cannot be recorded")
         try:
             record_k, record_dir = check_record_request(*args.record, args.games)
         except ValueError as error:
@@ -511,7 +513,8 @@ def main(argv=None):
     for path in write_outputs(results, args.out):
         print(f"wrote {path}")
     if args.record:
-        for path in record_games(args.agents, record_k, record_dir, args.seed, args.rules, args.max_turns,
+        max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
+        for path in record_games(args.agents, record_k, record_dir, args.seed, args.rules or "hasbro2003", max_turns,
                                  results["games"]):
             print(f"wrote {path}")
 
