@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.narrate import PawnLabels, narrate, option_text
 from sorry_env.render import COLOUR_NAMES, render_ansi
-from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules
 
 from . import AGENTS, Turn, make_agent
 
@@ -37,7 +38,8 @@ class Quit(Exception):
     """The player typed q or the input ended."""
 
 
-def ask_move(state, rules, legal, read=input, labels=None) -> int:
+def ask_move(state: np.ndarray, rules: Rules | str, legal: np.ndarray, read: Callable[[str], str] = input,
+             labels: PawnLabels | None = None) -> int:
     """The action the person picks from `legal`; re-asks until the answer is a listed number.
     Options are told with their consequences (pawns named by `labels`, a PawnLabels)."""
     labels = labels if labels is not None else PawnLabels(state, rules)
@@ -55,7 +57,8 @@ def ask_move(state, rules, legal, read=input, labels=None) -> int:
         print(f"{answer!r} is not one of the moves: type a number from 1 to {len(legal)}, or q to quit.")
 
 
-def play(human_seat: int, opponents: dict, rules, num_players: int, seed: int, max_turns: int, read=input):
+def play(human_seat: int, opponents: dict, rules: Rules | str, num_players: int, seed: int, max_turns: int,
+         read: Callable[[str], str] = input) -> int | None:
     """One game; `opponents` maps each other seat to (label, agent). Returns the winner seat
     (None if the game was truncated)."""
     rng = np.random.default_rng(seed)
@@ -64,8 +67,8 @@ def play(human_seat: int, opponents: dict, rules, num_players: int, seed: int, m
     labels = PawnLabels(state, rules)  # stable pawn names for the whole game
     hand = human_seat if rules.hand_size else None  # your hand is shown; the others' stay hidden
     teams = rules.teams != "none"
-    while state[E.WINNER] < 0 and state[E.TURN] < max_turns:
-        seat = int(state[E.TO_MOVE])
+    while E.is_running(state, max_turns):
+        seat = int(E.to_move(state))
         legal = game.legal_actions(state, rules)
         if seat == human_seat and len(legal) > 1:
             print("\n" + render_ansi(state, ppp, labels, hand, teams))
@@ -88,7 +91,8 @@ def play(human_seat: int, opponents: dict, rules, num_players: int, seed: int, m
     return game.winner(state)
 
 
-def build_opponents(specs: list[str], seats, human_seat, rules, num_players, seed) -> dict:
+def build_opponents(specs: list[str], seats: tuple[int, ...], human_seat: int, rules: Rules | str, num_players: int,
+                    seed: int) -> dict:
     """seat -> (label, agent) for the seats other than the human's, in turn order after it.
     A policy made for other rules or another player count is refused here, before play."""
     others = [seats[(seats.index(human_seat) + k) % len(seats)] for k in range(1, len(seats))]
@@ -104,7 +108,7 @@ def build_opponents(specs: list[str], seats, human_seat, rules, num_players, see
     return opponents
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Play Sorry! in the terminal against agents and trained policies.")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="AGENT",
