@@ -62,7 +62,9 @@ def list_policies(folder: pathlib.Path | None) -> list[dict]:
     are left out."""
     if folder is None or not folder.is_dir():
         return []
-    from ..policy import read_metadata  # imports torch: only when there are files to read
+    from ..policy import (
+        read_metadata,  # imports torch: only when there are files to read
+    )
 
     found = []
     for path in sorted(folder.glob("*.safetensors")):
@@ -127,7 +129,7 @@ class GameServer:
             raise ValueError(f"unknown fields {sorted(unknown)}; a new game takes {sorted(CREATE_KEYS)}")
         rules_name = body.get("rules", "hasbro2003")
         if not isinstance(rules_name, str):
-            raise ValueError(f"rules must be a preset name, got {rules_name!r}")
+            raise TypeError(f"rules must be a preset name, got {rules_name!r}")
         rules = get_rules(rules_name)
         players = body.get("players", 2)
         seats = game.seats_for(players, rules=rules)
@@ -173,7 +175,7 @@ def create_app(store: GameStore | None = None, checkpoints: pathlib.Path | None 
                hint_agent: str = DEFAULT_HINT_AGENT, max_turns: int = DEFAULT_MAX_TURNS) -> Starlette:
     """The ASGI app. `store` holds the games (its ttl and cap); `checkpoints` is the folder
     whose policy files are offered as opponents; `hint_agent` answers hints."""
-    server = GameServer(store or GameStore(), checkpoints, hint_agent, max_turns)
+    server = GameServer(store if store is not None else GameStore(), checkpoints, hint_agent, max_turns)
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
