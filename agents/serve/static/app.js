@@ -219,7 +219,20 @@ function mark(keys, cls) {
   }
 }
 
+// A faint copy of each pawn already moved in the selection, where it will land.
+function drawGhosts() {
+  document.querySelectorAll(".ghost").forEach((n) => n.remove());
+  const cells = selected.filter((k) => !k.startsWith("card:"));
+  for (let i = 0; i + 1 < cells.length; i += 2) {
+    const pawn = document.querySelector(`#pawns [data-key="${cells[i]}"]`);
+    const at = cellCentre(cells[i + 1]);
+    if (!pawn || !at || cells[i + 1].startsWith("start:")) continue;
+    el("circle", {cx: at[0], cy: at[1], r: 0.3, fill: COLOURS[Number(pawn.dataset.seat)], class: "ghost"}, $("pawns"));
+  }
+}
+
 function refreshSelection() {
+  drawGhosts();
   const cands = matching(selected);
   const next = new Set(cands.filter((m) => m.clicks.length > selected.length).map((m) => m.clicks[selected.length]));
   mark([...next], "hl");
