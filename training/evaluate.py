@@ -461,6 +461,9 @@ def parse_args(argv=None):
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
     parser.add_argument("--out", default="runs/eval", help="directory for results.json, CSVs and win_rates.png")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--record", nargs=2, metavar=("K", "DIR"),
+                        help="also save the first K games as replay files DIR/game-0000.json ... (sorry-replay "
+                             "prints and animates them; they are played again after the tournament)")
     return parser, parser.parse_args(argv)
 
 
@@ -468,6 +471,12 @@ def main(argv=None):
     parser, args = parse_args(argv)
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         parser.error(f"--out {args.out} is a file; name a directory for the results")
+    if args.record:
+        from .record import check_record_request, record_games
+        try:
+            record_k, record_dir = check_record_request(*args.record, args.games)
+        except ValueError as error:
+            parser.error(str(error))
     start = time.perf_counter()
     try:
         results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules, args.workers,
@@ -479,6 +488,10 @@ def main(argv=None):
     print(f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)")
     for path in write_outputs(results, args.out):
         print(f"wrote {path}")
+    if args.record:
+        for path in record_games(args.agents, record_k, record_dir, args.seed, args.rules, args.max_turns,
+                                 results["games"]):
+            print(f"wrote {path}")
 
 
 if __name__ == "__main__":
