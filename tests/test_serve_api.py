@@ -10,15 +10,17 @@ import pytest
 pytest.importorskip("starlette", reason="the serve extra (starlette) is not installed")
 
 with warnings.catch_warnings():  # Starlette 1.x prefers httpx2 for its TestClient; httpx still works
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from test_play import write_policy  # tests/ is on sys.path (pytest rootdir import mode)
+
 from agents.serve import main as serve_main
-from agents.serve.app import DEFAULT_CHECKPOINTS, create_app
-from agents.serve.games import GameStore, cell_key, click_plan, consequences
+from agents.serve.app import DEFAULT_CHECKPOINTS, GameServer, create_app
+from agents.serve.games import GameStore, cell_key, click_plan
 from sorry_env import engine as E
 from sorry_env import game, get_rules, state_from_dict, state_to_dict
-from tests.test_play import write_policy
+from sorry_env.narrate import PawnLabels, trace_move
 
 
 class Clock:
@@ -92,7 +94,7 @@ def test_a_whole_game_played_through_the_api(client):
     data = new_game(client, seed=4)
     view = data["game"]
     check_view(client, view)
-    assert view["log"] == [{k: v for k, v in e.items() if k != "state"} for e in data["events"]]
+    assert view["log"] == [{k: v for k, v in e.items() if k not in ("state", "labels")} for e in data["events"]]
     rng = random.Random(0)
     moves = 0
     while not view["over"]:
@@ -105,10 +107,12 @@ def test_a_whole_game_played_through_the_api(client):
         moves += 1
         check_view(client, view)
         assert events[0]["seat"] == view["you"] and events[0]["action"] == move["action"]
-        assert events[0]["description"] == move["description"] and events[0]["clicks"] == move["clicks"]
+        assert events[0]["text"].startswith("Red (you) plays ") and events[0]["clicks"] == move["clicks"]
+        assert events[0]["text"].endswith(": " + move["description"])  # the list told what the move would do
         assert all(e["seat"] != view["you"] for e in events[1:])  # then the opponent's replies
         assert view["version"] == before + len(events)
         assert events[-1]["state"] == view["state"]  # the page shows the last event's board
+        assert events[-1]["labels"] == view["labels"]
     assert view["result"]["text"] and view["legal"] == []
     winner = view["result"]["winner"]
     assert winner in (0, 2) and view["result"]["you_win"] == (winner == 0)
@@ -246,7 +250,7 @@ def test_a_hint_is_a_legal_move_and_changes_nothing(client):
         assert r.status_code == 200
         hint = r.json()["hint"]
         assert hint["agent"] == "heuristic"
-        assert {k: hint[k] for k in ("action", "description", "clicks")} in view["legal"]
+        assert {k: hint[k] for k in ("action", "kind", "description", "clicks")} in view["legal"]
         _unchanged(client, view)
         r = client.post(f"/api/games/{view['id']}/move", json={"action": hint["action"]})
         view = r.json()["game"]
@@ -293,7 +297,7 @@ def test_click_plans_name_the_cells_a_move_uses(rules, players):
                     now = {cell_key(s, int(after[E.PAWNS + s * E.MAX_SLOTS + k])) for s in side
                            for k in range(r.pawns_per_player)}
                     square = int(cells[1].split(":")[1]) if cells[1].startswith("track:") else None
-                    slid = square is not None and any("slides" in w for w in consequences(state, after, r, clicks))
+                    slid = square is not None and any(step.slide for step in trace_move(state, r, a, after).steps)
                     assert slid or cells[1] in now, (rules, a, clicks, game.describe_action(state, r, a))
                     checked += 1
             for clicks, actions in plans.items():
@@ -304,25 +308,27 @@ def test_click_plans_name_the_cells_a_move_uses(rules, players):
     assert checked > 100
 
 
-def test_consequences_name_bumps_slides_and_home():
+def test_moves_are_told_with_their_consequences_and_pawns_keep_their_labels():
     r = get_rules("hasbro2003")
+    session = GameServer(GameStore(), None, "heuristic").create({"players": 2, "opponents": ["heuristic"]})
     d = {"to_move": 0, "card": "4", "pawns": [[["track", 20], ["safe", 3], ["start"], ["start"]], None,
                                               [["track", 18], ["start"], ["start"], ["start"]], None]}
-    state = state_from_dict(d, r, seed=0)
-    seen = {}
-    for a in game.legal_actions(state, r):
-        after = game.after_move(state, r, a)
-        seen[game.describe_action(state, r, a)] = consequences(state, after, r, click_plan(state, r, a))
-    # 20 back 4 = 16, Blue's triangle: Red slides to 19 over Yellow's pawn on 18.
-    assert seen["pawn 1 (square 20) moves 4 back"] == ["slides from square 16 to square 19",
-                                                       "Yellow: 1 pawn sent back to Start"]
-    d["card"] = "2"
-    state = state_from_dict(d, r, seed=0)
-    words = {game.describe_action(state, r, a): consequences(state, game.after_move(state, r, a), r,
-                                                             click_plan(state, r, a))
-             for a in game.legal_actions(state, r)}
-    assert words["pawn 0 (safe 3) moves 2 forward"] == ["Red: 1 pawn reached Home (1 of 4)"]
-    assert words["start a pawn"] == []
+    session.state = state_from_dict(d, r, seed=0)
+    session.labels = PawnLabels(session.state, r)
+    view = session.view()
+    assert view["labels"] == [["R1", "R2", "R3", "R4"], None, ["Y1", "Y2", "Y3", "Y4"], None]
+    assert view["state"]["pawns"][0][1] == ["track", 20]  # R2 stands on square 20
+    # 20 back 4 = 16, Blue's slide triangle: R2 slides to 19 over Yellow's pawn on 18.
+    move = next(m for m in view["legal"] if m["clicks"] == ["track:20", "track:16"])
+    assert "R2" in move["description"] and "slides to square 19" in move["description"]
+    assert "Y1 back to Start" in move["description"]
+    events = session.play(move["action"])
+    assert events[0]["text"] == "Red (you) plays 4: " + move["description"]
+    after = session.view() if session.version == 1 else events[0]
+    pawns, labels = events[0]["state"]["pawns"][0], events[0]["labels"][0]
+    assert labels[pawns.index(["track", 19])] == "R2"  # the same pawn, in a new slot
+    assert events[0]["labels"][2][events[0]["state"]["pawns"][2].index(["start"])] in ("Y1", "Y2", "Y3", "Y4")
+    assert after
 
 
 def test_the_view_hides_other_hands(client):

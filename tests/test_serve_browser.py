@@ -39,7 +39,7 @@ except ImportError as exc:
     _require(False, f"the test extra is not installed ({exc})")
 
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from agents.serve.app import create_app
     from agents.serve.games import GameStore
 
@@ -100,6 +100,7 @@ def drawn_board(page) -> dict:
     return page.evaluate("""() => ({
         pawns: [...document.querySelectorAll('#pawns .pawn')].map(g => ({
             seat: +g.dataset.seat, slot: +g.dataset.slot, pos: g.dataset.pos, key: g.dataset.key,
+            label: g.querySelector('text').textContent,
             x: +g.querySelector('circle').getAttribute('cx'), y: +g.querySelector('circle').getAttribute('cy')})),
         counts: Object.fromEntries([...document.querySelectorAll('.count')].map(t => [t.id, t.textContent])),
         card: document.getElementById('card').textContent,
@@ -111,7 +112,8 @@ def drawn_board(page) -> dict:
 
 
 def check_board(page, view: dict, layout: dict) -> None:
-    """The drawn board is the server's state dict: each pawn where the state puts it."""
+    """The drawn board is the server's state dict: each pawn where the state puts it, with
+    its label, and the Start/Home counts, the card and whose turn it is."""
     state = view["state"]
     shown = drawn_board(page)
     assert shown["version"] == view["version"]
@@ -123,6 +125,7 @@ def check_board(page, view: dict, layout: dict) -> None:
         for slot, pos in enumerate(pawns or []):
             expected.append((seat, slot, ":".join(str(p) for p in pos)))
     assert sorted((p["seat"], p["slot"], p["pos"]) for p in shown["pawns"]) == sorted(expected)
+    assert all(p["label"] == view["labels"][p["seat"]][p["slot"]] for p in shown["pawns"])
     for p in shown["pawns"]:
         kind = p["pos"].split(":")
         if kind[0] == "track":

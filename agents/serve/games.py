@@ -38,17 +38,8 @@ import numpy as np
 
 from sorry_env import engine as E
 from sorry_env import game
-from sorry_env.geometry import (
-    BACKWARD,
-    FORWARD,
-    HOME,
-    SAFE0,
-    SLIDE_END,
-    SLIDE_OWNER,
-    START,
-    START_CIRCLE,
-    TRACK,
-)
+from sorry_env.geometry import BACKWARD, FORWARD, HOME, SAFE0, START, START_CIRCLE, TRACK
+from sorry_env.narrate import PawnLabels, narrate, trace_move
 from sorry_env.render import COLOUR_NAMES
 from sorry_env.rules import CARD_NAMES, CSORRY, DEFAULT_MAX_TURNS, Rules, get_rules
 from sorry_env.state_io import state_to_dict
@@ -128,35 +119,6 @@ def click_plan(state: np.ndarray, rules: Rules, action: int) -> list[str]:
                      cell_key(seat_j, code_j), cell_key(seat_j, _landing(seat_j, code_j, 7 - first))]
 
 
-def consequences(before: np.ndarray, after: np.ndarray, rules: Rules, clicks: list[str]) -> list[str]:
-    """What a move did besides moving its pawn, read from the positions before and after and
-    the move's click plan: slides, pawns sent back to Start, pawns reaching Home."""
-    ppp = rules.pawns_per_player
-    me = game.to_move(before)
-    cells = [k for k in clicks if not k.startswith(("card:", "discard:"))]
-    words = []
-    # A pawn that landed on a slide's triangle and is no longer there slid down it.
-    ours = [s for s in game.seats(before) if game.same_side(rules, s, me)]
-    for key in cells[1::2]:
-        if key.startswith("track:"):
-            square = int(key.split(":")[1])
-            still = any(_pawn_code(after, s, k) == square for s in ours for k in range(ppp))
-            if SLIDE_OWNER[square] >= 0 and not still:
-                words.append(f"slides from square {square} to square {int(SLIDE_END[square])}")
-    started = {int(k.split(":")[1]) for k in cells[:1] if k.startswith("start:")}
-    for seat in game.seats(before):
-        old = [_pawn_code(before, seat, k) for k in range(ppp)]
-        new = [_pawn_code(after, seat, k) for k in range(ppp)]
-        sent = new.count(START) - old.count(START) + (seat in started)
-        home = new.count(HOME) - old.count(HOME)
-        name = COLOUR_NAMES[seat]
-        if sent > 0:
-            words.append(f"{name}: {sent} pawn{'s' if sent > 1 else ''} sent back to Start")
-        if home > 0:
-            words.append(f"{name}: {home} pawn{'s' if home > 1 else ''} reached Home ({new.count(HOME)} of {ppp})")
-    return words
-
-
 class GameSession:
     """One game: a person at `human_seat` against agents at the other seats."""
 
@@ -175,6 +137,7 @@ class GameSession:
         # Separate generators: asking for a hint must not change the opponents' play.
         self.rng = np.random.default_rng([seed, 0])
         self.hint_rng = np.random.default_rng([seed, 1])
+        self.labels = PawnLabels(self.state, rules)  # R1..R4: a pawn keeps its label all game
         self.version = 0  # moves applied so far; a move request may name it to refuse stale clicks
         self.log: list[dict] = []
         self.lock = threading.Lock()
@@ -195,11 +158,23 @@ class GameSession:
             d["hands"] = [hand if seat == self.human_seat else None for seat, hand in enumerate(d["hands"])]
         return d
 
+    def pawn_labels(self) -> list:
+        """Each seat's pawn labels in slot order (null for an empty seat)."""
+        return [self.labels.seat_labels(s) if self.state[E.ACTIVE + s] else None for s in range(4)]
+
+    def _words(self, action: int) -> str:
+        """A legal move of the current position in words, consequences included, pawns named
+        by their labels (sorry_env.narrate); without the "Red plays 7: " the page shows apart."""
+        after = game.after_move(self.state, self.rules, action)
+        move = trace_move(self.state, self.rules, action, after, self.labels.numbers)
+        text = narrate(self.state, self.rules, action, move, self.labels.numbers)
+        return text.split(": ", 1)[1] if ": " in text else text
+
     def legal_moves(self) -> list[dict]:
         """The person's legal moves (empty when it is not their turn)."""
         if self.over or game.to_move(self.state) != self.human_seat:
             return []
-        return [{"action": int(a), "description": game.describe_action(self.state, self.rules, a),
+        return [{"action": int(a), "kind": game.decode_action(self.rules, a)[0], "description": self._words(a),
                  "clicks": click_plan(self.state, self.rules, a)}
                 for a in game.legal_actions(self.state, self.rules)]
 
@@ -226,7 +201,7 @@ class GameSession:
             "id": self.id, "rules": self.rules.name, "players": self.num_players, "seed": self.seed,
             "you": self.human_seat, "version": self.version, "max_turns": self.max_turns,
             "seats": [{"seat": s, "colour": COLOUR_NAMES[s], "player": self.player_name(s)} for s in seats],
-            "state": self.public_state(), "over": self.over, "result": self.result(),
+            "state": self.public_state(), "labels": self.pawn_labels(), "over": self.over, "result": self.result(),
             "legal": self.legal_moves(), "hint_agent": self.hint_label, "log": self.log,
         }
 
@@ -237,15 +212,18 @@ class GameSession:
         seat = game.to_move(before)
         card = game.action_card(before, self.rules, action)
         clicks = click_plan(before, self.rules, action)
-        words = game.describe_action(before, self.rules, action)
         self.state = game.step(before, self.rules, action)  # checks legality once more
         self.version += 1
-        entry = {"seat": seat, "colour": COLOUR_NAMES[seat], "player": self.player_name(seat),
+        move = self.labels.advance(before, action, self.state)
+        words = narrate(before, self.rules, action, move, self.labels.previous)
+        colour = COLOUR_NAMES[seat]
+        # "Yellow plays 5: ..." becomes "Yellow (heuristic) plays 5: ...".
+        text = f"{colour} ({self.player_name(seat)}){words[len(colour):]}" if words.startswith(colour) else words
+        entry = {"seat": seat, "colour": colour, "player": self.player_name(seat),
                  "card": CARD_NAMES[card] if card is not None else None, "action": int(action),
-                 "description": words, "consequences": consequences(before, self.state, self.rules, clicks),
-                 "clicks": clicks, "turn": int(before[E.TURN])}
+                 "text": text, "clicks": clicks, "turn": int(before[E.TURN])}
         self.log.append(entry)
-        return {**entry, "state": self.public_state()}
+        return {**entry, "state": self.public_state(), "labels": self.pawn_labels()}
 
     def advance(self) -> list[dict]:
         """The opponents' moves until it is the person's turn or the game ends."""

@@ -181,7 +181,7 @@ function positionKey(seat, pos) {
   return pos[0] === "track" ? `track:${pos[1]}` : pos[0] === "safe" ? `safe:${seat}:${pos[1]}` : `${pos[0]}:${seat}`;
 }
 
-function drawPawns(state) {
+function drawPawns(state, labels) {
   const layer = $("pawns");
   layer.replaceChildren();
   state.pawns.forEach((pawns, seat) => {
@@ -198,7 +198,7 @@ function drawPawns(state) {
       const g = el("g", {class: "pawn", "data-seat": seat, "data-slot": slot, "data-pos": pos.join(":"),
                          "data-key": key}, layer);
       el("circle", {cx: x.toFixed(3), cy: y.toFixed(3), r, fill: COLOURS[seat]}, g);
-      el("text", {x: x.toFixed(3), y: (y + 0.11).toFixed(3), class: "pawn-label"}, g, `${NAMES[seat][0]}${slot}`);
+      el("text", {x: x.toFixed(3), y: (y + 0.11).toFixed(3), class: "pawn-label"}, g, labels[seat][slot]);
     });
     for (const kind of ["start", "home"]) {
       const n = pawns.filter((p) => p[0] === kind).length;
@@ -243,8 +243,11 @@ function refreshSelection() {
                    "Split seven: click the second pawn.", "Split seven: click where the second pawn goes."];
   let prompt = selected.length < prompts.length ? prompts[selected.length] : "Click a highlighted cell.";
   if (view && view.state.hands) prompt = selected.length ? "Click a highlighted pawn or target." : "Choose a card from your hand.";
-  if (selected.length === 1 && next.size && [...next].every((k) => k.startsWith("track:") && cands.some(
-      (m) => m.clicks.length === 2 && /swap|bumps/.test(m.description)))) prompt = "Click the pawn to swap with or bump.";
+  const cells = selected.filter((k) => !k.startsWith("card:")).length;
+  if (cells === 1 && cands.some((m) => m.kind === "swap" || m.kind === "sorry")) {
+    prompt = cands.every((m) => m.kind === "sorry") ? "Click the pawn your Sorry! sends back to Start."
+      : "Click the pawn to swap with, or where your pawn goes.";
+  }
   $("prompt").textContent = view && view.legal.length ? prompt : "";
 }
 
@@ -326,9 +329,7 @@ async function askHint() {
 function logLine(event) {
   const li = document.createElement("li");
   li.className = `seat-${event.seat}`;
-  const card = event.card ? ` ${event.card}` : "";
-  const more = event.consequences.length ? ` — ${event.consequences.join("; ")}` : "";
-  li.textContent = `${event.colour} (${event.player}) plays${card}: ${event.description}${more}`;
+  li.textContent = event.text;
   const log = $("log");
   log.appendChild(li);
   log.scrollTop = log.scrollHeight;
@@ -339,7 +340,7 @@ async function animate(events) {
   const delay = Number($("delay").value);
   busy = true;
   for (const event of events) {
-    drawPawns(event.state);
+    drawPawns(event.state, event.labels);
     $("card").textContent = event.card || "–";
     const words = logLine(event);
     status(words);
@@ -362,7 +363,7 @@ function setView(v) {
   selected = [];
   hintMove = null;
   const st = v.state;
-  drawPawns(st);
+  drawPawns(st, v.labels);
   $("board").dataset.version = v.version;
   $("log").replaceChildren();
   v.log.forEach(logLine);
