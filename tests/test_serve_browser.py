@@ -156,6 +156,18 @@ def click_key(page, key: str) -> None:
         page.click(f'#cells [data-key="{key}"]')
 
 
+def check_told(page, view, events, delay):
+    """The status line told each of the move's events in order (yours, then every opponent's),
+    each opponent's move standing for `delay` ms before the next is shown."""
+    texts = [e["text"] for e in events]
+    shown = page.evaluate("window.shown")
+    assert [t for _, t in shown if t in texts] == texts, (shown, texts)
+    times = [ms for ms, t in shown if t in texts]
+    for k in range(1, len(events)):
+        if events[k - 1]["seat"] != view["you"]:
+            assert times[k] - times[k - 1] >= 0.9 * delay, (texts, times)
+
+
 def choose(view: dict, rng: random.Random) -> dict:
     """A move for the person: a random one, preferring the ones with more to click (split
     sevens, swaps, Sorry!) half the time, so the test clicks every kind of move."""
@@ -168,36 +180,66 @@ def choose(view: dict, rng: random.Random) -> dict:
 
 def test_play_a_whole_game_by_clicking(server, page):
     with shots(page):
-        play_a_game(server, page)
+        moves, kinds, view = play(server, page, "hasbro2003_fast", 2, SEED)
+        assert view["over"]
+        assert page.text_content("#result") == view["result"]["text"]
+        assert page.is_visible("#result")
+        assert page.evaluate("document.body.dataset.phase") == "over"
+        print(f"played {moves} moves by clicking; click counts used: {sorted(kinds)}; {view['result']['text']}")
+        assert moves >= 10 and kinds >= {2}
+        assert not page.errors, page.errors
 
 
-def play_a_game(server, page):
+@pytest.mark.parametrize("rules, players", [("hasbro2003_points", 3), ("hasbro2003_teams", 4)])
+def test_hands_and_partners_by_clicking_with_moves_shown_one_by_one(server, page, rules, players):
+    """A few moves of a game with hands (a card is clicked first) and of a partnership game
+    (your partner's pawns are yours to move too), opponents' moves shown 0.2 s apart."""
+    with shots(page):
+        moves, _, view = play(server, page, rules, players, 3, max_moves=4, delay=200)
+        assert moves == 4 or view["over"]
+        assert not page.errors, page.errors
+
+
+def play(server, page, rules, players, seed, max_moves=None, delay=0):
+    """Start a game against heuristics from the setup form and play it by clicks (to the
+    end, or `max_moves` moves), checking the board after every move. (moves, set of click
+    counts used, last view)."""
     layout = get(f"{server}/api/layout")
-    page.goto(f"{server}/?delay=0")
+    page.goto(f"{server}/?delay={delay}")
     page.wait_for_selector("body[data-phase=setup]")
-    page.select_option("#rules", "hasbro2003_fast")
-    page.select_option("#players", "2")
-    page.fill("#opponent-0", "heuristic")
-    page.fill("#seed", str(SEED))
+    page.select_option("#rules", rules)
+    page.select_option("#players", str(players))
+    for k in range(players - 1):
+        page.fill(f"#opponent-{k}", "heuristic")
+    page.fill("#seed", str(seed))
     page.click("#start")
     page.wait_for_selector("body[data-phase=your-move], body[data-phase=over]")
     game_id = page.evaluate("new URLSearchParams(location.search).get('game')")
-    rng = random.Random(SEED)
+    # Every text the status line shows, with its time: the moves must be told one by one.
+    page.evaluate("""() => { window.shown = []; new MutationObserver(records => records.forEach(r =>
+        r.addedNodes.forEach(n => window.shown.push([performance.now(), n.textContent]))))
+        .observe(document.getElementById('status'), {childList: true}); }""")
+    rng = random.Random(seed)
     kinds = set()
     moves = 0
+    told = 0
     while True:
         view = get(f"{server}/api/games/{game_id}")["game"]
         check_board(page, view, layout)
-        if view["over"]:
-            break
+        if moves:
+            check_told(page, view, view["log"][told:], delay)
+        told = len(view["log"])
+        if view["over"] or moves == max_moves:
+            return moves, kinds, view
         assert page.evaluate("document.body.dataset.phase") == "your-move"
+        page.evaluate("window.shown = []")
         if moves % 15 == 0:  # the hint: the heuristic's move, marked on the board
             page.click("#hint")
             page.wait_for_function("document.getElementById('hint-text').textContent.includes('suggests')")
             hinted = page.text_content("#hint-text").split("suggests: ", 1)[1]
             assert hinted in [m["description"] for m in view["legal"]]
         move = choose(view, rng)
-        for k, key in enumerate(move["clicks"]):
+        for key in move["clicks"]:
             if key.startswith(("track:", "safe:", "start:", "home:")):
                 # the next click is highlighted before it is made
                 assert page.locator(f'#board [data-key="{key}"].hl').count(), (key, move)
@@ -210,9 +252,3 @@ def play_a_game(server, page):
         kinds.add(len(move["clicks"]))
         moves += 1
         assert moves < 400, "the game did not end"
-    assert page.text_content("#result") == view["result"]["text"]
-    assert page.is_visible("#result")
-    assert page.evaluate("document.body.dataset.phase") == "over"
-    print(f"played {moves} moves by clicking; click counts used: {sorted(kinds)}; {view['result']['text']}")
-    assert moves >= 10 and kinds >= {2}
-    assert not page.errors, page.errors
