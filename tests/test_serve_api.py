@@ -1,7 +1,10 @@
 """The browser game's JSON API (agents.serve) through Starlette's TestClient: games are
 created, played to the end and refused bad requests without changing; idle games expire."""
 import json
+import os
 import random
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -87,7 +90,9 @@ def test_options_list_presets_agents_and_shipped_policies(client):
     page = client.get("/")
     assert page.status_code == 200 and "<svg" in page.text and "/static/app.js" in page.text
     assert "http://" not in page.text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # nothing from the network
-    assert client.get("/static/app.js").status_code == 200
+    script = client.get("/static/app.js")
+    assert script.status_code == 200 and "https://" not in script.text
+    assert "http://" not in script.text.replace('"http://www.w3.org/2000/svg"', "")
 
 
 def test_a_whole_game_played_through_the_api(client):
@@ -349,3 +354,26 @@ def test_sorry_serve_refuses_bad_options(capsys):
         assert stop.value.code == 2
         assert words in capsys.readouterr().err
     assert json.dumps(click_plan(game.new_state("hasbro2003", 2, seed=0), "hasbro2003", 0))
+
+
+@pytest.mark.skipif(not (DEFAULT_CHECKPOINTS / "sorry-2p.safetensors").is_file(), reason="no shipped 2-player policy")
+def test_a_shipped_policy_plays_by_its_listed_name(client):
+    view = new_game(client, rules="hasbro2003", opponents=["checkpoints/sorry-2p.safetensors"], seed=5)["game"]
+    assert view["seats"][1]["player"] == "sorry-2p.safetensors"
+    for _ in range(4):
+        r = client.post(f"/api/games/{view['id']}/move", json={"action": view["legal"][0]["action"]})
+        assert r.status_code == 200
+        view = r.json()["game"]
+    assert sum(e["player"] == "sorry-2p.safetensors" for e in view["log"]) >= 3  # the policy answered
+    r = client.post("/api/games", json={"players": 4, "opponents": ["checkpoints/sorry-2p.safetensors"]})
+    assert r.status_code == 422 and "trained for 2 players, not 4" in r.json()["error"]
+
+
+def test_sorry_serve_and_the_load_test_run_on_the_loopback_address():
+    """bench_serve starts `python -m agents.serve` (default host 127.0.0.1) and plays games on it."""
+    bench = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "bench_serve.py")
+    out = subprocess.run([sys.executable, bench, "--games", "2", "--moves", "3", "--seconds", "60"],
+                         check=False, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    line = out.stdout.strip().splitlines()[-1]
+    assert line.startswith("at once: 2 games, 6 moves in ") and "move latency median" in line, out.stdout
