@@ -197,6 +197,9 @@ def test_hands_and_partners_by_clicking_with_moves_shown_one_by_one(server, page
     with shots(page):
         moves, _, view = play(server, page, rules, players, 3, max_moves=4, delay=200)
         assert moves == 4 or view["over"]
+        page.reload()  # the address names the game: a reload goes back to it
+        page.wait_for_selector("body[data-phase=your-move], body[data-phase=over]")
+        check_board(page, view, get(f"{server}/api/layout"))
         assert not page.errors, page.errors
 
 

@@ -46,6 +46,9 @@ def main(argv=None) -> int:
                          hint_agent=args.hint_agent or DEFAULT_HINT_AGENT)
     except ValueError as exc:
         p.error(f"--hint-agent: {exc}")
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: --host {args.host} lets other machines in, and clients may name any policy file "
+              "on this disk as an opponent", file=sys.stderr)
     print(f"Sorry! in the browser: http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
