@@ -242,7 +242,11 @@ function refreshSelection() {
   const prompts = ["Click a highlighted pawn (or pick a move from the list).", "Click where it goes.",
                    "Split seven: click the second pawn.", "Split seven: click where the second pawn goes."];
   let prompt = selected.length < prompts.length ? prompts[selected.length] : "Click a highlighted cell.";
-  if (view && view.state.hands) prompt = selected.length ? "Click a highlighted pawn or target." : "Choose a card from your hand.";
+  if (view && view.state.hands) {
+    prompt = selected.length ? "Click a highlighted pawn or target." : "Choose a card from your hand.";
+    const chosen = selected.find((k) => k.startsWith("card:"));
+    $("card").textContent = chosen ? chosen.slice(5) : "–";  // with hands, the card is the one you chose
+  }
   const cells = selected.filter((k) => !k.startsWith("card:")).length;
   if (cells === 1 && cands.some((m) => m.kind === "swap" || m.kind === "sorry")) {
     prompt = cands.every((m) => m.kind === "sorry") ? "Click the pawn your Sorry! sends back to Start."
