@@ -243,18 +243,34 @@ def _names(pawns, numbers) -> str:
 def narrate(before, rules, action, move: Move, numbers: list) -> str:
     """One sentence for `move` (from :func:`trace_move`), pawns named by `numbers` (per seat,
     the label number of each slot of `before`, e.g. ``PawnLabels.previous``)."""
-    rules = get_rules(rules)
+    card, body = _account(before, rules, action, move, numbers)
     who = COLOUR_NAMES[move.seat]
-    card = CARD_NAMES[move.card] if move.card is not None else None
-    played = f"{who} plays {card}" if card is not None else who
     if move.kind == "discard":
-        return f"{who} discards a {CARD_NAMES[game.decode_action(rules, action)[1]]} (no card in the hand can move)."
+        return f"{who} {body}."
+    return f"{who} plays {card}: {body}." if card is not None else f"{who}: {body}."
+
+
+def option_text(before, rules, action, labels: PawnLabels) -> str:
+    """A legal action of the player to move in words, consequences included, before it is
+    chosen (for the play command's list): ``R1 moves 5 forward from square 10 to square 15,
+    bumping Blue's B2 back to Start``; with hands the card comes first (``play 5: ...``)."""
+    rules = get_rules(rules)
+    after = game.after_move(before, rules, action)
+    move = trace_move(before, rules, action, after, labels.numbers)
+    card, body = _account(before, rules, action, move, labels.numbers)
+    return f"play {card}: {body}" if rules.hand_size and card is not None and move.kind != "discard" else body
+
+
+def _account(before, rules, action, move: Move, numbers: list) -> tuple:
+    """(card name or None, what happened without the player's name)."""
+    rules = get_rules(rules)
+    card = CARD_NAMES[move.card] if move.card is not None else None
+    if move.kind == "discard":
+        return None, f"discards a {CARD_NAMES[game.decode_action(rules, action)[1]]} (no card in the hand can move)"
     if move.kind == "pass":
-        if card == "11":
-            return f"{played}: declines to swap and passes."
-        return f"{played}: no legal move, passes."
+        return card, "declines to swap and passes" if card == "11" else "no legal move, passes"
     if not move.consistent:
-        return f"{played}: {game.describe_action(before, rules, action)} (pawn tracking lost: see the board)."
+        return card, f"{game.describe_action(before, rules, action)} (pawn tracking lost: see the board)"
 
     def pawn(p):
         return f"{COLOUR_LETTERS[p[0]]}{numbers[p[0]][p[1]]}"
@@ -298,8 +314,7 @@ def narrate(before, rules, action, move: Move, numbers: list) -> str:
         if step.bumped:
             text += f", bumping {_names(step.bumped, numbers)} back to Start"
         parts.append(text)
-    sentence = "; ".join(parts) if parts else game.describe_action(before, rules, action)
-    return f"{played}: {sentence}."
+    return card, "; ".join(parts) if parts else game.describe_action(before, rules, action)
 
 
 def describe_move(before, rules, action, after, labels: PawnLabels | None = None) -> str:

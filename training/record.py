@@ -14,7 +14,7 @@ import tempfile
 
 from sorry_env import replay
 
-from .evaluate import Table, game_seeds, seating
+from .evaluate import Table, agent_labels, game_seeds, seating
 
 
 def check_record_request(k: int, directory: str, games: int) -> tuple:
@@ -73,7 +73,8 @@ def record_games(agent_specs, k: int, directory: pathlib.Path, seed: int, rules,
                                    "its seed, so the replay would not be that game")
         entry_seats, first_seat = seating(index, table.seats)
         engine_seed = game_seeds(seed, index, len(table.agents))[0]
-        players = [{"agent": spec, "seat": seat} for spec, seat in zip(table.specs, entry_seats)]
+        players = [{"agent": spec, "label": label, "seat": seat}
+                   for spec, label, seat in zip(table.specs, agent_labels(table.specs), entry_seats)]
         record = replay.record_game(table.rules, table.seats, engine_seed, list(log), first_seat, max_turns,
                                     players, {"tool": "sorry-eval", "tournament_seed": seed, "game": index})
         paths.append(replay.save(record, directory / f"game-{index:04d}.json"))
