@@ -113,7 +113,8 @@ def test_a_whole_game_played_through_the_api(client):
         check_view(client, view)
         assert events[0]["seat"] == view["you"] and events[0]["action"] == move["action"]
         assert events[0]["text"].startswith("Red (you) plays ") and events[0]["clicks"] == move["clicks"]
-        assert events[0]["text"].endswith(": " + move["description"])  # the list told what the move would do
+        # the list told what the move would do
+        assert events[0]["text"] == f"Red (you) plays {events[0]['card']}: {move['description']}."
         assert all(e["seat"] != view["you"] for e in events[1:])  # then the opponent's replies
         assert view["version"] == before + len(events)
         assert events[-1]["state"] == view["state"]  # the page shows the last event's board
@@ -328,7 +329,7 @@ def test_moves_are_told_with_their_consequences_and_pawns_keep_their_labels():
     assert "R2" in move["description"] and "slides to square 19" in move["description"]
     assert "Y1 back to Start" in move["description"]
     events = session.play(move["action"])
-    assert events[0]["text"] == "Red (you) plays 4: " + move["description"]
+    assert events[0]["text"] == f"Red (you) plays 4: {move['description']}."
     after = session.view() if session.version == 1 else events[0]
     pawns, labels = events[0]["state"]["pawns"][0], events[0]["labels"][0]
     assert labels[pawns.index(["track", 19])] == "R2"  # the same pawn, in a new slot

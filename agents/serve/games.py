@@ -39,7 +39,7 @@ import numpy as np
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.geometry import BACKWARD, FORWARD, HOME, SAFE0, START, START_CIRCLE, TRACK
-from sorry_env.narrate import PawnLabels, narrate, trace_move
+from sorry_env.narrate import PawnLabels, narrate, option_text
 from sorry_env.render import COLOUR_NAMES
 from sorry_env.rules import CARD_NAMES, CSORRY, DEFAULT_MAX_TURNS, Rules, get_rules
 from sorry_env.state_io import state_to_dict
@@ -162,19 +162,12 @@ class GameSession:
         """Each seat's pawn labels in slot order (null for an empty seat)."""
         return [self.labels.seat_labels(s) if self.state[E.ACTIVE + s] else None for s in range(4)]
 
-    def _words(self, action: int) -> str:
-        """A legal move of the current position in words, consequences included, pawns named
-        by their labels (sorry_env.narrate); without the "Red plays 7: " the page shows apart."""
-        after = game.after_move(self.state, self.rules, action)
-        move = trace_move(self.state, self.rules, action, after, self.labels.numbers)
-        text = narrate(self.state, self.rules, action, move, self.labels.numbers)
-        return text.split(": ", 1)[1] if ": " in text else text
-
     def legal_moves(self) -> list[dict]:
         """The person's legal moves (empty when it is not their turn)."""
         if self.over or game.to_move(self.state) != self.human_seat:
             return []
-        return [{"action": int(a), "kind": game.decode_action(self.rules, a)[0], "description": self._words(a),
+        return [{"action": int(a), "kind": game.decode_action(self.rules, a)[0],
+                 "description": option_text(self.state, self.rules, a, self.labels),
                  "clicks": click_plan(self.state, self.rules, a)}
                 for a in game.legal_actions(self.state, self.rules)]
 
