@@ -298,7 +298,8 @@ def test_click_plans_name_the_cells_a_move_uses(rules, players):
                     stands = {cell_key(s, int(state[E.PAWNS + s * E.MAX_SLOTS + k])) for s in side
                               for k in range(r.pawns_per_player)}
                     assert first in stands, (rules, a, clicks)
-                if kind in ("move", "back1", "start", "seven_part") and cells[1].startswith(("track:", "safe:", "home:")):
+                lands = cells[1].startswith(("track:", "safe:", "home:")) if len(cells) > 1 else False
+                if kind in ("move", "back1", "start", "seven_part") and lands:
                     after = game.after_move(state, r, a)
                     now = {cell_key(s, int(after[E.PAWNS + s * E.MAX_SLOTS + k])) for s in side
                            for k in range(r.pawns_per_player)}

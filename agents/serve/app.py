@@ -249,7 +249,8 @@ def create_app(store: GameStore | None = None, checkpoints: pathlib.Path | None 
         Route("/api/games/{game_id}/hint", hint, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={GameError: game_error, HTTPException: http_error, Exception: server_error})
+    handlers = {GameError: game_error, HTTPException: http_error, Exception: server_error}
+    app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.server = server
     return app
 
