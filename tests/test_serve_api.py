@@ -158,6 +158,9 @@ def test_bad_moves_are_refused_and_change_nothing(client):
         assert r.status_code == 400, raw
         assert "JSON" in r.json()["error"]
         _unchanged(client, view)
+    r = client.post(f"/api/games/{gid}/move", content=b" " * 70_000 + b'{"action": 1}')
+    assert r.status_code == 413 and "at most 65536" in r.json()["error"]
+    _unchanged(client, view)
     r = client.post(f"/api/games/{gid}/move", json={"action": view["legal"][0]["action"]})
     assert r.status_code == 200  # the game still plays after all that
 

@@ -46,6 +46,7 @@ DEFAULT_CHECKPOINTS = pathlib.Path(__file__).resolve().parents[2] / "checkpoints
 DEFAULT_HINT_AGENT = "mcts"  # the ladder's strongest search agent (README: 56.0% against the heuristic)
 CREATE_KEYS = {"players", "rules", "opponents", "seat", "seed"}
 MOVE_KEYS = {"action", "version"}
+MAX_BODY = 64 * 1024  # bytes: far more than any request of this API needs
 
 
 def _error(message: str, status: int) -> JSONResponse:
@@ -162,6 +163,8 @@ class GameServer:
 async def _json_body(request: Request) -> dict:
     """The request's JSON object, or GameError 400 naming what is wrong with it."""
     raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise GameError(f"the request body is {len(raw)} bytes; at most {MAX_BODY} are read", status=413)
     try:
         body = json.loads(raw or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
