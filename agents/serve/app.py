@@ -162,9 +162,13 @@ class GameServer:
 
 async def _json_body(request: Request) -> dict:
     """The request's JSON object, or GameError 400 naming what is wrong with it."""
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise GameError(f"the request body is {len(raw)} bytes; at most {MAX_BODY} are read", status=413)
+    chunks, size = [], 0
+    async for chunk in request.stream():  # stop reading at the limit rather than hold any size in memory
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise GameError(f"the request body is over the limit: at most {MAX_BODY} bytes are read", status=413)
+        chunks.append(chunk)
+    raw = b"".join(chunks)
     try:
         body = json.loads(raw or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
