@@ -241,6 +241,12 @@ def play(server, page, rules, players, seed, max_moves=None, delay=0):
             page.wait_for_function("document.getElementById('hint-text').textContent.includes('suggests')")
             hinted = page.text_content("#hint-text").split("suggests: ", 1)[1]
             assert hinted in [m["description"] for m in view["legal"]]
+        if moves == 0:  # a click that starts no move is answered on the page, and nothing is sent
+            firsts = {m["clicks"][0] for m in view["legal"]}
+            idle = next(f"track:{sq}" for sq in range(60) if f"track:{sq}" not in firsts)
+            click_key(page, idle)
+            assert "not one of your moves" in page.text_content("#game-error")
+            assert get(f"{server}/api/games/{game_id}")["game"]["version"] == view["version"]
         move = choose(view, rng)
         for key in move["clicks"]:
             if key.startswith(("track:", "safe:", "start:", "home:")):

@@ -422,6 +422,7 @@ function setView(v) {
   $("hint-text").textContent = "";
   mark([], "hint");
   refreshSelection();
+  $("hint").disabled = !v.legal.length;
   setPhase(v.over ? "over" : v.legal.length ? "your-move" : "waiting");
 }
 
