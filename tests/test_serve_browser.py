@@ -23,25 +23,26 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 SEED = 11  # hasbro2003_fast, 2 players: a game of a few dozen moves for the person
 
 
-def _require(condition: bool, why: str) -> None:
-    if condition:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"{why} (CI installs it: apt-get install -y chromium, pip install -e '.[test]')")
-    pytest.skip(why)
-
-
-_require(os.path.exists(CHROMIUM), f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 try:
     import uvicorn
     from playwright.sync_api import sync_playwright
-except ImportError as exc:
-    _require(False, f"the test extra is not installed ({exc})")
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from agents.serve.app import create_app
-    from agents.serve.games import GameStore
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from agents.serve.app import create_app
+        from agents.serve.games import GameStore
+    MISSING = None if os.path.exists(CHROMIUM) else f"no Chromium at {CHROMIUM} (apt-get install -y chromium)"
+except ImportError as exc:
+    MISSING = f"the test extra is not installed ({exc}): pip install -e '.[test]'"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def browser_available():
+    """Skip without the browser or the test extra; under CI (CI set) fail instead: CI installs them."""
+    if MISSING and os.environ.get("CI"):
+        pytest.fail(f"{MISSING}; CI must install it")
+    if MISSING:
+        pytest.skip(MISSING)
 
 
 @pytest.fixture(scope="module")
