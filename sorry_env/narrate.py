@@ -23,7 +23,6 @@ prints round its edge; ``Red safe 2`` is square 2 of Red's safety zone (0 neares
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 
 from . import engine as E
 from . import game
@@ -64,8 +63,8 @@ class Move:
 def pawn_codes(state, rules) -> list:
     """Each seat's pawn codes in slot order ([] for an empty seat)."""
     ppp = get_rules(rules).pawns_per_player
-    return [[int(state[E.PAWNS + s * E.MAX_SLOTS + i]) for i in range(ppp)] if state[E.ACTIVE + s] else []
-            for s in range(4)]
+    codes = state[E.PAWNS:E.PAWNS + 4 * E.MAX_SLOTS].reshape(4, E.MAX_SLOTS)[:, :ppp].tolist()
+    return [codes[s] if state[E.ACTIVE + s] else [] for s in range(4)]
 
 
 def where(seat: int, code: int) -> str:
@@ -172,26 +171,31 @@ def trace_move(before, rules, action, after, labels: list | None = None) -> Move
         land(mover, slot_m, step.dst, step)
         steps.append(step)
 
-    consistent = all(Counter(pos[s]) == Counter(codes) for s, codes in enumerate(pawn_codes(after, rules)))
-    after_slot = _match(pos if consistent else pawn_codes(before, rules), pawn_codes(after, rules), rules, labels)
+    after_codes = pawn_codes(after, rules)
+    consistent = all(sorted(pos[s]) == sorted(codes) for s, codes in enumerate(after_codes))
+    after_slot = _match(pos if consistent else pawn_codes(before, rules), after_codes, labels)
     return Move(me, kind, card, steps, after_slot, consistent)
 
 
-def _match(predicted, after, rules, labels) -> dict:
+def _match(predicted, after, labels) -> dict:
     """(seat, slot before) -> slot after. Predicted codes equal to an after code are matched
-    first; anything left (only when the prediction failed) goes to the nearest code left."""
+    first (pawns sharing Start or Home in label order); anything left (only when the
+    prediction failed) goes to the nearest code left."""
     mapping = {}
     for seat, codes in enumerate(after):
-        order = sorted(range(len(predicted[seat])), key=lambda k: labels[seat][k] if labels else k)
-        free = list(range(len(codes)))
+        slots_of = {}
+        for a, code in enumerate(codes):
+            slots_of.setdefault(code, []).append(a)
+        # label order: pawns sharing Start or Home take their slots lowest label first
+        order = sorted(range(len(codes)), key=labels[seat].__getitem__) if labels else range(len(codes))
         left = []
         for k in order:
-            slot = next((a for a in free if codes[a] == predicted[seat][k]), None)
-            if slot is None:
-                left.append(k)
+            free_here = slots_of.get(predicted[seat][k])
+            if free_here:
+                mapping[(seat, k)] = free_here.pop(0)
             else:
-                free.remove(slot)
-                mapping[(seat, k)] = slot
+                left.append(k)
+        free = [a for rest in slots_of.values() for a in rest]
         for k in left:
             old = int(STEPS_TO_HOME[seat, predicted[seat][k]])
             slot = min(free, key=lambda a: abs(int(STEPS_TO_HOME[seat, codes[a]]) - old))
