@@ -71,13 +71,58 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
     """The position `state` under `rules` as an RGB image (see the module docstring).
     `labels`: a :class:`sorry_env.narrate.PawnLabels` following the game."""
     rules = get_rules(rules)
-    if not isinstance(size, int) or size < 160:
+    if isinstance(size, bool) or not isinstance(size, int) or size < 160:
         raise ValueError(f"size must be an integer of at least 160 pixels, got {size!r}")
     ppp = rules.pawns_per_player
     cell = size / GRID
+    active = tuple(s for s in range(4) if state[E.ACTIVE + s])
+    teams = rules.teams != "none"
+    img = _background(size, active, teams).copy()
+    d = ImageDraw.Draw(img)
+    small, medium, large = _fonts(cell)
+    to_move = int(state[E.TO_MOVE])
+    if state[E.WINNER] < 0:  # whose turn: a thick ring round the mover's Start circle
+        x, y = start_centre(to_move)
+        radius = START_RADIUS * cell
+        d.ellipse([x * cell - radius, y * cell - radius, x * cell + radius, y * cell + radius], outline=INK[to_move],
+                  width=4)
+    # Pawns: on squares, and in their circles.
+    pawn_r = cell * 0.36
+    for seat in active:
+        numbers = _slot_numbers(labels, seat, ppp)
+        in_start, at_home = [], []
+        for i in range(ppp):
+            code = int(state[E.PAWNS + seat * E.MAX_SLOTS + i])
+            if code == START:
+                in_start.append(numbers[i])
+            elif code == HOME:
+                at_home.append(numbers[i])
+            else:
+                col, row = track_cell(code) if code < TRACK else safe_cell(seat, code - SAFE0)
+                _pawn(d, ((col + 0.5) * cell, (row + 0.5) * cell), pawn_r, seat, numbers[i], medium)
+        for (x, y), group, radius in ((start_centre(seat), in_start, START_RADIUS),
+                                      (home_centre(seat), at_home, HOME_RADIUS)):
+            r_small = cell * 0.24
+            for k, number in enumerate(sorted(group)):
+                offset = (k - (len(group) - 1) / 2) * r_small * 2.1
+                _pawn(d, (x * cell + offset, (y + 0.05) * cell), r_small, seat, number, small)
+            d.text((x * cell, (y + radius * 0.6) * cell), str(len(group)), fill=TEXT, font=medium, anchor="mm")
+    _centre_panel(d, state, rules, cell, (small, medium, large), caption)
+    return img
+
+
+def _fonts(cell: float) -> tuple:
+    return _font(max(8, int(cell * 0.28))), _font(max(9, int(cell * 0.38))), _font(int(cell * 0.9))
+
+
+@functools.lru_cache(maxsize=32)
+def _background(size: int, active: tuple, teams: bool) -> Image.Image:
+    """Everything that does not change during a game: squares, slides, safety zones, circles.
+    Drawn once per (size, seats, teams) and copied for every picture."""
+    cell = size / GRID
     img = Image.new("RGB", (size, size), BOARD)
     d = ImageDraw.Draw(img)
-    small, medium, large = _font(max(8, int(cell * 0.28))), _font(max(9, int(cell * 0.38))), _font(int(cell * 0.9))
+    small, medium, _ = _fonts(cell)
 
     def box(col, row, inset=0.0):
         return [col * cell + inset, row * cell + inset, (col + 1) * cell - inset, (row + 1) * cell - inset]
@@ -108,46 +153,19 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
         tip = (a[0] + dx * h, a[1] + dy * h)
         d.polygon([tip, (a[0] - dx * h / 2 - dy * w, a[1] - dy * h / 2 + dx * w),
                    (a[0] - dx * h / 2 + dy * w, a[1] - dy * h / 2 - dx * w)], fill=INK[owner])
-    active = [s for s in range(4) if state[E.ACTIVE + s]]
-    to_move = int(state[E.TO_MOVE])
-    teams = rules.teams != "none"
     # Safety zones, Start and Home circles (drawn for every colour; empty seats faded).
     for seat in range(4):
         playing = seat in active
         tint = TINT[seat] if playing else (225, 222, 210)
         for k in range(SAFE_LEN):
             d.rectangle(box(*safe_cell(seat, k), 1), fill=tint, outline=INK[seat] if playing else LINE)
-        for name, (x, y), radius in (("START", start_centre(seat), START_RADIUS), ("HOME", home_centre(seat),
-                                                                                    HOME_RADIUS)):
-            width = 4 if playing and seat == to_move and name == "START" and state[E.WINNER] < 0 else 2
-            disc((x * cell, y * cell), radius * cell, tint, INK[seat] if playing else LINE, width)
+        for name, (x, y), radius in (("START", start_centre(seat), START_RADIUS),
+                                     ("HOME", home_centre(seat), HOME_RADIUS)):
+            disc((x * cell, y * cell), radius * cell, tint, INK[seat] if playing else LINE, 2)
             d.text((x * cell, (y - radius * 0.62) * cell), name, fill=TEXT, font=small, anchor="mm")
-    # Pawns: on squares, and in their circles.
-    pawn_r = cell * 0.36
-    for seat in active:
-        numbers = _slot_numbers(labels, seat, ppp)
-        in_start, at_home = [], []
-        for i in range(ppp):
-            code = int(state[E.PAWNS + seat * E.MAX_SLOTS + i])
-            if code == START:
-                in_start.append(numbers[i])
-            elif code == HOME:
-                at_home.append(numbers[i])
-            else:
-                col, row = track_cell(code) if code < TRACK else safe_cell(seat, code - SAFE0)
-                _pawn(d, centre(col, row), pawn_r, seat, numbers[i], medium)
-        for (x, y), group, radius in ((start_centre(seat), in_start, START_RADIUS),
-                                      (home_centre(seat), at_home, HOME_RADIUS)):
-            r_small = cell * 0.24
-            for k, number in enumerate(sorted(group)):
-                offset = (k - (len(group) - 1) / 2) * r_small * 2.1
-                _pawn(d, (x * cell + offset, (y + 0.05) * cell), r_small, seat, number, small)
-            d.text((x * cell, (y + radius * 0.6) * cell), str(len(group)), fill=TEXT, font=medium, anchor="mm")
-            if teams:
-                team = "A" if seat % 2 == 0 else "B"
-                d.text(((x + radius * 0.75) * cell, (y - radius * 0.75) * cell), team, fill=INK[seat],
-                       font=medium, anchor="mm")
-    _centre_panel(d, state, rules, cell, (small, medium, large), caption)
+            if teams and playing:  # each circle tagged with its partnership
+                d.text(((x + radius * 0.75) * cell, (y - radius * 0.75) * cell), "A" if seat % 2 == 0 else "B",
+                       fill=INK[seat], font=medium, anchor="mm")
     return img
 
 
