@@ -13,6 +13,7 @@
 
 Timings are wall-clock on whatever else the machine is doing; compare rows of one run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -103,8 +104,10 @@ def main():
             if best is None or end - start < best:
                 best, best_replay = end - start, replayed - start
         size = out.stat().st_size
-    print(f"{f'replay {args.turns}-turn game to GIF':36s} {best:8.2f} s best of {args.repeats} "
-          f"({best_replay:.2f} s re-playing and checking, {frames} frames, {size / 1e6:.1f} MB)")
+    print(
+        f"{f'replay {args.turns}-turn game to GIF':36s} {best:8.2f} s best of {args.repeats} "
+        f"({best_replay:.2f} s re-playing and checking, {frames} frames, {size / 1e6:.1f} MB)"
+    )
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ Drawing lives here, never in the engine; where things go comes from
 
 Only Pillow's built-in font is used (no font files, nothing downloaded).
 """
+
 from __future__ import annotations
 
 import functools
@@ -84,8 +85,9 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
     if state[E.WINNER] < 0:  # whose turn: a thick ring round the mover's Start circle
         x, y = start_centre(to_move)
         radius = START_RADIUS * cell
-        d.ellipse([x * cell - radius, y * cell - radius, x * cell + radius, y * cell + radius], outline=INK[to_move],
-                  width=4)
+        d.ellipse(
+            [x * cell - radius, y * cell - radius, x * cell + radius, y * cell + radius], outline=INK[to_move], width=4
+        )
     # Pawns: on squares, and in their circles.
     pawn_r = cell * 0.36
     for seat in active:
@@ -100,8 +102,10 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
             else:
                 col, row = track_cell(code) if code < TRACK else safe_cell(seat, code - SAFE0)
                 _pawn(d, ((col + 0.5) * cell, (row + 0.5) * cell), pawn_r, seat, numbers[i], medium)
-        for (x, y), group, radius in ((start_centre(seat), in_start, START_RADIUS),
-                                      (home_centre(seat), at_home, HOME_RADIUS)):
+        for (x, y), group, radius in (
+            (start_centre(seat), in_start, START_RADIUS),
+            (home_centre(seat), at_home, HOME_RADIUS),
+        ):
             r_small = cell * 0.24
             for k, number in enumerate(sorted(group)):
                 offset = (k - (len(group) - 1) / 2) * r_small * 2.1
@@ -151,21 +155,34 @@ def _background(size: int, active: tuple, teams: bool) -> Image.Image:
         dx, dy = np.sign(b[0] - a[0]), np.sign(b[1] - a[1])
         h, w = cell * 0.3, cell * 0.25
         tip = (a[0] + dx * h, a[1] + dy * h)
-        d.polygon([tip, (a[0] - dx * h / 2 - dy * w, a[1] - dy * h / 2 + dx * w),
-                   (a[0] - dx * h / 2 + dy * w, a[1] - dy * h / 2 - dx * w)], fill=INK[owner])
+        d.polygon(
+            [
+                tip,
+                (a[0] - dx * h / 2 - dy * w, a[1] - dy * h / 2 + dx * w),
+                (a[0] - dx * h / 2 + dy * w, a[1] - dy * h / 2 - dx * w),
+            ],
+            fill=INK[owner],
+        )
     # Safety zones, Start and Home circles (drawn for every colour; empty seats faded).
     for seat in range(4):
         playing = seat in active
         tint = TINT[seat] if playing else (225, 222, 210)
         for k in range(SAFE_LEN):
             d.rectangle(box(*safe_cell(seat, k), 1), fill=tint, outline=INK[seat] if playing else LINE)
-        for name, (x, y), radius in (("START", start_centre(seat), START_RADIUS),
-                                     ("HOME", home_centre(seat), HOME_RADIUS)):
+        for name, (x, y), radius in (
+            ("START", start_centre(seat), START_RADIUS),
+            ("HOME", home_centre(seat), HOME_RADIUS),
+        ):
             disc((x * cell, y * cell), radius * cell, tint, INK[seat] if playing else LINE, 2)
             d.text((x * cell, (y - radius * 0.62) * cell), name, fill=TEXT, font=small, anchor="mm")
             if teams and playing:  # each circle tagged with its partnership
-                d.text(((x + radius * 0.75) * cell, (y - radius * 0.75) * cell), "A" if seat % 2 == 0 else "B",
-                       fill=INK[seat], font=medium, anchor="mm")
+                d.text(
+                    ((x + radius * 0.75) * cell, (y - radius * 0.75) * cell),
+                    "A" if seat % 2 == 0 else "B",
+                    fill=INK[seat],
+                    font=medium,
+                    anchor="mm",
+                )
     return img
 
 
@@ -188,25 +205,43 @@ def _centre_panel(d, state, rules, cell, fonts, caption):
         cards = hand_text(state, to_move).split() if winner < 0 else []
         w, h, gap = cell * 1.15, cell * 1.6, cell * 0.15
         left = mid - (len(cards) * (w + gap) - gap) / 2
-        d.text((mid, top + cell * 0.6), f"{COLOUR_NAMES[to_move]}'s hand" if cards else "", fill=TEXT, font=small,
-               anchor="mm")
+        d.text(
+            (mid, top + cell * 0.6),
+            f"{COLOUR_NAMES[to_move]}'s hand" if cards else "",
+            fill=TEXT,
+            font=small,
+            anchor="mm",
+        )
         for k, name in enumerate(cards):
             x = left + k * (w + gap)
-            d.rounded_rectangle([x, top + cell, x + w, top + cell + h], radius=cell * 0.15, fill=(255, 255, 255),
-                                outline=INK[to_move], width=2)
+            d.rounded_rectangle(
+                [x, top + cell, x + w, top + cell + h],
+                radius=cell * 0.15,
+                fill=(255, 255, 255),
+                outline=INK[to_move],
+                width=2,
+            )
             d.text((x + w / 2, top + cell + h / 2), name, fill=TEXT, font=medium, anchor="mm")
         h = cell * 2.8
     else:
         # The card in play: a white card with its name ("-" at a chance node: no card drawn).
         w, h = cell * 2.0, cell * 2.8
-        d.rounded_rectangle([mid - w / 2, top, mid + w / 2, top + h], radius=cell * 0.25, fill=(255, 255, 255),
-                            outline=INK[to_move], width=3)
+        d.rounded_rectangle(
+            [mid - w / 2, top, mid + w / 2, top + h],
+            radius=cell * 0.25,
+            fill=(255, 255, 255),
+            outline=INK[to_move],
+            width=3,
+        )
         name = CARD_NAMES[card] if card >= 0 else "-"
         d.text((mid, top + h / 2), name, fill=TEXT, font=large if len(name) <= 2 else medium, anchor="mm")
     y = top + h + cell * 0.45
     if winner >= 0:
-        side = f"{COLOUR_NAMES[winner]} + {COLOUR_NAMES[(winner + 2) % 4]}" if rules.teams != "none" else \
-            COLOUR_NAMES[winner]
+        side = (
+            f"{COLOUR_NAMES[winner]} + {COLOUR_NAMES[(winner + 2) % 4]}"
+            if rules.teams != "none"
+            else COLOUR_NAMES[winner]
+        )
         d.text((mid, y), f"{side} wins", fill=INK[winner], font=medium, anchor="mm")
     else:
         again = " (draw again)" if state[E.DRAW_AGAIN] else ""
@@ -238,4 +273,3 @@ def _wrapped(d, text, x_mid, y, width, font):
 def board_array(state, rules, labels=None, caption: str | None = None, size: int = DEFAULT_SIZE) -> np.ndarray:
     """:func:`draw_board` as a ``uint8[size, size, 3]`` array (``render_mode="rgb_array"``)."""
     return np.asarray(draw_board(state, rules, labels, caption, size), dtype=np.uint8)
-

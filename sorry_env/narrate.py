@@ -20,6 +20,7 @@ slides (and who was swept off the slide), bumps (whose pawn went back to Start),
 reaching Home, swaps and Sorry! cards. Square numbers are the track numbers the ANSI board
 prints round its edge; ``Red safe 2`` is square 2 of Red's safety zone (0 nearest the entry).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -63,7 +64,7 @@ class Move:
 def pawn_codes(state, rules) -> list:
     """Each seat's pawn codes in slot order ([] for an empty seat)."""
     ppp = get_rules(rules).pawns_per_player
-    codes = state[E.PAWNS:E.PAWNS + 4 * E.MAX_SLOTS].reshape(4, E.MAX_SLOTS)[:, :ppp].tolist()
+    codes = state[E.PAWNS : E.PAWNS + 4 * E.MAX_SLOTS].reshape(4, E.MAX_SLOTS)[:, :ppp].tolist()
     return [codes[s] if state[E.ACTIVE + s] else [] for s in range(4)]
 
 
@@ -299,8 +300,10 @@ def _account(before, rules, action, move: Move, numbers: list) -> tuple:
                 text = pawn(step.pawn)
             else:
                 other = move.steps[1]
-                text = (f"{pawn(step.pawn)} on {where(seat, step.src)} swaps places with "
-                        f"{_names([other.pawn], numbers)} on {where(other.pawn[0], other.src)}")
+                text = (
+                    f"{pawn(step.pawn)} on {where(seat, step.src)} swaps places with "
+                    f"{_names([other.pawn], numbers)} on {where(other.pawn[0], other.src)}"
+                )
         else:
             direction = f"{step.n} forward" if step.n > 0 else f"{-step.n} back"
             end = step.slide[0] if step.slide else step.dst

@@ -32,6 +32,7 @@ result do not match is refused with the first difference named. So a replay is t
 itself, re-run, never just the file's pictures. Move descriptions come from
 :mod:`sorry_env.narrate` (pawn labels stable through the game). Needs no torch.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,8 +50,19 @@ from .scoring import scores
 from .state_io import state_to_dict
 
 FORMAT = "sorry-replay/1"
-_KEYS = {"format", "rules", "seats", "seed", "first_seat", "max_turns", "players", "source", "initial_state",
-         "moves", "result"}
+_KEYS = {
+    "format",
+    "rules",
+    "seats",
+    "seed",
+    "first_seat",
+    "max_turns",
+    "players",
+    "source",
+    "initial_state",
+    "moves",
+    "result",
+}
 
 
 class ReplayError(ValueError):
@@ -80,12 +92,24 @@ def _start(rules, seats, seed, first_seat):
 def _result(state, rules) -> dict:
     winner = game.winner(state)
     points = scores(state, rules) if winner is not None and rules.scoring != "none" else None
-    return {"winner": winner, "turns": int(state[E.TURN]), "truncated": winner is None,
-            "scores": {str(s): p for s, p in points.items()} if points is not None else None}
+    return {
+        "winner": winner,
+        "turns": int(state[E.TURN]),
+        "truncated": winner is None,
+        "scores": {str(s): p for s, p in points.items()} if points is not None else None,
+    }
 
 
-def record_game(rules, seats, seed: int, actions, first_seat: int | None = None, max_turns: int | None = None,
-                players: list | None = None, source: dict | None = None) -> dict:
+def record_game(
+    rules,
+    seats,
+    seed: int,
+    actions,
+    first_seat: int | None = None,
+    max_turns: int | None = None,
+    players: list | None = None,
+    source: dict | None = None,
+) -> dict:
     """The replay record of the game started by ``new_state(rules, seats=seats, seed=seed)``
     (``first_seat`` moving first) and played with `actions`."""
     rules = get_rules(rules)
@@ -97,12 +121,29 @@ def record_game(rules, seats, seed: int, actions, first_seat: int | None = None,
         before = state
         state = game.step(before, rules, int(action))
         move = labels.advance(before, int(action), state)
-        moves.append({"turn": int(before[E.TURN]), "seat": game.to_move(before), "card": game.card(before),
-                      "action": int(action), "description": narrate(before, rules, int(action), move, labels.previous),
-                      "state": state_to_dict(state, rules)})
-    return {"format": FORMAT, "rules": _rules_dict(rules), "seats": list(seats), "seed": int(seed),
-            "first_seat": first_seat, "max_turns": max_turns, "players": players or [], "source": source or {},
-            "initial_state": initial, "moves": moves, "result": _result(state, rules)}
+        moves.append(
+            {
+                "turn": int(before[E.TURN]),
+                "seat": game.to_move(before),
+                "card": game.card(before),
+                "action": int(action),
+                "description": narrate(before, rules, int(action), move, labels.previous),
+                "state": state_to_dict(state, rules),
+            }
+        )
+    return {
+        "format": FORMAT,
+        "rules": _rules_dict(rules),
+        "seats": list(seats),
+        "seed": int(seed),
+        "first_seat": first_seat,
+        "max_turns": max_turns,
+        "players": players or [],
+        "source": source or {},
+        "initial_state": initial,
+        "moves": moves,
+        "result": _result(state, rules),
+    }
 
 
 def _rules_dict(rules: Rules) -> dict:
@@ -163,8 +204,10 @@ def replay(record: dict) -> Replay:
         raise ReplayError(str(error)) from None
     got = state_to_dict(state, rules)
     if got != record["initial_state"]:
-        raise ReplayError("the initial state differs from the game the seed starts: "
-                          + _first_difference(got, record["initial_state"]))
+        raise ReplayError(
+            "the initial state differs from the game the seed starts: "
+            + _first_difference(got, record["initial_state"])
+        )
     moves = record["moves"]
     if not isinstance(moves, list):
         raise ReplayError("'moves' must be a list")
@@ -184,8 +227,10 @@ def replay(record: dict) -> Replay:
         move = labels.advance(before, action, state)
         got = state_to_dict(state, rules)
         if got != entry["state"]:
-            raise ReplayError(f"move {k} (action {action}): the state after it differs from the recorded one: "
-                              + _first_difference(got, entry["state"]))
+            raise ReplayError(
+                f"move {k} (action {action}): the state after it differs from the recorded one: "
+                + _first_difference(got, entry["state"])
+            )
         out.actions.append(action)
         out.descriptions.append(narrate(before, rules, action, move, labels.previous))
         out.states.append(state)
@@ -258,9 +303,11 @@ def write_gif(rep: Replay, path, fps: float = 2.0, size: int = 640) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="sorry-replay",
-                                     description="Re-play a recorded Sorry! game (from sorry-eval --record): check it "
-                                                 "against the engine, print its moves, optionally write a GIF.")
+    parser = argparse.ArgumentParser(
+        prog="sorry-replay",
+        description="Re-play a recorded Sorry! game (from sorry-eval --record): check it "
+        "against the engine, print its moves, optionally write a GIF.",
+    )
     parser.add_argument("file", help="a replay file (JSON)")
     parser.add_argument("--gif", metavar="OUT.gif", help="write the game as an animated GIF")
     parser.add_argument("--fps", type=float, default=2.0, help="GIF frames (moves) per second (default 2)")

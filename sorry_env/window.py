@@ -4,6 +4,7 @@ pygame is optional (the ``human`` extra: ``pip install 'sorry-env[human]'``); it
 and its display opened only when the first picture is shown. Headless machines and tests set
 ``SDL_VIDEODRIVER=dummy`` to draw to no screen.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -14,8 +15,10 @@ import numpy as np
 def require_pygame() -> None:
     """A clear error, before any work, when pygame is missing."""
     if importlib.util.find_spec("pygame") is None:
-        raise ImportError("render_mode='human' needs pygame, which is not installed: "
-                          "pip install 'sorry-env[human]' (or pip install pygame), or use render_mode='rgb_array'")
+        raise ImportError(
+            "render_mode='human' needs pygame, which is not installed: "
+            "pip install 'sorry-env[human]' (or pip install pygame), or use render_mode='rgb_array'"
+        )
 
 
 class Window:

@@ -1,5 +1,6 @@
 """Move narration and stable pawn labels (sorry_env.narrate) on hand-made positions, and the
 pawn tracking checked against the engine over random games of every preset."""
+
 import numpy as np
 import pytest
 
@@ -38,8 +39,10 @@ def test_a_slide_names_every_pawn_it_sweeps_own_colour_included():
     # Yellow lands on Red's long-slide triangle (9) and slides to 13 over a Red and a Yellow pawn.
     state = position(2, "3", seat(["track", 11]), seat(["track", 12], ["track", 6]))
     text, after, labels = play(state, MOVE + 1)  # Yellow's slot 1 is the pawn on 6
-    assert text == ("Yellow plays 3: Y2 moves 3 forward from square 6 to square 9, lands on Red's slide at square 9 "
-                    "and slides to square 13, sweeping Red's R1 and Yellow's Y1 back to Start.")
+    assert text == (
+        "Yellow plays 3: Y2 moves 3 forward from square 6 to square 9, lands on Red's slide at square 9 "
+        "and slides to square 13, sweeping Red's R1 and Yellow's Y1 back to Start."
+    )
     yellow = dict(zip(labels.seat_labels(2), game_pawns(after, 2)))
     assert yellow["Y2"] == 13 and yellow["Y1"] == 66  # Y1 is in Start (code 66)
 
@@ -62,8 +65,9 @@ def test_labels_stay_with_pawns_when_the_engine_reorders_slots():
 def test_reaching_home_and_entering_the_safety_zone_are_said():
     state = position(0, "2", seat(["safe", 3], ["track", 1]), seat())
     assert play(state, MOVE + 0)[0] == "Red plays 2: R1 moves 2 forward from Red safe 3 and reaches Home."
-    assert play(state, MOVE + 1)[0] == ("Red plays 2: R2 moves 2 forward from square 1 to Red safe 0 "
-                                        "(into the safety zone).")
+    assert play(state, MOVE + 1)[0] == (
+        "Red plays 2: R2 moves 2 forward from square 1 to Red safe 0 (into the safety zone)."
+    )
 
 
 def test_swaps_sorry_and_starts_name_both_pawns():
@@ -73,12 +77,14 @@ def test_swaps_sorry_and_starts_name_both_pawns():
     assert text == "Red plays 11: R1 on square 20 swaps places with Yellow's Y1 on square 40."
     state = position(0, "SORRY", seat(), seat(["track", 40]))
     (action,) = game.legal_actions(state, RULES)
-    assert play(state, int(action))[0] == ("Red plays SORRY: R1 leaves Start and takes square 40, sending "
-                                           "Yellow's Y1 back to Start.")
+    assert play(state, int(action))[0] == (
+        "Red plays SORRY: R1 leaves Start and takes square 40, sending Yellow's Y1 back to Start."
+    )
     state = position(0, "1", seat(), seat(["track", 4]))
     (action,) = game.legal_actions(state, RULES)
-    assert play(state, int(action))[0] == ("Red plays 1: R1 leaves Start onto square 4, bumping Yellow's Y1 "
-                                           "back to Start.")
+    assert play(state, int(action))[0] == (
+        "Red plays 1: R1 leaves Start onto square 4, bumping Yellow's Y1 back to Start."
+    )
 
 
 def test_options_are_told_with_their_consequences_before_the_choice():

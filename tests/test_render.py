@@ -1,4 +1,5 @@
 """Pictures of the board (sorry_env.draw) and the env's render modes: rgb_array, human, ansi."""
+
 import importlib.util
 
 import numpy as np
@@ -29,11 +30,18 @@ def cell_pixel(image, cell, dy=-0.3):
 
 def test_rgb_array_is_a_uint8_image_with_pawns_in_their_colours_on_their_squares():
     e = raw_env(num_players=4, render_mode="rgb_array")
-    e.reset(seed=0, options={"state": {"to_move": 0, "card": "3", "pawns": [
-        seat(["track", 10]), seat(["track", 25]), seat(["safe", 2]), seat(["track", 55])]}})
+    e.reset(
+        seed=0,
+        options={
+            "state": {
+                "to_move": 0,
+                "card": "3",
+                "pawns": [seat(["track", 10]), seat(["track", 25]), seat(["safe", 2]), seat(["track", 55])],
+            }
+        },
+    )
     image = e.render()
-    assert isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.shape == (DEFAULT_SIZE,
-                                                                                         DEFAULT_SIZE, 3)
+    assert isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.shape == (DEFAULT_SIZE, DEFAULT_SIZE, 3)
     assert near(cell_pixel(image, L.track_cell(10)), INK[0])
     assert near(cell_pixel(image, L.track_cell(25)), INK[1])
     assert near(cell_pixel(image, L.safe_cell(2, 2)), INK[2])
@@ -96,8 +104,12 @@ def test_labels_and_caption_are_drawn_and_size_is_checked():
 
 def test_ansi_board_prints_the_square_numbers_and_stable_labels():
     e = raw_env(num_players=2, render_mode="ansi")
-    e.reset(seed=0, options={"state": {"to_move": 0, "card": "12", "pawns": [
-        seat(["track", 20], ["track", 10]), None, seat(), None]}})
+    e.reset(
+        seed=0,
+        options={
+            "state": {"to_move": 0, "card": "12", "pawns": [seat(["track", 20], ["track", 10]), None, seat(), None]}
+        },
+    )
     text = e.render()
     lines = text.split("\n")
     assert lines[0].split() == [str(n) for n in range(30, 46)]  # the top row: squares 30..45

@@ -1,5 +1,6 @@
 """Recorded games: sorry-eval --record writes them, sorry-replay re-plays them exactly, prints
 the moves and makes GIFs, and refuses files that are not the game they claim to be."""
+
 import csv
 import json
 import subprocess
@@ -17,8 +18,24 @@ from training import evaluate
 def recorded(tmp_path_factory):
     """Two games of a 3-game tournament, recorded."""
     root = tmp_path_factory.mktemp("rec")
-    evaluate.main(["greedy", "random", "--games", "3", "--workers", "1", "--no-progress", "--seed", "5",
-                   "--out", str(root / "eval"), "--record", "2", str(root / "games")])
+    evaluate.main(
+        [
+            "greedy",
+            "random",
+            "--games",
+            "3",
+            "--workers",
+            "1",
+            "--no-progress",
+            "--seed",
+            "5",
+            "--out",
+            str(root / "eval"),
+            "--record",
+            "2",
+            str(root / "games"),
+        ]
+    )
     with open(root / "eval" / "games.csv", newline="") as f:
         games = list(csv.DictReader(f))
     return root, sorted((root / "games").glob("*.json")), games
@@ -32,13 +49,18 @@ def test_record_saves_k_games_that_replay_exactly(recorded):
         rep = R.replay(record)  # raises unless every action is legal and every state matches
         tournament = games[index]  # the tournament's own account of the game
         assert record["result"]["turns"] == int(tournament["turns"]) == len(record["moves"]) > 10
-        winners = [p["agent"] for p in record["players"]
-                   if record["result"]["winner"] is not None
-                   and game.same_side(rep.rules, p["seat"], record["result"]["winner"])]
+        winners = [
+            p["agent"]
+            for p in record["players"]
+            if record["result"]["winner"] is not None
+            and game.same_side(rep.rules, p["seat"], record["result"]["winner"])
+        ]
         assert " ".join(winners) == tournament["winners"]
         assert [p["agent"] for p in record["players"]] == ["greedy", "random"]
-        assert [p["seat"] for p in record["players"]] == [int(tournament["seat_greedy"]),
-                                                          int(tournament["seat_random"])]
+        assert [p["seat"] for p in record["players"]] == [
+            int(tournament["seat_greedy"]),
+            int(tournament["seat_random"]),
+        ]
         assert record["first_seat"] == int(tournament["first_seat"])
         assert record["source"] == {"tool": "sorry-eval", "tournament_seed": 5, "game": index}
         assert all(m["description"].startswith(("Red", "Yellow")) for m in record["moves"])
@@ -63,16 +85,19 @@ def tamper(record, k, key, value):
     return data
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda r: tamper(r, 3, "turn", 99), "move 3 .*'turn': replayed 4, recorded 99"),
-    (lambda r: {**r, "seed": r["seed"] + 1}, "initial state differs"),
-    (lambda r: {**r, "moves": [{**r["moves"][0], "action": 9999}] + r["moves"][1:]}, "move 0: action 9999 is out"),
-    (lambda r: {**r, "moves": r["moves"][:-1]}, "recorded result"),
-    (lambda r: {**r, "format": "something"}, "not a replay file"),
-    (lambda r: {k: v for k, v in r.items() if k != "moves"}, r"missing keys \['moves'\]"),
-    (lambda r: {**r, "rules": {"name": "x"}}, "'rules' must have exactly the fields"),
-    (lambda r: [r], "one JSON object"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda r: tamper(r, 3, "turn", 99), "move 3 .*'turn': replayed 4, recorded 99"),
+        (lambda r: {**r, "seed": r["seed"] + 1}, "initial state differs"),
+        (lambda r: {**r, "moves": [{**r["moves"][0], "action": 9999}] + r["moves"][1:]}, "move 0: action 9999 is out"),
+        (lambda r: {**r, "moves": r["moves"][:-1]}, "recorded result"),
+        (lambda r: {**r, "format": "something"}, "not a replay file"),
+        (lambda r: {k: v for k, v in r.items() if k != "moves"}, r"missing keys \['moves'\]"),
+        (lambda r: {**r, "rules": {"name": "x"}}, "'rules' must have exactly the fields"),
+        (lambda r: [r], "one JSON object"),
+    ],
+)
 def test_a_tampered_or_malformed_file_is_refused(recorded, change, message):
     _, files, _ = recorded
     with pytest.raises(R.ReplayError, match=message):
@@ -86,17 +111,24 @@ def test_the_command_gives_one_line_errors(recorded, tmp_path):
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(tamper(json.loads(files[1].read_text()), 0, "to_move", 1)))
     for path, words in ((bad, "is not JSON"), (tampered, "move 0"), (tmp_path / "missing.json", "cannot read")):
-        result = subprocess.run([sys.executable, "-m", "sorry_env.replay", str(path)], capture_output=True, text=True, check=False,
-                                timeout=300)
+        result = subprocess.run(
+            [sys.executable, "-m", "sorry_env.replay", str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
         assert result.returncode == 1 and words in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
 def test_replay_runs_without_torch(recorded):
     _, files, _ = recorded
-    code = ("import sys; sys.modules['torch'] = None\n"  # any `import torch` now fails
-            "from sorry_env.replay import main\n"
-            f"sys.exit(main([{str(files[0])!r}]))")
+    code = (
+        "import sys; sys.modules['torch'] = None\n"  # any `import torch` now fails
+        "from sorry_env.replay import main\n"
+        f"sys.exit(main([{str(files[0])!r}]))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "wins after" in result.stdout or "no winner" in result.stdout
@@ -105,11 +137,25 @@ def test_replay_runs_without_torch(recorded):
 def test_record_refuses_a_bad_directory_before_any_game(tmp_path, capsys):
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("x")
-    for args, words in ((["--record", "2", str(not_a_dir)], "is a file"),
-                        (["--record", "9", str(tmp_path / "d")], "K must be 1 .. --games"),
-                        (["--record", "two", str(tmp_path / "d")], "whole number")):
+    for args, words in (
+        (["--record", "2", str(not_a_dir)], "is a file"),
+        (["--record", "9", str(tmp_path / "d")], "K must be 1 .. --games"),
+        (["--record", "two", str(tmp_path / "d")], "whole number"),
+    ):
         with pytest.raises(SystemExit) as stop:
-            evaluate.main(["random", "random", "--games", "4", "--workers", "1", "--no-progress",
-                           "--out", str(tmp_path / "eval"), *args])
+            evaluate.main(
+                [
+                    "random",
+                    "random",
+                    "--games",
+                    "4",
+                    "--workers",
+                    "1",
+                    "--no-progress",
+                    "--out",
+                    str(tmp_path / "eval"),
+                    *args,
+                ]
+            )
         assert stop.value.code == 2 and words in capsys.readouterr().err
     assert not (tmp_path / "eval").exists()  # nothing was played or written

@@ -7,6 +7,7 @@ is written down by :func:`sorry_env.replay.record_game`, which re-plays it throu
 and each game is checked against the tournament's own record of it (winners and length)
 before it is saved as ``DIR/game-0000.json`` etc. Read them with ``sorry-replay``.
 """
+
 from __future__ import annotations
 
 import pathlib
@@ -53,8 +54,9 @@ class _LoggingAgent:
         return getattr(self._agent, name)
 
 
-def record_games(agent_specs, k: int, directory: pathlib.Path, seed: int, rules, max_turns: int,
-                 tournament_games: list | None = None) -> list:
+def record_games(
+    agent_specs, k: int, directory: pathlib.Path, seed: int, rules, max_turns: int, tournament_games: list | None = None
+) -> list:
     """Play games 0..k-1 of the tournament again, logging their actions, and save each as a
     replay file. `tournament_games`: the tournament's per-game records, checked against."""
     table = Table(agent_specs, rules, max_turns, seed)
@@ -67,15 +69,27 @@ def record_games(agent_specs, k: int, directory: pathlib.Path, seed: int, rules,
         if tournament_games is not None and index < len(tournament_games):
             expected = tournament_games[index]
             if (expected["winners"], expected["turns"]) != (outcome["winners"], outcome["turns"]):
-                raise RuntimeError(f"game {index} played again ended differently ({outcome['turns']} turns, "
-                                   f"winners {outcome['winners']}) from the tournament's ({expected['turns']} "
-                                   f"turns, winners {expected['winners']}): an agent is not reproducible from "
-                                   "its seed, so the replay would not be that game")
+                raise RuntimeError(
+                    f"game {index} played again ended differently ({outcome['turns']} turns, "
+                    f"winners {outcome['winners']}) from the tournament's ({expected['turns']} "
+                    f"turns, winners {expected['winners']}): an agent is not reproducible from "
+                    "its seed, so the replay would not be that game"
+                )
         entry_seats, first_seat = seating(index, table.seats)
         engine_seed = game_seeds(seed, index, len(table.agents))[0]
-        players = [{"agent": spec, "label": label, "seat": seat}
-                   for spec, label, seat in zip(table.specs, agent_labels(table.specs), entry_seats)]
-        record = replay.record_game(table.rules, table.seats, engine_seed, list(log), first_seat, max_turns,
-                                    players, {"tool": "sorry-eval", "tournament_seed": seed, "game": index})
+        players = [
+            {"agent": spec, "label": label, "seat": seat}
+            for spec, label, seat in zip(table.specs, agent_labels(table.specs), entry_seats)
+        ]
+        record = replay.record_game(
+            table.rules,
+            table.seats,
+            engine_seed,
+            list(log),
+            first_seat,
+            max_turns,
+            players,
+            {"tool": "sorry-eval", "tournament_seed": seed, "game": index},
+        )
         paths.append(replay.save(record, directory / f"game-{index:04d}.json"))
     return paths
