@@ -321,7 +321,11 @@ def _account(before, rules, action, move: Move, numbers: list) -> tuple:
         if step.bumped:
             text += f", bumping {_names(step.bumped, numbers)} back to Start"
         parts.append(text)
-    return card, "; ".join(parts) if parts else game.describe_action(before, rules, action)
+    text = "; ".join(parts) if parts else game.describe_action(before, rules, action)
+    if move.kind == "seven_part":  # Hasbro 2003 teams: a seven split among pawns, one part at a time
+        left = (int(before[E.SEVEN_LEFT]) or 7) - game.decode_action(rules, action)[3]
+        text += f" ({left} of the 7 still to move)" if left else " (the 7 is finished)"
+    return card, text
 
 
 def describe_move(before, rules, action, after, labels: PawnLabels | None = None) -> str:

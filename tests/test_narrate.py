@@ -6,7 +6,7 @@ import pytest
 
 from sorry_env import PRESETS, game, state_from_dict
 from sorry_env import engine as E
-from sorry_env.narrate import PawnLabels, describe_move, option_text
+from sorry_env.narrate import PawnLabels, describe_move, narrate, option_text
 
 RULES = PRESETS["hasbro2003"]
 S = ["start"]
@@ -113,6 +113,10 @@ def test_pawn_tracking_agrees_with_the_engine_over_random_games(name):
             E.step(after, r, action)
             move = labels.advance(state, action, after)
             assert move.consistent, (name, g, int(state[E.TURN]), game.describe_action(state, rules, action))
+            text = narrate(state, rules, action, move, labels.previous)  # every kind of move can be told
+            assert text.startswith(("Red", "Blue", "Yellow", "Green")) and "tracking lost" not in text
+            if game.decode_action(rules, action)[0] == "seven_part":
+                assert "of the 7 still to move" in text or "the 7 is finished" in text
             for s in game.seats(after):  # every label kept, none duplicated
                 assert sorted(labels.numbers[s]) == list(range(1, rules.pawns_per_player + 1))
             state = after
