@@ -288,7 +288,7 @@ def test_render_without_mode_returns_none():
 def test_constructor_validation():
     for kwargs in ({"num_players": 1}, {"num_players": 5}, {"seats": (0, 0)}, {"seats": (0, 4)},
                    {"seats": (1,)}, {"seats": (0, 1, 2, 3, 0)}, {"rules": "nope"},
-                   {"render_mode": "human"}, {"max_turns": 0}):
+                   {"render_mode": "video"}, {"max_turns": 0}):
         with pytest.raises(ValueError):
             raw_env(**kwargs)
 
