@@ -486,10 +486,14 @@ def main(argv=None):
         parser.error(f"--out {args.out} is a file; name a directory for the results")
     if args.record:
         from .record import check_record_request, record_games
+        if args.game == "express":
+            parser.error("--record saves board-game replays; Sorry! Express games (--game express) are not recorded")
         try:
             record_k, record_dir = check_record_request(*args.record, args.games)
         except ValueError as error:
             parser.error(str(error))
+    rules = args.rules or "hasbro2003"
+    max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
     start = time.perf_counter()
     try:
         if args.game == "express":
@@ -500,9 +504,8 @@ def main(argv=None):
             results = run_express_tournament(args.agents, args.players, args.games, args.seed, args.workers,
                                              args.max_turns, progress=not args.no_progress)
         else:
-            results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules or "hasbro2003",
-                                     args.workers, DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns,
-                                     progress=not args.no_progress)
+            results = run_tournament(args.agents, args.players, args.games, args.seed, rules, args.workers,
+                                     max_turns, progress=not args.no_progress)
     except ValueError as error:
         parser.error(str(error))
     elapsed = time.perf_counter() - start
@@ -511,8 +514,7 @@ def main(argv=None):
     for path in write_outputs(results, args.out):
         print(f"wrote {path}")
     if args.record:
-        for path in record_games(args.agents, record_k, record_dir, args.seed, args.rules, args.max_turns,
-                                 results["games"]):
+        for path in record_games(args.agents, record_k, record_dir, args.seed, rules, max_turns, results["games"]):
             print(f"wrote {path}")
 
 
