@@ -4,7 +4,7 @@ Policy input
 ------------
 A policy sees one float32 vector per decision (:func:`agents.policy_input.policy_input`): the
 env's observation of the acting seat (``OBS_SIZE`` floats) followed by the public part of the
-engine state array (``STATE_SIZE`` small integers, hidden parts zeroed). The self-play env
+engine state array (``STATE_SIZE`` small integers, hidden parts zeroed). The Gymnasium env
 emits the same vector.
 
 Actor kinds (``network.kind``)
@@ -38,7 +38,6 @@ argmax (or the sample, with ``sample=True``).
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import numpy as np
@@ -49,16 +48,14 @@ from torch import nn
 
 from sorry_env import engine as E
 from sorry_env import game
-from sorry_env.env import raw_env
 from sorry_env.observation import OBS_SIZE
-from sorry_env.rules import Rules, get_rules
+from sorry_env.rules import get_rules
 
-from .policy_input import STATE_SIZE, afterstates, policy_input
+from .policy_input import afterstates, layout, policy_input, rules_dict, rules_from_dict
 from .base import Agent, Turn
 
 FORMAT = "sorry_policy"
 FORMAT_VERSION = 2
-LAYOUT_VERSION = raw_env.metadata["name"]
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 KINDS = ("mlp", "afterstate")
 
@@ -105,21 +102,6 @@ class Actor(nn.Module):
 def masked_logits(logits: torch.Tensor, masks) -> torch.Tensor:
     """Logits with illegal actions at -inf (masks: bool or 0/1, same shape)."""
     return logits.masked_fill(~torch.as_tensor(masks).bool(), float("-inf"))
-
-
-def layout(rules) -> dict:
-    """The input/action layout this code builds for `rules`."""
-    return {"version": LAYOUT_VERSION, "obs_size": OBS_SIZE, "state_size": STATE_SIZE,
-            "n_actions": game.num_actions(rules)}
-
-
-def rules_dict(rules) -> dict:
-    """JSON form of a rules configuration (tuples become lists)."""
-    return json.loads(json.dumps(dataclasses.asdict(get_rules(rules))))
-
-
-def rules_from_dict(d: dict) -> Rules:
-    return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
 
 
 def save_policy(path, actor: Actor, *, rules, num_players: int, network: dict, name: str,
@@ -178,6 +160,8 @@ def check_trained_for(path, meta: dict, rules, num_players: int) -> None:
 
 class PolicyAgent(Agent):
     """Plays the masked argmax (or a masked sample) of a trained policy file."""
+
+    uses_torch = True  # evaluation code gives torch one thread per process (agents.set_torch_threads)
 
     def __init__(self, path, seed=None, sample: bool = False):
         self.path = str(path)

@@ -3,9 +3,13 @@
 - ``env()`` / ``raw_env()``: the PettingZoo environment (:mod:`sorry_env.env`).
 - :mod:`sorry_env.game`: the engine as plain functions, for search and tools.
 - :mod:`sorry_env.rules`: rule configurations and presets.
+- ``gymnasium.make("sorry_env/Sorry-v0", num_players=2, opponents=["heuristic"])``: a
+  single-agent Gymnasium env (one seat learns, agents play the others), registered here and
+  defined in :mod:`agents.gym_env` (imported only when made: sorry_env never imports agents).
 """
 import pathlib as _pathlib
 
+import gymnasium as _gymnasium
 from pettingzoo import register as _register
 
 from .numba_cache import clear_stale as _clear_stale
@@ -20,3 +24,6 @@ __all__ = ["env", "raw_env", "Rules", "PRESETS", "CARD_NAMES", "get_rules", "sta
 __version__ = "0.1.0"
 
 _register("aec", "sorry_env/sorry-v0", entry_point="sorry_env.env:env")
+# A string entry point: gymnasium imports agents.gym_env when the env is made, not here.
+if "sorry_env/Sorry-v0" not in _gymnasium.registry:
+    _gymnasium.register(id="sorry_env/Sorry-v0", entry_point="agents.gym_env:SorryGymEnv")
