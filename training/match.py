@@ -1,4 +1,4 @@
-"""Win rate of a policy file against one scripted opponent, played in the training env.
+"""Win rate of a policy file against one scripted opponent, played in the Gymnasium env.
 
 The learner seat rotates over the seats game by game and every other seat is the opponent,
 so a 4-player evaluation is one policy seat against three copies of the opponent. This is
@@ -6,25 +6,25 @@ the quick in-training measurement; reported results come from the tournament eva
 """
 from __future__ import annotations
 
+from agents.gym_env import PolicyInputWrapper, SorryGymEnv
 from agents.policy import PolicyAgent
 from sorry_env.rules import DEFAULT_MAX_TURNS
-
-from .opponents import OpponentPool
-from .selfplay_env import SelfPlayEnv
 
 
 def win_rate(policy_path, opponent: str, num_players: int, rules, games: int, seed: int,
              max_turns: int = DEFAULT_MAX_TURNS) -> float:
     policy = PolicyAgent(policy_path)
     policy.check_game(rules, num_players)
-    env = SelfPlayEnv(OpponentPool({opponent: 1.0}), num_players=num_players, rules=rules, max_turns=max_turns)
+    env = PolicyInputWrapper(SorryGymEnv(num_players, [opponent], rules, max_turns=max_turns,
+                                         illegal_action="raise", torch_threads=None))
+    seats = env.unwrapped.seats
     wins = 0
     for g in range(games):
-        obs, _ = env.reset(seed=seed + g, options={"learner_seat": env.seats[g % len(env.seats)]})
+        obs, _ = env.reset(seed=seed + g, options={"seat": seats[g % len(seats)]})
         done = False
         while not done:
             action = policy.act_batch(obs[None], env.action_masks()[None])[0]
-            obs, reward, terminated, truncated, _ = env.step(action)
+            obs, reward, terminated, truncated, info = env.step(action)
             done = terminated or truncated
-        wins += reward > 0
+        wins += info["learner_won"]
     return wins / games
