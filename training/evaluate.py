@@ -8,7 +8,11 @@ Command line (``sorry-eval`` or ``python -m training.evaluate``)::
     sorry-eval checkpoints/policy.safetensors "mcts:iterations=400" --rules hasbro2003_fast
 
 List one agent per player: anything :func:`agents.make_agent` accepts (a registered name,
-with optional settings, or a policy file). An agent listed twice is two players, labelled
+with optional settings, a policy file, an sb3 MaskablePPO ``.zip`` trained on the Gymnasium
+env, or your own agent as ``package.module:Name``); :func:`run_tournament` also takes
+:class:`agents.Agent` objects. ``--league A B C ...`` plays every pair instead
+(:mod:`training.league`). Each playing process gives torch one thread (``--torch-threads``
+or ``SORRY_TORCH_THREADS`` to change). An agent listed twice is two players, labelled
 ``random`` and ``random#2``. Written to ``--out`` (default ``runs/eval``): ``results.json`` (everything
 below), ``agents.csv``, ``turn_order.csv``, ``games.csv`` (one row per game) and
 ``win_rates.png``.
@@ -62,6 +66,7 @@ import math
 import multiprocessing
 import os
 import pathlib
+import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -99,8 +104,9 @@ class Table:
     """A lineup's agents in one process, able to play any game of the tournament by index."""
 
     def __init__(self, agent_specs, rules, max_turns, seed):
-        self.specs = list(agent_specs)
-        self.agents = [agents.make_agent(spec) for spec in self.specs]
+        self.specs = list(agent_specs)  # specs, Agent objects or functions (agents.as_agent)
+        self.agents = [agents.as_agent(spec) for spec in self.specs]
+        self.labels = agent_labels(self.specs)
         self.rules = get_rules(rules)
         self.rules_array = game.rules_array(self.rules)
         self.seats = game.DEFAULT_SEATS[len(self.agents)]
@@ -129,7 +135,7 @@ class Table:
             entry = entry_at_seat[seat]
             action = self.agents[entry].act(turn)
             if action not in legal:
-                raise ValueError(f"agent {self.specs[entry]!r} chose illegal action {action!r} in game "
+                raise ValueError(f"agent {self.labels[entry]!r} chose illegal action {action!r} in game "
                                  f"{game_index}; legal: {legal.tolist()}")
             E.step(state, self.rules_array, int(action))
 
@@ -153,21 +159,38 @@ class Table:
 _worker_table = None  # the Table of a worker process
 
 
-def _start_worker(agent_specs, rules, max_turns, seed):
+def _start_worker(agent_specs, rules, max_turns, seed, torch_threads):
     global _worker_table
     _worker_table = Table(agent_specs, rules, max_turns, seed)
+    agents.set_torch_threads(torch_threads)  # torch is loaded if a policy plays: one thread per worker
 
 
 def _play_in_worker(game_indices):
     return [_worker_table.play(g) for g in game_indices]
 
 
-def play_games(agent_specs, games, seed, rules, max_turns, workers, progress):
+def check_picklable(agent_specs) -> None:
+    """ValueError naming an agent object that cannot be sent to worker processes."""
+    for spec in agent_specs:
+        if isinstance(spec, str):
+            continue
+        try:
+            pickle.dumps(spec)
+        except Exception as error:  # pickling raises many types (PicklingError, TypeError, AttributeError)
+            raise ValueError(f"agent {agents.agent_label(spec)!r} cannot be sent to worker processes ({error}); "
+                             "define it at the top level of a module, give it as package.module:Name, "
+                             "or pass workers=1") from None
+
+
+def play_games(agent_specs, games, seed, rules, max_turns, workers, progress, torch_threads=None):
     """Records of games 0..games-1 in index order, played by `workers` processes."""
     # Built here first so that a bad agent spec fails before any worker starts.
     table = Table(agent_specs, rules, max_turns, seed)
+    if workers > 1:
+        check_picklable(agent_specs)
     with tqdm(total=games, unit="game", disable=not progress) as bar:
         if workers == 1:
+            agents.set_torch_threads(torch_threads)
             records = []
             for game_index in range(games):
                 records.append(table.play(game_index))
@@ -183,7 +206,7 @@ def play_games(agent_specs, games, seed, rules, max_turns, workers, progress):
         records = []
         try:
             with ProcessPoolExecutor(workers, context, _start_worker,
-                                     (agent_specs, rules, max_turns, seed)) as pool:
+                                     (agent_specs, rules, max_turns, seed, torch_threads)) as pool:
                 jobs = [pool.submit(_play_in_worker, range(g, min(g + chunk, games))) for g in range(0, games, chunk)]
                 for job in as_completed(jobs):  # the bar moves as chunks finish, in any order
                     records.extend(job.result())
@@ -249,7 +272,7 @@ def mean_score(records, entry):
 
 def _short(spec: str) -> str:
     name, colon, settings = spec.partition(":")
-    if not colon:
+    if not colon or "=" not in settings:  # a file, a bare name, or package.module:Name
         return pathlib.Path(spec).name
     parts = [item.partition("=") for item in settings.split(",")]
     return name + ":" + ",".join(k + eq + (pathlib.Path(v).name if "/" in v else v) for k, eq, v in parts)
@@ -257,8 +280,8 @@ def _short(spec: str) -> str:
 
 def agent_labels(agent_specs):
     """Display names: a policy file's name, a registered agent's spec with any file paths in
-    its settings shortened to file names; '#k' on the k-th repeat."""
-    names = [_short(spec) for spec in agent_specs]
+    its settings shortened to file names, an agent object's name; '#k' on the k-th repeat."""
+    names = [_short(spec) if isinstance(spec, str) else agents.agent_label(spec) for spec in agent_specs]
     return [name if names[:i].count(name) == 0 else f"{name}#{names[:i].count(name) + 1}"
             for i, name in enumerate(names)]
 
@@ -274,7 +297,7 @@ def summarize(records, agent_specs, seed, rules, max_turns):
     for i, (spec, label) in enumerate(zip(agent_specs, agent_labels(agent_specs))):
         agent_rows.append({
             "agent": label,
-            "spec": spec,
+            "spec": spec if isinstance(spec, str) else label,
             **win_rate(sum(i in record["winners"] for record in records), games),
             "expected": expected,
             "rating_mu": ratings[i]["mu"],
@@ -289,8 +312,8 @@ def summarize(records, agent_specs, seed, rules, max_turns):
         wins = sum(entry_at_turn_position(record, seats, position) in record["winners"] for record in records)
         turn_order.append({"position": position, **win_rate(wins, games), "expected": expected})
     return {
-        "config": {"agents": list(agent_specs), "players": players, "seats": list(seats), "games": games,
-                   "seed": seed, "rules": get_rules(rules).name, "max_turns": max_turns},
+        "config": {"agents": [row["spec"] for row in agent_rows], "players": players, "seats": list(seats),
+                   "games": games, "seed": seed, "rules": get_rules(rules).name, "max_turns": max_turns},
         "seating_balanced": games % players**2 == 0,
         "agents": agent_rows,
         "turn_order": turn_order,
@@ -302,12 +325,14 @@ def summarize(records, agent_specs, seed, rules, max_turns):
 
 
 def run_tournament(agent_specs, players=None, games=1000, seed=0, rules="hasbro2003", workers=None,
-                   max_turns=DEFAULT_MAX_TURNS, progress=False):
-    """Play `games` games between `agent_specs` (one per player) and return the results dict:
+                   max_turns=DEFAULT_MAX_TURNS, progress=False, torch_threads=None):
+    """Play `games` games between `agent_specs` (one per player: a spec, an agents.Agent or a
+    function from the observation dict to an action) and return the results dict:
     ``config``, ``agents`` (win rate, Wilson interval, rating, mean score per lineup entry),
     ``turn_order`` (win rate by position in turn order), ``first_mover_advantage``,
     ``mean_turns``, ``truncated`` and the per-game ``games`` records. `workers` defaults to
-    the number of cores."""
+    the number of cores; agent objects must pickle to reach them. `torch_threads`: torch
+    threads in each playing process (default: SORRY_TORCH_THREADS, else 1)."""
     agent_specs = list(agent_specs)
     players = len(agent_specs) if players is None else players
     if players not in game.DEFAULT_SEATS:
@@ -323,7 +348,7 @@ def run_tournament(agent_specs, players=None, games=1000, seed=0, rules="hasbro2
     if seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
     workers = min(workers, games)
-    records = play_games(agent_specs, games, seed, rules, max_turns, workers, progress)
+    records = play_games(agent_specs, games, seed, rules, max_turns, workers, progress, torch_threads)
     return summarize(records, agent_specs, seed, rules, max_turns)
 
 
@@ -446,11 +471,17 @@ def parse_args(argv=None):
         prog="sorry-eval",
         description="A tournament between Sorry! agents with rotated seats and first moves.",
         epilog="examples:\n  sorry-eval heuristic random --games 2000\n"
-               "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p",
+               "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p\n"
+               "  sorry-eval --league heuristic greedy random --games 400 --out runs/eval/league",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}) "
-                             "or a policy file (.safetensors; sorry-export makes one from a training run)")
+                        help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}), "
+                             "a policy file (.safetensors; sorry-export makes one from a training run), an "
+                             "sb3-contrib MaskablePPO model (.zip) trained on sorry_env/Sorry-v0, or your own "
+                             "agent as package.module:Name; with --league, the league's agents")
+    parser.add_argument("--league", action="store_true",
+                        help="play every pair (every set of --players agents) of the listed agents; writes a "
+                             "win-share matrix (table, league_matrix.csv, league.png) and ratings")
     parser.add_argument("--players", type=int, choices=(2, 3, 4),
                         help="number of players; must match the agents listed (default: their number)")
     parser.add_argument("--games", type=int, default=2000)
@@ -461,6 +492,9 @@ def parse_args(argv=None):
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
     parser.add_argument("--out", default="runs/eval", help="directory for results.json, CSVs and win_rates.png")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--torch-threads", type=int,
+                        help="torch threads per playing process (default: SORRY_TORCH_THREADS, else 1; policies "
+                             "answer one position at a time, where more threads only fight over the cores)")
     return parser, parser.parse_args(argv)
 
 
@@ -468,10 +502,25 @@ def main(argv=None):
     parser, args = parse_args(argv)
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         parser.error(f"--out {args.out} is a file; name a directory for the results")
+    if args.torch_threads is not None and args.torch_threads < 1:
+        parser.error(f"--torch-threads must be at least 1, got {args.torch_threads}")
     start = time.perf_counter()
+    if args.league:
+        from .league import format_league, run_league, write_league
+
+        try:
+            league = run_league(args.agents, args.players or 2, args.games, args.seed, args.rules, args.workers,
+                                args.max_turns, not args.no_progress, args.torch_threads)
+        except ValueError as error:
+            parser.error(str(error))
+        print(format_league(league))
+        print(f"league played in {time.perf_counter() - start:.1f} s")
+        for path in write_league(league, args.out):
+            print(f"wrote {path}")
+        return
     try:
         results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules, args.workers,
-                                 args.max_turns, progress=not args.no_progress)
+                                 args.max_turns, progress=not args.no_progress, torch_threads=args.torch_threads)
     except ValueError as error:
         parser.error(str(error))
     elapsed = time.perf_counter() - start
