@@ -182,12 +182,11 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
     if not hasattr(raw, "state_array") or not hasattr(raw, "rules"):
         raise TypeError(f"action_for needs a sorry_env PettingZoo env, got {type(env).__name__}")
     agent = as_agent(agent)
-    state = raw.state_array
-    if game.winner(state) is not None or not raw.agents:
-        raise ValueError("the game is over: nobody is to move")
+    state = raw.state_array  # RuntimeError before the first reset
+    mover = raw.agent_selection
+    if not raw.agents or raw.terminations.get(mover) or raw.truncations.get(mover):
+        raise ValueError("the game is over (won or truncated): nobody is to move")
     legal = game.legal_actions(state, raw.rules)
-    if len(legal) == 0:
-        raise ValueError("nobody is to move (the game was truncated)")
     agent.check_game(raw.rules, len(raw.seats))
     turn = Turn.from_state(state, raw.rules, rng if rng is not None else np.random.default_rng(), legal)
     action = agent.act(turn)

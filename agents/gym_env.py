@@ -147,6 +147,9 @@ class SorryGymEnv(gymnasium.Env):
         one agent per seat (else agents made from specs are reused across episodes)."""
         if isinstance(opponents, (str, Agent)) or callable(opponents):
             opponents = [opponents]
+        if not isinstance(opponents, (list, tuple)):
+            raise TypeError(f"opponents: give a list of agents (specs, Agent objects or functions) or one agent, "
+                             f"got {opponents!r}")
         opponents = list(opponents)
         if len(opponents) == 1:
             opponents = opponents * n

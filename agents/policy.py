@@ -182,10 +182,21 @@ class PolicyAgent(Agent):
 
     def act(self, turn: Turn) -> int:
         self.check_game(turn.rules, int(turn.state[E.ACTIVE:E.ACTIVE + 4].sum()))
+        if self.actor.kind == "afterstate" and not self.sample:
+            return self._best_afterstate(turn)
         inputs = policy_input(turn.state, game.rules_array(turn.rules), turn.seat)
         mask = np.zeros(self.actor.n_actions, dtype=bool)
         mask[turn.legal] = True
         return int(self.act_batch(inputs[None], mask[None])[0])
+
+    @torch.no_grad()
+    def _best_afterstate(self, turn: Turn) -> int:
+        """act_batch's argmax for one decision, without the full logits row: score the legal
+        moves' afterstates and keep the lowest action index among the best (argmax's tie
+        rule). The public view's hidden parts do not matter: afterstates draw no card."""
+        obs, _, actions = afterstates(turn.state[None], game.rules_array(turn.rules))
+        scores = self.actor.net(torch.from_numpy(obs))[:, 0].numpy()
+        return int(actions[scores == scores.max()].min())
 
     @torch.no_grad()
     def act_batch(self, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -91,6 +91,12 @@ def test_action_for_plays_an_agent_in_a_pettingzoo_loop():
     assert moves > 10
     with pytest.raises(ValueError, match="the game is over"):
         agents.action_for(env, heuristic)
+    truncated = sorry_env.env(num_players=2, max_turns=3)
+    truncated.reset(seed=0)
+    while not truncated.truncations[truncated.agent_selection]:
+        truncated.step(agents.action_for(truncated, heuristic))
+    with pytest.raises(ValueError, match="won or truncated"):
+        agents.action_for(truncated, heuristic)
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"agent 'bad' chose illegal action -1 for player_\d; legal"):
         agents.action_for(env, agents.CallableAgent(lambda observation: -1, name="bad"))

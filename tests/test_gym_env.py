@@ -163,6 +163,8 @@ def test_bad_settings_are_refused(tmp_path):
         SorryGymEnv(2, "random", illegal_action="ignore")
     with pytest.raises(RuntimeError, match="call reset"):
         SorryGymEnv(2, "random").step(0)
+    with pytest.raises(TypeError, match="opponents: give a list of agents"):
+        SorryGymEnv(2, None)
 
 
 def test_an_opponent_that_plays_an_illegal_move_is_named_with_the_legal_moves():
