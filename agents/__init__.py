@@ -39,11 +39,10 @@ AGENTS = {
 NOT_SETTABLE = ("self", "seed", "weights")
 
 
-def _settings(maker, spec: str, settings: str) -> dict:
+def _settings(maker, name: str, spec: str, settings: str) -> dict:
     """Constructor keyword arguments from the ``key=value,...`` part of a spec, each parsed as
     the type of the constructor's default, so a typo or a value of the wrong kind is refused
     here with its name instead of failing (or being silently rounded) inside the agent."""
-    name = getattr(maker, "__name__", spec)
     target = maker.__init__ if isinstance(maker, type) else maker
     params = inspect.signature(target).parameters
     defaults = {key: p.default for key, p in params.items()
@@ -94,7 +93,7 @@ def _import_agent(spec: str, seed) -> Agent:
     if not callable(maker):
         raise ValueError(f"agent {spec!r}: {attr} is a {type(maker).__name__}, not an Agent class or a function "
                          "returning one")
-    kwargs = _settings(maker, spec, settings)
+    kwargs = _settings(maker, attr, spec, settings)
     if _takes_seed(maker):
         kwargs["seed"] = seed
     agent = maker(**kwargs)
@@ -127,7 +126,7 @@ def make_agent(spec: str, seed=None) -> Agent:
         raise TypeError(f"an agent spec is text, got {spec!r}; pass Agent objects through as_agent")
     name, _, settings = spec.partition(":")
     if name in AGENTS:
-        return AGENTS[name](seed=seed, **_settings(AGENTS[name], spec, settings))
+        return AGENTS[name](seed=seed, **_settings(AGENTS[name], name, spec, settings))
     if spec.endswith(".zip"):
         from .sb3_agent import SB3Agent  # imports torch and sb3: only when a model is asked for
 
