@@ -81,8 +81,13 @@ class SB3Agent(Agent):
 
     def _load(self, data: dict):
         from gymnasium import spaces
-        from sb3_contrib import MaskablePPO
-        from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
+
+        try:
+            from sb3_contrib import MaskablePPO
+            from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
+        except ImportError as error:
+            raise ValueError(f"{self.path}: playing an sb3 model needs sb3-contrib ({error}); install the "
+                             "train extra: pip install -c constraints.txt -e '.[train]'") from None
 
         space = observation_space(self.rules, self.num_players)
         custom = {"observation_space": space, "action_space": spaces.Discrete(game.num_actions(self.rules)),
