@@ -6,6 +6,7 @@
 - ``gymnasium.make("sorry_env/Sorry-v0", num_players=2, opponents=["heuristic"])``: a
   single-agent Gymnasium env (one seat learns, agents play the others), registered here and
   defined in :mod:`agents.gym_env` (imported only when made: sorry_env never imports agents).
+- :mod:`sorry_env.express`: Sorry! Express, the dice game, as its own env (``sorry_env/express-v0``).
 """
 import pathlib as _pathlib
 
@@ -24,6 +25,7 @@ __all__ = ["env", "raw_env", "Rules", "PRESETS", "CARD_NAMES", "get_rules", "sta
 __version__ = "0.1.0"
 
 _register("aec", "sorry_env/sorry-v0", entry_point="sorry_env.env:env")
+_register("aec", "sorry_env/express-v0", entry_point="sorry_env.express.env:env")
 # A string entry point: gymnasium imports agents.gym_env when the env is made, not here.
 if "sorry_env/Sorry-v0" not in _gymnasium.registry:
     _gymnasium.register(id="sorry_env/Sorry-v0", entry_point="agents.gym_env:SorryGymEnv")

@@ -6,6 +6,7 @@ Command line (``sorry-eval`` or ``python -m training.evaluate``)::
     sorry-eval heuristic random --games 2000 --seed 0
     sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p
     sorry-eval checkpoints/policy.safetensors "mcts:iterations=400" --rules hasbro2003_fast
+    sorry-eval --game express greedy random random --games 2000  # Sorry! Express (docs/express.md)
 
 List one agent per player: anything :func:`agents.make_agent` accepts (a registered name,
 with optional settings, a policy file, an sb3 MaskablePPO ``.zip`` trained on the Gymnasium
@@ -79,6 +80,7 @@ from tqdm import tqdm
 import agents
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.express.game import DEFAULT_MAX_TURNS as EXPRESS_MAX_TURNS
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
 from sorry_env.scoring import scores
 
@@ -159,9 +161,9 @@ class Table:
 _worker_table = None  # the Table of a worker process
 
 
-def _start_worker(agent_specs, rules, max_turns, seed, torch_threads):
+def _start_worker(agent_specs, rules, max_turns, seed, table_class, torch_threads):
     global _worker_table
-    _worker_table = Table(agent_specs, rules, max_turns, seed)
+    _worker_table = table_class(agent_specs, rules, max_turns, seed)
     agents.set_torch_threads(torch_threads)  # torch is loaded if a policy plays: one thread per worker
 
 
@@ -182,10 +184,12 @@ def check_picklable(agent_specs) -> None:
                              "or pass workers=1") from None
 
 
-def play_games(agent_specs, games, seed, rules, max_turns, workers, progress, torch_threads=None):
-    """Records of games 0..games-1 in index order, played by `workers` processes."""
+def play_games(agent_specs, games, seed, rules, max_turns, workers, progress, table_class=Table, torch_threads=None):
+    """Records of games 0..games-1 in index order, played by `workers` processes, each with
+    a `table_class` (Table; training.express_evaluate.ExpressTable for Sorry! Express) and
+    `torch_threads` torch threads (default: SORRY_TORCH_THREADS, else 1)."""
     # Built here first so that a bad agent spec fails before any worker starts.
-    table = Table(agent_specs, rules, max_turns, seed)
+    table = table_class(agent_specs, rules, max_turns, seed)
     if workers > 1:
         check_picklable(agent_specs)
     with tqdm(total=games, unit="game", disable=not progress) as bar:
@@ -206,7 +210,7 @@ def play_games(agent_specs, games, seed, rules, max_turns, workers, progress, to
         records = []
         try:
             with ProcessPoolExecutor(workers, context, _start_worker,
-                                     (agent_specs, rules, max_turns, seed, torch_threads)) as pool:
+                                     (agent_specs, rules, max_turns, seed, table_class, torch_threads)) as pool:
                 jobs = [pool.submit(_play_in_worker, range(g, min(g + chunk, games))) for g in range(0, games, chunk)]
                 for job in as_completed(jobs):  # the bar moves as chunks finish, in any order
                     records.extend(job.result())
@@ -236,8 +240,9 @@ def win_rate(wins, games):
 
 def sides(players, rules):
     """The groups of lineup entries that win together: under team rules partners sit
-    opposite, and the rotation keeps entries i and i + 2 opposite; otherwise everyone alone."""
-    if get_rules(rules).teams != "none":
+    opposite, and the rotation keeps entries i and i + 2 opposite; otherwise (and for a game
+    without rule presets, `rules` None: Sorry! Express) everyone alone."""
+    if rules is not None and get_rules(rules).teams != "none":
         return [[0, 2], [1, 3]]
     return [[i] for i in range(players)]
 
@@ -286,10 +291,12 @@ def agent_labels(agent_specs):
             for i, name in enumerate(names)]
 
 
-def summarize(records, agent_specs, seed, rules, max_turns):
-    """The results dict (JSON-able) of a finished tournament."""
+def summarize(records, agent_specs, seed, rules, max_turns, seats=None, rules_name=None):
+    """The results dict (JSON-able) of a finished tournament. `seats` defaults to the
+    engine's default seats; `rules` None with a `rules_name` is a game without rule presets
+    (Sorry! Express: seats 0..n-1, rules_name "express")."""
     players = len(agent_specs)
-    seats = game.DEFAULT_SEATS[players]
+    seats = game.DEFAULT_SEATS[players] if seats is None else tuple(seats)
     games = len(records)
     ratings = skill_ratings(records, players, rules)
     expected = len(sides(players, rules)[0]) / players  # an entry's share of the wins at equal strength
@@ -313,7 +320,8 @@ def summarize(records, agent_specs, seed, rules, max_turns):
         turn_order.append({"position": position, **win_rate(wins, games), "expected": expected})
     return {
         "config": {"agents": [row["spec"] for row in agent_rows], "players": players, "seats": list(seats),
-                   "games": games, "seed": seed, "rules": get_rules(rules).name, "max_turns": max_turns},
+                   "games": games, "seed": seed, "rules": get_rules(rules).name if rules is not None else rules_name,
+                   "max_turns": max_turns},
         "seating_balanced": games % players**2 == 0,
         "agents": agent_rows,
         "turn_order": turn_order,
@@ -348,7 +356,7 @@ def run_tournament(agent_specs, players=None, games=1000, seed=0, rules="hasbro2
     if seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
     workers = min(workers, games)
-    records = play_games(agent_specs, games, seed, rules, max_turns, workers, progress, torch_threads)
+    records = play_games(agent_specs, games, seed, rules, max_turns, workers, progress, torch_threads=torch_threads)
     return summarize(records, agent_specs, seed, rules, max_turns)
 
 
@@ -386,7 +394,8 @@ def format_table(results):
         f"(expected {percent(first['expected'])}; advantage {100 * results['first_mover_advantage']:+.1f} points)",
         "win rate by turn position: "
         + ", ".join(f"{row['position'] + 1}. {percent(row['win_rate'])}" for row in results["turn_order"]),
-        f"mean game length {results['mean_turns']:.1f} turns (cards played); "
+        f"mean game length {results['mean_turns']:.1f} turns "
+        f"({'rolls' if config['rules'] == 'express' else 'cards played'}); "
         f"{results['truncated']} games truncated at {config['max_turns']} turns (draws)",
     ]
     if not results["seating_balanced"]:
@@ -471,6 +480,7 @@ def parse_args(argv=None):
         prog="sorry-eval",
         description="A tournament between Sorry! agents with rotated seats and first moves.",
         epilog="examples:\n  sorry-eval heuristic random --games 2000\n"
+               "  sorry-eval --game express greedy random random --games 2000\n"
                "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p\n"
                "  sorry-eval --league heuristic greedy random --games 400 --out runs/eval/league",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -486,9 +496,13 @@ def parse_args(argv=None):
                         help="number of players; must match the agents listed (default: their number)")
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results")
-    parser.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
-    parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
-                        help="cards played before a game is stopped and counted as a draw")
+    parser.add_argument("--game", default="sorry", choices=("sorry", "express"),
+                        help="sorry (the board game) or express (Sorry! Express, the dice game; agents: "
+                             "random, greedy; see docs/express.md)")
+    parser.add_argument("--rules", choices=sorted(PRESETS), help="board-game rules (default: hasbro2003)")
+    parser.add_argument("--max-turns", type=int,
+                        help=f"cards played (express: turns) before a game is stopped and counted as a draw "
+                             f"(default: {DEFAULT_MAX_TURNS}; express: {EXPRESS_MAX_TURNS})")
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
     parser.add_argument("--out", default="runs/eval", help="directory for results.json, CSVs and win_rates.png")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -508,9 +522,11 @@ def main(argv=None):
     if args.league:
         from .league import format_league, run_league, write_league
 
+        if args.game != "sorry":
+            parser.error("--league plays the board game (--game sorry) only")
         try:
-            league = run_league(args.agents, args.players or 2, args.games, args.seed, args.rules, args.workers,
-                                args.max_turns, not args.no_progress, args.torch_threads)
+            league = run_league(args.agents, args.players or 2, args.games, args.seed, args.rules or "hasbro2003",
+                                args.workers, args.max_turns, not args.no_progress, args.torch_threads)
         except ValueError as error:
             parser.error(str(error))
         print(format_league(league))
@@ -519,8 +535,17 @@ def main(argv=None):
             print(f"wrote {path}")
         return
     try:
-        results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules, args.workers,
-                                 args.max_turns, progress=not args.no_progress, torch_threads=args.torch_threads)
+        if args.game == "express":
+            from .express_evaluate import run_express_tournament
+
+            if args.rules is not None:
+                raise ValueError("--rules names board-game rules; Sorry! Express (--game express) has none")
+            results = run_express_tournament(args.agents, args.players, args.games, args.seed, args.workers,
+                                             args.max_turns, progress=not args.no_progress)
+        else:
+            results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules or "hasbro2003",
+                                     args.workers, DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns,
+                                     progress=not args.no_progress, torch_threads=args.torch_threads)
     except ValueError as error:
         parser.error(str(error))
     elapsed = time.perf_counter() - start
