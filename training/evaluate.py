@@ -161,7 +161,7 @@ class Table:
 _worker_table = None  # the Table of a worker process
 
 
-def _start_worker(agent_specs, rules, max_turns, seed, table_class, torch_threads):
+def _start_worker(agent_specs, rules, max_turns, seed, table_class, torch_threads=None):
     global _worker_table
     _worker_table = table_class(agent_specs, rules, max_turns, seed)
     agents.set_torch_threads(torch_threads)  # torch is loaded if a policy plays: one thread per worker
