@@ -20,11 +20,13 @@ pawn Home wins.
 
 Arguments
 ---------
-``raw_env(num_players=4, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None,
+``raw_env(num_players=None, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None,
 reward="win")``
 
-- ``num_players``: 2, 3 or 4; seats default to (0, 2), (0, 1, 2), (0, 1, 2, 3).
-- ``seats``: explicit seats in play, e.g. ``(0, 1)``; overrides the default.
+- ``num_players``: 2, 3 or 4 (default: 4, or the number of ``seats``); seats default to
+  (0, 2), (0, 1, 2), (0, 1, 2, 3).
+- ``seats``: explicit seats in play, e.g. ``(0, 1)`` (a list or tuple of integers); overrides
+  the default. Given with ``num_players``, the two must agree.
 - ``rules``: a preset name (``sorry_env.PRESETS``) or a ``sorry_env.Rules``.
 - ``max_turns``: truncate every agent after this many cards played (the draw-again of a 2
   counts as its own turn). ``None`` disables truncation.
@@ -98,20 +100,23 @@ def env(**kwargs):
 class raw_env(AECEnv):
     metadata = {"render_modes": ["ansi"], "name": "sorry_v0", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, num_players=4, seats=None, rules="hasbro2003", max_turns=DEFAULT_MAX_TURNS, render_mode=None,
-                 reward="win"):
+    def __init__(self, num_players=None, seats=None, rules="hasbro2003", max_turns=DEFAULT_MAX_TURNS,
+                 render_mode=None, reward="win"):
         super().__init__()
         if reward not in ("win", "points"):
             raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        if max_turns is not None and (not isinstance(max_turns, (int, np.integer)) or max_turns < 1):
+        if max_turns is not None and (not isinstance(max_turns, (int, np.integer)) or isinstance(max_turns, bool)
+                                      or max_turns < 1):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self.rules = get_rules(rules)
         if reward == "points" and self.rules.scoring == "none":
             raise ValueError(f"reward='points' needs rules with a scoring system; {self.rules.name!r} has none")
         self.reward = reward
-        self.seats = game.seats_for(num_players if seats is None else None, seats, self.rules)
+        if num_players is None and seats is None:
+            num_players = 4
+        self.seats = game.seats_for(num_players, seats, self.rules)
         self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
         self.render_mode = render_mode
         self._rules = game.rules_array(self.rules)
