@@ -2,6 +2,7 @@
 the interface in :mod:`agents.base`. ``make_agent(spec)`` builds one from a name, optionally
 with settings: ``"expectimax:depth=3"``, ``"mcts:iterations=400,rollout_plies=20"``."""
 import inspect
+import math
 import os
 import pathlib
 
@@ -52,6 +53,10 @@ def _settings(name: str, spec: str, settings: str) -> dict:
         except ValueError:
             noun = {int: "an integer", float: "a number"}.get(kind, "text")
             raise ValueError(f"agent setting {key} in {spec!r} must be {noun}, got {text!r}") from None
+        # Settings reach compiled code as 64-bit numbers: out of that range, or not finite, is a mistake.
+        value = kwargs[key]
+        if (kind is int and not -2**62 < value < 2**62) or (kind is float and not math.isfinite(value)):
+            raise ValueError(f"agent setting {key} in {spec!r} is out of range: {text[:40]}")
     return kwargs
 
 

@@ -464,20 +464,43 @@ def parse_args(argv=None):
     return parser, parser.parse_args(argv)
 
 
+def check_out_dir(out) -> None:
+    """ValueError unless `out` is (or can be created as) a writable directory: checked
+    before the games, so a long tournament never ends in an unwritable folder."""
+    path = pathlib.Path(out)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out {out} is a file; name a directory for the results")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"--out {out}: {existing} is a file, so no directory can be made there")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: {existing} is not writable")
+
+
 def main(argv=None):
     parser, args = parse_args(argv)
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        parser.error(f"--out {args.out} is a file; name a directory for the results")
+    try:
+        check_out_dir(args.out)
+    except ValueError as error:
+        parser.error(str(error))
     start = time.perf_counter()
     try:
         results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules, args.workers,
                                  args.max_turns, progress=not args.no_progress)
     except ValueError as error:
         parser.error(str(error))
+    except KeyboardInterrupt:
+        parser.exit(130, "\nsorry-eval: interrupted; no results written\n")
     elapsed = time.perf_counter() - start
     print(format_table(results))
     print(f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)")
-    for path in write_outputs(results, args.out):
+    try:
+        paths = write_outputs(results, args.out)
+    except OSError as error:
+        parser.exit(1, f"sorry-eval: cannot write the results to {args.out}: {error}\n")
+    for path in paths:
         print(f"wrote {path}")
 
 

@@ -96,6 +96,8 @@ def main(argv=None):
         export_run(args.run_dir, args.out, args.tournament)
     except ValueError as e:
         p.error(str(e))
+    except OSError as e:  # e.g. OUT is a directory, or the disk is full
+        p.exit(1, f"sorry-export: cannot write {args.out}: {e}\n")
     print(f"wrote {args.out}")
 
 
