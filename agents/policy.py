@@ -178,9 +178,9 @@ def check_network(path, network) -> dict:
     if not isinstance(network, dict):
         raise ValueError(f"{path}: 'network' must be an object, got {excerpt(network)}")
     kind, hidden, activation = network.get("kind"), network.get("hidden"), network.get("activation")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise ValueError(f"{path}: network kind must be one of {KINDS}, got {excerpt(kind)}")
-    if activation not in ACTIVATIONS:
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise ValueError(f"{path}: network activation must be one of {sorted(ACTIVATIONS)}, got {excerpt(activation)}")
     if not isinstance(hidden, list) or not all(isinstance(w, int) and not isinstance(w, bool) and w > 0
                                                for w in hidden):
