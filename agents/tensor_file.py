@@ -52,7 +52,7 @@ def read_header(path, max_header_bytes: int = MAX_HEADER_BYTES, what: str = "saf
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise ValueError(f"{path} is not a {what}: its header is not JSON") from None
     if not isinstance(header, dict):
-        raise ValueError(f"{path} is not a {what}: its header is not a JSON object")
+        raise ValueError(f"{path} is not a {what}: its header is not a JSON object")  # noqa: TRY004 (file content)
     metadata = header.pop("__metadata__", None) or {}
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
         raise ValueError(f"{path}: the header's __metadata__ must map text to text")
@@ -103,7 +103,7 @@ def load_checked(path, names) -> dict[str, torch.Tensor]:
         with safe_open(str(path), framework="pt") as f:
             for name in names:
                 tensors[name] = f.get_tensor(name)
-    except Exception as exc:  # safetensors raises its own types for a file changed under us
+    except Exception as exc:  # noqa: BLE001 (safetensors raises its own types for a file changed under us)
         raise ValueError(f"{path}: cannot read its tensors ({exc})") from None
     for name, tensor in tensors.items():
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):

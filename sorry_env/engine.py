@@ -829,7 +829,7 @@ def init_state(state, rules, active, seed):
 def random_playout(state, rules, max_turns):
     """Play uniformly random legal moves until the game ends or `max_turns` cards have been
     played in total; returns the number of moves made."""
-    buf = np.empty(action_offsets(rules)[8], dtype=np.int64)
+    buf = np.empty(num_actions(rules), dtype=np.int64)  # with hands: every card's block and the discards
     moves = 0
     while state[WINNER] < 0 and state[TURN] < max_turns:
         n = legal_actions(state, rules, buf)

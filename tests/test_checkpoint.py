@@ -40,7 +40,7 @@ def plant_pickle_checkpoint(run_dir, marker):
 
 
 def run_cli(module, *args, cwd=None):
-    return subprocess.run([sys.executable, "-m", module, *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", module, *map(str, args)], capture_output=True, text=True, check=False,
                           timeout=300)
 
 

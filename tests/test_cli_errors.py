@@ -11,7 +11,7 @@ import pytest
 
 def run(module, *args, stdin=b""):
     result = subprocess.run([sys.executable, "-m", module, *map(str, args)], input=stdin, capture_output=True,
-                            timeout=300)
+                            timeout=300, check=False)
     return result.returncode, result.stdout.decode(errors="replace"), result.stderr.decode(errors="replace")
 
 

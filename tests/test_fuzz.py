@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +21,7 @@ from sorry_env import PRESETS, game
 from sorry_env.checks import check_state
 from sorry_env.rules import Rules
 from sorry_env.state_io import state_from_dict, state_to_dict
+
 
 def fuzz(max_examples):
     """A fixed budget and seed: the same cases on every run."""
@@ -136,7 +138,7 @@ def test_custom_rules_are_refused_or_play(fields, seed):
         state = game.step(state, rules, int(rng.choice(legal)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def policy_bytes(tmp_dir):
     """The bytes of a small valid policy file (built once)."""
     import torch
@@ -185,6 +187,7 @@ def test_damaged_policy_files_are_refused_or_load(tmp_path_factory, data):
 ARRAY_FUZZ = """
 import sys
 import numpy as np
+import pytest
 from sorry_env import PRESETS, engine as E, game
 rng = np.random.default_rng(int(sys.argv[1]))
 names = sorted(PRESETS)
@@ -216,7 +219,7 @@ def test_corrupted_state_arrays_never_crash_the_engine():
     """Random corruptions of real state arrays (in a child process, so a crash is a failure
     here rather than the end of the test run)."""
     result = subprocess.run([sys.executable, "-c", ARRAY_FUZZ, "0", "3000"], capture_output=True, text=True,
-                            timeout=600)
+                            check=False, timeout=600)
     assert result.returncode == 0 and "DONE" in result.stdout, (result.returncode, result.stderr[-2000:])
 
 
@@ -224,3 +227,47 @@ def test_the_fuzzers_start_from_real_positions():
     d, _ = position("hasbro2003_teams", 3, 30)
     assert_playable_or_refused(copy.deepcopy(d), "hasbro2003_teams")
     assert state_from_dict(d, PRESETS["hasbro2003_teams"], 0) is not None
+
+
+def test_the_invariant_checker_flags_broken_states():
+    """benchmarks/invariants.py counts what it should: a sound state passes, broken ones do not."""
+    sys.path.insert(0, "benchmarks")
+    try:
+        import invariants
+    finally:
+        sys.path.pop(0)
+    from sorry_env import engine as E
+
+    rules = game.rules_array("hasbro2003")
+    n = E.num_actions(rules)
+    buffers = (np.empty(n, dtype=np.int64), np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int8))
+
+    def broken(change):
+        s = game.new_state("hasbro2003", 2, seed=1)
+        change(s)
+        counts = np.zeros(len(invariants.CHECKS), dtype=np.int64)
+        invariants._check(s, rules, *buffers, counts)
+        return {c for c, k in zip(invariants.CHECKS, counts) if k}
+
+    assert broken(lambda s: None) == set()
+    assert broken(lambda s: s.__setitem__(E.REMAIN, s[E.REMAIN] + 1)) == {"draw_pile"}
+    assert broken(lambda s: s.__setitem__(slice(E.PAWNS, E.PAWNS + 2), 5)) == {"two_on_square"}
+    assert broken(lambda s: s.__setitem__(E.PAWNS + 4, 3)) == {"pawn_code"}  # a pawn of an empty seat
+    assert broken(lambda s: s.__setitem__(E.WINNER, int(s[E.TO_MOVE]))) == {"winner"}
+    counts = np.zeros(len(invariants.CHECKS), dtype=np.int64)
+    moves, truncated = invariants.play_games(rules, np.array([1, 0, 1, 0]), 0, 20, 2000, counts)
+    assert moves > 20 * 50 and truncated == 0 and counts.sum() == 0
+
+
+@pytest.mark.parametrize("rules_name", sorted(PRESETS))
+def test_compiled_random_playouts_end_in_sound_states(rules_name):
+    """E.random_playout sized its action buffer for one card: with hands (1,573 actions) the
+    legal actions were written past its end."""
+    from sorry_env import engine as E
+
+    rules = game.rules_array(rules_name)
+    for seed in range(5):
+        state = game.new_state(rules_name, 4, seed=seed)
+        E.random_playout(state, rules, 2000)
+        check_state(state, rules)
+        assert game.winner(state) is not None

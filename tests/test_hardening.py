@@ -89,9 +89,9 @@ def test_describe_action_refuses_non_integers(action):
         game.decode_action("hasbro2003", action)
 
 
-@pytest.mark.parametrize("kwargs", [dict(seats="01"), dict(seats=(0.5, 1)), dict(seats=(True, 2)),
-                                    dict(max_turns=True), dict(num_players=2.0), dict(num_players=3, seats=(0, 1)),
-                                    dict(num_players=True), dict(seats=b"\x00\x01")])
+@pytest.mark.parametrize("kwargs", [{"seats": "01"}, {"seats": (0.5, 1)}, {"seats": (True, 2)},
+                                    {"max_turns": True}, {"num_players": 2.0}, {"num_players": 3, "seats": (0, 1)},
+                                    {"num_players": True}, {"seats": b"\x00\x01"}])
 def test_constructor_oddities_are_refused(kwargs):
     with pytest.raises(ValueError):
         raw_env(**kwargs)
@@ -167,7 +167,7 @@ for name, change in corruptions.items():
         print("ACCEPTED", name, call, flush=True)
 print("DONE", flush=True)
 """
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 0 and "DONE" in result.stdout, (result.returncode, result.stdout[-2000:],
                                                                   result.stderr[-2000:])
     assert "ACCEPTED" not in result.stdout, result.stdout

@@ -40,7 +40,7 @@ def rewrite(path, out, tensors=None, meta=None, raw_meta=None):
 def test_metadata_cannot_make_the_loader_build_a_huge_network(tmp_path, monkeypatch):
     """A 20 kB file claiming a 100,000-wide network is refused before any network is built."""
     path = write_policy(tmp_path / "p.safetensors")
-    tensors, meta = parts(path)
+    _, meta = parts(path)
     meta["network"]["hidden"] = [100_000, 100_000]
     bad = rewrite(path, tmp_path / "huge.safetensors", meta=meta)
 
@@ -154,7 +154,7 @@ def test_bad_policy_files_get_a_message_from_the_commands(tmp_path):
     bad = rewrite(path, tmp_path / "nan.safetensors", tensors=tensors)
     for command in (["training.evaluate", bad, "random", "--games", "2", "--workers", "1", "--out", tmp_path / "o"],
                     ["agents.play", "--opponents", bad]):
-        result = subprocess.run([sys.executable, "-m", *map(str, command)], capture_output=True, text=True,
+        result = subprocess.run([sys.executable, "-m", *map(str, command)], capture_output=True, text=True, check=False,
                                 input="q\n", timeout=300)
         assert result.returncode == 2 and "non-finite" in result.stderr and "Traceback" not in result.stderr, \
             result.stderr

@@ -69,7 +69,7 @@ def save(model, path) -> None:
             else:
                 scalars.setdefault(str(index), {})[key] = value
     tensors["rng/torch"] = torch.get_rng_state()
-    kind, keys, pos, has_gauss, gauss = np.random.get_state()
+    _, keys, pos, has_gauss, gauss = np.random.get_state()
     version, py_state, py_gauss = random.getstate()
     meta = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
@@ -136,7 +136,7 @@ def restore(model, path) -> None:
             state.setdefault(int(index), {})[key] = value
     scalars = meta.get("optimizer_scalars", {})
     if not isinstance(scalars, dict):
-        raise ValueError(f"{path}: optimizer_scalars must be an object")
+        raise ValueError(f"{path}: optimizer_scalars must be an object")  # noqa: TRY004 (a file's content)
     for index, entry in scalars.items():
         if not (isinstance(entry, dict) and index.isdigit() and int(index) in state
                 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in entry.values())):
