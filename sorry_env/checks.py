@@ -11,6 +11,7 @@ from __future__ import annotations
 import reprlib
 
 import numpy as np
+from numba import njit
 
 from . import engine as E
 from .geometry import START
@@ -31,45 +32,81 @@ def excerpt(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+# What _header_problem's codes mean (0: none).
+_PROBLEMS = (
+    None,
+    "ACTIVE must mark 2 to 4 seats with 0/1",
+    "TO_MOVE is not a seat in play",
+    "CARD is not -1 or a card index 0..10",
+    "WINNER is not -1 or a seat in play",
+    "TURN must be >= 0 and DRAW_AGAIN 0 or 1",
+    "pawn codes must be 0..66 for the pawns in play and -1 elsewhere",
+    "DRAW_POS is outside the pack",
+    "REMAIN counts are outside 0..the pack",
+    "DECK holds something that is not a card index",
+    "HANDS counts must be 0..5",
+    "SEVEN_LEFT must be 0..6 and SEVEN_MOVED 0..255",
+)
+
+
+@njit(cache=True)
+def _header_problem(state, rules):
+    """Index into _PROBLEMS of the first header field out of range (compiled: a few hundred
+    comparisons take well under a microsecond; the caller has checked the shape and dtype)."""
+    n_active = 0
+    for seat in range(4):
+        if state[E.ACTIVE + seat] != 0 and state[E.ACTIVE + seat] != 1:
+            return 1
+        n_active += state[E.ACTIVE + seat]
+    if n_active < 2:
+        return 1
+    to_move = state[E.TO_MOVE]
+    if to_move < 0 or to_move > 3 or state[E.ACTIVE + to_move] != 1:
+        return 2
+    if state[E.CARD] < -1 or state[E.CARD] >= N_CARDS:
+        return 3
+    winner = state[E.WINNER]
+    if winner != -1 and (winner < 0 or winner > 3 or state[E.ACTIVE + winner] != 1):
+        return 4
+    if state[E.TURN] < 0 or (state[E.DRAW_AGAIN] != 0 and state[E.DRAW_AGAIN] != 1):
+        return 5
+    ppp = rules[R_PAWNS]
+    for seat in range(4):
+        for slot in range(E.MAX_SLOTS):
+            code = state[E.PAWNS + seat * E.MAX_SLOTS + slot]
+            if state[E.ACTIVE + seat] == 1 and slot < ppp:
+                if code < 0 or code > START:
+                    return 6
+            elif code != -1:
+                return 6
+    size = rules[R_PACK_SIZE]
+    if state[E.DRAW_POS] < 0 or state[E.DRAW_POS] > size:
+        return 7
+    for c in range(N_CARDS):
+        if state[E.REMAIN + c] < 0 or state[E.REMAIN + c] > rules[R_PACK + c]:
+            return 8
+    for k in range(size):
+        if state[E.DECK + k] < 0 or state[E.DECK + k] >= N_CARDS:
+            return 9
+    for k in range(4 * N_CARDS):
+        if state[E.HANDS + k] < 0 or state[E.HANDS + k] > 5:
+            return 10
+    if state[E.SEVEN_LEFT] < 0 or state[E.SEVEN_LEFT] > 6 or state[E.SEVEN_MOVED] < 0 or state[E.SEVEN_MOVED] > 255:
+        return 11
+    return 0
+
+
 def check_state(state, rules_array: np.ndarray) -> None:
     """ValueError unless `state` is an int64 array of the engine's shape whose header fields
     are in range for the rules: seats, player to move, card, winner, counters, pawn codes,
-    draw position, pile counts, deck cards, hands and a split seven. A few vectorized
-    comparisons (microseconds); it does not replay the game, so a state can pass and still
-    be one no game reaches, but it cannot send compiled code out of bounds."""
+    draw position, pile counts, deck cards, hands and a split seven. The shape and dtype are
+    checked in Python, the fields by a compiled loop (about a microsecond); it does not replay
+    the game, so a state can pass and still be one no game reaches, but it cannot send
+    compiled code out of bounds."""
     if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (E.STATE_SIZE,):
         what = f"{state.dtype} array of shape {state.shape}" if isinstance(state, np.ndarray) else \
             type(state).__name__
         raise ValueError(f"state must be the engine's int64 array of shape ({E.STATE_SIZE},), got a {what}")
-    active = state[E.ACTIVE:E.ACTIVE + 4]
-    if ((active != 0) & (active != 1)).any() or not 2 <= active.sum() <= 4:
-        raise ValueError(f"state: ACTIVE must mark 2 to 4 seats with 0/1, got {active.tolist()}")
-    to_move, card, winner = int(state[E.TO_MOVE]), int(state[E.CARD]), int(state[E.WINNER])
-    if not 0 <= to_move < 4 or not active[to_move]:
-        raise ValueError(f"state: TO_MOVE {to_move} is not a seat in play")
-    if not -1 <= card < N_CARDS:
-        raise ValueError(f"state: CARD {card} is not -1 or a card index 0..{N_CARDS - 1}")
-    if winner != -1 and not (0 <= winner < 4 and active[winner]):
-        raise ValueError(f"state: WINNER {winner} is not -1 or a seat in play")
-    if state[E.TURN] < 0 or state[E.DRAW_AGAIN] not in (0, 1):
-        raise ValueError(f"state: TURN {int(state[E.TURN])} / DRAW_AGAIN {int(state[E.DRAW_AGAIN])} out of range")
-    ppp, pack_size = int(rules_array[R_PAWNS]), int(rules_array[R_PACK_SIZE])
-    pawns = state[E.PAWNS:E.PAWNS + 16].reshape(4, E.MAX_SLOTS)
-    used = (active[:, None] == 1) & (np.arange(E.MAX_SLOTS)[None, :] < ppp)
-    if ((pawns < 0) | (pawns > START))[used].any() or (pawns[~used] != -1).any():
-        raise ValueError("state: pawn codes must be 0..66 for the pawns in play and -1 elsewhere")
-    if not 0 <= state[E.DRAW_POS] <= pack_size:
-        raise ValueError(f"state: DRAW_POS {int(state[E.DRAW_POS])} is outside the pack (0..{pack_size})")
-    pack = rules_array[R_PACK:R_PACK + N_CARDS]
-    remain = state[E.REMAIN:E.REMAIN + N_CARDS]
-    if (remain < 0).any() or (remain > pack).any():
-        raise ValueError(f"state: REMAIN counts {remain.tolist()} are outside 0..the pack {pack.tolist()}")
-    deck = state[E.DECK:E.DECK + pack_size]
-    if ((deck < 0) | (deck >= N_CARDS)).any():
-        raise ValueError("state: DECK holds something that is not a card index")
-    hands = state[E.HANDS:E.HANDS + 4 * N_CARDS]
-    if (hands < 0).any() or (hands > 5).any():
-        raise ValueError("state: HANDS counts must be 0..5")
-    if not 0 <= state[E.SEVEN_LEFT] <= 6 or not 0 <= state[E.SEVEN_MOVED] < 256:
-        raise ValueError(f"state: SEVEN_LEFT {int(state[E.SEVEN_LEFT])} / SEVEN_MOVED "
-                         f"{int(state[E.SEVEN_MOVED])} out of range")
+    problem = _header_problem(state, rules_array)
+    if problem:
+        raise ValueError(f"state: {_PROBLEMS[problem]}")
