@@ -33,6 +33,10 @@ the observation and state sizes it identifies the input layout, so a file made f
 layout is refused at load instead of playing nonsense. A file is also refused for other
 rules or another player count (:meth:`PolicyAgent.check_game`).
 
+Loading trusts nothing in the file (docs/hardening.md): the metadata and the header's tensor
+names, dtypes and shapes are checked against each other and against ``MAX_PARAMETERS``
+before the network is built, and non-finite weights are refused with the tensor's name.
+
 Play needs plain torch only (no stable-baselines3). Illegal actions are masked out before the
 argmax (or the sample, with ``sample=True``).
 """
