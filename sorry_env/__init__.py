@@ -3,6 +3,7 @@
 - ``env()`` / ``raw_env()``: the PettingZoo environment (:mod:`sorry_env.env`).
 - :mod:`sorry_env.game`: the engine as plain functions, for search and tools.
 - :mod:`sorry_env.rules`: rule configurations and presets.
+- :mod:`sorry_env.express`: Sorry! Express, the dice game, as its own env (``sorry_env/express-v0``).
 """
 import pathlib as _pathlib
 
@@ -20,3 +21,4 @@ __all__ = ["env", "raw_env", "Rules", "PRESETS", "CARD_NAMES", "get_rules", "sta
 __version__ = "0.1.0"
 
 _register("aec", "sorry_env/sorry-v0", entry_point="sorry_env.env:env")
+_register("aec", "sorry_env/express-v0", entry_point="sorry_env.express.env:env")

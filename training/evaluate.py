@@ -6,6 +6,7 @@ Command line (``sorry-eval`` or ``python -m training.evaluate``)::
     sorry-eval heuristic random --games 2000 --seed 0
     sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p
     sorry-eval checkpoints/policy.safetensors "mcts:iterations=400" --rules hasbro2003_fast
+    sorry-eval --game express greedy random random --games 2000  # Sorry! Express (docs/express.md)
 
 List one agent per player: anything :func:`agents.make_agent` accepts (a registered name,
 with optional settings, or a policy file). An agent listed twice is two players, labelled
@@ -74,6 +75,7 @@ from tqdm import tqdm
 import agents
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.express.game import DEFAULT_MAX_TURNS as EXPRESS_MAX_TURNS
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
 from sorry_env.scoring import scores
 
@@ -153,19 +155,20 @@ class Table:
 _worker_table = None  # the Table of a worker process
 
 
-def _start_worker(agent_specs, rules, max_turns, seed):
+def _start_worker(agent_specs, rules, max_turns, seed, table_class):
     global _worker_table
-    _worker_table = Table(agent_specs, rules, max_turns, seed)
+    _worker_table = table_class(agent_specs, rules, max_turns, seed)
 
 
 def _play_in_worker(game_indices):
     return [_worker_table.play(g) for g in game_indices]
 
 
-def play_games(agent_specs, games, seed, rules, max_turns, workers, progress):
-    """Records of games 0..games-1 in index order, played by `workers` processes."""
+def play_games(agent_specs, games, seed, rules, max_turns, workers, progress, table_class=Table):
+    """Records of games 0..games-1 in index order, played by `workers` processes, each with
+    a `table_class` (Table; training.express_evaluate.ExpressTable for Sorry! Express)."""
     # Built here first so that a bad agent spec fails before any worker starts.
-    table = Table(agent_specs, rules, max_turns, seed)
+    table = table_class(agent_specs, rules, max_turns, seed)
     with tqdm(total=games, unit="game", disable=not progress) as bar:
         if workers == 1:
             records = []
@@ -183,7 +186,7 @@ def play_games(agent_specs, games, seed, rules, max_turns, workers, progress):
         records = []
         try:
             with ProcessPoolExecutor(workers, context, _start_worker,
-                                     (agent_specs, rules, max_turns, seed)) as pool:
+                                     (agent_specs, rules, max_turns, seed, table_class)) as pool:
                 jobs = [pool.submit(_play_in_worker, range(g, min(g + chunk, games))) for g in range(0, games, chunk)]
                 for job in as_completed(jobs):  # the bar moves as chunks finish, in any order
                     records.extend(job.result())
@@ -213,8 +216,9 @@ def win_rate(wins, games):
 
 def sides(players, rules):
     """The groups of lineup entries that win together: under team rules partners sit
-    opposite, and the rotation keeps entries i and i + 2 opposite; otherwise everyone alone."""
-    if get_rules(rules).teams != "none":
+    opposite, and the rotation keeps entries i and i + 2 opposite; otherwise (and for a game
+    without rule presets, `rules` None: Sorry! Express) everyone alone."""
+    if rules is not None and get_rules(rules).teams != "none":
         return [[0, 2], [1, 3]]
     return [[i] for i in range(players)]
 
@@ -263,10 +267,12 @@ def agent_labels(agent_specs):
             for i, name in enumerate(names)]
 
 
-def summarize(records, agent_specs, seed, rules, max_turns):
-    """The results dict (JSON-able) of a finished tournament."""
+def summarize(records, agent_specs, seed, rules, max_turns, seats=None, rules_name=None):
+    """The results dict (JSON-able) of a finished tournament. `seats` defaults to the
+    engine's default seats; `rules` None with a `rules_name` is a game without rule presets
+    (Sorry! Express: seats 0..n-1, rules_name "express")."""
     players = len(agent_specs)
-    seats = game.DEFAULT_SEATS[players]
+    seats = game.DEFAULT_SEATS[players] if seats is None else tuple(seats)
     games = len(records)
     ratings = skill_ratings(records, players, rules)
     expected = len(sides(players, rules)[0]) / players  # an entry's share of the wins at equal strength
@@ -290,7 +296,8 @@ def summarize(records, agent_specs, seed, rules, max_turns):
         turn_order.append({"position": position, **win_rate(wins, games), "expected": expected})
     return {
         "config": {"agents": list(agent_specs), "players": players, "seats": list(seats), "games": games,
-                   "seed": seed, "rules": get_rules(rules).name, "max_turns": max_turns},
+                   "seed": seed, "rules": get_rules(rules).name if rules is not None else rules_name,
+                   "max_turns": max_turns},
         "seating_balanced": games % players**2 == 0,
         "agents": agent_rows,
         "turn_order": turn_order,
@@ -361,7 +368,8 @@ def format_table(results):
         f"(expected {percent(first['expected'])}; advantage {100 * results['first_mover_advantage']:+.1f} points)",
         "win rate by turn position: "
         + ", ".join(f"{row['position'] + 1}. {percent(row['win_rate'])}" for row in results["turn_order"]),
-        f"mean game length {results['mean_turns']:.1f} turns (cards played); "
+        f"mean game length {results['mean_turns']:.1f} turns "
+        f"({'rolls' if config['rules'] == 'express' else 'cards played'}); "
         f"{results['truncated']} games truncated at {config['max_turns']} turns (draws)",
     ]
     if not results["seating_balanced"]:
@@ -446,6 +454,7 @@ def parse_args(argv=None):
         prog="sorry-eval",
         description="A tournament between Sorry! agents with rotated seats and first moves.",
         epilog="examples:\n  sorry-eval heuristic random --games 2000\n"
+               "  sorry-eval --game express greedy random random --games 2000\n"
                "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("agents", nargs="+", metavar="AGENT",
@@ -455,9 +464,13 @@ def parse_args(argv=None):
                         help="number of players; must match the agents listed (default: their number)")
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results")
-    parser.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
-    parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
-                        help="cards played before a game is stopped and counted as a draw")
+    parser.add_argument("--game", default="sorry", choices=("sorry", "express"),
+                        help="sorry (the board game) or express (Sorry! Express, the dice game; agents: "
+                             "random, greedy; see docs/express.md)")
+    parser.add_argument("--rules", choices=sorted(PRESETS), help="board-game rules (default: hasbro2003)")
+    parser.add_argument("--max-turns", type=int,
+                        help=f"cards played (express: turns) before a game is stopped and counted as a draw "
+                             f"(default: {DEFAULT_MAX_TURNS}; express: {EXPRESS_MAX_TURNS})")
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
     parser.add_argument("--out", default="runs/eval", help="directory for results.json, CSVs and win_rates.png")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -487,8 +500,17 @@ def main(argv=None):
         parser.error(str(error))
     start = time.perf_counter()
     try:
-        results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules, args.workers,
-                                 args.max_turns, progress=not args.no_progress)
+        if args.game == "express":
+            from .express_evaluate import run_express_tournament
+
+            if args.rules is not None:
+                raise ValueError("--rules names board-game rules; Sorry! Express (--game express) has none")
+            results = run_express_tournament(args.agents, args.players, args.games, args.seed, args.workers,
+                                             args.max_turns, progress=not args.no_progress)
+        else:
+            results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules or "hasbro2003",
+                                     args.workers, DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns,
+                                     progress=not args.no_progress)
     except ValueError as error:
         parser.error(str(error))
     except KeyboardInterrupt:

@@ -1,0 +1,96 @@
+"""Agents for Sorry! Express (:mod:`sorry_env.express`): uniformly random and greedy play.
+
+They share the interface of :mod:`agents.base` (``reset(seed)``, ``act(turn)``) but act on an
+:class:`ExpressTurn`, built with :meth:`ExpressTurn.from_state`, the one way to make one from
+a real game: it hides the generator that will roll the next dice.
+
+``greedy`` tries every legal action with the engine (one die at a time, so dice resolved
+earlier in the turn count) and keeps the first, in action order, whose result ranks highest
+by, in this order: a win of its own (a loss to another player's win ranks last), its home
+section count, its largest holding of one colour (a Slide can make that its home section),
+its number of pawns, and last the largest opponent home section (smaller is better).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from sorry_env.express import engine as E
+from sorry_env.express import game
+
+from .base import Agent
+from .random_agent import RandomAgent
+
+
+@dataclasses.dataclass(frozen=True)
+class ExpressTurn:
+    """What an Express agent is shown when it must act."""
+
+    state: np.ndarray  # the game with the dice generator re-drawn (future rolls hidden)
+    seat: int
+    legal: np.ndarray  # legal action indices, ascending
+
+    @classmethod
+    def from_state(cls, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray | None = None) -> ExpressTurn:
+        """The turn of the seat to move in the true game `state`, its generator re-drawn from
+        `rng` so the agent cannot see the next rolls. `legal` may pass the legal actions when
+        the caller already has them."""
+        if legal is None:
+            legal = game.legal_actions(state)
+        public = state.copy()
+        public[E.RNG] = int(rng.integers(0, 2**32))
+        return cls(public, int(state[E.TO_MOVE]), np.asarray(legal, dtype=np.int64))
+
+    def observation(self) -> dict:
+        """The env's observation dict for this seat (for policy agents)."""
+        obs = np.empty(E.OBS_SIZE, dtype=np.float32)
+        E.observe(self.state, self.seat, obs)
+        mask = np.zeros(E.N_ACTIONS, dtype=np.int8)
+        mask[self.legal] = 1
+        return {"observation": obs, "action_mask": mask}
+
+
+# Lexicographic weights of the greedy ranking: each term is at most 16, below the next weight.
+WIN = 10**6
+
+
+def greedy_score(state: np.ndarray, seat: int) -> int:
+    """How good `state` is for `seat` by the greedy ranking (higher is better)."""
+    w = int(state[E.WINNER])
+    if w >= 0:
+        return WIN if w == seat else -WIN
+    own = state[E.OWNED + seat * E.N_COLOURS:E.OWNED + (seat + 1) * E.N_COLOURS]
+    home = int(E.home_count(state, seat))
+    rival = max(int(E.home_count(state, other)) for other in range(int(state[E.N_PLAYERS])) if other != seat)
+    return home * 10_000 + int(own.max()) * 1_000 + int(own.sum()) * 10 - rival
+
+
+class ExpressGreedyAgent(Agent):
+    name = "greedy"
+
+    def __init__(self, seed=None):
+        self.reset(seed)
+
+    def act(self, turn: ExpressTurn) -> int:
+        if len(turn.legal) == 1:
+            return int(turn.legal[0])
+        child = np.empty_like(turn.state)
+        best_action, best = int(turn.legal[0]), None
+        for action in turn.legal:
+            child[:] = turn.state
+            E.step(child, int(action))
+            score = greedy_score(child, turn.seat)
+            if best is None or score > best:
+                best_action, best = int(action), score
+        return best_action
+
+
+EXPRESS_AGENTS = {"random": RandomAgent, "greedy": ExpressGreedyAgent}
+
+
+def make_express_agent(spec: str, seed=None) -> Agent:
+    """An Express agent from its name (see EXPRESS_AGENTS); they take no settings."""
+    if not isinstance(spec, str) or spec not in EXPRESS_AGENTS:
+        raise ValueError(f"unknown Express agent {spec!r}; choose from {sorted(EXPRESS_AGENTS)}")
+    return EXPRESS_AGENTS[spec](seed=seed)

@@ -1,0 +1,20 @@
+"""Sorry! Express, the dice game, as its own rules engine and PettingZoo AEC environment.
+
+- ``env()`` / ``raw_env()``: the PettingZoo environment (:mod:`sorry_env.express.env`),
+  registered as ``sorry_env/express-v0``.
+- :mod:`sorry_env.express.game`: the engine as plain functions, for agents and tools.
+- :mod:`sorry_env.express.state_io`: state dicts.
+
+Rules, action and observation layouts: ``docs/express.md``.
+"""
+import pathlib as _pathlib
+
+from ..numba_cache import clear_stale as _clear_stale
+
+_clear_stale(_pathlib.Path(__file__).parent)
+
+from .env import env, raw_env
+from .game import DEFAULT_MAX_TURNS, FACE_NAMES
+from .state_io import state_from_dict, state_to_dict
+
+__all__ = ["DEFAULT_MAX_TURNS", "FACE_NAMES", "env", "raw_env", "state_from_dict", "state_to_dict"]

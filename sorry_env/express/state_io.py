@@ -1,0 +1,123 @@
+"""JSON-able Sorry! Express state dicts: the public way to write down, load and inspect a
+position.
+
+Schema (``bases``, ``pawns`` and ``to_move`` required)::
+
+    {
+      "to_move": 0,                              # seat to play, 0 .. n-1
+      "turn": 0,                                 # turns (rolls) finished (counts towards truncation)
+      "bases": ["Red", "Blue", "Yellow"],        # each player's home-base colour (distinct);
+                                                 # its length is the number of players (2..4)
+      "pawns": [{"Red": 2, "Green": 1}, {}, {"Blue": 1}],  # pawns each player owns, per colour
+      "dice": ["Red", "Wild", "Sorry!"]          # dice left to resolve this turn; absent or
+    }                                            # null: a new roll from the seed
+
+The Start base holds the pawns nobody owns (four of each colour in all). A player's home
+section is their pawns of their base's colour, the waiting area the rest. The dice must be
+the faces left of one roll (at most two Slides, one Sorry!, three dice) and at least one of
+them must be playable (otherwise the turn would already be over). The generator state is
+never stored: future rolls come from the seed given to :func:`state_from_dict`.
+
+``state_to_dict`` lists each player's colours with a non-zero count, in colour order, and
+the dice in face order, so ``state_to_dict(state_from_dict(d, seed))`` equals ``d`` once
+``d`` is written that way and has ``dice``.
+"""
+import numpy as np
+
+from ..game import check_seed
+from ..render import COLOUR_NAMES
+from . import engine as E
+from .game import FACE_NAMES, PLAYER_COUNTS
+
+KEYS = {"to_move", "turn", "bases", "pawns", "dice"}
+
+
+def _integer(value):
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
+
+
+def state_from_dict(d, seed: int) -> np.ndarray:
+    """A validated engine state from a state dict; future rolls (and a roll when ``dice`` is
+    absent) come from `seed`. Raises ValueError naming the problem on any malformed or
+    impossible state."""
+    check_seed(seed)
+    if not isinstance(d, dict):
+        raise ValueError(f"state must be a dict, got {type(d).__name__}")  # noqa: TRY004 (bad input: ValueError)
+    unknown = set(d) - KEYS
+    if unknown:
+        raise ValueError(f"unknown state keys {sorted(unknown)}; allowed: {sorted(KEYS)}")
+    for key in ("bases", "pawns", "to_move"):
+        if key not in d:
+            raise ValueError(f"state needs {key!r}")
+    bases = d["bases"]
+    if not isinstance(bases, (list, tuple)) or len(bases) not in PLAYER_COUNTS:
+        raise ValueError(f"'bases' must list one colour per player (2 to 4 players), got {bases!r}")
+    for seat, colour in enumerate(bases):
+        if colour not in COLOUR_NAMES:
+            raise ValueError(f"bases: player {seat}'s colour must be one of {list(COLOUR_NAMES)}, got {colour!r}")
+    if len(set(bases)) != len(bases):
+        raise ValueError(f"bases: every home base has its own colour, got {list(bases)}")
+    n = len(bases)
+    state = np.zeros(E.STATE_SIZE, dtype=np.int64)
+    state[E.N_PLAYERS] = n
+    state[E.BASES:E.BASES + 4] = -1
+    for seat, colour in enumerate(bases):
+        state[E.BASES + seat] = COLOUR_NAMES.index(colour)
+    pawns = d["pawns"]
+    if not isinstance(pawns, (list, tuple)) or len(pawns) != n:
+        raise ValueError(f"'pawns' must list one dict per player ({n}, as 'bases'), got {pawns!r}")
+    for seat, counts in enumerate(pawns):
+        if not isinstance(counts, dict) or set(counts) - set(COLOUR_NAMES) \
+                or any(not _integer(v) or v < 0 for v in counts.values()):
+            raise ValueError(f"pawns: player {seat} must map colour names {list(COLOUR_NAMES)} to "
+                             f"non-negative integer counts, got {counts!r}")
+        for colour, count in counts.items():
+            state[E.OWNED + seat * E.N_COLOURS + COLOUR_NAMES.index(colour)] = count
+    for c, colour in enumerate(COLOUR_NAMES):
+        owned = int(state[E.OWNED + c:E.OWNED + 4 * E.N_COLOURS:E.N_COLOURS].sum())
+        if owned > E.PAWNS_PER_COLOUR:
+            raise ValueError(f"pawns: the players own {owned} {colour} pawns; there are only {E.PAWNS_PER_COLOUR}")
+    for seat in range(n):
+        if E.home_count(state, seat) == E.PAWNS_PER_COLOUR:
+            raise ValueError(f"player {seat}'s home section already holds all four {bases[seat]} pawns: "
+                             "the game is over")
+    to_move = d["to_move"]
+    if not _integer(to_move) or not 0 <= to_move < n:
+        raise ValueError(f"to_move must be a player 0..{n - 1}, got {to_move!r}")
+    state[E.TO_MOVE] = to_move
+    turn = d.get("turn", 0)
+    if not _integer(turn) or turn < 0:
+        raise ValueError(f"turn must be a non-negative integer, got {turn!r}")
+    state[E.TURN] = turn
+    state[E.WINNER] = -1
+    state[E.RNG] = int(seed) & 0xFFFFFFFF
+    dice = d.get("dice")
+    if dice is None:
+        E.roll(state)
+        if not E.any_playable(state):  # the roll changes nothing: that turn is over, the next seat rolls
+            E.end_turn(state)
+        return state
+    if not isinstance(dice, (list, tuple)) or len(dice) > 3 or any(f not in FACE_NAMES for f in dice):
+        raise ValueError(f"dice must list up to 3 faces out of {list(FACE_NAMES)} (or be null to roll), got {dice!r}")
+    for f in dice:
+        state[E.DICE + FACE_NAMES.index(f)] += 1
+    if state[E.DICE + E.SLIDE] > 2 or state[E.DICE + E.SORRY] > 1:
+        raise ValueError(f"dice {list(dice)} cannot come from one roll: two dice have a Slide face, "
+                         "only the third has Sorry!")
+    if not E.any_playable(state):
+        raise ValueError(f"none of the dice {list(dice)} can change anything for player {to_move}, so "
+                         "the turn would already be over; give a playable die or null to roll")
+    return state
+
+
+def state_to_dict(state: np.ndarray) -> dict:
+    """The state dict of an engine state."""
+    n = int(state[E.N_PLAYERS])
+    return {
+        "to_move": int(state[E.TO_MOVE]),
+        "turn": int(state[E.TURN]),
+        "bases": [COLOUR_NAMES[int(state[E.BASES + seat])] for seat in range(n)],
+        "pawns": [{COLOUR_NAMES[c]: int(state[E.OWNED + seat * E.N_COLOURS + c]) for c in range(E.N_COLOURS)
+                   if state[E.OWNED + seat * E.N_COLOURS + c]} for seat in range(n)],
+        "dice": [FACE_NAMES[f] for f in range(E.N_FACES) for _ in range(int(state[E.DICE + f]))],
+    }

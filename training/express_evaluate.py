@@ -1,0 +1,92 @@
+"""Tournaments of Sorry! Express agents (``sorry-eval --game express ...``).
+
+The games are played here; the worker pool, the statistics (win rates with 95% Wilson
+intervals, turn order, openskill ratings) and the outputs are those of
+:mod:`training.evaluate`, so the results dict, the table and the files have the same form
+(``config.rules`` reads ``"express"``).
+
+Fair seating as there, over seats ``0 .. n-1``: game ``g`` puts lineup entry ``i`` in seat
+``(i + g) % n`` and lets seat ``(g // n) % n`` move first. Everything random in game ``g``
+(the dice, every agent's reset seed, the re-drawn generator of the agents' views) comes
+from ``numpy.random.SeedSequence([seed, g])``. A game still running after ``max_turns``
+turns (rolls) is a draw.
+
+    sorry-eval --game express greedy random --games 2000 --seed 0
+    python -c "from training.express_evaluate import run_express_tournament as r; print(r(['greedy', 'random'], workers=1))"
+"""
+import os
+
+import numpy as np
+
+from agents.express import ExpressTurn, make_express_agent
+from sorry_env.express import engine as E
+from sorry_env.express import game
+
+from .evaluate import game_seeds, play_games, seating, summarize
+
+
+class ExpressTable:
+    """A lineup's Express agents in one process, able to play any game by index (the
+    interface of training.evaluate.Table; `rules` must be None)."""
+
+    def __init__(self, agent_specs, rules, max_turns, seed):
+        if rules is not None:
+            raise ValueError("Sorry! Express has no rule presets; rules must be None")
+        self.specs = list(agent_specs)
+        self.agents = [make_express_agent(spec) for spec in self.specs]
+        self.seats = tuple(range(len(self.agents)))
+        self.max_turns = max_turns
+        self.seed = seed
+
+    def play(self, game_index):
+        """One game; returns its record in the form of training.evaluate.Table.play."""
+        entry_seats, first_seat = seating(game_index, self.seats)
+        engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
+        for agent, reset_seed in zip(self.agents, reset_seeds):
+            agent.reset(reset_seed)
+        entry_at_seat = {seat: i for i, seat in enumerate(entry_seats)}
+        view_rng = np.random.default_rng(view_seed)
+        state = game.new_state(len(self.agents), seed=engine_seed, first=first_seat)
+        while game.winner(state) is None and game.turn(state) < self.max_turns:
+            legal = game.legal_actions(state)
+            turn = ExpressTurn.from_state(state, view_rng, legal)
+            entry = entry_at_seat[turn.seat]
+            action = self.agents[entry].act(turn)
+            if action not in legal:
+                raise ValueError(f"agent {self.specs[entry]!r} chose illegal action {action!r} in game "
+                                 f"{game_index}; legal: {legal.tolist()}")
+            E.step(state, int(action))
+        winner_seat = game.winner(state)
+        return {
+            "game": game_index,
+            "seats": list(entry_seats),
+            "first_seat": first_seat,
+            "winners": [] if winner_seat is None else [entry_seats.index(winner_seat)],
+            "scores": None,
+            "turns": game.turn(state),
+        }
+
+
+def run_express_tournament(agent_specs, players=None, games=1000, seed=0, workers=None, max_turns=None,
+                           progress=False) -> dict:
+    """Play `games` Sorry! Express games between `agent_specs` (one per player, names from
+    agents.express.EXPRESS_AGENTS) and return the results dict of
+    training.evaluate.run_tournament. `max_turns` defaults to the env's limit; `workers`
+    to the number of cores (more than one: call under ``if __name__ == "__main__":``)."""
+    agent_specs = list(agent_specs)
+    players = len(agent_specs) if players is None else players
+    game.check_players(players)
+    if len(agent_specs) != players:
+        raise ValueError(f"{len(agent_specs)} agents listed for {players} players; list one agent per "
+                         f"player, e.g. greedy {' '.join(['random'] * (players - 1))}")
+    for spec in agent_specs:  # a bad name is refused before any worker starts
+        make_express_agent(spec)
+    max_turns = game.DEFAULT_MAX_TURNS if max_turns is None else max_turns
+    workers = os.cpu_count() if workers is None else workers
+    for name, value in (("games", games), ("max_turns", max_turns), ("workers", workers)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    game.check_seed(seed)
+    records = play_games(agent_specs, games, seed, None, max_turns, min(workers, games), progress,
+                         table_class=ExpressTable)
+    return summarize(records, agent_specs, seed, None, max_turns, seats=range(players), rules_name="express")
