@@ -1,22 +1,22 @@
 """Agents for sorry_env: scripted baselines, search agents and trained policies, all behind
 the interface in :mod:`agents.base`. ``make_agent(spec)`` builds one from a name, optionally
-with settings: ``"expectimax:depth=3"``, ``"mcts:iterations=400,rollout_plies=20"``."""
+with settings: ``"expectimax:depth=3"``, ``"montecarlo:iterations=400,rollout_plies=20"``
+(``mcts`` is an alias of ``montecarlo``, its old name: see ALIASES)."""
 import inspect
 import math
 import os
-import pathlib
 
-import sorry_env
 from sorry_env.numba_cache import clear_stale
 
-# Agents compile code that calls the engine: recompile when either changes.
-clear_stale(pathlib.Path(__file__).parent, pathlib.Path(sorry_env.__file__).parent)
+# Agents compile code that calls the engine: recompile when either changes (one rule for every
+# caching package: sorry_env.numba_cache).
+clear_stale("agents", "sorry_env")
 
 from .base import Agent, Turn, public_view  # noqa: E402
 from .expectimax import ExpectimaxAgent  # noqa: E402
 from .greedy import GreedyAgent  # noqa: E402
 from .heuristic import HeuristicAgent  # noqa: E402
-from .mcts import MCTSAgent  # noqa: E402
+from .montecarlo import MonteCarloAgent  # noqa: E402
 from .random_agent import RandomAgent  # noqa: E402
 
 AGENTS = {
@@ -24,8 +24,11 @@ AGENTS = {
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
     "expectimax": ExpectimaxAgent,
-    "mcts": MCTSAgent,
+    "montecarlo": MonteCarloAgent,
 }
+# Old spec names that still work: alias -> name in AGENTS.
+ALIASES = {"mcts": "montecarlo"}
+MCTSAgent = MonteCarloAgent  # old class name
 
 
 # Constructor arguments a spec cannot set: the seed comes from the caller (a tournament seeds
@@ -60,18 +63,19 @@ def _settings(name: str, spec: str, settings: str) -> dict:
     return kwargs
 
 
-def make_agent(spec: str, seed=None) -> Agent:
+def make_agent(spec: str, seed: int | None = None) -> Agent:
     """An agent from a registered name (see AGENTS), with optional ``name:key=value,...``
     settings passed to its constructor; or a trained policy file (``*.safetensors``)."""
     name, _, settings = spec.partition(":")
+    name = ALIASES.get(name, name)
     if name not in AGENTS and (spec.endswith(".safetensors") or os.path.isfile(spec)):
         from .policy import PolicyAgent  # imports torch: only when a policy is asked for
 
         return PolicyAgent(spec, seed=seed)
     if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; choose from {sorted(AGENTS)}")
+        raise ValueError(f"unknown agent {name!r}; choose from {sorted(AGENTS)} (or the aliases {sorted(ALIASES)})")
     return AGENTS[name](seed=seed, **_settings(name, spec, settings))
 
 
 __all__ = ["Agent", "Turn", "public_view", "make_agent", "AGENTS", "RandomAgent", "GreedyAgent",
-           "HeuristicAgent", "ExpectimaxAgent", "MCTSAgent"]
+           "HeuristicAgent", "ExpectimaxAgent", "MonteCarloAgent", "MCTSAgent", "ALIASES"]

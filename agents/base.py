@@ -22,9 +22,9 @@ def public_view(state: np.ndarray, rules: Rules, rng: np.random.Generator) -> np
     the draw-pile order, the other players' hands (play for points; dealt again from the
     unseen cards) and the generator state."""
     s = state.copy()
-    s[E.RNG] = int(rng.integers(0, 2**32))
-    E.redeal_hidden(s, game.rules_array(rules), s[E.TO_MOVE])
-    s[E.RNG] = int(rng.integers(0, 2**32))
+    E.seed_generator(s, int(rng.integers(0, 2**32)))
+    E.redeal_hidden(s, game.rules_array(rules), E.to_move(s))
+    E.seed_generator(s, int(rng.integers(0, 2**32)))
     return s
 
 
@@ -47,7 +47,7 @@ class Turn:
         rules = get_rules(rules)
         if legal is None:
             legal = game.legal_actions(state, rules)
-        return cls(public_view(state, rules, rng), rules, int(state[E.TO_MOVE]),
+        return cls(public_view(state, rules, rng), rules, int(E.to_move(state)),
                    np.asarray(legal, dtype=np.int64))
 
     def observation(self) -> dict:

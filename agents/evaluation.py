@@ -101,12 +101,6 @@ START_ZONE_LEN = 12  # the longest single move: squares a newly started pawn rea
 
 
 @njit(cache=True)
-def same_side(rules, seat, other):
-    """True for the seat itself and, under team rules, its partner."""
-    return seat == other or (rules[R_TEAMS] != 0 and (seat - other) % 2 == 0)
-
-
-@njit(cache=True)
 def progress(seat, code):
     """Steps a pawn has come from Start (0) towards Home (FULL_PROGRESS)."""
     if code == START:
@@ -135,19 +129,18 @@ def _mark_reach(state, rules, seat, row):
     """row[square] := bitmask of the cards with which `seat` could bump a pawn on `square`
     next turn (Sorry! bumps excluded: they are aimed, see _sorry_target)."""
     ppp = rules[R_PAWNS]
-    base = E.PAWNS + seat * E.MAX_SLOTS
     row[:] = 0
     in_play = 0
     in_start = False
     for i in range(ppp):
-        code = state[base + i]
+        code = E.pawn_code(state, seat, i)
         if code < HOME:
             in_play += 1
         elif code == START:
             in_start = True
     sorry_step = rules[R_SORRY_FORWARD]
     for i in range(ppp):
-        code = state[base + i]
+        code = E.pawn_code(state, seat, i)
         if code >= HOME:
             continue
         for c in range(N_CARDS):
@@ -182,7 +175,7 @@ def _pawn_worth(w, seat, code):
 @njit(cache=True)
 def _has_start(state, rules, seat):
     for i in range(rules[R_PAWNS]):
-        if state[E.PAWNS + seat * E.MAX_SLOTS + i] == START:
+        if E.pawn_code(state, seat, i) == START:
             return True
     return False
 
@@ -194,17 +187,17 @@ def _sorry_target(state, rules, w, attacker, has_start):
     attacker's side waits in Start."""
     side_has_start = False
     for seat in range(4):
-        if state[E.ACTIVE + seat] and same_side(rules, attacker, seat) and has_start[seat]:
+        if E.is_active(state, seat) and E.same_side(rules, attacker, seat) and has_start[seat]:
             side_has_start = True
     if not side_has_start:
         return -1
     best = -1
     best_worth = -1.0
     for seat in range(4):
-        if same_side(rules, attacker, seat) or not state[E.ACTIVE + seat]:
+        if E.same_side(rules, attacker, seat) or not E.is_active(state, seat):
             continue
         for i in range(rules[R_PAWNS]):
-            code = state[E.PAWNS + seat * E.MAX_SLOTS + i]
+            code = E.pawn_code(state, seat, i)
             if code < TRACK:
                 v = _pawn_worth(w, seat, code)
                 if v > best_worth:
@@ -217,11 +210,11 @@ def _sorry_target(state, rules, w, attacker, has_start):
 def _hit_chance(state, rules, w, chances, threat, sorry_target, has_start, seat, slot, code):
     """Chance that the other side bumps `seat`'s pawn on track square `code` before `seat`
     can move it (threats from seats moving after `seat` discounted)."""
-    to_move = state[E.TO_MOVE]
+    to_move = E.to_move(state)
     order = (seat - to_move) % 4  # how soon this seat moves; 0: next
     survive = 1.0
     for attacker in range(4):
-        if not state[E.ACTIVE + attacker] or same_side(rules, attacker, seat):
+        if not E.is_active(state, attacker) or E.same_side(rules, attacker, seat):
             continue
         hit = 0.0
         mask = threat[attacker, code]
@@ -266,23 +259,23 @@ def seat_equities(state, rules, w, equity):
     reach = np.zeros((4, TRACK), dtype=np.int64)
     has_start = np.zeros(4, dtype=np.bool_)
     for seat in range(4):
-        if state[E.ACTIVE + seat]:
+        if E.is_active(state, seat):
             _mark_reach(state, rules, seat, reach[seat])
             has_start[seat] = _has_start(state, rules, seat)
     threat = reach.copy()
     sorry_target = np.full(4, -1, dtype=np.int64)
     for seat in range(4):
-        if state[E.ACTIVE + seat]:
+        if E.is_active(state, seat):
             sorry_target[seat] = _sorry_target(state, rules, w, seat, has_start)
             if rules[R_TEAMS]:
                 threat[seat] |= reach[(seat + 2) % 4]
     for seat in range(4):
         equity[seat] = 0.0
-        if not state[E.ACTIVE + seat]:
+        if not E.is_active(state, seat):
             continue
         total = 0.0
         for i in range(ppp):
-            code = state[E.PAWNS + seat * E.MAX_SLOTS + i]
+            code = E.pawn_code(state, seat, i)
             worth = _pawn_worth(w, seat, code)
             total += worth
             if code >= TRACK:
@@ -300,15 +293,15 @@ def seat_score(state, rules, w, equity, seat):
     """A seat's score: its equity against a blend of the leader's and the opponents' mean
     equity (team rules: its side's equity against the other side's); +-WIN_SCORE once the
     game is decided."""
-    winner = state[E.WINNER]
+    winner = E.winner(state)
     if winner >= 0:
-        return WIN_SCORE if same_side(rules, seat, winner) else -WIN_SCORE
+        return WIN_SCORE if E.same_side(rules, seat, winner) else -WIN_SCORE
     if rules[R_TEAMS]:
         mine = 0.0
         theirs = 0.0
         for o in range(4):
-            if state[E.ACTIVE + o]:
-                if same_side(rules, seat, o):
+            if E.is_active(state, o):
+                if E.same_side(rules, seat, o):
                     mine += equity[o]
                 else:
                     theirs += equity[o]
@@ -317,7 +310,7 @@ def seat_score(state, rules, w, equity, seat):
     total = 0.0
     n = 0
     for o in range(4):
-        if o != seat and state[E.ACTIVE + o]:
+        if o != seat and E.is_active(state, o):
             best = max(best, equity[o])
             total += equity[o]
             n += 1
@@ -361,9 +354,9 @@ def win_logit(state, rules, w, score):
     to_go = 0.0
     players = 0
     for seat in range(4):
-        if state[E.ACTIVE + seat]:
+        if E.is_active(state, seat):
             players += 1
             for i in range(rules[R_PAWNS]):
-                to_go += FULL_PROGRESS - progress(seat, state[E.PAWNS + seat * E.MAX_SLOTS + i])
+                to_go += FULL_PROGRESS - progress(seat, E.pawn_code(state, seat, i))
     to_go *= 2.0 / players
     return w[W_WIN_SLOPE] * score / (w[W_WIN_HORIZON] + to_go)

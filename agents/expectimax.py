@@ -26,10 +26,10 @@ from sorry_env import game
 from sorry_env.rules import N_CARDS
 
 from .base import ChoosingAgent, Turn
-from .evaluation import DEFAULT_WEIGHTS, Weights, same_side, seat_equities, seat_score, win_chance
+from .evaluation import DEFAULT_WEIGHTS, Weights, seat_equities, seat_score, win_chance
 from .heuristic import heuristic_choice
 from .simulate import (
-    action_buffer, after_move_into, card_chances, deal_into, determinize, is_chance_node,
+    action_buffer, after_move_into, card_chances, determinize, is_chance_node,
     seed_from,
 )
 
@@ -41,7 +41,7 @@ def _static_scores(state, rules, w, scores):
     equity = np.empty(4)
     seat_equities(state, rules, w, equity)
     for seat in range(4):
-        if state[E.ACTIVE + seat]:
+        if E.is_active(state, seat):
             scores[seat] = win_chance(state, rules, w, seat_score(state, rules, w, equity, seat))
         else:
             scores[seat] = 0.0
@@ -53,7 +53,7 @@ def node_scores(state, rules, w, decisions, root, model_others, scores):
     searching `decisions` more decisions. With `model_others`, players not on `root`'s side
     are assumed to play the heuristic's move instead of being searched. (One self-recursive
     function: numba's cache cannot reload mutually recursive ones.)"""
-    if state[E.WINNER] >= 0 or decisions == 0:
+    if E.winner(state) >= 0 or decisions == 0:
         _static_scores(state, rules, w, scores)
         return
     chance = is_chance_node(state, rules)
@@ -73,10 +73,10 @@ def node_scores(state, rules, w, decisions, root, model_others, scores):
             continue
         decision[:] = state
         if chance:
-            deal_into(decision, rules, c)
-        me = decision[E.TO_MOVE]
+            E.deal(decision, rules, c)  # reshuffles an empty pile first
+        me = E.to_move(decision)
         n = E.legal_actions(decision, rules, legal)
-        if model_others and not same_side(rules, root, me):
+        if model_others and not E.same_side(rules, root, me):
             after_move_into(child, decision, rules, heuristic_choice(decision, rules, w, legal, n))
             node_scores(child, rules, w, decisions - 1, root, model_others, best_scores)
         else:
@@ -94,7 +94,7 @@ def node_scores(state, rules, w, decisions, root, model_others, scores):
 def root_scores(state, rules, w, legal, n, depth, model_others, totals):
     """totals[k] += the acting player's expected score after legal[k] (depth-decision
     search from this root)."""
-    me = state[E.TO_MOVE]
+    me = E.to_move(state)
     child = np.empty_like(state)
     sub = np.empty(4)
     for k in range(n):
@@ -106,7 +106,7 @@ def root_scores(state, rules, w, legal, n, depth, model_others, totals):
 class ExpectimaxAgent(ChoosingAgent):
     name = "expectimax"
 
-    def __init__(self, seed=None, depth: int = 3, model_others: int = 0, samples: int = 8,
+    def __init__(self, seed: int | None = None, depth: int = 3, model_others: int = 0, samples: int = 8,
                  weights: Weights = DEFAULT_WEIGHTS):
         """depth: decisions searched; model_others: 1 to assume the other side plays the
         heuristic's move (searched only for the own side); samples: determinizations of the
@@ -120,14 +120,14 @@ class ExpectimaxAgent(ChoosingAgent):
         self.reset(seed)
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
-        rules = game.rules_array(turn.rules)
+        rules_array = game.rules_array(turn.rules)
         totals = np.zeros(len(legal))
         if turn.rules.hand_size:
             for _ in range(self.samples):
                 world = turn.state.copy()
-                determinize(world, rules, turn.seat, seed_from(self.rng))
-                root_scores(world, rules, self.weights, legal, len(legal), self.depth, self.model_others, totals)
+                determinize(world, rules_array, turn.seat, seed_from(self.rng))
+                root_scores(world, rules_array, self.weights, legal, len(legal), self.depth, self.model_others, totals)
         else:
-            root_scores(turn.state, rules, self.weights, legal, len(legal), self.depth, self.model_others,
+            root_scores(turn.state, rules_array, self.weights, legal, len(legal), self.depth, self.model_others,
                         totals)
         return int(legal[np.argmax(totals)])

@@ -22,7 +22,7 @@ SAFE_RANK = 1_000
 def _own_progress(state, rules, seat):
     total = 0
     for i in range(rules[R_PAWNS]):
-        code = state[E.PAWNS + seat * E.MAX_SLOTS + i]
+        code = E.pawn_code(state, seat, i)
         total += progress(seat, code)
         if code == HOME:
             total += HOME_RANK
@@ -34,7 +34,7 @@ def _own_progress(state, rules, seat):
 @njit(cache=True)
 def greedy_choice(state, rules, legal, n):
     """The legal action (of legal[:n]) leaving the mover's own pawns furthest along."""
-    me = state[E.TO_MOVE]
+    me = E.to_move(state)
     child = np.empty_like(state)
     best_action = legal[0]
     best = -1
@@ -50,7 +50,7 @@ def greedy_choice(state, rules, legal, n):
 class GreedyAgent(Agent):
     name = "greedy"
 
-    def __init__(self, seed=None):
+    def __init__(self, seed: int | None = None):
         self.reset(seed)
 
     def act(self, turn: Turn) -> int:

@@ -17,7 +17,7 @@ from .simulate import after_move_into
 def heuristic_choice(state, rules, w, legal, n):
     """The legal action (of legal[:n]) whose resulting position scores best for the player
     to move; the first one on ties."""
-    me = state[E.TO_MOVE]
+    me = E.to_move(state)
     child = np.empty_like(state)
     equity = np.empty(4)
     best_action = legal[0]
@@ -35,7 +35,7 @@ def heuristic_choice(state, rules, w, legal, n):
 class HeuristicAgent(ChoosingAgent):
     name = "heuristic"
 
-    def __init__(self, seed=None, weights: Weights = DEFAULT_WEIGHTS):
+    def __init__(self, seed: int | None = None, weights: Weights = DEFAULT_WEIGHTS):
         self.weights = weights.array()
         self.reset(seed)
 

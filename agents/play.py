@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.render import COLOUR_NAMES, render_ansi
-from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules
 
 from . import AGENTS, Turn, make_agent
 
@@ -29,7 +30,7 @@ class Quit(Exception):
     """The player typed q or the input ended."""
 
 
-def ask_move(state, rules, legal, read=input) -> int:
+def ask_move(state: np.ndarray, rules: Rules | str, legal: np.ndarray, read: Callable[[str], str] = input) -> int:
     """The action the person picks from `legal`; re-asks until the answer is a listed number."""
     for k, action in enumerate(legal, start=1):
         print(f"  {k:2d}. {game.describe_action(state, rules, action)}")
@@ -49,14 +50,15 @@ def ask_move(state, rules, legal, read=input) -> int:
         print(f"{shown} is not one of the moves: type a number from 1 to {len(legal)}, or q to quit.")
 
 
-def play(human_seat: int, opponents: dict, rules, num_players: int, seed: int, max_turns: int, read=input):
+def play(human_seat: int, opponents: dict, rules: Rules | str, num_players: int, seed: int, max_turns: int,
+         read: Callable[[str], str] = input) -> int | None:
     """One game; `opponents` maps each other seat to (label, agent). Returns the winner seat
     (None if the game was truncated)."""
     rng = np.random.default_rng(seed)
     state = game.new_state(rules, num_players, seed=seed)
     ppp = rules.pawns_per_player
-    while state[E.WINNER] < 0 and state[E.TURN] < max_turns:
-        seat = int(state[E.TO_MOVE])
+    while E.is_running(state, max_turns):
+        seat = int(E.to_move(state))
         legal = game.legal_actions(state, rules)
         if seat == human_seat:
             print("\n" + render_ansi(state, ppp))
@@ -71,7 +73,8 @@ def play(human_seat: int, opponents: dict, rules, num_players: int, seed: int, m
     return game.winner(state)
 
 
-def build_opponents(specs: list[str], seats, human_seat, rules, num_players, seed) -> dict:
+def build_opponents(specs: list[str], seats: tuple[int, ...], human_seat: int, rules: Rules | str, num_players: int,
+                    seed: int) -> dict:
     """seat -> (label, agent) for the seats other than the human's, in turn order after it.
     A policy made for other rules or another player count is refused here, before play."""
     others = [seats[(seats.index(human_seat) + k) % len(seats)] for k in range(1, len(seats))]
@@ -87,7 +90,7 @@ def build_opponents(specs: list[str], seats, human_seat, rules, num_players, see
     return opponents
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C at any moment: a message, not a traceback
@@ -95,7 +98,7 @@ def main(argv=None):
         return 130
 
 
-def _main(argv=None):
+def _main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Play Sorry! in the terminal against agents and trained policies.")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="AGENT",

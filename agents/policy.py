@@ -28,7 +28,8 @@ Tensors ``net.layers.{k}.weight`` / ``net.layers.{k}.bias``: the actor's MLP. Th
       "evaluation": {...}
     }
 
-``layout.version`` is the environment's version name (``raw_env.metadata["name"]``); with
+``layout.version`` is the layout id (:data:`sorry_env.version.LAYOUT_VERSION`, the env's
+version name ``raw_env.metadata["name"]``); with
 the observation and state sizes it identifies the input layout, so a file made for another
 layout is refused at load instead of playing nonsense. A file is also refused for other
 rules or another player count (:meth:`PolicyAgent.check_game`).
@@ -52,9 +53,8 @@ import torch
 from safetensors.torch import save_file
 from torch import nn
 
-from sorry_env import engine as E
 from sorry_env import game
-from sorry_env.env import raw_env
+import sorry_env.version
 from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import Rules, get_rules
 
@@ -65,7 +65,7 @@ from .base import Agent, Turn
 
 FORMAT = "sorry_policy"
 FORMAT_VERSION = 2
-LAYOUT_VERSION = raw_env.metadata["name"]
+LAYOUT_VERSION = sorry_env.version.LAYOUT_VERSION  # one home: sorry_env/version.py
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 KINDS = ("mlp", "afterstate")
 # A shipped 2-player policy holds 0.4 million parameters; the cap stops a file's metadata or
@@ -93,7 +93,7 @@ class Actor(nn.Module):
     """Policy inputs (batch, INPUT_SIZE) -> action logits (batch, n_actions). Logits of
     illegal actions are meaningless: mask them (:func:`masked_logits`)."""
 
-    def __init__(self, kind: str, hidden: list[int], activation: str, rules):
+    def __init__(self, kind: str, hidden: list[int], activation: str, rules: Rules | str):
         super().__init__()
         if kind not in KINDS:
             raise ValueError(f"network kind must be one of {KINDS}, got {kind!r}")
@@ -112,18 +112,18 @@ class Actor(nn.Module):
         return logits.index_put((torch.from_numpy(rows), torch.from_numpy(actions)), scores)
 
 
-def masked_logits(logits: torch.Tensor, masks) -> torch.Tensor:
+def masked_logits(logits: torch.Tensor, masks: np.ndarray | torch.Tensor) -> torch.Tensor:
     """Logits with illegal actions at -inf (masks: bool or 0/1, same shape)."""
     return logits.masked_fill(~torch.as_tensor(masks).bool(), float("-inf"))
 
 
-def layout(rules) -> dict:
+def layout(rules: Rules | str) -> dict:
     """The input/action layout this code builds for `rules`."""
     return {"version": LAYOUT_VERSION, "obs_size": OBS_SIZE, "state_size": STATE_SIZE,
             "n_actions": game.num_actions(rules)}
 
 
-def rules_dict(rules) -> dict:
+def rules_dict(rules: Rules | str) -> dict:
     """JSON form of a rules configuration (tuples become lists)."""
     return json.loads(json.dumps(dataclasses.asdict(get_rules(rules))))
 
@@ -139,14 +139,25 @@ def rules_from_dict(d: dict, path="rules") -> Rules:
         raise ValueError(f"{path}: its rules are not valid ({excerpt(str(exc), 200)})") from None
 
 
-def save_policy(path, actor: Actor, *, rules, num_players: int, network: dict, name: str,
+def save_policy(path: str | os.PathLike, actor: Actor, *, rules: Rules | str, num_players: int, network: dict,
+                name: str,
                 training: dict | None = None, evaluation: dict | None = None) -> None:
-    """Write `actor` with the metadata that makes the file self-describing."""
+    """Write `actor` with the metadata that makes the file self-describing, atomically (a
+    reader never sees half a file: it is written next to `path` and renamed into place) and
+    readable by everyone (safetensors writes owner-only files; policy files are for sharing).
+    The one writer of policy and value-network files."""
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": name, "layout": layout(rules),
             "rules": rules_dict(rules), "num_players": int(num_players), "network": network,
             "training": training or {}, "evaluation": evaluation or {}}
     tensors = {k: v.detach().to(torch.float32).contiguous() for k, v in actor.state_dict().items()}
-    save_file(tensors, str(path), metadata={FORMAT: json.dumps(meta)})
+    tmp = f"{path}.tmp"
+    try:
+        save_file(tensors, tmp, metadata={FORMAT: json.dumps(meta)})
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def read_header(path) -> tuple[dict, dict]:
@@ -242,7 +253,7 @@ def load_policy(path) -> tuple[Actor, dict]:
     return actor, meta
 
 
-def check_trained_for(path, meta: dict, rules, num_players: int) -> None:
+def check_trained_for(path: str | os.PathLike, meta: dict, rules: Rules | str, num_players: int) -> None:
     """ValueError unless the network of file `path` (metadata `meta`) was trained for these
     rules and player count."""
     r = get_rules(rules)
@@ -256,7 +267,7 @@ def check_trained_for(path, meta: dict, rules, num_players: int) -> None:
 class PolicyAgent(Agent):
     """Plays the masked argmax (or a masked sample) of a trained policy file."""
 
-    def __init__(self, path, seed=None, sample: bool = False):
+    def __init__(self, path: str | os.PathLike, seed: int | None = None, sample: bool = False):
         self.path = str(path)
         self.actor, self.metadata = load_policy(path)
         self.rules = rules_from_dict(self.metadata["rules"])
@@ -266,7 +277,7 @@ class PolicyAgent(Agent):
         self._checked = None  # the last (rules, num_players) found compatible
         self.reset(seed)
 
-    def check_game(self, rules, num_players: int) -> None:
+    def check_game(self, rules: Rules | str, num_players: int) -> None:
         """ValueError unless this policy was trained for these rules and player count."""
         if (rules, num_players) == self._checked:
             return
@@ -274,7 +285,7 @@ class PolicyAgent(Agent):
         self._checked = (rules, num_players)
 
     def act(self, turn: Turn) -> int:
-        self.check_game(turn.rules, int(turn.state[E.ACTIVE:E.ACTIVE + 4].sum()))
+        self.check_game(turn.rules, len(game.seats(turn.state)))
         inputs = policy_input(turn.state, game.rules_array(turn.rules), turn.seat)
         mask = np.zeros(self.actor.n_actions, dtype=bool)
         mask[turn.legal] = True

@@ -20,7 +20,8 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import MAX_PACK, R_HAND_SIZE
+from sorry_env.engine import public_state  # noqa: F401  (kept importable here)
+from sorry_env.rules import R_HAND_SIZE
 
 STATE_SIZE = E.STATE_SIZE
 INPUT_SIZE = OBS_SIZE + STATE_SIZE
@@ -33,18 +34,9 @@ def check_supported(rules_array: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def public_state(state, out):
-    """`out` := `state` without its hidden parts (draw-pile order, generator, draw position)."""
-    out[:] = state
-    out[E.RNG] = 0
-    out[E.DRAW_POS] = 0
-    out[E.DECK:E.DECK + MAX_PACK] = 0
-
-
-@njit(cache=True)
 def count_afterstates(states, rules):
     """Number of (state, legal action) pairs in a batch of states (each with a card to play)."""
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    buf = E.action_buffer(rules)
     total = 0
     for b in range(states.shape[0]):
         total += E.legal_actions(states[b], rules, buf)
@@ -56,11 +48,11 @@ def afterstate_observations(states, rules, obs, rows, actions):
     """For every state b and legal action a: one row of `obs` with the observation of the
     position after a, seen by the player who moved; rows[k] = b and actions[k] = a. The arrays
     must hold count_afterstates(states, rules) rows."""
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    buf = E.action_buffer(rules)
     child = np.empty(states.shape[1], dtype=np.int64)
     k = 0
     for b in range(states.shape[0]):
-        mover = states[b, E.TO_MOVE]
+        mover = E.to_move(states[b])
         n = E.legal_actions(states[b], rules, buf)
         for j in range(n):
             child[:] = states[b]
@@ -71,7 +63,7 @@ def afterstate_observations(states, rules, obs, rows, actions):
             k += 1
 
 
-def afterstates(states: np.ndarray, rules: np.ndarray):
+def afterstates(states: np.ndarray, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(observations, rows, actions) of every legal move of every state in the batch."""
     check_supported(rules)
     n = count_afterstates(states, rules)
@@ -82,7 +74,7 @@ def afterstates(states: np.ndarray, rules: np.ndarray):
     return obs, rows, actions
 
 
-def policy_input(state: np.ndarray, rules_array: np.ndarray, viewer: int, out: np.ndarray | None = None):
+def policy_input(state: np.ndarray, rules_array: np.ndarray, viewer: int, out: np.ndarray | None = None) -> np.ndarray:
     """The input vector of `viewer` in `state` (written into `out` if given)."""
     check_supported(rules_array)
     out = np.empty(INPUT_SIZE, dtype=np.float32) if out is None else out

@@ -5,7 +5,7 @@ from .base import Agent, Turn
 class RandomAgent(Agent):
     name = "random"
 
-    def __init__(self, seed=None):
+    def __init__(self, seed: int | None = None):
         self.reset(seed)
 
     def act(self, turn: Turn) -> int:

@@ -8,13 +8,8 @@ import numpy as np
 from numba import njit
 
 from sorry_env import engine as E
+from sorry_env.engine import action_buffer, determinize  # noqa: F401  (engine functions, kept importable here)
 from sorry_env.rules import N_CARDS, R_HAND_SIZE, R_PACK, R_PACK_SIZE
-
-
-@njit(cache=True)
-def action_buffer(rules):
-    """Scratch space for E.legal_actions under these rules."""
-    return np.empty(E.num_actions(rules), dtype=np.int64)
 
 
 @njit(cache=True)
@@ -29,7 +24,7 @@ def after_move_into(child, state, rules, action):
 @njit(cache=True)
 def is_chance_node(state, rules):
     """A running game waiting for the next card to be drawn (never the case with hands)."""
-    return state[E.WINNER] < 0 and state[E.CARD] < 0 and rules[R_HAND_SIZE] == 0
+    return E.winner(state) < 0 and E.card_index(state) < 0 and rules[R_HAND_SIZE] == 0
 
 
 @njit(cache=True)
@@ -41,10 +36,10 @@ def card_chances(state, rules, chances):
     pool = np.empty(N_CARDS)
     total = 0.0
     for c in range(N_CARDS):
-        pool[c] = state[E.REMAIN + c]
+        pool[c] = E.pile_count(state, c)
         if rules[R_HAND_SIZE]:
             for seat in range(4):
-                pool[c] += state[E.HANDS + seat * N_CARDS + c]
+                pool[c] += E.hand_count(state, seat, c)
         total += pool[c]
     if total == 0.0:
         for c in range(N_CARDS):
@@ -59,53 +54,6 @@ def card_chances(state, rules, chances):
             for j in range(hand):
                 missing *= max(total - pool[c] - j, 0.0) / max(total - j, 1.0)
             chances[c] = 1.0 - missing
-
-
-@njit(cache=True)
-def deal_into(state, rules, card):
-    """Make `card` the card to play at a chance node (in place), reshuffling first when the
-    draw pile is empty, exactly as a real draw would."""
-    if state[E.DRAW_POS] >= rules[R_PACK_SIZE]:
-        E.draw(state, rules)  # reshuffles; put the drawn card back and take `card` instead
-        state[E.DRAW_POS] -= 1
-        state[E.REMAIN + state[E.CARD]] += 1
-        state[E.CARD] = -1
-    E.deal(state, rules, card)
-
-
-@njit(cache=True)
-def determinize(state, rules, viewer, seed):
-    """Re-draw everything `viewer` cannot see (the draw-pile order; with hands also the
-    other players' hands) from `seed` alone. The unseen cards are first put in a canonical
-    order, so whatever arrangement the state held (hidden information, or another
-    determinization of it) has no influence on the result."""
-    pos = state[E.DRAW_POS]
-    unseen = np.zeros(N_CARDS, dtype=np.int64)
-    for c in range(N_CARDS):
-        unseen[c] = state[E.REMAIN + c]
-    if rules[R_HAND_SIZE]:
-        hand_sizes = np.zeros(4, dtype=np.int64)
-        for seat in range(4):
-            if seat != viewer:
-                for c in range(N_CARDS):
-                    unseen[c] += state[E.HANDS + seat * N_CARDS + c]
-                    hand_sizes[seat] += state[E.HANDS + seat * N_CARDS + c]
-                    state[E.HANDS + seat * N_CARDS + c] = 0
-        c = 0
-        for seat in range(4):
-            for _ in range(hand_sizes[seat]):
-                while unseen[c] == 0:
-                    c += 1
-                state[E.HANDS + seat * N_CARDS + c] += 1
-                unseen[c] -= 1
-    k = pos
-    for c in range(N_CARDS):
-        state[E.REMAIN + c] = unseen[c]
-        for _ in range(unseen[c]):
-            state[E.DECK + k] = c
-            k += 1
-    state[E.RNG] = seed & 0xFFFFFFFF
-    E.redeal_hidden(state, rules, viewer)
 
 
 def seed_from(rng: np.random.Generator) -> int:

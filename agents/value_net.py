@@ -4,7 +4,7 @@ An ``afterstate`` policy file (:mod:`agents.policy`) holds an MLP that scores th
 of a position after a move (the next card not drawn). A value network is such an MLP trained
 to give the logit of the viewer's chance of winning (:mod:`training.value_fit`); search
 agents use it instead of the hand-written evaluation to score the positions where their
-lookahead stops (``mcts:value=PATH``).
+lookahead stops (``montecarlo:value=PATH``).
 
 The weights are packed into one float32 array (each layer's weight matrix, stored input-major
 so that a row is one input's fan-out, then its bias) with the layer sizes beside it, so the
@@ -13,16 +13,22 @@ adds up the rows of the inputs that are not zero instead of multiplying a dense 
 """
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
 from sorry_env.observation import OBS_SIZE, observe
 
+if TYPE_CHECKING:
+    import torch
+
 # No network: search agents take an empty packed array to mean "use the hand-written evaluation".
 NO_NET = (np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64))
 
 
-def pack(path) -> tuple[np.ndarray, np.ndarray, dict]:
+def pack(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, dict]:
     """(params, sizes, metadata) of the afterstate network in policy file `path`."""
     from .policy import load_policy  # imports torch: only when a network is asked for
 
@@ -35,7 +41,7 @@ def pack(path) -> tuple[np.ndarray, np.ndarray, dict]:
     return (*pack_mlp(actor.net), meta)
 
 
-def pack_mlp(mlp) -> tuple[np.ndarray, np.ndarray]:
+def pack_mlp(mlp: torch.nn.Module) -> tuple[np.ndarray, np.ndarray]:
     """(params, sizes) of a relu MLP with one output (agents.policy.MLP); its input is the
     observation, or for an experiment a longer vector that starts with it."""
     parts, sizes = [], [mlp.layers[0].in_features]

@@ -31,12 +31,12 @@ def main():
     p.add_argument("--rules", default="hasbro2003")
     p.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     args = p.parse_args()
-    rules = game.rules_array(args.rules)
+    rules_array = game.rules_array(args.rules)
     active = np.zeros(4, dtype=np.int64)
     active[list(game.seats_for(args.players))] = 1
-    play_games(rules, active, 10, 1)  # compile
+    play_games(rules_array, active, 10, 1)  # compile
     start = time.perf_counter()
-    moves = play_games(rules, active, args.games, 0)
+    moves = play_games(rules_array, active, args.games, 0)
     seconds = time.perf_counter() - start
     print(f"{args.rules}, {args.players} players: {args.games} games, {moves} moves in {seconds:.2f} s "
           f"= {moves / seconds:,.0f} moves/s ({moves / args.games:.0f} moves/game) on one core")

@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from agents.evaluation import DEFAULT_WEIGHTS
 from agents.heuristic import heuristic_choice
-from agents.mcts import MAX_TURNS
+from agents.montecarlo import MAX_TURNS
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.rules import PRESETS
@@ -35,17 +35,17 @@ def paired_wins(rules, seats, w_changed, w_default, seed, pairs, max_turns):
     active = np.zeros(4, dtype=np.int64)
     for s in seats:
         active[s] = 1
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    buf = E.action_buffer(rules)
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     wins = 0
     for g in range(pairs):
         for seat in seats:
             E.init_state(state, rules, active, (seed * 1_000_003 + g) & 0xFFFFFFFF)
-            while state[E.WINNER] < 0 and state[E.TURN] < max_turns:
+            while E.is_running(state, max_turns):
                 n = E.legal_actions(state, rules, buf)
-                w = w_changed if state[E.TO_MOVE] == seat else w_default
+                w = w_changed if E.to_move(state) == seat else w_default
                 E.step(state, rules, buf[0] if n == 1 else heuristic_choice(state, rules, w, buf, n))
-            wins += state[E.WINNER] == seat
+            wins += E.winner(state) == seat
     return wins
 
 
@@ -62,7 +62,7 @@ def main():
     scales = [float(s) for s in args.scales.split(",")]
     if args.pairs < 1 or not scales:
         p.error("need --pairs >= 1 and at least one scale")
-    rules = game.rules_array(args.rules)
+    rules_array = game.rules_array(args.rules)
     seats = np.array(game.seats_for(args.players), dtype=np.int64)
     games = args.pairs * len(seats)
     even = 1 / len(seats)
@@ -74,7 +74,8 @@ def main():
     rows = []
     for k, (name, scale) in enumerate(tqdm([(n, s) for n in names for s in scales], desc="weights")):
         changed = dataclasses.replace(DEFAULT_WEIGHTS, **{name: getattr(DEFAULT_WEIGHTS, name) * scale})
-        wins = paired_wins(rules, seats, changed.array(), DEFAULT_WEIGHTS.array(), args.seed + k, args.pairs, MAX_TURNS)
+        wins = paired_wins(rules_array, seats, changed.array(), DEFAULT_WEIGHTS.array(), args.seed + k, args.pairs,
+                           MAX_TURNS)
         rows.append((name, scale, getattr(changed, name), wins / games))
     for name, scale, value, rate in rows:
         print(f"{name:>16} x{scale:<5g} = {value:<8.4g} {100 * rate:5.1f}%  ({100 * (rate - even):+.1f})")

@@ -2,7 +2,7 @@
 own games.
 
 The heuristic plays itself. At a sample of its decisions, every legal move is valued twice,
-by two independent sets of Monte Carlo playouts (:func:`agents.mcts.monte_carlo_values`:
+by two independent sets of Monte Carlo playouts (:func:`agents.montecarlo.monte_carlo_values`:
 common random numbers, every seat played by the heuristic, `--plies` moves then the
 evaluation, or to the end of the game with ``--plies 0``). The move one set prefers is judged
 by the other set, against the heuristic's own move:
@@ -37,7 +37,7 @@ from tqdm import tqdm
 
 from agents.evaluation import DEFAULT_WEIGHTS
 from agents.heuristic import heuristic_choice
-from agents.mcts import (MAX_TURNS, SEED_RANGE, distinct_moves, monte_carlo_choice, monte_carlo_values,
+from agents.montecarlo import (MAX_TURNS, SEED_RANGE, distinct_moves, monte_carlo_choice, monte_carlo_values,
                          playout_decision, playout_result)
 from agents.simulate import action_buffer, after_move_into, determinize
 from agents.value_net import NO_NET
@@ -49,7 +49,7 @@ from sorry_env.rules import CARD_NAMES, PRESETS
 # Not cached: numba cannot cache functions of a module loaded by path (the tests do that).
 @njit
 def nested_playout(world, rules, w, me, plies, inner, buf):
-    """Like agents.mcts.rollout_value with the heuristic everywhere, except that `me`'s first
+    """Like agents.montecarlo.rollout_value with the heuristic everywhere, except that `me`'s first
     decision with a choice is made by a flat search of `inner` playouts (from what `me` may
     know: the search re-draws the hidden cards)."""
     searched = False
@@ -60,7 +60,7 @@ def nested_playout(world, rules, w, me, plies, inner, buf):
             break
         if n == 1:
             action = buf[0]
-        elif not searched and world[E.TO_MOVE] == me:
+        elif not searched and E.to_move(world) == me:
             searched = True
             action = monte_carlo_choice(world, rules, w, buf[:n].copy(), n, E.randint(world, SEED_RANGE), inner,
                                         plies, 0.0, NO_NET[0], NO_NET[1])
@@ -72,14 +72,14 @@ def nested_playout(world, rules, w, me, plies, inner, buf):
 
 @njit
 def nested_values(state, rules, w, legal, n, seed, iterations, plies, inner, values):
-    """agents.mcts.monte_carlo_values with nested playouts (same worlds for every move)."""
-    me = state[E.TO_MOVE]
+    """agents.montecarlo.monte_carlo_values with nested playouts (same worlds for every move)."""
+    me = E.to_move(state)
     moves = np.empty(n, dtype=np.int64)
     same_as = np.empty(n, dtype=np.int64)
     k = distinct_moves(state, rules, legal, n, moves, same_as)
     totals = np.zeros(k)
     seeds = np.zeros(E.STATE_SIZE, dtype=np.int64)
-    seeds[E.RNG] = seed & 0xFFFFFFFF
+    E.seed_generator(seeds, seed & 0xFFFFFFFF)
     root = np.empty_like(state)
     world = np.empty_like(state)
     buf = action_buffer(rules)
@@ -115,10 +115,10 @@ def main():
     rules_obj = PRESETS[args.rules]
     if rules_obj.hand_size:
         p.error("play-for-points rules hide the hands: the estimate needs one known position")
-    rules = game.rules_array(rules_obj)
+    rules_array = game.rules_array(rules_obj)
     w = DEFAULT_WEIGHTS.array()
     rng = np.random.default_rng(args.seed)
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    buf = E.action_buffer(rules_array)
     gains, cards, second = [], [], []
     choices = 0  # decisions with more than one legal move, in finished games
     finished = 0
@@ -129,31 +129,31 @@ def main():
         state = game.new_state(rules_obj, num_players=args.players, seed=args.seed * 1_000_003 + g)
         g += 1
         game_choices = 0
-        while state[E.WINNER] < 0 and state[E.TURN] < MAX_TURNS and len(gains) < args.decisions:
-            n = E.legal_actions(state, rules, buf)
+        while E.is_running(state, MAX_TURNS) and len(gains) < args.decisions:
+            n = E.legal_actions(state, rules_array, buf)
             legal = buf[:n].copy()
             if n == 1:
-                E.step(state, rules, legal[0])
+                E.step(state, rules_array, legal[0])
                 continue
             game_choices += 1
-            h = int(np.flatnonzero(legal == heuristic_choice(state, rules, w, legal, n))[0])
+            h = int(np.flatnonzero(legal == heuristic_choice(state, rules_array, w, legal, n))[0])
             if rng.random() < args.sample:
                 a, b = np.empty(n), np.empty(n)
                 for values in (a, b):
-                    monte_carlo_values(state, rules, w, legal, n, int(rng.integers(1 << 31)), args.iterations,
+                    monte_carlo_values(state, rules_array, w, legal, n, int(rng.integers(1 << 31)), args.iterations,
                                        args.plies, 0.0, *NO_NET, values)
                 gains.append(0.5 * ((b[np.argmax(a)] - b[h]) + (a[np.argmax(b)] - a[h])))
                 if args.nested:
                     c, d = np.empty(n), np.empty(n)
                     for values in (c, d):
-                        nested_values(state, rules, w, legal, n, int(rng.integers(1 << 31)), args.nested_playouts,
+                        nested_values(state, rules_array, w, legal, n, int(rng.integers(1 << 31)), args.nested_playouts,
                                       args.plies, args.nested, values)
                     flat = int(np.argmax(a))
                     second.append(0.5 * ((d[np.argmax(c)] - d[flat]) + (c[np.argmax(d)] - c[flat])))
-                cards.append(int(state[E.CARD]))
+                cards.append(int(E.card_index(state)))
                 bar.update(1)
-            E.step(state, rules, legal[h])
-        if state[E.WINNER] >= 0:
+            E.step(state, rules_array, legal[h])
+        if E.winner(state) >= 0:
             finished += 1
             choices += game_choices
     bar.close()

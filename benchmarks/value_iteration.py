@@ -41,11 +41,11 @@ from numba import njit, prange
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from agents.evaluation import DEFAULT_WEIGHTS, evaluate, evaluation_logit, same_side, win_chance
+from agents.evaluation import DEFAULT_WEIGHTS, evaluate, evaluation_logit, win_chance
 from agents.heuristic import heuristic_choice
 from agents.policy import MLP, load_policy
 from agents.policy_input import public_state
-from agents.simulate import action_buffer, after_move_into, card_chances, deal_into, determinize, is_chance_node
+from agents.simulate import action_buffer, after_move_into, card_chances, determinize, is_chance_node
 from agents.value_net import net_logit, pack_mlp
 from sorry_env import engine as E
 from sorry_env import game
@@ -74,11 +74,11 @@ def network_input(state, rules, seat, x):
     x[OBS_SIZE:] = 0.0
     other = E.other_seat(state, seat, 1)
     for i in range(rules[R_PAWNS]):
-        mine = state[E.PAWNS + seat * E.MAX_SLOTS + i]
+        mine = E.pawn_code(state, seat, i)
         if mine >= TRACK:
             continue
         for j in range(rules[R_PAWNS]):
-            theirs = state[E.PAWNS + other * E.MAX_SLOTS + j]
+            theirs = E.pawn_code(state, other, j)
             if theirs >= TRACK:
                 continue
             behind = (mine - theirs) % TRACK  # squares j is behind i
@@ -102,8 +102,8 @@ def network_inputs(states, rules, viewers, out):
 def seat_value(state, rules, params, sizes, base, seat, obs):
     """`seat`'s chance of winning at `state`: the result once decided, else the network's
     (plus the evaluation's logit when `base` holds evaluation weights)."""
-    if state[E.WINNER] >= 0:
-        return 1.0 if same_side(rules, seat, state[E.WINNER]) else 0.0
+    if E.winner(state) >= 0:
+        return 1.0 if E.same_side(rules, seat, E.winner(state)) else 0.0
     network_input(state, rules, seat, obs)
     z = net_logit(params, sizes, obs)
     if base.shape[0] > 0:
@@ -115,7 +115,7 @@ def seat_value(state, rules, params, sizes, base, seat, obs):
 def best_child(state, rules, params, sizes, base, legal, n, child, best, obs):
     """best := the position after the move of legal[:n] the player to move values most
     (the first on ties); returns that value. child is scratch space."""
-    me = state[E.TO_MOVE]
+    me = E.to_move(state)
     top = -1.0
     for k in range(n):
         after_move_into(child, state, rules, legal[k])
@@ -135,13 +135,13 @@ def self_play_positions(rules, active, params, sizes, base, epsilon, seed, state
     child = np.empty_like(state)
     chosen = np.empty_like(state)
     coin = np.zeros(E.STATE_SIZE, dtype=np.int64)  # a generator for the exploring moves
-    coin[E.RNG] = (seed ^ 0x2545F491) & 0xFFFFFFFF
+    E.seed_generator(coin, (seed ^ 0x2545F491) & 0xFFFFFFFF)
     obs = np.empty(sizes[0], dtype=np.float32)
     k = 0
     g = 0
     while k < states.shape[0]:
         E.init_state(state, rules, active, (seed + 7919 * g) & 0xFFFFFFFF)
-        while state[E.WINNER] < 0 and state[E.TURN] < MAX_TURNS and k < states.shape[0]:
+        while E.is_running(state, MAX_TURNS) and k < states.shape[0]:
             n = E.legal_actions(state, rules, legal)
             if n == 1:
                 E.step(state, rules, legal[0])
@@ -167,12 +167,12 @@ def backup(public, rules, params, sizes, base, seed, out):
     x = public.astype(np.int64)
     # A public state has no draw pile: rebuild one from the remaining counts.
     x[E.DRAW_POS] = rules[R_PACK_SIZE] - x[E.REMAIN:E.REMAIN + N_CARDS].sum()
-    determinize(x, rules, x[E.TO_MOVE], seed)
+    determinize(x, rules, E.to_move(x), seed)
     obs = np.empty(sizes[0], dtype=np.float32)
     out[:] = 0.0
     if not is_chance_node(x, rules):  # decided (or a split seven under way: not searched)
         for seat in range(4):
-            if x[E.ACTIVE + seat]:
+            if E.is_active(x, seat):
                 out[seat] = seat_value(x, rules, params, sizes, base, seat, obs)
         return
     probs = np.empty(N_CARDS)
@@ -185,12 +185,12 @@ def backup(public, rules, params, sizes, base, seed, out):
         if probs[c] == 0.0:
             continue
         decision[:] = x
-        deal_into(decision, rules, c)
-        mover = decision[E.TO_MOVE]
+        E.deal(decision, rules, c)  # reshuffles an empty pile first
+        mover = E.to_move(decision)
         n = E.legal_actions(decision, rules, legal)
         top = best_child(decision, rules, params, sizes, base, legal, n, child, best, obs)
         for seat in range(4):
-            if decision[E.ACTIVE + seat]:
+            if E.is_active(decision, seat):
                 v = top if seat == mover else seat_value(best, rules, params, sizes, base, seat, obs)
                 out[seat] += probs[c] * v
 
@@ -216,9 +216,9 @@ def duel(rules, params, sizes, base, w, games, seed):
     for g in range(games):
         value_seat = 2 * (g % 2)
         E.init_state(state, rules, active, (seed + 104729 * g) & 0xFFFFFFFF)
-        while state[E.WINNER] < 0 and state[E.TURN] < MAX_TURNS:
+        while E.is_running(state, MAX_TURNS):
             n = E.legal_actions(state, rules, legal)
-            if n > 1 and state[E.TO_MOVE] == value_seat:
+            if n > 1 and E.to_move(state) == value_seat:
                 best_child(state, rules, params, sizes, base, legal, n, child, best, obs)
                 state[:] = best
                 if is_chance_node(state, rules):
@@ -226,7 +226,7 @@ def duel(rules, params, sizes, base, w, games, seed):
             else:
                 action = legal[0] if n == 1 else heuristic_choice(state, rules, w, legal, n)
                 E.step(state, rules, action)
-        wins += state[E.WINNER] == value_seat
+        wins += E.winner(state) == value_seat
     return wins
 
 
@@ -243,10 +243,10 @@ def move_gaps(rules, active, w, seed, gaps):
     while k < gaps.shape[0]:
         E.init_state(state, rules, active, (seed + 7919 * g) & 0xFFFFFFFF)
         g += 1
-        while state[E.WINNER] < 0 and state[E.TURN] < MAX_TURNS and k < gaps.shape[0]:
+        while E.is_running(state, MAX_TURNS) and k < gaps.shape[0]:
             n = E.legal_actions(state, rules, legal)
             if n > 1:
-                me = state[E.TO_MOVE]
+                me = E.to_move(state)
                 first = -1.0
                 second = -1.0
                 for j in range(n):
@@ -353,7 +353,7 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     mlp, base, rules_name = starting_value(args, p)
-    rules = game.rules_array(rules_name)
+    rules_array = game.rules_array(rules_name)
     seats = np.array(game.seats_for(2), dtype=np.int64)
     active = np.zeros(4, dtype=np.int64)
     active[seats] = 1
@@ -361,14 +361,14 @@ def main(argv=None):
     start = time.time()
 
     def check(label):
-        wins = duel(rules, *pack_mlp(mlp), base, DEFAULT_WEIGHTS.array(), args.check_games, args.seed + 99991)
+        wins = duel(rules_array, *pack_mlp(mlp), base, DEFAULT_WEIGHTS.array(), args.check_games, args.seed + 99991)
         low, high = wilson_interval(wins, args.check_games)
         print(f"{label}: as a one-move player, wins {wins / args.check_games:.1%} [{low:.1%}, {high:.1%}] of "
               f"{args.check_games} games against the heuristic", flush=True)
 
     print(f"{rules_name}, 2 players, value: {'evaluation + network' if len(base) else args.init}")
     gaps = np.empty(5000)
-    move_gaps(rules, active, DEFAULT_WEIGHTS.array(), args.seed, gaps)
+    move_gaps(rules_array, active, DEFAULT_WEIGHTS.array(), args.seed, gaps)
     print(f"the evaluation's best and second-best moves differ by a median {100 * np.median(gaps):.2f} points of "
           f"win chance ({(gaps < 0.015).mean():.0%} of {len(gaps)} heuristic decisions: under 1.5 points)")
     check("start")
@@ -376,14 +376,14 @@ def main(argv=None):
         params, sizes = pack_mlp(mlp)
         t0 = time.time()
         states = np.zeros((args.positions, E.STATE_SIZE), dtype=np.int16)
-        n_games = self_play_positions(rules, active, params, sizes, base, args.epsilon, args.seed + 1_000_003 * r,
+        n_games = self_play_positions(rules_array, active, params, sizes, base, args.epsilon, args.seed + 1_000_003 * r,
                                       states)
         t1 = time.time()
         targets = np.zeros((args.positions, 4))
-        backup_targets(states, rules, params, sizes, base, args.seed + 7_000_001 * r, targets)
+        backup_targets(states, rules_array, params, sizes, base, args.seed + 7_000_001 * r, targets)
         print(f"round {r}: {args.positions:,} positions from {n_games:,} games in {t1 - t0:.0f} s, "
               f"targets in {time.time() - t1:.0f} s", flush=True)
-        excess = fit(mlp, base, states, targets, rules, seats, epochs=args.epochs, lr=args.lr,
+        excess = fit(mlp, base, states, targets, rules_array, seats, epochs=args.epochs, lr=args.lr,
                      batch_size=args.batch_size, rng=rng, desc=f"round {r} fit")
         print(f"round {r}: fit's excess loss {excess:.5f} nats", flush=True)
         check(f"round {r}")

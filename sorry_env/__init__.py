@@ -5,20 +5,19 @@
 - :mod:`sorry_env.rules`: rule configurations and presets.
 - :mod:`sorry_env.express`: Sorry! Express, the dice game, as its own env (``sorry_env/express-v0``).
 """
-import pathlib as _pathlib
-
 from pettingzoo import register as _register
 
 from .numba_cache import clear_stale as _clear_stale
 
-_clear_stale(_pathlib.Path(__file__).parent)
+_clear_stale("sorry_env")  # the engine depends on no other package (see numba_cache)
 
 from .env import env, raw_env
 from .rules import CARD_NAMES, PRESETS, Rules, get_rules
 from .state_io import state_from_dict, state_to_dict
+from .version import ENV_ID, ENV_VERSION, LAYOUT_VERSION, __version__
 
-__all__ = ["env", "raw_env", "Rules", "PRESETS", "CARD_NAMES", "get_rules", "state_from_dict", "state_to_dict"]
-__version__ = "0.1.0"
+__all__ = ["env", "raw_env", "Rules", "PRESETS", "CARD_NAMES", "get_rules", "state_from_dict", "state_to_dict",
+           "__version__", "ENV_ID", "ENV_VERSION", "LAYOUT_VERSION"]
 
-_register("aec", "sorry_env/sorry-v0", entry_point="sorry_env.env:env")
+_register("aec", ENV_ID, entry_point="sorry_env.env:env")
 _register("aec", "sorry_env/express-v0", entry_point="sorry_env.express.env:env")

@@ -3,6 +3,17 @@
 This module is the only place the rules live. Everything else (the PettingZoo env, agents,
 the batched playouts) calls these functions.
 
+Naming: in compiled (numba) code everywhere, a parameter ``rules`` is the int64 rules array
+(:meth:`sorry_env.rules.Rules.array`, read with the ``R_*`` offsets), never a
+:class:`~sorry_env.rules.Rules`. Python-level code holds both: there ``rules`` is a Rules or
+a preset name and a variable holding the array is called ``rules_array``
+(:func:`sorry_env.game.rules_array` makes it).
+
+Code outside ``sorry_env`` reads and writes states through the named accessors below
+(:func:`winner`, :func:`to_move`, :func:`turns_played`, :func:`card_index`,
+:func:`is_running`, :func:`is_active`, :func:`pawn_code`, ...), never through the raw
+offsets, and decodes actions with :func:`decode_action`.
+
 State array layout (``STATE_SIZE`` int64 entries)
 -------------------------------------------------
 ===============  =====  ==========================================================
@@ -97,7 +108,81 @@ CARD_STEP = np.array([1, 2, 3, -4, 5, 7, 8, 10, 11, 12, 0], dtype=np.int64)
 CARD_STEP.setflags(write=False)
 
 
+# ---- named access to the state (for code outside this package) ------------------------------
+# Compiled, so numba code and Python both use them; the raw offsets above stay inside sorry_env.
+@njit(cache=True)
+def winner(state):
+    """Seat that made the winning move (team rules: either partner), -1 while the game runs."""
+    return state[WINNER]
+
+
+@njit(cache=True)
+def to_move(state):
+    """Seat to play."""
+    return state[TO_MOVE]
+
+
+@njit(cache=True)
+def set_to_move(state, seat):
+    """Make `seat` the player to move (a tournament choosing its first player)."""
+    state[TO_MOVE] = seat
+
+
+@njit(cache=True)
+def turns_played(state):
+    """Number of cards played so far."""
+    return state[TURN]
+
+
+@njit(cache=True)
+def card_index(state):
+    """Index of the card in play (:data:`sorry_env.rules.CARD_NAMES`), -1 if none drawn."""
+    return state[CARD]
+
+
+@njit(cache=True)
+def is_running(state, max_turns):
+    """True while nobody has won and fewer than `max_turns` cards have been played."""
+    return state[WINNER] < 0 and state[TURN] < max_turns
+
+
+@njit(cache=True)
+def is_active(state, seat):
+    """True if `seat` is in the game."""
+    return state[ACTIVE + seat] != 0
+
+
+@njit(cache=True)
+def pawn_code(state, seat, slot):
+    """Pawn code (:mod:`sorry_env.geometry`) of `seat`'s pawn in `slot` (canonical order, most
+    advanced first; -1 for a slot the rules do not use)."""
+    return state[PAWNS + seat * MAX_SLOTS + slot]
+
+
+@njit(cache=True)
+def pile_count(state, card):
+    """Copies of `card` in the draw pile (public knowledge)."""
+    return state[REMAIN + card]
+
+
+@njit(cache=True)
+def hand_count(state, seat, card):
+    """Play for points: copies of `card` in `seat`'s hand."""
+    return state[HANDS + seat * N_CARDS + card]
+
+
+@njit(cache=True)
+def seed_generator(state, seed):
+    """Set the state's random generator (every later shuffle comes from it) from `seed`."""
+    state[RNG] = seed & 0xFFFFFFFF
+
+
 # ---- action layout ------------------------------------------------------------------------
+# Kinds of action, as decode_action returns them (ACTION_KINDS: their names in sorry_env.game).
+ACT_PASS, ACT_START, ACT_MOVE, ACT_BACK1, ACT_SPLIT, ACT_SEVEN_PART, ACT_SWAP, ACT_SORRY, ACT_DISCARD = range(9)
+ACTION_KINDS = ("pass", "start", "move", "back1", "split", "seven_part", "swap", "sorry", "discard")
+
+
 @njit(cache=True)
 def action_offsets(rules):
     """(P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N): movable pawn slots, target
@@ -131,6 +216,14 @@ def num_actions(rules):
 
 def n_actions(rules):
     return int(num_actions(rules))
+
+
+@njit(cache=True)
+def action_buffer(rules):
+    """Scratch space for :func:`legal_actions` under these rules: ``num_actions`` entries, as
+    with hands the legal actions of every card held are listed together (one card's block
+    is not enough)."""
+    return np.empty(num_actions(rules), dtype=np.int64)
 
 
 # ---- random numbers (state-carried, 32-bit) -----------------------------------------------
@@ -260,8 +353,11 @@ def movable_pawn(rules, me, i):
 
 
 @njit(cache=True)
-def _is_teammate(rules, seat, other):
-    return rules[R_TEAMS] != 0 and other != seat and (other - seat) % 2 == 0
+def same_side(rules, seat, other):
+    """True if `seat` and `other` play on one side: the same seat, or partners under team
+    rules (seats 0+2 against 1+3). A side shares a win: the winner recorded is the seat that
+    made the winning move."""
+    return seat == other or (rules[R_TEAMS] != 0 and (other - seat) % 2 == 0)
 
 
 # ---- move checks --------------------------------------------------------------------------
@@ -436,7 +532,7 @@ def _card_actions(state, rules, out):
                 continue
             for t in range(T):
                 seat, slot = target_pawn(state, rules, me, t)
-                if seat < 0 or seat == me or _is_teammate(rules, me, seat):
+                if seat < 0 or same_side(rules, me, seat):
                     continue  # swaps are with opponents only
                 if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
                     out[n] = SWAP0 + i * T + t
@@ -461,7 +557,7 @@ def _card_actions(state, rules, out):
                     continue
                 for t in range(T):
                     seat, slot = target_pawn(state, rules, me, t)
-                    if seat < 0 or seat == mover or _is_teammate(rules, mover, seat) != (on_team == 1):
+                    if seat < 0 or seat == mover or same_side(rules, mover, seat) != (on_team == 1):
                         continue
                     if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
                         out[n] = SORRY0 + c * T + t
@@ -516,7 +612,7 @@ def _seven_parts(state, rules, out, n):
 @njit(cache=True)
 def legal_mask(state, rules, mask):
     """Fill `mask` (length n_actions) with 1 on exactly the legal actions."""
-    buf = np.empty(mask.shape[0], dtype=np.int64)
+    buf = action_buffer(rules)
     n = legal_actions(state, rules, buf)
     mask[:] = 0
     for k in range(n):
@@ -525,47 +621,87 @@ def legal_mask(state, rules, mask):
 
 
 # ---- applying a move ----------------------------------------------------------------------
+@njit(cache=True, inline='always')  # inlined: apply_move is on every playout's hot path
+def decode_card_action(rules, action):
+    """(kind, i, j, first, target) of an index into one card's block of actions (the table
+    in the module docstring): kind is one of the ``ACT_*`` constants; i is the movable pawn
+    slot (ACT_START, ACT_SORRY: the colour, 0 own, 1 partner's); j the second pawn of a
+    split; first the distance pawn i moves in a split or a seven part; target the target
+    slot. Unused fields are -1. The one decoder: the engine applies actions with it and
+    :func:`sorry_env.game.decode_action` describes them with it."""
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
+    if action == 0:
+        return ACT_PASS, -1, -1, -1, -1
+    if action < FWD0:
+        return ACT_START, action - START0, -1, -1, -1
+    if action < BACK0:
+        return ACT_MOVE, action - FWD0, -1, -1, -1
+    if action < SPLIT0:
+        return ACT_BACK1, action - BACK0, -1, -1, -1
+    if action < SWAP0 and rules[R_TEAMS] == TEAMS_HASBRO2003:
+        return ACT_SEVEN_PART, (action - SPLIT0) // 6, -1, (action - SPLIT0) % 6 + 1, -1
+    if action < SWAP0:
+        k = action - SPLIT0
+        i = (k // 6) // (P - 1)
+        jj = (k // 6) % (P - 1)
+        return ACT_SPLIT, i, jj + 1 if jj >= i else jj, k % 6 + 1, -1
+    if action < SORRY0:
+        return ACT_SWAP, (action - SWAP0) // T, -1, -1, (action - SWAP0) % T
+    return ACT_SORRY, (action - SORRY0) // T, -1, -1, (action - SORRY0) % T
+
+
+@njit(cache=True, inline='always')  # inlined: apply_move is on every playout's hot path
+def decode_action(rules, action):
+    """(card, kind, i, j, first, target) of an action index (0 <= action < num_actions):
+    without hands card is -1 (the card in play is the state's) and the rest is
+    :func:`decode_card_action`; with hands card is the card chosen, or for a discard -1 with
+    kind ACT_DISCARD and i the card discarded."""
+    if rules[R_HAND_SIZE]:
+        n_card = action_offsets(rules)[8]
+        if action >= N_CARDS * n_card:
+            return -1, ACT_DISCARD, action - N_CARDS * n_card, -1, -1, -1
+        kind, i, j, first, target = decode_card_action(rules, action % n_card)
+        return action // n_card, kind, i, j, first, target
+    kind, i, j, first, target = decode_card_action(rules, action)
+    return -1, kind, i, j, first, target
+
+
 @njit(cache=True)
 def apply_move(state, rules, action):
     """Carry out a legal action's pawn movement (no turn bookkeeping). The caller guarantees
     legality (see legal_actions). With hands the card leaves the hand (and stays CARD, so
     end_turn sees a played 2); a discard leaves CARD = -1."""
+    card, kind, i, j, first, target = decode_action(rules, action)
     if rules[R_HAND_SIZE]:
-        n_card = action_offsets(rules)[8]
         me = state[TO_MOVE]
-        if action >= N_CARDS * n_card:
-            state[HANDS + me * N_CARDS + action - N_CARDS * n_card] -= 1
+        if kind == ACT_DISCARD:
+            state[HANDS + me * N_CARDS + i] -= 1
             state[CARD] = -1
             return
-        c = action // n_card
-        state[HANDS + me * N_CARDS + c] -= 1
-        state[CARD] = c
-        _apply_card_action(state, rules, action % n_card)
-    else:
-        _apply_card_action(state, rules, action)
+        state[HANDS + me * N_CARDS + card] -= 1
+        state[CARD] = card
+    _apply_decoded(state, rules, kind, i, j, first, target)
 
 
-@njit(cache=True)
-def _apply_card_action(state, rules, action):
+@njit(cache=True, inline='always')  # inlined: apply_move is on every playout's hot path
+def _apply_decoded(state, rules, kind, i, j, a, t):
+    """Move the pawns for a decoded card action (see decode_card_action)."""
     ppp = rules[R_PAWNS]
-    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
     me = state[TO_MOVE]
     card = state[CARD]
-    if action == 0:
+    if kind == ACT_PASS:
         return
-    if action < FWD0:
-        seat = (me + 2 * (action - START0)) % 4
+    if kind == ACT_START:
+        seat = (me + 2 * i) % 4
         _land(state, seat, _start_slot(state, seat, ppp), START_CIRCLE[seat], ppp)
-    elif action < BACK0:
-        seat, slot = movable_pawn(rules, me, action - FWD0)
+    elif kind == ACT_MOVE:
+        seat, slot = movable_pawn(rules, me, i)
         step = CARD_STEP[card] if card != CSORRY else rules[R_SORRY_FORWARD]
         _land(state, seat, slot, _step_dest(seat, state[PAWNS + seat * MAX_SLOTS + slot], step), ppp)
-    elif action < SPLIT0:
-        seat, slot = movable_pawn(rules, me, action - BACK0)
+    elif kind == ACT_BACK1:
+        seat, slot = movable_pawn(rules, me, i)
         _land(state, seat, slot, BACKWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], 1], ppp)
-    elif action < SWAP0 and rules[R_TEAMS] == TEAMS_HASBRO2003:
-        i = (action - SPLIT0) // 6
-        a = (action - SPLIT0) % 6 + 1
+    elif kind == ACT_SEVEN_PART:
         seat, slot = movable_pawn(rules, me, i)
         _land(state, seat, slot, FORWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], a], ppp)
         left = (state[SEVEN_LEFT] if state[SEVEN_LEFT] > 0 else 7) - a
@@ -573,20 +709,14 @@ def _apply_card_action(state, rules, action):
         state[SEVEN_MOVED] = 0 if left == 0 else state[SEVEN_MOVED] | (1 << i)
         if left > 0:
             return  # slots keep their order until the seven is finished
-    elif action < SWAP0:
-        k = action - SPLIT0
-        a = k % 6 + 1
-        i = (k // 6) // (P - 1)
-        jj = (k // 6) % (P - 1)
-        j = jj + 1 if jj >= i else jj
+    elif kind == ACT_SPLIT:
         si, ki = movable_pawn(rules, me, i)
         sj, kj = movable_pawn(rules, me, j)
         _land(state, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], ppp)
         _land(state, sj, kj, FORWARD[sj, state[PAWNS + sj * MAX_SLOTS + kj], 7 - a], ppp)
-    elif action < SORRY0:
-        k = action - SWAP0
-        si, ki = movable_pawn(rules, me, k // T)
-        seat, slot = target_pawn(state, rules, me, k % T)
+    elif kind == ACT_SWAP:
+        si, ki = movable_pawn(rules, me, i)
+        seat, slot = target_pawn(state, rules, me, t)
         mine = state[PAWNS + si * MAX_SLOTS + ki]
         theirs = state[PAWNS + seat * MAX_SLOTS + slot]
         state[PAWNS + si * MAX_SLOTS + ki] = theirs
@@ -595,10 +725,9 @@ def _apply_card_action(state, rules, action):
         _slide_if_foreign_triangle(state, si, ki, ppp)
         if state[PAWNS + seat * MAX_SLOTS + slot] == mine:
             _slide_if_foreign_triangle(state, seat, slot, ppp)
-    else:
-        k = action - SORRY0
-        mover = (me + 2 * (k // T)) % 4
-        seat, slot = target_pawn(state, rules, me, k % T)
+    else:  # ACT_SORRY
+        mover = (me + 2 * i) % 4
+        seat, slot = target_pawn(state, rules, me, t)
         square = state[PAWNS + seat * MAX_SLOTS + slot]
         _land(state, mover, _start_slot(state, mover, ppp), square, ppp)
     for s in range(4):
@@ -732,9 +861,57 @@ def redeal_hidden(state, rules, viewer):
 
 
 @njit(cache=True)
+def determinize(state, rules, viewer, seed):
+    """Re-draw everything `viewer` cannot see (the draw-pile order; with hands also the
+    other players' hands) from `seed` alone. The unseen cards are first put in a canonical
+    order, so whatever arrangement the state held (hidden information, or another
+    determinization of it) has no influence on the result."""
+    pos = state[DRAW_POS]
+    unseen = np.zeros(N_CARDS, dtype=np.int64)
+    for c in range(N_CARDS):
+        unseen[c] = state[REMAIN + c]
+    if rules[R_HAND_SIZE]:
+        hand_sizes = np.zeros(4, dtype=np.int64)
+        for seat in range(4):
+            if seat != viewer:
+                for c in range(N_CARDS):
+                    unseen[c] += state[HANDS + seat * N_CARDS + c]
+                    hand_sizes[seat] += state[HANDS + seat * N_CARDS + c]
+                    state[HANDS + seat * N_CARDS + c] = 0
+        c = 0
+        for seat in range(4):
+            for _ in range(hand_sizes[seat]):
+                while unseen[c] == 0:
+                    c += 1
+                state[HANDS + seat * N_CARDS + c] += 1
+                unseen[c] -= 1
+    k = pos
+    for c in range(N_CARDS):
+        state[REMAIN + c] = unseen[c]
+        for _ in range(unseen[c]):
+            state[DECK + k] = c
+            k += 1
+    state[RNG] = seed & 0xFFFFFFFF
+    redeal_hidden(state, rules, viewer)
+
+
+@njit(cache=True)
+def public_state(state, out):
+    """`out` := `state` without its hidden parts (draw-pile order, generator, draw position)."""
+    out[:] = state
+    out[RNG] = 0
+    out[DRAW_POS] = 0
+    out[DECK:DECK + MAX_PACK] = 0
+
+
+@njit(cache=True)
 def deal(state, rules, card):
     """Make `card` the card to play, taking it out of the draw pile (for search over the
-    possible draws). The card must be in the draw pile (REMAIN > 0)."""
+    possible draws), at a chance node. An empty draw pile is first reshuffled from the
+    discards, exactly as a real draw would. The card must then be in the draw pile
+    (REMAIN > 0)."""
+    if state[DRAW_POS] >= rules[R_PACK_SIZE]:
+        _reshuffle(state, rules)
     pos = state[DRAW_POS]
     size = rules[R_PACK_SIZE]
     for k in range(pos, size):
@@ -829,7 +1006,7 @@ def init_state(state, rules, active, seed):
 def random_playout(state, rules, max_turns):
     """Play uniformly random legal moves until the game ends or `max_turns` cards have been
     played in total; returns the number of moves made."""
-    buf = np.empty(num_actions(rules), dtype=np.int64)  # with hands: every card's block and the discards
+    buf = action_buffer(rules)
     moves = 0
     while state[WINNER] < 0 and state[TURN] < max_turns:
         n = legal_actions(state, rules, buf)

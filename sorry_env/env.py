@@ -74,6 +74,9 @@ Version history
 ---------------
 - v0: first release.
 """
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -82,13 +85,14 @@ from pettingzoo.utils import wrappers
 from . import engine as E
 from . import game
 from .observation import OBS_SIZE, observe
+from .version import ENV_NAME
 from .render import render_ansi
-from .rules import DEFAULT_MAX_TURNS, get_rules
+from .rules import DEFAULT_MAX_TURNS, Rules, get_rules
 from .scoring import scores
 from .state_io import state_from_dict, state_to_dict
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> AECEnv:
     """The raw env with PettingZoo's standard classic-game wrappers."""
     e = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
@@ -98,10 +102,11 @@ def env(**kwargs):
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["ansi"], "name": "sorry_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi"], "name": ENV_NAME, "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, num_players=None, seats=None, rules="hasbro2003", max_turns=DEFAULT_MAX_TURNS,
-                 render_mode=None, reward="win"):
+    def __init__(self, num_players: int | None = None, seats: Iterable[int] | None = None,
+                 rules: Rules | str = "hasbro2003", max_turns: int = DEFAULT_MAX_TURNS, render_mode: str | None = None,
+                 reward: str = "win"):
         super().__init__()
         if reward not in ("win", "points"):
             raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
@@ -119,7 +124,7 @@ class raw_env(AECEnv):
         self.seats = game.seats_for(num_players, seats, self.rules)
         self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
         self.render_mode = render_mode
-        self._rules = game.rules_array(self.rules)
+        self._rules_array = game.rules_array(self.rules)
         self._active = np.zeros(4, dtype=np.int64)
         self._active[list(self.seats)] = 1
         self.n_actions = game.num_actions(self.rules)
@@ -134,14 +139,14 @@ class raw_env(AECEnv):
         self._state = None
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
     # -- lifecycle ------------------------------------------------------------------------
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is None:
             seed32 = int(np.random.SeedSequence().generate_state(1)[0])
         else:
@@ -155,7 +160,7 @@ class raw_env(AECEnv):
                 raise ValueError(f"the state seats {given} differ from this env's seats {self.seats}")
         else:
             state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-            E.init_state(state, self._rules, self._active, seed32)
+            E.init_state(state, self._rules_array, self._active, seed32)
         self._state = state
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -168,7 +173,7 @@ class raw_env(AECEnv):
             self.truncations = {a: True for a in self.agents}
             self._mask[:] = 0
         else:
-            E.legal_mask(state, self._rules, self._mask)
+            E.legal_mask(state, self._rules_array, self._mask)
 
     def _game(self) -> np.ndarray:
         """The engine state, or a clear error before the first reset (the order-enforcing
@@ -178,7 +183,7 @@ class raw_env(AECEnv):
             raise RuntimeError("call reset() before using the environment")
         return state
 
-    def step(self, action):
+    def step(self, action: int | None) -> None:
         self._game()
         if not self.agents:
             raise RuntimeError("the game is over and every agent has stepped out; call reset() for a new game")
@@ -190,7 +195,7 @@ class raw_env(AECEnv):
                 or not 0 <= action < self.n_actions or not self._mask[action]):
             game.check_action(self._state, self.rules, action)  # raises, naming the legal actions
         state = self._state
-        E.step(state, self._rules, int(action))
+        E.step(state, self._rules_array, int(action))
         self._cumulative_rewards[agent] = 0.0
         winner = state[E.WINNER]
         if winner >= 0:
@@ -217,22 +222,22 @@ class raw_env(AECEnv):
                     self.truncations[a] = True
                 self._mask[:] = 0
             else:
-                E.legal_mask(state, self._rules, self._mask)
+                E.legal_mask(state, self._rules_array, self._mask)
         self.agent_selection = f"player_{int(state[E.TO_MOVE])}"
         self._accumulate_rewards()
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict:
         obs = np.empty(OBS_SIZE, dtype=np.float32)
         if agent not in self._agent_seat:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        observe(self._game(), self._rules, self._agent_seat[agent], obs)
+        observe(self._game(), self._rules_array, self._agent_seat[agent], obs)
         if agent == self.agent_selection:
             mask = self._mask.copy()
         else:
             mask = np.zeros(self.n_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
-    def render(self):
+    def render(self) -> str | None:
         if self.render_mode is None:
             import gymnasium
 
@@ -240,20 +245,20 @@ class raw_env(AECEnv):
             return None
         return render_ansi(self._game(), self.rules.pawns_per_player)
 
-    def close(self):
+    def close(self) -> None:
         pass
 
     # -- engine access --------------------------------------------------------------------
-    def state_dict(self):
+    def state_dict(self) -> dict:
         """The current position as a JSON-able state dict (see sorry_env.state_io)."""
         return state_to_dict(self._game(), self.rules)
 
     @property
-    def state_array(self):
+    def state_array(self) -> np.ndarray:
         """A copy of the engine state array (for search agents: sorry_env.game functions)."""
         return self._game().copy()
 
-    def describe_action(self, action):
+    def describe_action(self, action: int) -> str:
         return game.describe_action(self._game(), self.rules, action)
 
 

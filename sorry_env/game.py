@@ -19,6 +19,7 @@ Example::
         child = game.deal(after, "hasbro2003", card)
 """
 import functools
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -38,12 +39,13 @@ def _rules_array(rules: Rules) -> np.ndarray:
     return a
 
 
-def rules_array(rules) -> np.ndarray:
+def rules_array(rules: Rules | str) -> np.ndarray:
     """The engine's read-only int64 rules array for a Rules or preset name."""
     return _rules_array(get_rules(rules))
 
 
-def seats_for(num_players=None, seats=None, rules=None):
+def seats_for(num_players: int | None = None, seats: Iterable[int] | None = None,
+              rules: Rules | str | None = None) -> tuple[int, ...]:
     """Validated tuple of seats in play: explicit `seats`, or the default for `num_players`;
     with `rules`, also checked against them (team rules seat all four players)."""
     if num_players is not None and (not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool)
@@ -69,17 +71,18 @@ def seats_for(num_players=None, seats=None, rules=None):
     return seats
 
 
-def check_seed(seed) -> None:
+def check_seed(seed: int) -> None:
     """ValueError unless `seed` is a non-negative integer (what numpy's SeedSequence takes)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
 
 
-def num_actions(rules) -> int:
+def num_actions(rules: Rules | str) -> int:
     return E.n_actions(rules_array(rules))
 
 
-def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarray:
+def new_state(rules: Rules | str = "hasbro2003", num_players: int = 4, seats: Iterable[int] | None = None,
+              seed: int = 0) -> np.ndarray:
     """A new game: the pack shuffled and the first player chosen from `seed` (a non-negative
     integer, used modulo 2**32), a card drawn."""
     check_seed(seed)
@@ -91,7 +94,7 @@ def new_state(rules="hasbro2003", num_players=4, seats=None, seed=0) -> np.ndarr
     return state
 
 
-def legal_actions(state, rules) -> np.ndarray:
+def legal_actions(state: np.ndarray, rules: Rules | str) -> np.ndarray:
     """Legal action indices for the card in play (PASS alone if none)."""
     check_state(state, rules_array(rules))
     return _legal_actions(state, rules)
@@ -99,12 +102,13 @@ def legal_actions(state, rules) -> np.ndarray:
 
 def _legal_actions(state, rules) -> np.ndarray:
     _require_running(state, rules)
-    buf = np.empty(num_actions(rules), dtype=np.int64)
-    n = E.legal_actions(state, rules_array(rules), buf)
+    r = rules_array(rules)
+    buf = E.action_buffer(r)
+    n = E.legal_actions(state, r, buf)
     return np.sort(buf[:n])
 
 
-def legal_mask(state, rules) -> np.ndarray:
+def legal_mask(state: np.ndarray, rules: Rules | str) -> np.ndarray:
     check_state(state, rules_array(rules))
     _require_running(state, rules)
     mask = np.zeros(num_actions(rules), dtype=np.int8)
@@ -112,7 +116,7 @@ def legal_mask(state, rules) -> np.ndarray:
     return mask
 
 
-def check_action(state, rules, action) -> int:
+def check_action(state: np.ndarray, rules: Rules | str, action: int) -> int:
     """`action` as an int if legal, else a ValueError naming it and the legal actions."""
     check_state(state, rules_array(rules))
     return _check_action(state, rules, action)
@@ -133,7 +137,7 @@ def _check_action(state, rules, action) -> int:
     return a
 
 
-def step(state, rules, action) -> np.ndarray:
+def step(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray:
     """A copy of `state` after the legal `action`, with the next card drawn (unless won)."""
     check_state(state, rules_array(rules))
     _require_running(state, rules)
@@ -142,7 +146,7 @@ def step(state, rules, action) -> np.ndarray:
     return s
 
 
-def after_move(state, rules, action) -> np.ndarray:
+def after_move(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray:
     """A copy after `action` and the end of the turn, before the next draw (a chance node:
     card is -1). Use :func:`chance_outcomes` and :func:`deal` to expand it. With hands the
     mover's replacement card is drawn too, so the result is already a decision state; so is
@@ -154,7 +158,7 @@ def after_move(state, rules, action) -> np.ndarray:
     return s
 
 
-def chance_outcomes(state, rules):
+def chance_outcomes(state: np.ndarray, rules: Rules | str) -> list[tuple[str, float]]:
     """[(card name, probability)] of the next draw at a chance node (from after_move), from
     the public draw-pile counts (when the pile is empty: the whole pack, about to be
     reshuffled)."""
@@ -166,48 +170,42 @@ def chance_outcomes(state, rules):
     return [(CARD_NAMES[c], float(counts[c] / total)) for c in range(N_CARDS) if counts[c] > 0]
 
 
-def deal(state, rules, card) -> np.ndarray:
+def deal(state: np.ndarray, rules: Rules | str, card: str) -> np.ndarray:
     """A copy of a chance-node state with `card` (a name: "1" .. "12", "SORRY") drawn as the
     card to play. Names only: an index would be a trap (index 7 is the 10)."""
     _require_chance_node(state, rules, "deal")
     if not isinstance(card, str) or card not in CARD_NAMES:
         raise ValueError(f"card must be one of the names {list(CARD_NAMES)}, got {card!r}")
-    c = CARD_NAMES.index(card)
+    if card not in dict(chance_outcomes(state, rules)):
+        raise ValueError(f"card {card} is not in the draw pile")
     s = state.copy()
-    r = rules_array(rules)
-    if s[E.REMAIN:E.REMAIN + N_CARDS].sum() == 0:
-        E.draw(s, r)  # reshuffle first; then put the drawn card back and take the asked one
-        s[E.DRAW_POS] -= 1
-        s[E.REMAIN + s[E.CARD]] += 1
-        s[E.CARD] = -1
-    if s[E.REMAIN + c] <= 0:
-        raise ValueError(f"card {CARD_NAMES[c]} is not in the draw pile")
-    E.deal(s, r, c)
+    E.deal(s, rules_array(rules), CARD_NAMES.index(card))  # an empty pile is reshuffled first
     return s
 
 
-def to_move(state) -> int:
+def to_move(state: np.ndarray) -> int:
     return int(state[E.TO_MOVE])
 
 
-def card(state):
+def card(state: np.ndarray) -> str | None:
     """Name of the card in play, or None at a chance node."""
     c = int(state[E.CARD])
     return CARD_NAMES[c] if c >= 0 else None
 
 
-def winner(state):
+def winner(state: np.ndarray) -> int | None:
     """Winning seat, or None while the game runs."""
     w = int(state[E.WINNER])
     return w if w >= 0 else None
 
 
-def same_side(rules, seat, winner) -> bool:
-    """True if `seat` shares in the win of `winner` (itself, or its partner under team rules)."""
-    return seat == winner or (get_rules(rules).teams != "none" and (seat - winner) % 2 == 0)
+def same_side(rules: Rules | str, seat: int, winner: int) -> bool:
+    """True if `seat` shares in the win of `winner` (itself, or its partner under team rules):
+    :func:`sorry_env.engine.same_side`."""
+    return bool(E.same_side(rules_array(rules), int(seat), int(winner)))
 
 
-def is_double_game(state, rules) -> bool:
+def is_double_game(state: np.ndarray, rules: Rules | str) -> bool:
     """Team rules: the winning partnership finished before either opponent had all pawns Home."""
     w = winner(state)
     if w is None or get_rules(rules).teams == "none":
@@ -216,61 +214,44 @@ def is_double_game(state, rules) -> bool:
     return not any(all(state[E.PAWNS + s * E.MAX_SLOTS + i] == HOME for i in range(ppp)) for s in ((w + 1) % 4, (w + 3) % 4))
 
 
-def seats(state):
+def seats(state: np.ndarray) -> tuple[int, ...]:
     return tuple(s for s in range(4) if state[E.ACTIVE + s])
 
 
-def decode_action(rules, action):
+def decode_action(rules: Rules | str, action: int) -> tuple[str, int, int, int, int]:
     """(kind, i, j, first, target) of an action index. kind is one of "pass", "start"
     (i: 0 own pawn, 1 partner's under team rules), "move" (movable pawn i, the card's
     distance), "back1" (pawn i), "split" (pawn i moves `first`, then pawn j moves 7 - first),
     "seven_part" (Hasbro 2003 teams: pawn i moves `first` as one part of a split seven),
     "swap" (pawn i with target slot t), "sorry" (i: 0 from own Start, 1 from the partner's;
-    target slot t), "discard" (play for points: i is the card). Movable pawn slots 0..P-1 are the acting seat's pawns in canonical order,
-    then (team rules) the partner's. Unused fields are -1."""
-    P, T, start0, fwd0, back0, split0, swap0, sorry0, n = (int(x) for x in E.action_offsets(rules_array(rules)))
+    target slot t), "discard" (play for points: i is the card). Movable pawn slots 0..P-1 are
+    the acting seat's pawns in canonical order, then (team rules) the partner's. Unused fields
+    are -1. The engine's decoder (:func:`sorry_env.engine.decode_action`) in words."""
+    a = _action_index(rules, action)
+    _, kind, i, j, first, target = E.decode_action(rules_array(rules), a)
+    return E.ACTION_KINDS[kind], int(i), int(j), int(first), int(target)
+
+
+def _action_index(rules, action) -> int:
     total = num_actions(rules)
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise ValueError(f"action must be an integer in 0..{total - 1}, got {excerpt(action)}")
     a = int(action)
     if not 0 <= a < total:
         raise ValueError(f"action {a} is out of range 0..{total - 1}")
-    if get_rules(rules).hand_size:
-        if a >= N_CARDS * n:
-            return "discard", a - N_CARDS * n, -1, -1, -1
-        a %= n  # the card part is action_card(rules, action)
-    if a == 0:
-        return "pass", -1, -1, -1, -1
-    if a < fwd0:
-        return "start", a - start0, -1, -1, -1
-    if a < back0:
-        return "move", a - fwd0, -1, -1, -1
-    if a < split0:
-        return "back1", a - back0, -1, -1, -1
-    if a < swap0 and get_rules(rules).teams == "hasbro2003":
-        i, first = divmod(a - split0, 6)
-        return "seven_part", i, -1, first + 1, -1
-    if a < swap0:
-        k = a - split0
-        i, jj = divmod(k // 6, P - 1)
-        return "split", i, (jj + 1 if jj >= i else jj), k % 6 + 1, -1
-    if a < sorry0:
-        i, t = divmod(a - swap0, T)
-        return "swap", i, -1, -1, t
-    c, t = divmod(a - sorry0, T)
-    return "sorry", c, -1, -1, t
+    return a
 
 
-def action_card(state, rules, action):
+def action_card(state: np.ndarray, rules: Rules | str, action: int) -> int | None:
     """Index of the card an action plays: the card in play, or with hands the card chosen
     (None for a discard)."""
     if not get_rules(rules).hand_size:
         return int(state[E.CARD])
-    n_card = int(E.action_offsets(rules_array(rules))[8])
-    return int(action) // n_card if int(action) < N_CARDS * n_card else None
+    c = int(E.decode_action(rules_array(rules), _action_index(rules, action))[0])
+    return c if c >= 0 else None
 
 
-def describe_action(state, rules, action) -> str:
+def describe_action(state: np.ndarray, rules: Rules | str, action: int) -> str:
     """Words for an action index in this state (for logs, errors and the play command)."""
     check_state(state, rules_array(rules))
     kind, i, j, first, t = decode_action(rules, action)

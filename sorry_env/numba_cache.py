@@ -2,21 +2,51 @@
 
 numba's ``cache=True`` checks only the timestamp of the file that defines a function, not
 of the functions it calls: code compiled against an older engine (other layouts, other
-constants) would be loaded again and could crash. Every package that compiles code calling
-the engine clears its own cached machine code when any source it depends on has changed.
+constants) would be loaded again and could crash.
+
+The rule, one for every package: a package whose modules compile with ``cache=True`` calls,
+in its ``__init__.py`` before importing them, ::
+
+    clear_stale("<package>", "<every first-party package it compiles against>", ...)
+
+(``sorry_env``: none; ``agents``: ``sorry_env``; ``training``: ``sorry_env``, ``agents``).
+That deletes the package's cached machine code whenever the ``.py`` sources of the package or
+of any of those dependencies changed since it was compiled. Code outside a package (the
+benchmark scripts, the tests) is not cached. ``tests/test_numba_cache.py`` checks that every
+caching package calls this with all it imports.
 """
+from __future__ import annotations
+
 import hashlib
+import importlib.util
 import pathlib
 
 _STAMP = "numba-sources.sha1"
 
+# Package name -> names of the packages it was declared to compile against (filled by
+# clear_stale; read by the test that checks the rule is followed).
+WATCHED: dict[str, tuple[str, ...]] = {}
 
-def clear_stale(package_dir, *depends_on):
-    """Delete `package_dir`'s numba cache files if the .py sources of `package_dir` or of
-    the `depends_on` directories changed since they were compiled."""
-    package_dir = pathlib.Path(package_dir)
+
+def _directory(package: str | pathlib.Path) -> pathlib.Path:
+    """A package's source directory, from an importable name or a path."""
+    if isinstance(package, pathlib.Path):
+        return package
+    spec = importlib.util.find_spec(package)  # a top-level name: found without importing it
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError(f"clear_stale: {package!r} is not an importable package")
+    return pathlib.Path(next(iter(spec.submodule_search_locations)))
+
+
+def clear_stale(package: str | pathlib.Path, *depends_on: str | pathlib.Path) -> None:
+    """Delete `package`'s numba cache files if the .py sources of `package` or of the
+    `depends_on` packages changed since they were compiled. Each is an importable package
+    name (``"sorry_env"``) or a directory."""
+    package_dir = _directory(package)
+    dirs = [_directory(d) for d in depends_on]
+    WATCHED[package_dir.name] = tuple(d.name for d in dirs)
     digest = hashlib.sha1()
-    for directory in (package_dir, *map(pathlib.Path, depends_on)):
+    for directory in (package_dir, *dirs):
         for path in sorted(directory.glob("*.py")):
             digest.update(path.name.encode())
             digest.update(path.read_bytes())

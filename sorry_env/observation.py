@@ -29,7 +29,7 @@ from numba import njit
 
 from . import engine as E
 from .geometry import N_CODES, SIDE, STEPS_TO_HOME, TRACK
-from .rules import N_CARDS, R_PAWNS, R_TEAMS
+from .rules import N_CARDS, R_PAWNS
 
 PAWN_BASE = 0
 OFFSET_BASE = 16 * N_CODES
@@ -56,7 +56,7 @@ def observe(state, rules, viewer, out):
             if seat < 0:
                 break
         out[OFFSET_BASE + p * 4 + (seat - viewer) % 4] = 1.0
-        if p == 0 or (rules[R_TEAMS] and (seat - viewer) % 2 == 0):
+        if E.same_side(rules, viewer, seat):
             out[TEAM_BASE + p] = 1.0
         for i in range(ppp):
             code = state[E.PAWNS + seat * E.MAX_SLOTS + i]

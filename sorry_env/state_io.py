@@ -34,7 +34,7 @@ import numpy as np
 
 from . import engine as E
 from .checks import excerpt
-from .game import seats_for
+from .game import same_side, seats_for
 from .geometry import HOME, SAFE0, SAFE_LEN, SLIDE_END, SLIDE_OWNER, START, TRACK
 from .rules import CARD_INDEX, CARD_NAMES, N_CARDS, Rules
 
@@ -60,7 +60,7 @@ def _code(seat, pos):
     raise ValueError(f"seat {seat}: unknown position kind {excerpt(kind)}; use start, track, safe or home")
 
 
-def code_to_position(code):
+def code_to_position(code: int) -> list:
     """The state-dict entry of a pawn code."""
     code = int(code)
     if code == START:
@@ -75,7 +75,7 @@ def code_to_position(code):
 MAX_TURN = 2**62  # the engine counts turns in int64
 
 
-def state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
+def state_from_dict(d: dict, rules: Rules, seed: int) -> np.ndarray:
     """A validated engine state from a state dict; the hidden draw order comes from `seed`.
     Raises ValueError (naming the problem, quoting at most a short excerpt of the input) on
     any malformed or impossible state, including one where the player to move has no legal
@@ -134,7 +134,7 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
         raise ValueError(f"to_move must be a seat in play {active}, got {excerpt(to_move)}")
     state[E.TO_MOVE] = to_move
     for seat in active:
-        team = (seat, (seat + 2) % 4) if rules.teams != "none" else (seat,)
+        team = [s for s in active if same_side(rules, seat, s)]
         if all(state[E.PAWNS + s * E.MAX_SLOTS + i] == HOME for s in team for i in range(ppp)):
             raise ValueError(f"seat {seat} (and any partner) already has every pawn Home: the game is over")
     card = d.get("card")

@@ -9,19 +9,19 @@ Home is 6 steps past it, so a pawn on track square 57 is 11 steps from Home, on 
 import numpy as np
 import pytest
 
-from agents import AGENTS, Turn, make_agent, public_view
+from agents import AGENTS, MonteCarloAgent, Turn, make_agent
 from sorry_env import PRESETS, game, state_from_dict
 from sorry_env import engine as E
 
 # Small budgets keep the file fast; the search logic is the same at any budget.
-SPECS = ["random", "greedy", "heuristic", "expectimax", "mcts:iterations=24"]
-SEARCH_SPECS = ["expectimax:depth=2", "expectimax", "expectimax:model_others=1", "mcts:iterations=64"]
+SPECS = ["random", "greedy", "heuristic", "expectimax", "montecarlo:iterations=24"]
+SEARCH_SPECS = ["expectimax:depth=2", "expectimax", "expectimax:model_others=1", "montecarlo:iterations=64"]
 H, S = ["home"], ["start"]
 
 
 def turn_for(state, rules, rng):
     """What the acting player is shown (as the evaluator shows it)."""
-    return Turn(public_view(state, rules, rng), rules, int(state[E.TO_MOVE]), game.legal_actions(state, rules))
+    return Turn.from_state(state, rules, rng)
 
 
 def play(rules, seats, agents, seed, max_turns):
@@ -29,7 +29,7 @@ def play(rules, seats, agents, seed, max_turns):
     r = game.rules_array(rules)
     state = game.new_state(rules, seats=seats, seed=seed)
     rng = np.random.default_rng(seed)
-    while state[E.WINNER] < 0 and state[E.TURN] < max_turns:
+    while E.is_running(state, max_turns):
         turn = turn_for(state, rules, rng)
         action = agents[turn.seat].act(turn)
         assert action in turn.legal, f"{agents[turn.seat].name} chose illegal {action} under {rules.name}"
@@ -53,7 +53,7 @@ def test_heuristic_and_greedy_finish_games_under_every_preset():
         seats = game.seats_for(4)
         agents = {seat: make_agent("heuristic" if seat % 2 else "greedy", seed=seat) for seat in seats}
         state = play(rules, seats, agents, seed=7, max_turns=2000)
-        assert state[E.WINNER] >= 0, preset
+        assert E.winner(state) >= 0, preset
 
 
 def winning_move_cases():
@@ -110,9 +110,9 @@ def mid_game_turns(rules, players, n_turns, seed):
     state = game.new_state(rules, seats=seats, seed=seed)
     rng = np.random.default_rng(seed)
     states = []
-    while state[E.WINNER] < 0 and len(states) < n_turns:
+    while E.winner(state) < 0 and len(states) < n_turns:
         turn = turn_for(state, rules, rng)
-        if state[E.TURN] >= 20 and len(turn.legal) > 1:
+        if E.turns_played(state) >= 20 and len(turn.legal) > 1:
             states.append(state.copy())
         E.step(state, r, agent.act(turn))
     return states
@@ -153,7 +153,12 @@ def test_make_agent_reads_settings_and_rejects_bad_ones():
     assert make_agent("expectimax:depth=3").depth == 3
     mcts = make_agent("mcts:iterations=10,epsilon=0.25", seed=1)
     assert (mcts.iterations, mcts.epsilon) == (10, 0.25)
-    assert set(AGENTS) >= {"random", "greedy", "heuristic", "expectimax", "mcts"}
+    assert set(AGENTS) >= {"random", "greedy", "heuristic", "expectimax", "montecarlo"}
+    # The flat Monte Carlo agent's old name still works, as a spec and as imports.
+    old = make_agent("mcts:iterations=3", seed=1)
+    assert type(old) is MonteCarloAgent and old.iterations == 3
+    from agents.mcts import MCTSAgent, monte_carlo_values  # noqa: F401
+    assert MCTSAgent is MonteCarloAgent
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("nobody")
     with pytest.raises(ValueError, match="key=value"):

@@ -62,7 +62,7 @@ def one_step_from_winning():
     state = state_from_dict(d, PRESETS["hasbro2003"], seed=1)
     public = np.empty_like(state)
     public_state(state, public)
-    public[E.REMAIN + public[E.CARD]] += 1  # a state dict comes with a card drawn: put it back
+    public[E.REMAIN + E.card_index(public)] += 1  # a state dict comes with a card drawn: put it back
     public[E.CARD] = -1
     return public
 
@@ -153,7 +153,7 @@ def test_value_iteration_pair_features_mark_who_can_reach_whom():
     vi.network_input(state, rules, 0, plain)
     assert (x[:OBS_SIZE] == plain).all()
     reach = vi.PAIR_REACH
-    slot = {int(state[E.PAWNS + 2 * E.MAX_SLOTS + j]): j for j in range(4)}
+    slot = {int(E.pawn_code(state, 2, j)): j for j in range(4)}
     first = [OBS_SIZE + (0 * 4 + slot[sq]) * 2 * reach for sq in (5, 15)]
     # The pawn on 5 is 5 squares behind seat 0's pawn on 10 (it can reach it with a 5);
     # seat 0's pawn is 5 squares behind the one on 15.

@@ -1,12 +1,13 @@
 """Policy files and the policy agent: legal play, and clear refusals of files that do not fit."""
 import json
+import pathlib
 
 import numpy as np
 import pytest
 import torch
 from safetensors.torch import save_file
 
-from agents import Turn, make_agent, public_view
+from agents import Turn, make_agent
 from agents.policy import Actor, PolicyAgent, masked_logits, save_policy
 from agents.policy_input import INPUT_SIZE, policy_input
 from sorry_env import engine as E
@@ -27,11 +28,10 @@ def play_game(agents_by_seat, rules, num_players, seed):
     state = game.new_state(rules, num_players, seed=seed)
     rng = np.random.default_rng(seed)
     moves = 0
-    while state[E.WINNER] < 0 and state[E.TURN] < 2000:
-        seat = int(state[E.TO_MOVE])
+    while E.is_running(state, 2000):
+        seat = int(E.to_move(state))
         legal = game.legal_actions(state, rules)
-        action = agents_by_seat[seat].act(Turn(public_view(state, game.get_rules(rules), rng),
-                                               game.get_rules(rules), seat, legal))
+        action = agents_by_seat[seat].act(Turn.from_state(state, rules, rng, legal))
         assert action in legal
         state = game.step(state, rules, action)
         moves += 1
@@ -133,4 +133,29 @@ def test_policy_inputs_refuse_rules_with_hands():
     rules = game.rules_array("hasbro2003_points")
     state = game.new_state("hasbro2003_points", 2, seed=0)
     with pytest.raises(ValueError, match="do not support rules with hands"):
-        policy_input(state, rules, int(state[E.TO_MOVE]))
+        policy_input(state, rules, int(E.to_move(state)))
+
+
+def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
+    """One writer for policy and value files: readable by all, no temporary file left, and a
+    failed write leaves the old file untouched (export and value_fit both use it)."""
+    import os
+
+    import agents.policy
+    path = write_policy(tmp_path / "p.safetensors")
+    assert os.stat(path).st_mode & 0o777 == 0o644 and os.listdir(tmp_path) == ["p.safetensors"]
+    before = path.read_bytes()
+
+    def broken(tensors, filename, metadata):
+        with open(filename, "wb") as f:
+            f.write(b"half a file")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(agents.policy, "save_file", broken)
+    with pytest.raises(OSError, match="disk full"):
+        write_policy(path, seed=1)
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["p.safetensors"]
+    import training.export
+    import training.value_fit
+    for module in (training.export, training.value_fit):
+        assert "os.replace" not in pathlib.Path(module.__file__).read_text()  # they go through save_policy

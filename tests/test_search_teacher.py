@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from agents.evaluation import DEFAULT_WEIGHTS
-from agents.mcts import monte_carlo_choice, monte_carlo_values
+from agents.montecarlo import monte_carlo_choice, monte_carlo_values
 from agents.policy import Actor
 from agents.value_net import NO_NET
 from sorry_env import engine as E
@@ -24,7 +24,7 @@ def test_teacher_rows_hold_values_of_the_legal_moves_and_the_mcts_choice_is_thei
     assert games >= 1 and (counts > 1).all()  # only real choices are kept
     for k in range(len(counts)):
         state = states[k]
-        assert state[E.CARD] >= 0 and state[E.WINNER] < 0
+        assert E.card_index(state) >= 0 and E.winner(state) < 0
         assert (state[E.DECK:E.DECK + 11] == 0).all()  # public: no draw-pile order
         assert E.legal_actions(state, rules, buf) == counts[k]
         assert ((values[k, :counts[k]] >= 0) & (values[k, :counts[k]] <= 1)).all()

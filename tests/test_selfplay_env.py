@@ -67,13 +67,13 @@ def test_rewards_match_the_winner_over_many_games(num_players):
         assert len(env.opponents) == num_players - 1 and env.learner_seat not in env.opponents
         done = False
         while not done:
-            assert env.state[E.TO_MOVE] == env.learner_seat  # the learner acts only on its turns
+            assert E.to_move(env.state) == env.learner_seat  # the learner acts only on its turns
             action = rng.choice(np.flatnonzero(env.action_masks()))
             _, reward, terminated, truncated, info = env.step(action)
             done = terminated or truncated
             if not done:
                 assert reward == 0.0
-        winner = int(env.state[E.WINNER])
+        winner = int(E.winner(env.state))
         assert reward == (1.0 if winner == env.learner_seat else -1.0)
         assert not env.action_masks().any()
     assert len(seats_seen) > 1
@@ -112,3 +112,22 @@ def test_a_snapshot_leaving_the_window_mid_game_still_finishes_it(tmp_path):
         _, _, terminated, truncated, _ = env.step(rng.choice(np.flatnonzero(env.action_masks())))
         done = terminated or truncated
     assert pool.snapshot_agents[0] is None
+
+
+# Team rules (Parker 1958): the learner at seat 0 has every pawn Home and can only pass with
+# its 3; opponent seat 1 starts a pawn with its 1; then the learner's partner at seat 2 moves
+# its last pawn Home with a 1 and finishes the partnership: the engine records seat 2 as the
+# winner, and the win is the learner's too.
+PARTNER_WINS_NEXT = {
+    "to_move": 0, "card": "3", "draw_pile": {"1": 4},
+    "pawns": [[["home"]] * 4, [["start"]] * 4, [["safe", 4], ["home"], ["home"], ["home"]], [["start"]] * 4],
+}
+
+
+def test_team_win_finished_by_the_partner_pays_the_learner():
+    env = SelfPlayEnv(OpponentPool({"random": 1.0}), num_players=4, rules="parker1958_teams")
+    env.reset(seed=0, options={"state": PARTNER_WINS_NEXT, "learner_seat": 0})
+    assert env.action_masks().nonzero()[0].tolist() == [0]  # PASS only
+    _, reward, terminated, _, info = env.step(0)
+    assert terminated and int(E.winner(env.state)) == 2  # the partner made the winning move
+    assert reward == 1.0 and info["learner_won"] is True

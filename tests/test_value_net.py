@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.evaluation import DEFAULT_WEIGHTS, same_side
+from agents.evaluation import DEFAULT_WEIGHTS
 from agents.policy import Actor, load_policy, save_policy
 from agents.value_net import net_logit, pack
 from sorry_env import engine as E
@@ -40,7 +40,7 @@ def test_teacher_positions_are_afterstates_labelled_with_the_winner(num_players)
     assert obs.shape == (len(data), OBS_SIZE)
     viewers = data.seats[rows % num_players]
     winners = data.winners[data.games[rows // num_players]]
-    assert (labels == [same_side(rules, v, w) for v, w in zip(viewers, winners)]).all()
+    assert (labels == [E.same_side(rules, v, w) for v, w in zip(viewers, winners)]).all()
     # Every game has exactly one winner: the labels of a position's views add up to 1.
     assert (labels.reshape(-1, num_players).sum(1) == 1).all()
 

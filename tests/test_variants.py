@@ -4,6 +4,11 @@ Positions are literal state dicts; expectations come from the rule texts in shar
 Hasbro 2003 "VARIATION—Team rules" and "Play for points", Parker 1958 "Partnership Games",
 and the Wikipedia text's 2013 edition and point-scoring variant.
 """
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
@@ -344,16 +349,16 @@ def test_variant_random_play_invariants(rules, players):
         s = game.new_state(r, num_players=players, seed=g)
         while game.winner(s) is None:
             legal = game.legal_actions(s, r)
-            s = game.step(s, r, legal[(g * 7 + int(s[E.TURN])) % len(legal)])
+            s = game.step(s, r, legal[(g * 7 + int(E.turns_played(s))) % len(legal)])
             for seat in game.seats(s):
                 codes = s[E.PAWNS + 4 * seat:E.PAWNS + 4 * seat + r.pawns_per_player]
                 on_board = codes[codes < E.HOME]
                 assert len(set(on_board.tolist())) == len(on_board)
             hands = s[E.HANDS:E.HANDS + 44].reshape(4, 11)
-            in_play = np.bincount([s[E.CARD]], minlength=11) if s[E.CARD] >= 0 else 0
+            in_play = np.bincount([E.card_index(s)], minlength=11) if E.card_index(s) >= 0 else 0
             assert (s[E.REMAIN:E.REMAIN + 11] + hands.sum(0) + in_play <= pack).all()
             assert all(hands[seat].sum() == r.hand_size for seat in game.seats(s))
-            assert s[E.TURN] < 3000
+            assert E.turns_played(s) < 3000
         assert ra[0] == r.pawns_per_player
 
 
@@ -456,3 +461,34 @@ def test_hands_move_words_name_the_card_once():
     assert "play 11: swap pawn 0 (square 30) with Yellow's pawn on square 40" in words
     assert "play Sorry!: a pawn from Start bumps Yellow's pawn on square 40" in words
     assert "play split 7: pawn 0 (square 30) moves 1, then pawn 1 (square 5) moves 6" in words
+
+
+# Every seat's four pawns on the track and seat 0 holding 7, 8, 10, 11 and 12: 144 legal
+# actions (the split sevens, eleven swaps and every card's moves), more than one card's 142.
+MANY_MOVES = {
+    "to_move": 0,
+    "pawns": [[T(6), T(21), T(30), T(55)], [T(29), T(25), T(2), T(37)],
+              [T(28), T(57), T(43), T(41)], [T(26), T(3), T(19), T(44)]],
+    "hands": [{"7": 1, "8": 1, "10": 1, "11": 1, "12": 1}] + [{"1": 1, "2": 1, "3": 1, "4": 1, "5": 1}] * 3,
+}
+
+
+def test_random_playout_buffer_holds_every_legal_action_of_a_hand():
+    """engine.random_playout's legal-action buffer must hold the moves of every card in the
+    hand. numba does not check bounds, so the playout runs here without compiling (plain
+    Python indexing raises IndexError on an overflow) for the one step from MANY_MOVES."""
+    rules = "hasbro2003_points"
+    s = load(rules, MANY_MOVES)
+    r = game.rules_array(rules)
+    n_legal = len(game.legal_actions(s, rules))
+    assert n_legal > int(E.action_offsets(r)[8])  # the position really lists more than one card's actions
+    code = ("import json, sys, numpy as np\n"
+            "from sorry_env import engine as E, game\n"
+            "from sorry_env.state_io import state_from_dict\n"
+            "rules = game.get_rules(sys.argv[1])\n"
+            "s = state_from_dict(json.loads(sys.argv[2]), rules, 0)\n"
+            "print(E.random_playout(s, game.rules_array(rules), int(E.turns_played(s)) + 1))\n")
+    done = subprocess.run([sys.executable, "-c", code, rules, json.dumps(MANY_MOVES)], capture_output=True, text=True,
+                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["1"]

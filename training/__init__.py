@@ -1,1 +1,6 @@
 """Self-play training and evaluation for sorry_env (see :mod:`training.evaluate`)."""
+from sorry_env.numba_cache import clear_stale
+
+# training compiles code (outcome_data, search_teacher) that inlines the engine and the
+# agents' compiled helpers: recompile when any of them changes (sorry_env.numba_cache).
+clear_stale("training", "sorry_env", "agents")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+from pathlib import Path
 
 import yaml
 
@@ -63,7 +64,7 @@ DEFAULTS = {
     },
     "distillation": {              # warm start from a search teacher's move values (training/search_teacher.py)
         "decisions": 0,            # teacher decisions to learn from; 0: none
-        "iterations": 400,         # the teacher's (mcts) playouts per decision
+        "iterations": 400,         # the teacher's (montecarlo) playouts per decision
         "rollout_plies": 6,        # moves per playout before the value network scores it
         "value": None,             # value network file (training/value_fit.py); None: hand-written evaluation
         "init": None,              # start the actor from this afterstate network file (same hidden sizes)
@@ -96,7 +97,7 @@ def _merge(base: dict, override: dict, where: str) -> dict:
     return out
 
 
-def load_config(path) -> dict:
+def load_config(path: str | Path) -> dict:
     """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
     network files (:func:`training.train.open_run` checks those unless it resumes)."""
     with open(path) as f:

@@ -1,13 +1,15 @@
 """The learning-curve PNG of a run: evaluation win rate against each opponent over steps."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")  # files only; no display on a training machine
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def plot_learning_curve(evaluations: list[dict], num_players: int, path, title: str) -> None:
+def plot_learning_curve(evaluations: list[dict], num_players: int, path: str | Path, title: str) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     opponents = sorted({name for e in evaluations for name in e["win_rates"]})
     for name in opponents:

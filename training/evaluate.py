@@ -5,7 +5,7 @@ Command line (``sorry-eval`` or ``python -m training.evaluate``)::
 
     sorry-eval heuristic random --games 2000 --seed 0
     sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p
-    sorry-eval checkpoints/policy.safetensors "mcts:iterations=400" --rules hasbro2003_fast
+    sorry-eval checkpoints/policy.safetensors "montecarlo:iterations=400" --rules hasbro2003_fast
     sorry-eval --game express greedy random random --games 2000  # Sorry! Express (docs/express.md)
 
 List one agent per player: anything :func:`agents.make_agent` accepts (a registered name,
@@ -21,15 +21,15 @@ game ``g`` puts lineup entry ``i`` in ``seats[(i + g) % n]`` and lets ``seats[(g
 move first. Every ``n`` consecutive games put each agent once in every seat and once in
 the first mover's seat; every ``n**2`` games play each (seating, first mover) pair once, so
 with ``games`` a multiple of ``n**2`` both are exactly balanced (``seating_balanced`` in the
-results). The engine draws the first player from the game's seed; we overwrite
-``state[E.TO_MOVE]`` of the fresh :func:`sorry_env.game.new_state` before anything is
+results). The engine draws the first player from the game's seed; we overwrite the
+player to move (``engine.set_to_move``) of the fresh :func:`sorry_env.game.new_state` before anything is
 played (the first card or the hands are already dealt, but they do not depend on who
 plays first).
 
 Games
 -----
 Played on the compiled engine directly (no PettingZoo env): each turn the agent to move gets
-``Turn(state=agents.public_view(...), ...)``, so it never sees the draw order. A game still
+``agents.Turn.from_state(...)``, so it never sees the draw order. A game still
 running after ``max_turns`` cards played (the engine's ``TURN`` counter, as the env's
 truncation) is a draw: nobody wins, and the ratings count it as a tie between all players.
 Game length is measured in the same turns.
@@ -76,21 +76,21 @@ import agents
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.express.game import DEFAULT_MAX_TURNS as EXPRESS_MAX_TURNS
-from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules
 from sorry_env.scoring import scores
 
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 
 
 # ---- schedule and seeds ---------------------------------------------------------------------
-def seating(game_index, seats):
+def seating(game_index: int, seats: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
     """(seat of each lineup entry, the seat that moves first) in game `game_index`."""
     n = len(seats)
     entry_seats = tuple(seats[(i + game_index) % n] for i in range(n))
     return entry_seats, seats[(game_index // n) % n]
 
 
-def game_seeds(seed, game_index, players):
+def game_seeds(seed: int, game_index: int, players: int) -> list[int]:
     """[engine seed, public-view seed, one reset seed per lineup entry] for one game."""
     words = np.random.SeedSequence([seed, game_index]).generate_state(2 + players)
     return [int(w) for w in words]
@@ -100,7 +100,7 @@ def game_seeds(seed, game_index, players):
 class Table:
     """A lineup's agents in one process, able to play any game of the tournament by index."""
 
-    def __init__(self, agent_specs, rules, max_turns, seed):
+    def __init__(self, agent_specs: list[str], rules: Rules | str, max_turns: int, seed: int):
         self.specs = list(agent_specs)
         self.agents = [agents.make_agent(spec) for spec in self.specs]
         self.rules = get_rules(rules)
@@ -111,7 +111,7 @@ class Table:
         for agent in self.agents:  # a network made for another game: refused before any play
             agent.check_game(self.rules, len(self.agents))
 
-    def play(self, game_index):
+    def play(self, game_index: int) -> dict:
         """One game; returns its record. `winners`: the lineup entries sharing the win (the
         winner, and its partner under team rules; empty if truncated); `scores`: each entry's
         points under play-for-points rules (None otherwise or if truncated)."""
@@ -123,9 +123,9 @@ class Table:
         view_rng = np.random.default_rng(view_seed)
 
         state = game.new_state(self.rules, seats=self.seats, seed=engine_seed)
-        state[E.TO_MOVE] = first_seat
-        while state[E.WINNER] < 0 and state[E.TURN] < self.max_turns:
-            seat = int(state[E.TO_MOVE])
+        E.set_to_move(state, first_seat)
+        while E.is_running(state, self.max_turns):
+            seat = int(E.to_move(state))
             legal = game.legal_actions(state, self.rules)
             turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
             entry = entry_at_seat[seat]
@@ -148,7 +148,7 @@ class Table:
             "first_seat": first_seat,
             "winners": winners,
             "scores": points,
-            "turns": int(state[E.TURN]),
+            "turns": int(E.turns_played(state)),
         }
 
 
@@ -164,7 +164,8 @@ def _play_in_worker(game_indices):
     return [_worker_table.play(g) for g in game_indices]
 
 
-def play_games(agent_specs, games, seed, rules, max_turns, workers, progress, table_class=Table):
+def play_games(agent_specs: list[str], games: int, seed: int, rules: Rules | str | None, max_turns: int, workers: int,
+               progress: bool, table_class: type = Table) -> list[dict]:
     """Records of games 0..games-1 in index order, played by `workers` processes, each with
     a `table_class` (Table; training.express_evaluate.ExpressTable for Sorry! Express)."""
     # Built here first so that a bad agent spec fails before any worker starts.
@@ -200,7 +201,7 @@ def play_games(agent_specs, games, seed, rules, max_turns, workers, progress, ta
 
 
 # ---- statistics -----------------------------------------------------------------------------
-def wilson_interval(successes, trials, z=Z_95):
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
     """Wilson score interval (low, high) for a binomial proportion successes/trials."""
     p = successes / trials
     shrink = 1 + z**2 / trials
@@ -209,21 +210,27 @@ def wilson_interval(successes, trials, z=Z_95):
     return centre - half_width, centre + half_width
 
 
-def win_rate(wins, games):
+def win_rate_with_interval(wins: int, games: int) -> dict:
+    """A tally as {wins, games, win_rate, ci_low, ci_high}: the rate with its Wilson interval
+    (no games are played here; training.match.play_win_rate plays them)."""
     low, high = wilson_interval(wins, games)
     return {"wins": wins, "games": games, "win_rate": wins / games, "ci_low": low, "ci_high": high}
 
 
-def sides(players, rules):
+def sides(players: int, rules: Rules | str | None) -> list[list[int]]:
     """The groups of lineup entries that win together: under team rules partners sit
     opposite, and the rotation keeps entries i and i + 2 opposite; otherwise (and for a game
     without rule presets, `rules` None: Sorry! Express) everyone alone."""
-    if rules is not None and get_rules(rules).teams != "none":
-        return [[0, 2], [1, 3]]
-    return [[i] for i in range(players)]
+    if rules is None:
+        return [[i] for i in range(players)]
+    groups = []
+    for i in range(players):
+        if not any(i in group for group in groups):
+            groups.append([j for j in range(players) if game.same_side(rules, i, j)])
+    return groups
 
 
-def skill_ratings(records, players, rules):
+def skill_ratings(records: list[dict], players: int, rules: Rules | str | None) -> list[dict]:
     """openskill Plackett-Luce ratings of the lineup entries after rating the games in order,
     partners as one team: the winning side ranked first and the others tied second; a
     truncated game ties everyone."""
@@ -239,13 +246,13 @@ def skill_ratings(records, players, rules):
     return [{"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for r in ratings]
 
 
-def entry_at_turn_position(record, seats, position):
+def entry_at_turn_position(record: dict, seats: tuple[int, ...], position: int) -> int:
     """The lineup entry that moved `position`-th (0: first) in the game of `record`."""
     seat = seats[(seats.index(record["first_seat"]) + position) % len(seats)]
     return record["seats"].index(seat)
 
 
-def mean_score(records, entry):
+def mean_score(records: list[dict], entry: int) -> float | None:
     """Mean points of a lineup entry over the games that were scored, or None."""
     points = [record["scores"][entry] for record in records if record["scores"] is not None]
     return float(np.mean(points)) if points else None
@@ -259,7 +266,7 @@ def _short(spec: str) -> str:
     return name + ":" + ",".join(k + eq + (pathlib.Path(v).name if "/" in v else v) for k, eq, v in parts)
 
 
-def agent_labels(agent_specs):
+def agent_labels(agent_specs: list[str]) -> list[str]:
     """Display names: a policy file's name, a registered agent's spec with any file paths in
     its settings shortened to file names; '#k' on the k-th repeat."""
     names = [_short(spec) for spec in agent_specs]
@@ -267,7 +274,8 @@ def agent_labels(agent_specs):
             for i, name in enumerate(names)]
 
 
-def summarize(records, agent_specs, seed, rules, max_turns, seats=None, rules_name=None):
+def summarize(records: list[dict], agent_specs: list[str], seed: int, rules: Rules | str | None, max_turns: int,
+              seats: tuple[int, ...] | None = None, rules_name: str | None = None) -> dict:
     """The results dict (JSON-able) of a finished tournament. `seats` defaults to the
     engine's default seats; `rules` None with a `rules_name` is a game without rule presets
     (Sorry! Express: seats 0..n-1, rules_name "express")."""
@@ -281,7 +289,7 @@ def summarize(records, agent_specs, seed, rules, max_turns, seats=None, rules_na
         agent_rows.append({
             "agent": label,
             "spec": spec,
-            **win_rate(sum(i in record["winners"] for record in records), games),
+            **win_rate_with_interval(sum(i in record["winners"] for record in records), games),
             "expected": expected,
             "rating_mu": ratings[i]["mu"],
             "rating_sigma": ratings[i]["sigma"],
@@ -293,7 +301,7 @@ def summarize(records, agent_specs, seed, rules, max_turns, seats=None, rules_na
     turn_order = []
     for position in range(players):
         wins = sum(entry_at_turn_position(record, seats, position) in record["winners"] for record in records)
-        turn_order.append({"position": position, **win_rate(wins, games), "expected": expected})
+        turn_order.append({"position": position, **win_rate_with_interval(wins, games), "expected": expected})
     return {
         "config": {"agents": list(agent_specs), "players": players, "seats": list(seats), "games": games,
                    "seed": seed, "rules": get_rules(rules).name if rules is not None else rules_name,
@@ -308,8 +316,9 @@ def summarize(records, agent_specs, seed, rules, max_turns, seats=None, rules_na
     }
 
 
-def run_tournament(agent_specs, players=None, games=1000, seed=0, rules="hasbro2003", workers=None,
-                   max_turns=DEFAULT_MAX_TURNS, progress=False):
+def run_tournament(agent_specs: list[str], players: int | None = None, games: int = 1000, seed: int = 0,
+                   rules: Rules | str = "hasbro2003", workers: int | None = None,
+                   max_turns: int = DEFAULT_MAX_TURNS, progress: bool = False) -> dict:
     """Play `games` games between `agent_specs` (one per player) and return the results dict:
     ``config``, ``agents`` (win rate, Wilson interval, rating, mean score per lineup entry),
     ``turn_order`` (win rate by position in turn order), ``first_mover_advantage``,
@@ -335,11 +344,11 @@ def run_tournament(agent_specs, players=None, games=1000, seed=0, rules="hasbro2
 
 
 # ---- output ---------------------------------------------------------------------------------
-def percent(x):
+def percent(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def format_table(results):
+def format_table(results: dict) -> str:
     """The results as text for the terminal."""
     config = results["config"]
     rows = results["agents"]
@@ -378,14 +387,14 @@ def format_table(results):
     return "\n".join(lines)
 
 
-def write_csv(path, rows):
+def write_csv(path: str | pathlib.Path, rows: list[dict]) -> None:
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
 
 
-def agent_csv_rows(results):
+def agent_csv_rows(results: dict) -> list[dict]:
     """Agent rows with `games_at_seat` spread over one column per seat."""
     rows = []
     for row in results["agents"]:
@@ -395,7 +404,7 @@ def agent_csv_rows(results):
     return rows
 
 
-def game_csv_rows(results):
+def game_csv_rows(results: dict) -> list[dict]:
     """One row per game: who won (empty: truncated), its length, every agent's seat and,
     under play-for-points rules, points (empty: truncated)."""
     labels = [row["agent"] for row in results["agents"]]
@@ -414,7 +423,7 @@ def game_csv_rows(results):
     return rows
 
 
-def plot_win_rates(results, path):
+def plot_win_rates(results: dict, path: str | pathlib.Path) -> None:
     """Bar chart of the win rates with their 95% intervals and the equal-strength line."""
     rows = results["agents"]
     config = results["config"]
@@ -432,7 +441,7 @@ def plot_win_rates(results, path):
     fig.savefig(path, dpi=120)
 
 
-def write_outputs(results, out_dir):
+def write_outputs(results: dict, out_dir: str | pathlib.Path) -> list[pathlib.Path]:
     """results.json (all but the per-game records), agents.csv, turn_order.csv, games.csv and
     win_rates.png in `out_dir`; returns their paths."""
     out_dir = pathlib.Path(out_dir)
@@ -449,7 +458,7 @@ def write_outputs(results, out_dir):
 
 
 # ---- command line ---------------------------------------------------------------------------
-def parse_args(argv=None):
+def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     parser = argparse.ArgumentParser(
         prog="sorry-eval",
         description="A tournament between Sorry! agents with rotated seats and first moves.",
@@ -492,7 +501,7 @@ def check_out_dir(out) -> None:
         raise ValueError(f"--out {out}: {existing} is not writable")
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser, args = parse_args(argv)
     try:
         check_out_dir(args.out)

@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agents.policy import save_policy
 
 from . import checkpoint
 from .config import validate
 
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
 
-def export_model(model, path, config: dict, timesteps: int, evaluation: dict | None = None,
+
+def export_model(model: MaskablePPO, path: str | Path, config: dict, timesteps: int, evaluation: dict | None = None,
                  wall_seconds: float | None = None) -> None:
     """Write the model's actor to `path` atomically (a reader never sees half a file)."""
     export_actor(model.policy.mlp_extractor.actor, path, config, timesteps, evaluation, wall_seconds)
@@ -30,17 +34,14 @@ def export_actor(actor, path, config: dict, timesteps: int, evaluation: dict | N
                  wall_seconds: float | None = None) -> None:
     """Write `actor` (agents.policy.Actor) of a run with `config` to policy file `path`, atomically."""
     net = config["network"]
-    tmp = f"{path}.tmp"
-    save_policy(tmp, actor, rules=config["game"]["rules"], num_players=config["game"]["num_players"],
+    save_policy(path, actor, rules=config["game"]["rules"], num_players=config["game"]["num_players"],
                 network={"kind": net["kind"], "hidden": list(net["hidden"]), "activation": net["activation"]},
                 name=f"{config['name']}@{timesteps}",
                 training={"config": config, "timesteps": int(timesteps), "wall_seconds": wall_seconds},
                 evaluation=evaluation)
-    os.chmod(tmp, 0o644)  # safetensors writes owner-only files; policy files are for sharing
-    os.replace(tmp, path)
 
 
-def tournament_summary(results_path, config: dict) -> dict:
+def tournament_summary(results_path: str | Path, config: dict) -> dict:
     """The parts of a sorry-eval results.json worth keeping in a policy file (no game log);
     ValueError unless it is one, played under the run's rules and player count by a policy."""
     try:
@@ -59,7 +60,7 @@ def tournament_summary(results_path, config: dict) -> dict:
     return summary
 
 
-def export_run(run_dir, out, tournaments=()) -> None:
+def export_run(run_dir: str | Path, out: str | Path, tournaments: Iterable[str | Path] = ()) -> None:
     """Export the latest checkpoint of a training run directory. Reads data only (JSON and
     safetensors): a run directory from elsewhere cannot run code here."""
     run_dir, out = Path(run_dir), Path(out)
@@ -85,7 +86,7 @@ def export_run(run_dir, out, tournaments=()) -> None:
     export_actor(actor, out, config, timesteps, evaluation, wall_seconds)
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Export a training run's latest checkpoint as a policy file.")
     p.add_argument("run_dir", help="training run directory (holds checkpoint.safetensors and run_state.json)")
     p.add_argument("out", help="policy file to write (.safetensors)")

@@ -11,17 +11,24 @@ noise. Data is generated and consumed in chunks to bound memory.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 from torch.nn import functional as F
 
-from agents import Turn, make_agent
+from agents import Agent, Turn, make_agent
 
 from .opponents import OpponentPool
 from .selfplay_env import SelfPlayEnv
 
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
 
-def teacher_games(env: SelfPlayEnv, teacher, samples: int, gamma: float):
+
+def teacher_demonstrations(env: SelfPlayEnv, teacher: Agent, samples: int, gamma: float) -> tuple[np.ndarray,
+                           np.ndarray, np.ndarray, np.ndarray]:
     """(observations, masks, actions, returns) of at least `samples` teacher moves; returns
     are the learner's outcome discounted by gamma per learner move to the game's end."""
     obs_rows, mask_rows, actions, returns = [], [], [], []
@@ -43,7 +50,7 @@ def teacher_games(env: SelfPlayEnv, teacher, samples: int, gamma: float):
     return (np.array(obs_rows), np.array(mask_rows), np.array(actions), np.array(returns, dtype=np.float32))
 
 
-def pretrain(model, cfg: dict, log=print) -> dict:
+def pretrain(model: MaskablePPO, cfg: dict, log: Callable[[str], object] = print) -> dict:
     """Clone cfg["imitation"]["teacher"] into the model's policy and value heads."""
     im, game = cfg["imitation"], cfg["game"]
     env = SelfPlayEnv(OpponentPool(im["mix"]), game["num_players"], game["rules"], game["max_turns"])
@@ -54,7 +61,7 @@ def pretrain(model, cfg: dict, log=print) -> dict:
     policy.set_training_mode(True)
     seen, stats = 0, {}
     while seen < im["samples"]:
-        obs, masks, actions, returns = teacher_games(env, teacher, im["chunk"], model.gamma)
+        obs, masks, actions, returns = teacher_demonstrations(env, teacher, im["chunk"], model.gamma)
         seen += len(actions)
         for _ in range(im["epochs"]):
             order = np.random.default_rng(seen).permutation(len(actions))

@@ -1,4 +1,5 @@
-"""Win rate of a policy file against one scripted opponent, played in the training env.
+"""Win rate of a policy file against one scripted opponent, played in the training env (a win
+of the policy's side: under team rules, its partner finishing counts).
 
 The learner seat rotates over the seats game by game and every other seat is the opponent,
 so a 4-player evaluation is one policy seat against three copies of the opponent. This is
@@ -6,15 +7,19 @@ the quick in-training measurement; reported results come from the tournament eva
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from agents.policy import PolicyAgent
-from sorry_env.rules import DEFAULT_MAX_TURNS
+from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
 
 from .opponents import OpponentPool
 from .selfplay_env import SelfPlayEnv
 
 
-def win_rate(policy_path, opponent: str, num_players: int, rules, games: int, seed: int,
-             max_turns: int = DEFAULT_MAX_TURNS) -> float:
+def play_win_rate(policy_path: str | Path, opponent: str, num_players: int, rules: Rules | str, games: int, seed: int,
+                  max_turns: int = DEFAULT_MAX_TURNS) -> float:
+    """Play `games` games of the policy against `opponent` and return the fraction its side won
+    (a plain number; training.evaluate.win_rate_with_interval summarises a tally instead)."""
     policy = PolicyAgent(policy_path)
     policy.check_game(rules, num_players)
     env = SelfPlayEnv(OpponentPool({opponent: 1.0}), num_players=num_players, rules=rules, max_turns=max_turns)
@@ -28,3 +33,6 @@ def win_rate(policy_path, opponent: str, num_players: int, rules, games: int, se
             done = terminated or truncated
         wins += reward > 0
     return wins / games
+
+
+win_rate = play_win_rate  # the old name, kept for callers written before the rename

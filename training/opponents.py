@@ -8,19 +8,21 @@ drawn). Each opponent seat of each game draws its own kind.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from agents import AGENTS
+from agents import AGENTS, ALIASES
 from agents.policy import PolicyAgent
 
 SNAPSHOTS = "snapshots"
 
 
-def check_mix(mix) -> None:
+def check_mix(mix: dict[str, float]) -> None:
     """ValueError unless `mix` maps known kinds to weights >= 0 with a positive sum."""
     if not isinstance(mix, dict) or not mix:
         raise ValueError(f"an opponent mix must be a mapping of kind to weight, got {mix!r}")
-    unknown = [k for k in mix if k != SNAPSHOTS and k not in AGENTS]
+    unknown = [k for k in mix if k != SNAPSHOTS and k not in AGENTS and k not in ALIASES]
     if unknown:
         raise ValueError(f"unknown kinds {unknown}; use {SNAPSHOTS!r} or one of {sorted(AGENTS)}")
     weights = list(mix.values())
@@ -45,7 +47,7 @@ class OpponentPool:
         self.snapshot_agents: list[PolicyAgent | None] = []
         self._seed = seed
 
-    def add_snapshot(self, path) -> None:
+    def add_snapshot(self, path: str | Path) -> None:
         agent = PolicyAgent(path, seed=self._seed + len(self.snapshot_paths), sample=self.snapshot_sample)
         self.snapshot_paths.append(str(path))
         self.snapshot_agents.append(agent)

@@ -6,6 +6,7 @@ of the policy input; it is a training aid and is never exported.
 """
 from __future__ import annotations
 
+import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
@@ -27,13 +28,13 @@ class ActorCritic(nn.Module):
         self.latent_dim_pi = actor.n_actions
         self.latent_dim_vf = size
 
-    def forward_actor(self, features):
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
         return self.actor(features)
 
-    def forward_critic(self, features):
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         return self.critic(features[:, :OBS_SIZE])
 
-    def forward(self, features):
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
 
 

@@ -4,8 +4,9 @@ Each game the learner takes a random seat; every other seat is driven by an oppo
 from an :class:`~training.opponents.OpponentPool`. ``step`` plays the learner's move, then
 the opponents' moves, until the learner must act again or the game ends.
 
-The reward is the learner's own and nobody else's: +1 if the learner's seat won, -1 if
-another seat won, 0 otherwise (and on truncation). There is no per-agent reward table to
+The reward is the learner's own and nobody else's: +1 if the learner's side won (its seat, or
+under team rules its partner's: the engine records the seat that made the winning move), -1
+if the other side won, 0 otherwise (and on truncation). There is no per-agent reward table to
 index with the wrong seat, which is how the PettingZoo/SB3 tutorial wrapper ended up
 returning the opponent's reward.
 
@@ -24,7 +25,7 @@ from agents.policy_input import INPUT_SIZE, policy_input
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.render import render_ansi
-from sorry_env.rules import DEFAULT_MAX_TURNS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, Rules, get_rules
 from sorry_env.state_io import state_from_dict
 
 from .opponents import OpponentPool
@@ -33,15 +34,16 @@ from .opponents import OpponentPool
 class SelfPlayEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, pool: OpponentPool, num_players: int = 2, rules="hasbro2003", max_turns: int = DEFAULT_MAX_TURNS,
-                 render_mode=None):
+    def __init__(self, pool: OpponentPool, num_players: int = 2, rules: Rules | str = "hasbro2003",
+                 max_turns: int = DEFAULT_MAX_TURNS,
+                 render_mode: str | None = None):
         self.pool = pool
         self.rules = get_rules(rules)
         self.num_players = num_players
         self.seats = game.seats_for(num_players, rules=self.rules)
         self.max_turns = max_turns
         self.render_mode = render_mode
-        self._rules = game.rules_array(self.rules)
+        self._rules_array = game.rules_array(self.rules)
         self._active = np.zeros(4, dtype=np.int64)
         self._active[list(self.seats)] = 1
         n_actions = game.num_actions(self.rules)
@@ -56,7 +58,7 @@ class SelfPlayEnv(gymnasium.Env):
         self._seat_agents = {}  # seat -> the agent playing it this game
 
     # -- gymnasium API ------------------------------------------------------------------
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """New game. Options (for tests and analysis): ``state`` (a state dict, see
         sorry_env.state_io), ``learner_seat``, ``opponents`` (a label per other seat)."""
         super().reset(seed=seed)
@@ -64,11 +66,11 @@ class SelfPlayEnv(gymnasium.Env):
         seed32 = int(self.np_random.integers(2**32))
         if "state" in options:
             self.state = state_from_dict(options["state"], self.rules, seed32)
-            if tuple(s for s in range(4) if self.state[E.ACTIVE + s]) != self.seats:
+            if tuple(s for s in range(4) if E.is_active(self.state, s)) != self.seats:
                 raise ValueError(f"the state's seats differ from this env's seats {self.seats}")
         else:
             self.state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-            E.init_state(self.state, self._rules, self._active, seed32)
+            E.init_state(self.state, self._rules_array, self._active, seed32)
         self.learner_seat = int(options.get("learner_seat", self.seats[self.np_random.integers(len(self.seats))]))
         if self.learner_seat not in self.seats:
             raise ValueError(f"learner_seat must be one of {self.seats}, got {self.learner_seat}")
@@ -81,19 +83,19 @@ class SelfPlayEnv(gymnasium.Env):
         for agent in self._seat_agents.values():
             agent.reset(int(self.np_random.integers(2**31)))
         self._play_opponents()
-        if self.state[E.WINNER] >= 0:
+        if E.winner(self.state) >= 0:
             raise ValueError("the game ended before the learner's first move")
         return self._observe(), {}
 
-    def step(self, action):
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         action = int(action)
         if not (0 <= action < self._mask.shape[0] and self._mask[action]):
             raise ValueError(f"illegal learner action {action}; legal: {np.flatnonzero(self._mask).tolist()}")
-        E.step(self.state, self._rules, action)
+        E.step(self.state, self._rules_array, action)
         self._play_opponents()
         reward = self.learner_reward()
-        terminated = bool(self.state[E.WINNER] >= 0)
-        truncated = not terminated and self.state[E.TURN] >= self.max_turns
+        terminated = bool(E.winner(self.state) >= 0)
+        truncated = not terminated and E.turns_played(self.state) >= self.max_turns
         info = {}
         if terminated or truncated:
             info = {"learner_won": reward > 0, "learner_seat": self.learner_seat,
@@ -104,16 +106,17 @@ class SelfPlayEnv(gymnasium.Env):
         """Legal actions of the learner now (all False once the game is over)."""
         return self._mask.astype(bool)
 
-    def render(self):
+    def render(self) -> str:
         return render_ansi(self.state, self.rules.pawns_per_player)
 
     # -- internals ----------------------------------------------------------------------
     def learner_reward(self) -> float:
-        """+1 if the learner's seat won, -1 if another seat won, 0 while the game runs."""
-        winner = self.state[E.WINNER]
+        """+1 if the learner's side won (game.same_side: under team rules a win finished by the
+        partner is the learner's too), -1 if the other side won, 0 while the game runs."""
+        winner = int(E.winner(self.state))
         if winner < 0:
             return 0.0
-        return 1.0 if winner == self.learner_seat else -1.0
+        return 1.0 if game.same_side(self.rules, self.learner_seat, winner) else -1.0
 
     def _agent(self, label):
         if label.startswith("snapshot_"):
@@ -125,20 +128,20 @@ class SelfPlayEnv(gymnasium.Env):
     def _play_opponents(self):
         """Opponents move until the learner holds a card, the game ends or is truncated."""
         state = self.state
-        while (state[E.WINNER] < 0 and state[E.TO_MOVE] != self.learner_seat
-               and state[E.TURN] < self.max_turns):
-            seat = int(state[E.TO_MOVE])
-            E.legal_mask(state, self._rules, self._mask)
+        while (E.winner(state) < 0 and E.to_move(state) != self.learner_seat
+               and E.turns_played(state) < self.max_turns):
+            seat = int(E.to_move(state))
+            E.legal_mask(state, self._rules_array, self._mask)
             turn = Turn.from_state(state, self.rules, self.np_random, np.flatnonzero(self._mask))
             action = self._seat_agents[seat].act(turn)
             if not self._mask[action]:
                 raise RuntimeError(f"opponent {self.opponents[seat]} chose illegal action {action}")
-            E.step(state, self._rules, action)
+            E.step(state, self._rules_array, action)
 
     def _observe(self):
-        if self.state[E.WINNER] >= 0 or self.state[E.TURN] >= self.max_turns:
+        if E.winner(self.state) >= 0 or E.turns_played(self.state) >= self.max_turns:
             self._mask[:] = 0
         else:
-            E.legal_mask(self.state, self._rules, self._mask)
-        policy_input(self.state, self._rules, self.learner_seat, self._obs)
+            E.legal_mask(self.state, self._rules_array, self._mask)
+        policy_input(self.state, self._rules_array, self.learner_seat, self._obs)
         return self._obs.copy()

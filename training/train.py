@@ -42,7 +42,7 @@ from .evaluate import wilson_interval
 from .export import export_model
 from .imitation import pretrain
 from .search_teacher import warm_start as distil_search
-from .match import win_rate
+from .match import play_win_rate
 from .opponents import OpponentPool
 from .sb3_policy import SelfPlayPolicy
 from .selfplay_env import SelfPlayEnv
@@ -65,14 +65,14 @@ class Run:
         self.last = {"snapshot": -1, "evaluation": -1, "checkpoint": -1}  # steps at the last of each
 
     @property
-    def state_path(self):
+    def state_path(self) -> Path:
         return self.dir / "run_state.json"
 
     @property
-    def checkpoint_path(self):
+    def checkpoint_path(self) -> Path:
         return self.dir / run_checkpoint.FILE
 
-    def load_state(self):
+    def load_state(self) -> None:
         try:
             state = json.loads(self.state_path.read_text())
             # The budget may grow on resume; anything else changed would make a different run.
@@ -95,19 +95,19 @@ class Run:
             raise ValueError(f"{self.state_path}: snapshot {name!r} is not a file in {self.pool_dir}")
         return path
 
-    def add_snapshot(self, model):
+    def add_snapshot(self, model: MaskablePPO) -> None:
         self.pool_dir.mkdir(parents=True, exist_ok=True)
         path = self.pool_dir / f"snapshot_{model.num_timesteps:010d}.safetensors"
         export_model(model, path, self.cfg, model.num_timesteps)
         self.pool.add_snapshot(path)
         self.last["snapshot"] = model.num_timesteps
 
-    def evaluate(self, model) -> dict:
+    def evaluate(self, model: MaskablePPO) -> dict:
         """Export the current policy and measure it against each evaluation opponent."""
         ev, game = self.cfg["evaluation"], self.cfg["game"]
         export_model(model, self.policy_path, self.cfg, model.num_timesteps,
                      {"latest": self.evaluations[-1] if self.evaluations else None})
-        rates = {name: win_rate(self.policy_path, name, game["num_players"], game["rules"], ev["games"],
+        rates = {name: play_win_rate(self.policy_path, name, game["num_players"], game["rules"], ev["games"],
                                 seed=self.cfg["seed"] + 1_000_000, max_turns=game["max_turns"])
                  for name in ev["opponents"]}
         result = {"timesteps": int(model.num_timesteps), "games": ev["games"], "win_rates": rates}
@@ -115,7 +115,7 @@ class Run:
         self.last["evaluation"] = model.num_timesteps
         return result
 
-    def checkpoint(self, model):
+    def checkpoint(self, model: MaskablePPO) -> None:
         """Model and run state, each replaced atomically, the state last: a crash between
         the two leaves a model at most one interval newer than the state, which resumes."""
         run_checkpoint.save(model, self.checkpoint_path)
@@ -181,7 +181,7 @@ class SelfPlayCallback(BaseCallback):
             self.log_evaluation(self.run.evaluate(self.model))
             self.logger.dump(t)
 
-    def log_evaluation(self, result: dict):
+    def log_evaluation(self, result: dict) -> None:
         for name, rate in result["win_rates"].items():
             self.logger.record(f"eval/win_rate_vs_{name}", rate)
         games = result["games"]
@@ -202,7 +202,7 @@ def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> DummyVecEnv:
     return venv
 
 
-def make_model(cfg: dict, venv, tb_dir) -> MaskablePPO:
+def make_model(cfg: dict, venv: DummyVecEnv, tb_dir: str | Path) -> MaskablePPO:
     net = cfg["network"]
     policy_kwargs = {"kind": net["kind"], "hidden": list(net["hidden"]), "value_hidden": list(net["value_hidden"]),
                      "activation": net["activation"], "rules": cfg["game"]["rules"]}
@@ -210,7 +210,7 @@ def make_model(cfg: dict, venv, tb_dir) -> MaskablePPO:
                        tensorboard_log=str(tb_dir), verbose=0, **cfg["ppo"])
 
 
-def open_run(cfg: dict, runs_dir="runs", resume: bool = False) -> Run:
+def open_run(cfg: dict, runs_dir: str | Path = "runs", resume: bool = False) -> Run:
     """The run directory for `cfg` after every check that can fail before training starts:
     the config's values, and a run to resume (or none to overwrite)."""
     validate(cfg, warm_start=not resume)
@@ -226,7 +226,7 @@ def open_run(cfg: dict, runs_dir="runs", resume: bool = False) -> Run:
     return run
 
 
-def train(cfg: dict, runs_dir="runs", resume: bool = False) -> Run:
+def train(cfg: dict, runs_dir: str | Path = "runs", resume: bool = False) -> Run:
     return run_training(open_run(cfg, runs_dir, resume), resume)
 
 
@@ -259,7 +259,7 @@ def run_training(run: Run, resume: bool) -> Run:
     return run
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Self-play MaskablePPO training of a Sorry! policy.")
     p.add_argument("config", help="YAML config (see configs/ and training/config.py)")
     p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")

@@ -13,14 +13,13 @@ Reads top to bottom:
    beside the hand-written evaluation's loss on the same rows (what the network has to
    beat), then the network is written as an ``afterstate`` policy file.
 
-The file is the value network of ``mcts:value=PATH`` (:mod:`agents.value_net`); as a policy
+The file is the value network of ``montecarlo:value=PATH`` (:mod:`agents.value_net`); as a policy
 it plays the move whose position it values most. Positions are kept as public state arrays
 and turned into observations batch by batch, so 8 million positions take about 2.2 GB.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 import numpy as np
@@ -42,12 +41,13 @@ def hand_written_loss(data: OutcomeData, rows: np.ndarray, labels: np.ndarray) -
     w = DEFAULT_WEIGHTS.array()
     pos, viewers = rows // len(data.seats), data.seats[rows % len(data.seats)]
     states = data.states[pos].astype(np.int64)
-    p = np.array([win_chance(s, data.rules, w, evaluate(s, data.rules, w, v)) for s, v in zip(states, viewers)])
+    r = data.rules_array
+    p = np.array([win_chance(s, r, w, evaluate(s, r, w, v)) for s, v in zip(states, viewers)])
     p = np.clip(p, 1e-6, 1 - 1e-6)
     return float(-(labels * np.log(p) + (1 - labels) * np.log(1 - p)).mean())
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Fit a value network to the outcomes of heuristic teacher games.")
     p.add_argument("--rules", default="hasbro2003", help="rules preset (default: hasbro2003)")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
@@ -71,10 +71,10 @@ def main(argv=None):
         p.error(f"--hidden must be comma-separated layer widths >= 1, e.g. 256,256; got {args.hidden!r}")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    rules = game.rules_array(args.rules)
+    rules_array = game.rules_array(args.rules)
     start = time.time()
 
-    data = OutcomeData(rules, args.players, args.positions, weights=DEFAULT_WEIGHTS.array(),
+    data = OutcomeData(rules_array, args.players, args.positions, weights=DEFAULT_WEIGHTS.array(),
                        epsilon=args.epsilon, seed=args.seed)
     print(f"{len(data.states):,} positions from {data.num_games:,} teacher games in {time.time() - start:.0f} s")
 
@@ -113,15 +113,12 @@ def main(argv=None):
               f"(hand-written {baseline:.4f}), {len(order) / (time.time() - t0):,.0f} rows/s")
 
     seconds = time.time() - start
-    tmp = f"{args.out}.tmp"
-    save_policy(tmp, actor, rules=args.rules, num_players=args.players,
+    save_policy(args.out, actor, rules=args.rules, num_players=args.players,
                 network={"kind": "afterstate", "hidden": hidden, "activation": "relu"},
                 name=f"value-{args.players}p",
                 training={"command": "training.value_fit", "args": vars(args), "positions": len(data.states),
                           "games": data.num_games, "wall_seconds": seconds},
-                evaluation={"held_out_loss": test_loss, "hand_written_loss": baseline})
-    os.chmod(tmp, 0o644)  # safetensors writes owner-only files; network files are for sharing
-    os.replace(tmp, args.out)
+                evaluation={"held_out_loss": test_loss, "hand_written_loss": baseline})  # atomic
     print(f"wrote {args.out} ({seconds / 60:.1f} min)")
 
 

@@ -7,11 +7,9 @@
 
 Rules, action and observation layouts: ``docs/express.md``.
 """
-import pathlib as _pathlib
-
 from ..numba_cache import clear_stale as _clear_stale
 
-_clear_stale(_pathlib.Path(__file__).parent)
+_clear_stale("sorry_env.express")  # its engine compiles against nothing outside it (see numba_cache)
 
 from .env import env, raw_env
 from .game import DEFAULT_MAX_TURNS, FACE_NAMES

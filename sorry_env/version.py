@@ -1,0 +1,17 @@
+"""The versions of sorry_env, in one place (the rule: docs/versioning.md).
+
+- ``__version__``: the package release (pyproject.toml reads it from here).
+- ``ENV_VERSION``: the N of the registered env id ``sorry_env/sorry-vN``. It goes up whenever
+  the game's behaviour (the rules engine, rewards, truncation) or a layout (observation,
+  actions, state array) changes, with a CHANGELOG entry; tests/test_golden_layout.py fails
+  until it does.
+- ``LAYOUT_VERSION``: the observation/action layout id that policy files record
+  (agents.policy) and check at load. It is derived from ENV_VERSION, so the two cannot move
+  apart: a file trained on another layout is refused instead of playing nonsense.
+"""
+__version__ = "0.1.0"
+
+ENV_VERSION = 0
+ENV_ID = f"sorry_env/sorry-v{ENV_VERSION}"  # pettingzoo.make("aec", ENV_ID)
+ENV_NAME = f"sorry_v{ENV_VERSION}"  # raw_env.metadata["name"]
+LAYOUT_VERSION = ENV_NAME

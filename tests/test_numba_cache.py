@@ -1,0 +1,87 @@
+"""Stale numba caches: every package that caches compiled code clears it when any source it
+compiles against changes (sorry_env.numba_cache), by one rule."""
+import ast
+import importlib
+import pathlib
+
+import agents  # noqa: F401  (importing a package runs its cache check)
+import sorry_env  # noqa: F401
+import training  # noqa: F401
+from sorry_env import numba_cache
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIRST_PARTY = ("sorry_env", "agents", "training", "benchmarks")
+
+
+def _cache_files(package_dir):
+    cache = package_dir / "__pycache__"
+    return sorted(p.name for p in cache.glob("*.nb*"))
+
+
+def test_a_changed_dependency_clears_the_package_cache(tmp_path):
+    dep, pkg = tmp_path / "dep", tmp_path / "pkg"
+    for d in (dep, pkg):
+        (d / "__pycache__").mkdir(parents=True)
+        (d / "mod.py").write_text("X = 1\n")
+    (pkg / "__pycache__" / "mod.f-1.py311.nbi").write_text("index")
+    (pkg / "__pycache__" / "mod.f-1.py311.1.nbc").write_text("code")
+    numba_cache.clear_stale(pkg, dep)  # no record of the sources: treated as stale
+    assert _cache_files(pkg) == []
+    (pkg / "__pycache__" / "mod.f-1.py311.nbi").write_text("index")
+    numba_cache.clear_stale(pkg, dep)  # nothing changed: the cache stays
+    assert _cache_files(pkg) == ["mod.f-1.py311.nbi"]
+    (dep / "mod.py").write_text("X = 2\n")  # the dependency changed
+    numba_cache.clear_stale(pkg, dep)
+    assert _cache_files(pkg) == []
+    (pkg / "__pycache__" / "mod.f-1.py311.nbi").write_text("index")
+    (dep / "new.py").write_text("Y = 1\n")  # a new dependency module counts as a change too
+    numba_cache.clear_stale(pkg, dep)
+    assert _cache_files(pkg) == []
+    (pkg / "__pycache__" / "mod.f-1.py311.nbi").write_text("index")
+    (pkg / "mod.py").write_text("X = 3\n")  # and so does the package's own source
+    numba_cache.clear_stale(pkg, dep)
+    assert _cache_files(pkg) == []
+
+
+def _caches_compiled_code(path):
+    """Does the module call anything (njit, jit, ...) with ``cache=True``?"""
+    return any(isinstance(node, ast.Call) and any(
+        k.arg == "cache" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
+        for node in ast.walk(ast.parse(path.read_text())))
+
+
+def _imported_first_party(package_dir):
+    """First-party packages the modules of `package_dir` import (other than itself)."""
+    found = set()
+    for path in package_dir.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            found.update(n.split(".")[0] for n in names if n.split(".")[0] in FIRST_PARTY)
+    found.discard(package_dir.name)
+    return found
+
+
+def test_every_package_that_caches_compiled_code_watches_everything_it_compiles_against():
+    """The rule of sorry_env.numba_cache. A directory whose modules cache compiled code
+    (``cache=True``) must be a package that calls clear_stale with every first-party package it imports, and what those depend on."""
+    packages = [ROOT / name for name in FIRST_PARTY]
+    subpackages = [init.parent for package in packages for init in package.glob("*/__init__.py")]
+    for sub in subpackages:  # importing a package runs its cache check
+        importlib.import_module(f"{sub.parent.name}.{sub.name}")
+    for directory in packages + subpackages + [ROOT / "tests"]:
+        if not any(_caches_compiled_code(p) for p in directory.glob("*.py")):
+            continue
+        name = directory.name
+        assert name in numba_cache.WATCHED, f"{name}/ caches compiled code but never calls numba_cache.clear_stale"
+        needed, todo = set(), list(_imported_first_party(directory))
+        while todo:  # the dependencies' own dependencies: their code is compiled in too
+            dep = todo.pop()
+            if dep not in needed:
+                needed.add(dep)
+                todo.extend(numba_cache.WATCHED.get(dep, ()))
+        missing = needed - set(numba_cache.WATCHED[name])
+        assert not missing, f"{name}/ compiles against {sorted(missing)} but does not watch them for changes"

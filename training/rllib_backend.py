@@ -1,0 +1,583 @@
+"""Self-play PPO on Ray RLlib (new API stack): one machine or a Ray cluster.
+
+    sorry-train-rllib configs/rllib-2p.yaml                        # embedded local Ray
+    sorry-train-rllib configs/rllib-2p.yaml --address HEAD:6379    # an existing cluster
+    sorry-train-rllib configs/rllib-2p.yaml --resume               # continue after a kill
+
+One shared policy (module ``shared``) plays every learning seat; each game, every seat but
+one learning seat draws from the opponent mix: ``self`` (the shared policy again),
+a scripted agent name (``agents.AGENTS``), or ``snapshots`` (a frozen copy of the learner).
+Frozen opponents move inside the env adapter (:class:`SorryMultiAgentEnv`), so RLlib only
+ever sees the learning seats. Snapshot weights travel to the env runners through Ray (not
+through files), so remote nodes need no shared disk.
+
+The policy network (:class:`MaskedMLPModule`) is an MLP over the 1151-float observation
+laid out exactly as the ``mlp`` kind of :mod:`agents.policy`, so exporting is renaming
+tensors: the run directory's ``policy.safetensors`` loads in ``sorry-eval``/``sorry-play``.
+
+Run directory ``<runs_dir>/<name>/``: ``rllib_run.json`` (the marker: config, iteration,
+steps, snapshots), ``checkpoint/`` (RLlib's ``save_to_path``: learner, optimizer and
+iteration counter), ``pool/`` (snapshot policy files), ``policy.safetensors`` (the result).
+RLlib checkpoints hold pickles: resume only from run directories you trust.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import shutil
+import socket
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS
+
+SELF, SNAPSHOTS = "self", "snapshots"
+MODULE_ID = "shared"
+MARKER = "rllib_run.json"
+
+DEFAULTS = {
+    "name": "rllib",               # run directory: <runs_dir>/<name>
+    "seed": 0,
+    "game": {"num_players": 2, "rules": "hasbro2003", "max_turns": DEFAULT_MAX_TURNS},
+    "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
+    "ppo": {
+        "lr": 3.0e-4,
+        "gamma": 0.995,
+        "lambda": 0.95,
+        "clip_param": 0.2,
+        "entropy_coeff": 0.01,
+        "vf_loss_coeff": 0.5,
+        "grad_clip": 0.5,
+        "train_batch_size": 4000,  # env steps of learning seats per iteration
+        "minibatch_size": 512,
+        "num_epochs": 4,
+    },
+    "env_runners": {
+        "num_env_runners": 2,      # Ray actors sampling games (0: sample in the driver)
+        "num_envs_per_env_runner": 1,
+        "num_cpus_per_env_runner": 1,
+        "rollout_fragment_length": 200,
+    },
+    "opponents": {
+        "mix": {SELF: 0.5, "heuristic": 0.3, SNAPSHOTS: 0.2},  # per non-learner seat
+        "snapshot_every": 10,      # iterations between learner snapshots
+        "snapshot_window": 5,      # opponents drawn from the last N snapshots
+    },
+    "budget": {"iterations": 100},
+    "checkpoint_every": 5,         # iterations between checkpoints (and at the end)
+}
+
+_INT, _NUM = (int,), (int, float)
+
+
+def _merge(base: dict, override: dict, where: str) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if key not in base:
+            raise ValueError(f"config: unknown key {where}{key!r}; known: {sorted(base)}")
+        if isinstance(base[key], dict) and key != "mix":
+            if not isinstance(value, dict):
+                raise ValueError(f"config: {where}{key} must be a mapping, got {value!r}")
+            out[key] = _merge(base[key], value, f"{where}{key}.")
+        else:
+            out[key] = value
+    return out
+
+
+def _check(cond: bool, key: str, what: str, value) -> None:
+    if not cond:
+        raise ValueError(f"config: {key} must be {what}, got {value!r}")
+
+
+def _is(value, types) -> bool:
+    return isinstance(value, types) and not isinstance(value, bool)
+
+
+def validate(cfg: dict) -> None:
+    """ValueError naming the key of the first bad value (before Ray starts)."""
+    from agents import AGENTS
+
+    _check(isinstance(cfg["name"], str) and cfg["name"] and "/" not in cfg["name"], "name",
+           "a non-empty string without '/'", cfg["name"])
+    _check(_is(cfg["seed"], _INT) and cfg["seed"] >= 0, "seed", "an integer >= 0", cfg["seed"])
+    g = cfg["game"]
+    _check(g["num_players"] in (2, 3, 4) and _is(g["num_players"], _INT), "game.num_players", "2, 3 or 4",
+           g["num_players"])
+    _check(g["rules"] in PRESETS, "game.rules", f"one of {sorted(PRESETS)}", g["rules"])
+    _check(_is(g["max_turns"], _INT) and g["max_turns"] > 0, "game.max_turns", "an integer > 0", g["max_turns"])
+    n = cfg["network"]
+    for key in ("hidden", "value_hidden"):
+        _check(isinstance(n[key], list) and n[key] and all(_is(h, _INT) and h > 0 for h in n[key]),
+               f"network.{key}", "a non-empty list of integers > 0", n[key])
+    _check(n["activation"] in ("relu", "tanh"), "network.activation", "relu or tanh", n["activation"])
+    p = cfg["ppo"]
+    for key in ("lr", "clip_param", "grad_clip"):
+        _check(_is(p[key], _NUM) and p[key] > 0, f"ppo.{key}", "a number > 0", p[key])
+    for key in ("entropy_coeff", "vf_loss_coeff"):
+        _check(_is(p[key], _NUM) and p[key] >= 0, f"ppo.{key}", "a number >= 0", p[key])
+    _check(_is(p["gamma"], _NUM) and 0 < p["gamma"] <= 1, "ppo.gamma", "in (0, 1]", p["gamma"])
+    _check(_is(p["lambda"], _NUM) and 0 <= p["lambda"] <= 1, "ppo.lambda", "in [0, 1]", p["lambda"])
+    for key in ("train_batch_size", "minibatch_size", "num_epochs"):
+        _check(_is(p[key], _INT) and p[key] > 0, f"ppo.{key}", "an integer > 0", p[key])
+    _check(p["minibatch_size"] <= p["train_batch_size"], "ppo.minibatch_size", "<= ppo.train_batch_size",
+           p["minibatch_size"])
+    e = cfg["env_runners"]
+    _check(_is(e["num_env_runners"], _INT) and e["num_env_runners"] >= 0, "env_runners.num_env_runners",
+           "an integer >= 0", e["num_env_runners"])
+    for key in ("num_envs_per_env_runner", "rollout_fragment_length"):
+        _check(_is(e[key], _INT) and e[key] > 0, f"env_runners.{key}", "an integer > 0", e[key])
+    _check(_is(e["num_cpus_per_env_runner"], _NUM) and e["num_cpus_per_env_runner"] >= 0,
+           "env_runners.num_cpus_per_env_runner", "a number >= 0", e["num_cpus_per_env_runner"])
+    o = cfg["opponents"]
+    mix = o["mix"]
+    _check(isinstance(mix, dict) and mix, "opponents.mix", "a mapping of kind to weight", mix)
+    unknown = [k for k in mix if k not in (SELF, SNAPSHOTS) and k not in AGENTS]
+    _check(not unknown, "opponents.mix", f"kinds among {SELF!r}, {SNAPSHOTS!r}, {sorted(AGENTS)}", unknown)
+    _check(all(_is(w, _NUM) and w >= 0 for w in mix.values()) and sum(mix.values()) > 0, "opponents.mix",
+           "weights >= 0 with a positive sum", mix)
+    for key in ("snapshot_every", "snapshot_window"):
+        _check(_is(o[key], _INT) and o[key] > 0, f"opponents.{key}", "an integer > 0", o[key])
+    _check(_is(cfg["budget"]["iterations"], _INT) and cfg["budget"]["iterations"] > 0, "budget.iterations",
+           "an integer > 0", cfg["budget"]["iterations"])
+    _check(_is(cfg["checkpoint_every"], _INT) and cfg["checkpoint_every"] > 0, "checkpoint_every",
+           "an integer > 0", cfg["checkpoint_every"])
+
+
+def load_config(path) -> dict:
+    """The validated config of YAML file `path` over DEFAULTS."""
+    try:
+        with open(path) as f:
+            data = yaml.safe_load(f) or {}
+    except OSError as e:
+        raise ValueError(f"cannot read config {path}: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML ({e})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a config must be a YAML mapping")  # noqa: TRY004 (CLI reports ValueErrors)
+    cfg = _merge(DEFAULTS, data, "")
+    validate(cfg)
+    return cfg
+
+
+# -- the environment ----------------------------------------------------------------------
+
+def _multi_agent_env_base():
+    try:
+        from ray.rllib.env.multi_agent_env import MultiAgentEnv
+    except ImportError:  # without the rllib extra the module still imports; main() says what to install
+        return object
+    return MultiAgentEnv
+
+
+class SorryMultiAgentEnv(_multi_agent_env_base()):
+    """RLlib MultiAgentEnv over the PettingZoo AEC env ``sorry_env.raw_env``.
+
+    Turn-based: an observation is returned only for the learning seat to move; frozen
+    opponents (scripted agents, snapshots) move inside ``step``/``reset``. At the end every
+    learning seat that has played gets its final reward and ``terminated``/``truncated``.
+    RLlib's own PettingZoo wrapper is not used: it exposes every seat to RLlib, where frozen
+    opponents are wanted inside the env, and it does not know when a game is truncated.
+    """
+
+    def __init__(self, config: dict | None = None):
+        super().__init__()
+        from sorry_env import raw_env
+
+        config = dict(config or {})
+        self.game = raw_env(num_players=config.get("num_players", 2), rules=config.get("rules", "hasbro2003"),
+                            max_turns=config.get("max_turns", DEFAULT_MAX_TURNS))
+        self.mix = {k: float(w) for k, w in config.get("mix", {SELF: 1.0}).items() if w > 0}
+        self.snapshot_window = int(config.get("snapshot_window", 5))
+        worker = getattr(config, "worker_index", 0)
+        vector = getattr(config, "vector_index", 0)
+        self.rng = np.random.default_rng([int(config.get("seed", 0)), worker, vector])
+        self.possible_agents = list(self.game.possible_agents)
+        self.agents = []
+        self.observation_spaces = dict(self.game.observation_spaces)
+        self.action_spaces = dict(self.game.action_spaces)
+        self.snapshots: list = []  # frozen PolicyAgents, newest last
+        self.frozen: dict = {}  # agent -> the frozen Agent playing it this game
+        self._scripted: dict = {}
+        self._played: set = set()
+
+    def set_snapshots(self, snapshots: list) -> None:
+        """Frozen copies of the learner, as (name, bytes of its policy file), newest last. The
+        bytes come through Ray, so a remote node needs no copy of the run directory."""
+        import tempfile
+
+        from agents.policy import PolicyAgent
+
+        agents = []
+        for name, data in snapshots[-self.snapshot_window:]:
+            with tempfile.TemporaryDirectory() as tmp:  # the loader reads files, with all its checks
+                path = Path(tmp) / f"{name.replace('/', '_')}.safetensors"
+                path.write_bytes(data)
+                agent = PolicyAgent(path, seed=int(self.rng.integers(2**31)), sample=True)
+            agent.check_game(self.game.rules, len(self.possible_agents))
+            agents.append(agent)
+        self.snapshots = agents
+
+    def _draw(self):
+        from agents import make_agent
+
+        kinds = [k for k in self.mix if k != SNAPSHOTS or self.snapshots]
+        if not kinds:
+            return None  # only snapshots in the mix and none yet: the learner plays the seat
+        weights = np.array([self.mix[k] for k in kinds])
+        kind = kinds[self.rng.choice(len(kinds), p=weights / weights.sum())]
+        if kind == SELF:
+            return None
+        if kind == SNAPSHOTS:
+            return self.snapshots[int(self.rng.integers(len(self.snapshots)))]
+        if kind not in self._scripted:
+            self._scripted[kind] = make_agent(kind, seed=int(self.rng.integers(2**31)))
+        return self._scripted[kind]
+
+    def _over(self) -> bool:
+        g = self.game
+        return all(g.terminations.values()) or all(g.truncations.values())
+
+    def _advance(self) -> None:
+        """Play frozen opponents' moves until a learning seat must act or the game ends."""
+        from agents import Turn
+
+        g = self.game
+        while not self._over() and g.agent_selection in self.frozen:
+            state = g.state_array
+            turn = Turn.from_state(state, g.rules, self.rng)
+            g.step(int(self.frozen[g.agent_selection].act(turn)))
+
+    def _observe(self) -> dict:
+        return {self.game.agent_selection: self.game.observe(self.game.agent_selection)}
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        while True:
+            self.game.reset(seed=int(self.rng.integers(2**31)))
+            learner = self.possible_agents[int(self.rng.integers(len(self.possible_agents)))]
+            self.frozen = {}
+            for agent in self.possible_agents:
+                opponent = None if agent == learner else self._draw()
+                if opponent is not None:
+                    self.frozen[agent] = opponent
+            self._advance()
+            if not self._over():  # frozen opponents cannot finish a game in their first moves; be safe
+                break
+        self.agents = [a for a in self.possible_agents if a not in self.frozen]
+        self._played = set()
+        return self._observe(), {}
+
+    def step(self, action_dict: dict):
+        g = self.game
+        agent = g.agent_selection
+        if set(action_dict) != {agent}:
+            raise ValueError(f"expected an action for {agent} only, got actions for {sorted(action_dict)}")
+        self._played.add(agent)
+        g.step(int(action_dict[agent]))
+        self._advance()
+        if not self._over():
+            # RLlib wants a reward, zero here, for every seat that acted and observes again.
+            return self._observe(), {a: 0.0 for a in self._played}, {"__all__": False}, {"__all__": False}, {}
+        truncated = all(g.truncations.values()) and not any(g.terminations.values())
+        done = {a: True for a in self._played}
+        rewards = {a: float(g.rewards[a]) for a in self._played}
+        self.agents = []
+        return ({}, rewards, {**({} if truncated else done), "__all__": not truncated},
+                {**(done if truncated else {}), "__all__": truncated}, {})
+
+
+# -- the policy network -------------------------------------------------------------------
+
+def _module_class():
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.apis import ValueFunctionAPI
+    from ray.rllib.core.rl_module.torch import TorchRLModule
+
+    from agents.policy import MLP
+    from sorry_env.observation import OBS_SIZE
+
+    class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
+        """Actor ``pi``: MLP over the observation -> one logit per action, illegal actions
+        masked to a large negative number; critic ``vf``: MLP over the observation -> value.
+        ``pi.layers.k`` is the ``net.layers.k`` of an ``mlp`` policy file."""
+
+        def setup(self):
+            cfg = self.model_config
+            n_actions = self.action_space.n
+            self.pi = MLP([OBS_SIZE, *cfg["hidden"], n_actions], cfg["activation"])
+            self.vf = MLP([OBS_SIZE, *cfg["value_hidden"], 1], cfg["activation"])
+
+        def _logits(self, batch):
+            obs = batch[Columns.OBS]
+            logits = self.pi(obs["observation"])
+            # A finite floor, not -inf: PPO's entropy and ratios stay finite.
+            return logits.masked_fill(obs["action_mask"] == 0, -1e9)
+
+        def _forward(self, batch, **kwargs):
+            return {Columns.ACTION_DIST_INPUTS: self._logits(batch)}
+
+        def compute_values(self, batch, embeddings=None):
+            return self.vf(batch[Columns.OBS]["observation"]).squeeze(-1)
+
+    torch.set_num_threads(1)
+    return MaskedMLPModule
+
+
+# -- export -------------------------------------------------------------------------------
+
+def actor_tensors(module) -> dict:
+    """The module's actor weights under the names of an ``mlp`` policy file (numpy)."""
+    return {"net." + k.removeprefix("pi."): v.detach().cpu().numpy().copy()
+            for k, v in module.state_dict().items() if k.startswith("pi.")}
+
+
+def write_policy(path, tensors: dict, cfg: dict, name: str, training: dict) -> None:
+    """An ``mlp`` policy file from actor tensors, written atomically."""
+    import torch
+
+    from agents.policy import Actor, save_policy
+
+    network = {"kind": "mlp", "hidden": list(cfg["network"]["hidden"]), "activation": cfg["network"]["activation"]}
+    actor = Actor("mlp", network["hidden"], network["activation"], cfg["game"]["rules"])
+    actor.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()})
+    tmp = f"{path}.tmp"
+    save_policy(tmp, actor, rules=cfg["game"]["rules"], num_players=cfg["game"]["num_players"], network=network,
+                name=name, training=training)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+# -- Ray ----------------------------------------------------------------------------------
+
+def check_address(address: str, timeout: float = 3.0) -> None:
+    """ValueError within `timeout` seconds unless a Ray head answers at HOST:PORT."""
+    if address == "auto":
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"--address {address!r}: expected HOST:PORT of a Ray head (see `ray start --head`)")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as e:
+        raise ValueError(f"--address {address}: no Ray head reachable there ({e}); "
+                         "start one with `ray start --head` or check the address") from None
+
+
+def start_ray(address: str | None) -> None:
+    import ray
+
+    if ray.is_initialized():
+        return
+    env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    if address is None:
+        ray.init(include_dashboard=False, runtime_env={"env_vars": env}, logging_level="WARNING")
+    else:
+        check_address(address)
+        ray.init(address=address, runtime_env={"env_vars": env}, logging_level="WARNING")
+
+
+def build_algorithm(cfg: dict):
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    g, p, e, o = cfg["game"], cfg["ppo"], cfg["env_runners"], cfg["opponents"]
+    env_config = {"num_players": g["num_players"], "rules": g["rules"], "max_turns": g["max_turns"],
+                  "mix": o["mix"], "snapshot_window": o["snapshot_window"], "seed": cfg["seed"]}
+    module = RLModuleSpec(module_class=_module_class(), model_config=dict(cfg["network"]))
+    config = (
+        PPOConfig()
+        .environment(SorryMultiAgentEnv, env_config=env_config, disable_env_checking=True)
+        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kw: MODULE_ID)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE_ID: module}))
+        .env_runners(num_env_runners=e["num_env_runners"], num_envs_per_env_runner=e["num_envs_per_env_runner"],
+                     num_cpus_per_env_runner=e["num_cpus_per_env_runner"],
+                     rollout_fragment_length=e["rollout_fragment_length"])
+        .learners(num_learners=0)
+        .training(lr=p["lr"], gamma=p["gamma"], lambda_=p["lambda"], clip_param=p["clip_param"],
+                  entropy_coeff=p["entropy_coeff"], vf_loss_coeff=p["vf_loss_coeff"], grad_clip=p["grad_clip"],
+                  train_batch_size_per_learner=p["train_batch_size"], minibatch_size=p["minibatch_size"],
+                  num_epochs=p["num_epochs"])
+        .debugging(seed=cfg["seed"], log_level="ERROR")
+        # A failing env runner is a bug here (the env is deterministic code), not a lost node to replace.
+        .fault_tolerance(restart_failed_env_runners=False)
+        .reporting(metrics_num_episodes_for_smoothing=20)
+    )
+    return config.build_algo()
+
+
+def _set_snapshots_on_runner(runner, snapshots):
+    envs = getattr(runner, "env", None)
+    for env in getattr(envs, "envs", []) or []:
+        env.unwrapped.set_snapshots(snapshots)
+    return len(getattr(envs, "envs", []) or [])
+
+
+def runner_node_ids(algo) -> list[str]:
+    """The Ray node id of each remote env runner (for tests and the log)."""
+    import ray
+
+    return algo.env_runner_group.foreach_env_runner(lambda r: ray.get_runtime_context().get_node_id(),
+                                                     local_env_runner=False)
+
+
+# -- runs ---------------------------------------------------------------------------------
+
+class RLlibRun:
+    """A run directory; the marker file holds what a resume needs besides RLlib's checkpoint."""
+
+    def __init__(self, cfg: dict, run_dir: Path):
+        self.cfg, self.dir = cfg, run_dir
+        self.marker = run_dir / MARKER
+        self.checkpoint_dir = run_dir / "checkpoint"
+        self.pool_dir = run_dir / "pool"
+        self.policy_path = run_dir / "policy.safetensors"
+        self.state = {"config": cfg, "iteration": 0, "env_steps": 0, "snapshots": [], "wall_seconds": 0.0,
+                      "iterations": []}
+
+    def write_state(self) -> None:
+        tmp = self.marker.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.state, indent=1))
+        os.replace(tmp, self.marker)
+
+
+def open_run(cfg: dict, runs_dir, resume: bool) -> RLlibRun:
+    """A new run directory, or (resume) the existing one after checking it is one of ours
+    with the same config (the budget may grow)."""
+    run = RLlibRun(cfg, Path(runs_dir) / cfg["name"])
+    if resume:
+        if not run.marker.is_file():
+            raise ValueError(f"--resume: {run.dir} is not an RLlib run directory of sorry-train-rllib "
+                             f"(no {MARKER}); RLlib checkpoints hold pickles, so only our own run "
+                             "directories are resumed")
+        state = json.loads(run.marker.read_text())
+        # The budget may grow and the number of env runners change; anything else is another run.
+        ignored = {"budget": None, "env_runners": None}
+        if {**state["config"], **ignored} != {**cfg, **ignored}:
+            raise ValueError(f"{run.marker}: the run was started with another config; use a new name")
+        if not (run.checkpoint_dir / "rllib_checkpoint.json").is_file():
+            raise ValueError(f"--resume: {run.dir} has no checkpoint yet (stopped before its first one); "
+                             f"remove it (rm -r {run.dir}) and start again without --resume")
+        state["config"] = cfg
+        run.state = state
+        return run
+    if run.dir.exists() and any(run.dir.iterdir()):
+        raise ValueError(f"{run.dir} exists and is not empty; use --resume to continue it or another name")
+    return run
+
+
+def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = False, log=print) -> RLlibRun:
+    """Train until budget.iterations; checkpoint every checkpoint_every iterations and at the end."""
+    start_ray(address)
+    run.dir.mkdir(parents=True, exist_ok=True)
+    run.pool_dir.mkdir(exist_ok=True)
+    algo = build_algorithm(cfg)
+    try:
+        if resume:
+            algo.restore_from_path(str(run.checkpoint_dir.resolve()))
+            snapshots = [(Path(p).stem, (run.dir / p).read_bytes()) for p in run.state["snapshots"]]
+            _broadcast(algo, snapshots)
+        else:
+            snapshots = []
+            run.write_state()
+        session_start, wall_before = time.perf_counter(), run.state["wall_seconds"]
+        while algo.iteration < cfg["budget"]["iterations"]:
+            t0 = time.perf_counter()
+            result = algo.train()
+            seconds = time.perf_counter() - t0
+            sampled = result.get("env_runners", {})
+            steps = int(sampled.get("num_env_steps_sampled", 0))
+            run.state["env_steps"] = int(sampled.get("num_env_steps_sampled_lifetime", run.state["env_steps"] + steps))
+            returns = sampled.get("agent_episode_returns_mean", {})
+            run.state["iterations"].append({"iteration": algo.iteration, "env_steps": steps,
+                                            "seconds": round(seconds, 3),
+                                            "steps_per_second": round(steps / seconds, 1),
+                                            "return_mean": {k: round(float(v), 3) for k, v in returns.items()}})
+            log(f"iteration {algo.iteration}: {steps} steps in {seconds:.1f} s ({steps / seconds:.0f}/s), "
+                f"lifetime {run.state['env_steps']}")
+            it = algo.iteration
+            if it % cfg["opponents"]["snapshot_every"] == 0:
+                path = run.pool_dir / f"snapshot_{it}.safetensors"
+                tensors = actor_tensors(algo.get_module(MODULE_ID))
+                write_policy(path, tensors, cfg, f"{cfg['name']}@it{it}", {"config": cfg, "iteration": it})
+                run.state["snapshots"].append(str(path.relative_to(run.dir)))
+                snapshots.append((path.stem, path.read_bytes()))
+                _broadcast(algo, snapshots)
+            if it % cfg["checkpoint_every"] == 0 or it >= cfg["budget"]["iterations"]:
+                run.state["wall_seconds"] = wall_before + time.perf_counter() - session_start
+                checkpoint(algo, run)
+    finally:
+        algo.stop()
+    log(f"{cfg['name']}: {run.state['iteration']} iterations, {run.state['env_steps']} env steps; "
+        f"policy: {run.policy_path}")
+    return run
+
+
+def _broadcast(algo, snapshots: list) -> None:
+    window = snapshots[-algo.config.env_config["snapshot_window"]:]
+    algo.env_runner_group.foreach_env_runner(lambda r: _set_snapshots_on_runner(r, window))
+
+
+def checkpoint(algo, run: RLlibRun) -> None:
+    """RLlib checkpoint + exported policy + marker, each replaced whole (a kill leaves the
+    previous checkpoint usable)."""
+    tmp = run.dir / "checkpoint.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    algo.save_to_path(str(tmp.resolve()))
+    old = run.dir / "checkpoint.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if run.checkpoint_dir.exists():
+        os.replace(run.checkpoint_dir, old)
+    os.replace(tmp, run.checkpoint_dir)
+    shutil.rmtree(old, ignore_errors=True)
+    run.state["iteration"] = int(algo.iteration)
+    write_policy(run.policy_path, actor_tensors(algo.get_module(MODULE_ID)), run.cfg,
+                 f"{run.cfg['name']}@it{algo.iteration}",
+                 {"config": run.cfg, "iteration": int(algo.iteration), "env_steps": run.state["env_steps"],
+                  "wall_seconds": run.state["wall_seconds"], "backend": "rllib"})
+    run.write_state()
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description="Self-play PPO of a Sorry! policy on Ray RLlib (local or a cluster).")
+    p.add_argument("config", help="YAML config (see configs/rllib-2p.yaml and training/rllib_backend.py)")
+    p.add_argument("--address", help="Ray cluster head HOST:PORT (or 'auto'); default: start Ray in this process")
+    p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
+    p.add_argument("--runs-dir", default="runs", help="parent directory of run directories")
+    p.add_argument("--iterations", type=int, help="override budget.iterations")
+    p.add_argument("--num-env-runners", type=int, help="override env_runners.num_env_runners")
+    args = p.parse_args(argv)
+    try:
+        cfg = load_config(args.config)
+        if args.iterations is not None:
+            cfg["budget"]["iterations"] = args.iterations
+        if args.num_env_runners is not None:
+            cfg["env_runners"]["num_env_runners"] = args.num_env_runners
+        validate(cfg)
+        if args.address is not None:
+            check_address(args.address)
+        run = open_run(cfg, args.runs_dir, args.resume)
+    except ValueError as e:
+        p.error(str(e))
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        p.error("Ray RLlib is not installed: pip install -e '.[rllib]'")
+    try:
+        train(cfg, run, args.address, args.resume)
+    except ConnectionError as e:
+        print(f"sorry-train-rllib: cannot use the Ray cluster at {args.address}: {e}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
