@@ -338,7 +338,7 @@ def win_chance(state, rules, w, score):
 @njit(cache=True)
 def evaluation_logit(state, rules, w, seat):
     """The evaluation of `seat`'s position as the logit of a chance of winning (+-DECIDED_LOGIT
-    once the game is decided); benchmarks/value_iteration.py learns a correction to it."""
+    once the game is decided); experiments/value_iteration.py learns a correction to it."""
     score = evaluate(state, rules, w, seat)
     if score >= WIN_SCORE:
         return DECIDED_LOGIT

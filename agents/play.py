@@ -8,6 +8,13 @@
 is that agent); each entry is an agent name or a policy file. The board is drawn before each
 of your moves, your legal moves are listed in words, and you answer with a move's number
 (``q`` quits). Opponents' moves are printed as they happen.
+
+Every move is told with its consequences (bumps and whose pawn went back to Start, slides
+and who was swept off them, pawns reaching Home, swaps), in the words of
+:mod:`sorry_env.narrate`; your options are listed the same way before you choose. A move of
+yours that is forced (the only legal one) plays itself, with one line saying what happened.
+Pawns keep their label (``R1`` .. ``R4``) all game, and the square numbers in the texts are
+printed round the board's edge. Under play for points your hand is shown with the board.
 """
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ import numpy as np
 
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.narrate import PawnLabels, narrate, option_text
 from sorry_env.render import COLOUR_NAMES, render_ansi
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules
 
@@ -30,10 +38,13 @@ class Quit(Exception):
     """The player typed q or the input ended."""
 
 
-def ask_move(state: np.ndarray, rules: Rules | str, legal: np.ndarray, read: Callable[[str], str] = input) -> int:
-    """The action the person picks from `legal`; re-asks until the answer is a listed number."""
+def ask_move(state: np.ndarray, rules: Rules | str, legal: np.ndarray, read: Callable[[str], str] = input,
+             labels: PawnLabels | None = None) -> int:
+    """The action the person picks from `legal`; re-asks until the answer is a listed number.
+    Options are told with their consequences (pawns named by `labels`, a PawnLabels)."""
+    labels = labels if labels is not None else PawnLabels(state, rules)
     for k, action in enumerate(legal, start=1):
-        print(f"  {k:2d}. {game.describe_action(state, rules, action)}")
+        print(f"  {k:2d}. {option_text(state, rules, int(action), labels)}")
     while True:
         try:
             answer = read(f"Your move (1-{len(legal)}, q to quit): ").strip()
@@ -57,19 +68,30 @@ def play(human_seat: int, opponents: dict, rules: Rules | str, num_players: int,
     rng = np.random.default_rng(seed)
     state = game.new_state(rules, num_players, seed=seed)
     ppp = rules.pawns_per_player
+    labels = PawnLabels(state, rules)  # stable pawn names for the whole game
+    hand = human_seat if rules.hand_size else None  # your hand is shown; the others' stay hidden
+    teams = rules.teams != "none"
     while E.is_running(state, max_turns):
         seat = int(E.to_move(state))
         legal = game.legal_actions(state, rules)
-        if seat == human_seat:
-            print("\n" + render_ansi(state, ppp))
-            action = ask_move(state, rules, legal, read)
+        if seat == human_seat and len(legal) > 1:
+            print("\n" + render_ansi(state, ppp, labels, hand, teams))
+            action = ask_move(state, rules, legal, read, labels)
+        elif seat == human_seat:
+            action = int(legal[0])  # forced: no question to ask
         else:
-            label, agent = opponents[seat]
+            agent = opponents[seat][1]
             action = agent.act(Turn.from_state(state, rules, rng, legal))
-            card = f" {game.card(state)}" if game.card(state) is not None else ""  # hands: in the words
-            print(f"{COLOUR_NAMES[seat]} ({label}) plays{card}: {game.describe_action(state, rules, action)}")
+        before = state.copy()
         E.step(state, game.rules_array(rules), int(action))
-    print("\n" + render_ansi(state, ppp))
+        move = labels.advance(before, int(action), state)
+        text = narrate(before, rules, int(action), move, labels.previous)[len(COLOUR_NAMES[seat]):]
+        if seat == human_seat:  # "Red plays 5: ..." -> "You play 5: ..."
+            text = "You" + text.replace(" plays ", " play ", 1).replace(" discards ", " discard ", 1)
+            print(text + (" (forced: your only move)" if len(legal) == 1 else ""))
+        else:
+            print(f"{COLOUR_NAMES[seat]} ({opponents[seat][0]}){text}")
+    print("\n" + render_ansi(state, ppp, labels, hand, teams))
     return game.winner(state)
 
 

@@ -59,7 +59,7 @@ from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import Rules, get_rules
 
 from . import tensor_file
-from .policy_input import STATE_SIZE, afterstates, policy_input
+from .policy_input import INPUT_SIZE, STATE_SIZE, afterstates, policy_input
 from .tensor_file import excerpt
 from .base import Agent, Turn
 
@@ -290,6 +290,30 @@ class PolicyAgent(Agent):
         mask = np.zeros(self.actor.n_actions, dtype=bool)
         mask[turn.legal] = True
         return int(self.act_batch(inputs[None], mask[None])[0])
+
+    @property
+    def acts_in_batches(self) -> bool:
+        """True when :meth:`act_turns` may decide many games' turns in one forward with the
+        same choices as :meth:`act` one at a time: the argmax policy (a sampling one would
+        draw from its generator in another order)."""
+        return not self.sample
+
+    def act_turns(self, turns: list[Turn]) -> np.ndarray:
+        """int64 actions for a list of turns (of any games), one forward for all of them."""
+        if not turns:
+            return np.zeros(0, dtype=np.int64)
+        rules = turns[0].rules
+        self.check_game(rules, len(game.seats(turns[0].state)))
+        rules_array = game.rules_array(rules)
+        inputs = np.empty((len(turns), INPUT_SIZE), dtype=np.float32)
+        masks = np.zeros((len(turns), self.actor.n_actions), dtype=bool)
+        for k, turn in enumerate(turns):
+            if turn.rules != rules:
+                raise ValueError(f"act_turns: every turn must be of the same rules ({rules.name!r}), "
+                                 f"turn {k} is {turn.rules.name!r}")
+            policy_input(turn.state, rules_array, turn.seat, inputs[k])
+            masks[k, turn.legal] = True
+        return np.asarray(self.act_batch(inputs, masks), dtype=np.int64)
 
     @torch.no_grad()
     def act_batch(self, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:

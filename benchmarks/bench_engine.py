@@ -31,9 +31,15 @@ def main():
     p.add_argument("--rules", default="hasbro2003")
     p.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     args = p.parse_args()
-    rules_array = game.rules_array(args.rules)
+    if args.games < 1:
+        p.error("--games must be >= 1")
+    try:
+        rules_array = game.rules_array(args.rules)
+        seats = game.seats_for(args.players, rules=args.rules)
+    except ValueError as e:
+        p.error(str(e))
     active = np.zeros(4, dtype=np.int64)
-    active[list(game.seats_for(args.players))] = 1
+    active[list(seats)] = 1
     play_games(rules_array, active, 10, 1)  # compile
     start = time.perf_counter()
     moves = play_games(rules_array, active, args.games, 0)

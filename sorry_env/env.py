@@ -30,7 +30,10 @@ reward="win")``
 - ``rules``: a preset name (``sorry_env.PRESETS``) or a ``sorry_env.Rules``.
 - ``max_turns``: truncate every agent after this many cards played (the draw-again of a 2
   counts as its own turn). ``None`` disables truncation.
-- ``render_mode``: ``"ansi"`` returns the board as text from ``render()``.
+- ``render_mode``: ``"ansi"``: ``render()`` returns the board as text; ``"rgb_array"``: as a
+  ``uint8[640, 640, 3]`` image; ``"human"``: shows that image in a window (needs pygame, the
+  ``human`` extra) as PettingZoo's classic games do, redrawn after every step. Pawns keep
+  the same label all game; the picture names the last move. See ``docs/rendering.md``.
 - ``reward``: ``"win"`` (default: +1 / -1) or ``"points"`` (the end-of-game score of the
   rules' scoring system, for the play-for-points presets).
 
@@ -38,13 +41,13 @@ Observation
 -----------
 Player-relative: the observing seat first, then the other seats in turn order; the board is
 rotated so the observer's side is side 0. Index ranges are documented in
-:mod:`sorry_env.observation` and the README. ``action_mask`` is 1 exactly on the legal actions
+:mod:`sorry_env.observation` and docs/observation.md. ``action_mask`` is 1 exactly on the legal actions
 of the player to move (all zero for the others and after the game ends).
 
 Action space
 ------------
 Player-relative and fixed per rules configuration; layout and decoding formula in
-:mod:`sorry_env.engine` and the README. PASS (index 0) is legal only when nothing else is,
+:mod:`sorry_env.engine` and docs/action-space.md. PASS (index 0) is legal only when nothing else is,
 or on an 11 when no pawn can move 11 forward nor (``hasbro2013``) start (declining to swap).
 With hands (play for points) index 0 is never legal: a player plays a card (an 11 may be
 played to decline a swap) or, with no playable card, discards one.
@@ -84,12 +87,14 @@ from pettingzoo.utils import wrappers
 
 from . import engine as E
 from . import game
+from .narrate import PawnLabels, narrate
 from .observation import OBS_SIZE, observe
 from .version import ENV_NAME
 from .render import render_ansi
 from .rules import DEFAULT_MAX_TURNS, Rules, get_rules
 from .scoring import scores
 from .state_io import state_from_dict, state_to_dict
+from .window import Window, require_pygame
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -102,7 +107,8 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["ansi"], "name": ENV_NAME, "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": ENV_NAME, "is_parallelizable": False,
+                "render_fps": 2}
 
     def __init__(self, num_players: int | None = None, seats: Iterable[int] | None = None,
                  rules: Rules | str = "hasbro2003", max_turns: int = DEFAULT_MAX_TURNS, render_mode: str | None = None,
@@ -110,8 +116,10 @@ class raw_env(AECEnv):
         super().__init__()
         if reward not in ("win", "points"):
             raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be None, 'ansi', 'rgb_array' or 'human', got {render_mode!r}")
+        if render_mode == "human":
+            require_pygame()
         if max_turns is not None and (not isinstance(max_turns, (int, np.integer)) or isinstance(max_turns, bool)
                                       or max_turns < 1):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
@@ -138,6 +146,9 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self._state = None
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
+        self._labels = None  # rendering only: stable pawn labels (sorry_env.narrate.PawnLabels)
+        self._last_move = None  # rendering only: (state before, action, trace) of the last step
+        self._window = None  # render_mode="human": the pygame window, opened at the first render
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -162,6 +173,8 @@ class raw_env(AECEnv):
             state = np.zeros(E.STATE_SIZE, dtype=np.int64)
             E.init_state(state, self._rules_array, self._active, seed32)
         self._state = state
+        if self.render_mode is not None:
+            self._labels, self._last_move = PawnLabels(state, self.rules), None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -174,6 +187,8 @@ class raw_env(AECEnv):
             self._mask[:] = 0
         else:
             E.legal_mask(state, self._rules_array, self._mask)
+        if self.render_mode == "human":
+            self.render()
 
     def _game(self) -> np.ndarray:
         """The engine state, or a clear error before the first reset (the order-enforcing
@@ -195,7 +210,10 @@ class raw_env(AECEnv):
                 or not 0 <= action < self.n_actions or not self._mask[action]):
             game.check_action(self._state, self.rules, action)  # raises, naming the legal actions
         state = self._state
+        before = state.copy() if self._labels is not None else None
         E.step(state, self._rules_array, int(action))
+        if before is not None:
+            self._last_move = (before, int(action), self._labels.advance(before, int(action), state))
         self._cumulative_rewards[agent] = 0.0
         winner = state[E.WINNER]
         if winner >= 0:
@@ -225,6 +243,8 @@ class raw_env(AECEnv):
                 E.legal_mask(state, self._rules_array, self._mask)
         self.agent_selection = f"player_{int(state[E.TO_MOVE])}"
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict:
         obs = np.empty(OBS_SIZE, dtype=np.float32)
@@ -241,12 +261,31 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' "
+                                  "or 'human'")
             return None
-        return render_ansi(self._game(), self.rules.pawns_per_player)
+        state = self._game()
+        if self.render_mode == "ansi":
+            hand_seat = int(state[E.TO_MOVE]) if self.rules.hand_size else None
+            return render_ansi(state, self.rules.pawns_per_player, self._labels, hand_seat, self.rules.teams != "none")
+        from .draw import board_array  # Pillow is imported only when pictures are asked for
+
+        caption = None
+        if self._last_move is not None:
+            before, action, move = self._last_move
+            caption = narrate(before, self.rules, action, move, self._labels.previous)
+        image = board_array(state, self.rules, self._labels, caption)
+        if self.render_mode == "rgb_array":
+            return image
+        if self._window is None:
+            self._window = Window("Sorry!", self.metadata["render_fps"])
+        self._window.show(image)
+        return None
 
     def close(self) -> None:
-        pass
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
     # -- engine access --------------------------------------------------------------------
     def state_dict(self) -> dict:

@@ -1,77 +1,113 @@
-"""Text drawing of the board: the 60 track squares around a 16 x 16 grid, each seat's
-safety zone running inwards from its entry square, Start and Home counts beside them."""
+"""Text drawing of the board (``render_mode="ansi"`` and the play command).
+
+The board is laid out as :mod:`sorry_env.board_layout` says (the same picture as the images of
+:mod:`sorry_env.draw`): the 60 track squares round the edge of a 16 x 16 grid, Red (seat 0)
+along the bottom, pawns moving clockwise. Every track square's number is printed beside it,
+round the outside of the grid, so the square numbers in move texts can be found on the board.
+Each cell is three characters wide:
+
+- ``R1`` .. ``G4``: a pawn, by colour letter and label (stable through a game when a
+  :class:`sorry_env.narrate.PawnLabels` is given; otherwise numbered by slot);
+- ``r0`` .. ``r4``: Red's safety squares 0..4 (``b``, ``y``, ``g`` for the others);
+- ``r>``: the triangle of a Red slide, ``-`` the rest of a slide; ``o`` a start square;
+- ``S2`` / ``H1``: how many pawns are in that colour's Start / Home.
+
+Below the grid: each seat's pawns in Start and Home by label, whose turn and the card, the
+partnerships under team rules, and one hand under play for points.
+"""
 from . import engine as E
-from .geometry import HOME, SAFE0, SAFE_LEN, SIDE, SLIDE_END, SLIDE_OWNER, START, TRACK, SAFETY_ENTRY, START_CIRCLE
-from .rules import CARD_NAMES
+from .board_layout import GRID, home_centre, safe_cell, slide_squares, slides, start_centre, track_cell
+from .geometry import HOME, SAFE0, SAFE_LEN, START, START_CIRCLE, TRACK
+from .rules import CARD_NAMES, N_CARDS
 
 COLOURS = ("R", "B", "Y", "G")  # seat 0..3: Red, Blue, Yellow, Green (clockwise)
 COLOUR_NAMES = ("Red", "Blue", "Yellow", "Green")
-# Per side: the cell of the side's first square, the step along the side, the step inwards.
-_SIDES = (((0, 0), (1, 0), (0, 1)), ((15, 0), (0, 1), (-1, 0)),
-          ((15, 15), (-1, 0), (0, -1)), ((0, 15), (0, -1), (1, 0)))
+_CELL = 3  # characters per cell
 
 
-def _track_cell(square):
-    (x, y), (dx, dy), _ = _SIDES[square // SIDE]
-    k = square % SIDE
-    return x + dx * k, y + dy * k
+def _cell_of(point):
+    return int(point[0]), int(point[1])
 
 
-def _inward(square, depth):
-    x, y = _track_cell(square)
-    _, _, (ix, iy) = _SIDES[square // SIDE]
-    return x + ix * depth, y + iy * depth
+def pawn_label(labels, seat: int, slot: int) -> str:
+    """A pawn's label: from `labels` (a PawnLabels) if given, else by slot (R1 = slot 0)."""
+    return labels.label(seat, slot) if labels is not None else f"{COLOURS[seat]}{slot + 1}"
 
 
-def render_ansi(state, ppp):
-    grid = [["  " for _ in range(16)] for _ in range(16)]
+def hand_text(state, seat: int) -> str:
+    """The cards in `seat`'s hand (play for points), e.g. ``1 5 5 11 SORRY``."""
+    cards = [CARD_NAMES[c] for c in range(N_CARDS) for _ in range(int(state[E.HANDS + seat * N_CARDS + c]))]
+    return " ".join(cards) if cards else "(empty)"
+
+
+def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False) -> str:
+    """The board as text. `labels`: a :class:`sorry_env.narrate.PawnLabels` following this
+    game (None: pawns numbered by slot); `hand_seat`: show that seat's hand (play for
+    points); `teams`: name the partnerships."""
+    grid = [["" for _ in range(GRID)] for _ in range(GRID)]
     for sq in range(TRACK):
-        x, y = _track_cell(sq)
-        grid[y][x] = " ."
-    for sq in range(TRACK):
-        if SLIDE_OWNER[sq] >= 0:
-            colour = COLOURS[SLIDE_OWNER[sq]].lower()
-            s = sq
-            while s != SLIDE_END[sq]:
-                s = (s + 1) % TRACK
-                x, y = _track_cell(s)
-                grid[y][x] = " -"
-            x, y = _track_cell(sq)
-            grid[y][x] = " " + colour
+        col, row = track_cell(sq)
+        grid[row][col] = "."
+    for owner, first, last in slides():
+        for sq in slide_squares(first, last)[1:]:
+            col, row = track_cell(sq)
+            grid[row][col] = "-"
+        col, row = track_cell(first)
+        grid[row][col] = COLOURS[owner].lower() + ">"
+    active = [s for s in range(4) if state[E.ACTIVE + s]]
     for seat in range(4):
-        colour = COLOURS[seat].lower()
-        for d in range(SAFE_LEN):
-            x, y = _inward(SAFETY_ENTRY[seat], d + 1)
-            grid[y][x] = " " + colour
-        x, y = _track_cell(START_CIRCLE[seat])
-        grid[y][x] = " o"
-    for seat in range(4):
-        if not state[E.ACTIVE + seat]:
-            continue
-        letter = COLOURS[seat]
-        n_start = n_home = 0
+        for k in range(SAFE_LEN):
+            col, row = safe_cell(seat, k)
+            grid[row][col] = f"{COLOURS[seat].lower()}{k}"
+        col, row = track_cell(int(START_CIRCLE[seat]))
+        grid[row][col] = "o"
+    in_start, at_home = {}, {}
+    for seat in active:
+        in_start[seat], at_home[seat] = [], []
         for i in range(ppp):
-            code = state[E.PAWNS + seat * E.MAX_SLOTS + i]
+            code = int(state[E.PAWNS + seat * E.MAX_SLOTS + i])
+            label = pawn_label(labels, seat, i)
             if code == START:
-                n_start += 1
+                in_start[seat].append(label)
             elif code == HOME:
-                n_home += 1
+                at_home[seat].append(label)
             else:
-                x, y = _track_cell(code) if code < TRACK else _inward(SAFETY_ENTRY[seat], code - SAFE0 + 1)
-                grid[y][x] = letter + str(i)
-        x, y = _inward(SAFETY_ENTRY[seat], SAFE_LEN + 1)
-        grid[y][x] = f"H{n_home}"
-        x, y = _inward(START_CIRCLE[seat], 1)
-        grid[y][x] = f"S{n_start}"
-    lines = ["".join(row) for row in grid]
-    seats = ", ".join(f"{COLOURS[s]}={COLOUR_NAMES[s]} (seat {s})" for s in range(4) if state[E.ACTIVE + s])
+                col, row = track_cell(code) if code < TRACK else safe_cell(seat, code - SAFE0)
+                grid[row][col] = label
+        col, row = _cell_of(home_centre(seat))
+        grid[row][col] = f"H{len(at_home[seat])}"
+        col, row = _cell_of(start_centre(seat))
+        grid[row][col] = f"S{len(in_start[seat])}"
+    number_at = {track_cell(sq): sq for sq in range(TRACK)}
+    pad = " " * _CELL
+
+    def ruler(row):
+        return pad + "".join(f"{number_at[(col, row)]:>{_CELL}}" for col in range(GRID)) + pad
+
+    lines = [ruler(0)]
+    for row in range(GRID):
+        left = f"{number_at[(0, row)]:>{_CELL}}"
+        right = f"{number_at[(GRID - 1, row)]:>{_CELL}}"
+        lines.append(left + "".join(f"{cell:>{_CELL}}" for cell in grid[row]) + right)
+    lines.append(ruler(GRID - 1))
+
+    to_move = int(state[E.TO_MOVE])
+    for seat in active:
+        marker = "  <- to play" if seat == to_move and state[E.WINNER] < 0 else ""
+        lines.append(f"{COLOUR_NAMES[seat]} (seat {seat}): Start {' '.join(in_start[seat]) or '-'} | "
+                     f"Home {' '.join(at_home[seat]) or '-'}{marker}")
+    if teams:
+        lines.append("teams: Red + Yellow against Blue + Green (each moves its partner's pawns too)")
     card = int(state[E.CARD])
-    lines.append(seats)
-    lines.append(f"turn {int(state[E.TURN])}: seat {int(state[E.TO_MOVE])} ({COLOUR_NAMES[state[E.TO_MOVE]]}) "
-                 f"to play {CARD_NAMES[card] if card >= 0 else '(no card)'}"
+    if hand_seat is not None:
+        lines.append(f"{COLOUR_NAMES[hand_seat]}'s hand: {hand_text(state, hand_seat)}")
+    playing = f"to play {CARD_NAMES[card]}" if card >= 0 else ("to play a card" if hand_seat is not None
+                                                               else "(no card drawn)")
+    lines.append(f"turn {int(state[E.TURN])}: {COLOUR_NAMES[to_move]} {playing}"
                  + (" (draw again)" if state[E.DRAW_AGAIN] else ""))
     if state[E.WINNER] >= 0:
         lines.append(f"seat {int(state[E.WINNER])} ({COLOUR_NAMES[state[E.WINNER]]}) wins")
-    lines.append("legend: R0..G3 pawns (colour, canonical index), o start circle, r/b/y/g slide "
-                 "triangle or safety square, - slide, S# Start count, H# Home count")
+    lines.append("legend: R1..G4 pawns; numbers round the edge: track squares; r0..r4 Red's safety squares "
+                 "(b, y, g: the others'); r> a Red slide's triangle, - slide; o start square; "
+                 "S# pawns in Start, H# pawns Home")
     return "\n".join(lines)

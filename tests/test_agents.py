@@ -2,7 +2,7 @@
 the search agents on literal positions, determinism under a seed, and no peeking at the
 hidden cards.
 
-Board facts used by the literal positions (README): seat 0's safety entry is square 2 and
+Board facts used by the literal positions (docs/rules.md): seat 0's safety entry is square 2 and
 Home is 6 steps past it, so a pawn on track square 57 is 11 steps from Home, on square 58
 10 steps, and on safe k it is 5 - k steps.
 """

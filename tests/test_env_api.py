@@ -214,9 +214,9 @@ def test_env_wrapper_out_of_range_action():
         e.step(142)
 
 
-# ---- observation (README layout) ----------------------------------------------------------
+# ---- observation (docs/observation.md layout) ----------------------------------------------
 
-def test_observation_layout_from_the_readme():
+def test_observation_layout_from_the_docs():
     state = {"to_move": 1, "card": "10", "draw_again": True,
              "pawns": [seat(["safe", 2]), seat(["track", 19]), seat(["track", 34]), seat(["home"])]}
     e = raw_env(num_players=4)
@@ -265,7 +265,7 @@ def test_render_ansi_shows_pawn_letters():
     e.reset(seed=0, options={"state": state})
     text = e.render()
     assert isinstance(text, str)
-    grid = "\n".join(text.split("\n")[:16])  # the board, without the legend
+    grid = "\n".join(text.split("\n")[:18])  # the board with its square numbers, without the legend
     for letter in "RBYG":
         assert re.search(letter + r"\d", grid), letter
     e.step(2)  # Red's pawn 10 -> 13: the drawing changes
@@ -274,7 +274,7 @@ def test_render_ansi_shows_pawn_letters():
     e2 = raw_env(num_players=2, render_mode="ansi")
     e2.reset(seed=0, options={"state": {"to_move": 0, "card": "3",
                                         "pawns": [seat(["track", 10]), None, seat(["track", 40]), None]}})
-    grid = "\n".join(e2.render().split("\n")[:16])  # the board, without the legend
+    grid = "\n".join(e2.render().split("\n")[:18])  # the board with its square numbers, without the legend
     assert re.search(r"R\d", grid) and re.search(r"Y\d", grid)
     assert not re.search(r"B\d", grid) and not re.search(r"G\d", grid)
 
@@ -288,7 +288,7 @@ def test_render_without_mode_returns_none():
 def test_constructor_validation():
     for kwargs in ({"num_players": 1}, {"num_players": 5}, {"seats": (0, 0)}, {"seats": (0, 4)},
                    {"seats": (1,)}, {"seats": (0, 1, 2, 3, 0)}, {"rules": "nope"},
-                   {"render_mode": "human"}, {"max_turns": 0}):
+                   {"render_mode": "video"}, {"max_turns": 0}):
         with pytest.raises(ValueError):
             raw_env(**kwargs)
 

@@ -53,3 +53,21 @@ def test_a_policy_for_another_player_count_is_refused_before_the_game(tmp_path):
     assert result.returncode == 2
     assert "trained for 4 players, not 2" in result.stderr
     assert "legend:" not in result.stdout
+
+
+def test_forced_moves_play_themselves_and_moves_name_their_consequences():
+    result = run_play(["--opponents", "random", "--seed", "3"], "1\n" * 3000)
+    out = result.stdout
+    assert result.returncode == 0, result.stderr
+    assert "(forced: your only move)" in out  # e.g. passes with no legal move
+    assert "Your move (1-1," not in out  # a single option is never asked about
+    assert "back to Start" in out  # bumps say whose pawn went back (this seed has some)
+    assert "  1. R" in out or "  1. play" in out  # options name the pawn by its label
+    assert "Red's hand" not in out  # no hands in this game
+
+
+def test_play_for_points_shows_your_hand_only():
+    result = run_play(["--rules", "hasbro2003_points", "--opponents", "random", "--seed", "1"], "1\n" * 3000)
+    out = result.stdout
+    assert result.returncode == 0, result.stderr
+    assert "Red's hand: " in out and "Yellow's hand" not in out

@@ -12,7 +12,7 @@ Board (issue #2): seat k's safety entry is 15k+2, its start circle 15k+4, its sl
   seat 2: entry 32, circle 34, slides 31->34, 39->43
   seat 3: entry 47, circle 49, slides 46->49, 54->58
 
-Action indices come from the README table (P = 4 pawns, T = 12 targets):
+Action indices come from the table in docs/action-space.md (P = 4 pawns, T = 12 targets):
 PASS 0, START 1, MOVE(i) 2+i, BACK1(i) 6+i, SPLIT(i, j, a) 10 + (i*3 + j')*6 + a-1,
 SWAP(i, t) 82 + 12i + t, SORRY(t) 130 + t, with t = (k-1)*4 + slot for the k-th other
 seat in turn order. Pawn slot i is the i-th pawn in canonical order, fewest steps to Home
@@ -132,9 +132,9 @@ def check_move(d, action, pawns, to_move, draw_again=False, winner=None, rules=R
     assert won == winner
 
 
-# ---- the action formula (README) ----------------------------------------------------------
+# ---- the action formula (docs/action-space.md) ----------------------------------------------
 
-def test_action_layout_matches_readme():
+def test_action_layout_matches_the_docs():
     assert game.num_actions(RULES) == N_ACTIONS
     assert [MOVE(0), BACK1(0), SPLIT(0, 1, 1), SWAP(0, 0), SORRY(0)] == [2, 6, 10, 82, 130]
     assert game.decode_action(RULES, SPLIT(2, 1, 4)) == ("split", 2, 1, 4, -1)

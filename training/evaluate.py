@@ -63,6 +63,7 @@ import math
 import multiprocessing
 import os
 import pathlib
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -129,12 +130,68 @@ class Table:
             legal = game.legal_actions(state, self.rules)
             turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
             entry = entry_at_seat[seat]
-            action = self.agents[entry].act(turn)
-            if action not in legal:
-                raise ValueError(f"agent {self.specs[entry]!r} chose illegal action {action!r} in game "
-                                 f"{game_index}; legal: {legal.tolist()}")
-            E.step(state, self.rules_array, int(action))
+            self._step(state, game_index, entry, legal, self.agents[entry].act(turn))
+        return self._record(game_index, state, entry_seats, first_seat)
 
+    def _step(self, state, game_index, entry, legal, action):
+        if not isinstance(action, (int, np.integer)) or int(action) not in legal.tolist():
+            raise ValueError(f"agent {self.specs[entry]!r} chose illegal action {action!r} in game "
+                             f"{game_index}; legal: {legal.tolist()}")
+        E.step(state, self.rules_array, int(action))
+
+    def play_many(self, game_indices):
+        """Records of these games: in lockstep (:meth:`play_lockstep`) when an agent of the
+        lineup acts in batches, else one after the other."""
+        if any(getattr(agent, "acts_in_batches", False) for agent in self.agents):
+            return self.play_lockstep(game_indices)
+        return [self.play(g) for g in game_indices]
+
+    def play_lockstep(self, game_indices):
+        """Play these games side by side: each lineup entry that acts in batches (a policy
+        network: ``acts_in_batches``, ``act_turns``) decides the pending turns of all games
+        in one call (one forward); the other agents get their own instance per game and act
+        as in :meth:`play`. Every game draws its seeds, views and agent seeds exactly as in
+        :meth:`play`, so the records are the same (up to ties a batched forward's rounding
+        could break differently)."""
+        batched = {i for i, agent in enumerate(self.agents) if getattr(agent, "acts_in_batches", False)}
+        games = []
+        for game_index in game_indices:
+            entry_seats, first_seat = seating(game_index, self.seats)
+            engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
+            players = [agent if i in batched else agents.make_agent(spec)
+                       for i, (agent, spec) in enumerate(zip(self.agents, self.specs))]
+            for agent, reset_seed in zip(players, reset_seeds):
+                agent.reset(reset_seed)
+            state = game.new_state(self.rules, seats=self.seats, seed=engine_seed)
+            E.set_to_move(state, first_seat)
+            games.append((game_index, state, entry_seats, first_seat, {seat: i for i, seat in enumerate(entry_seats)},
+                          np.random.default_rng(view_seed), players))
+        running = games
+        buf = np.empty(E.n_actions(self.rules_array), dtype=np.int64)
+        while running:
+            waiting = {i: [] for i in batched}  # entry -> [(game, turn, legal)]
+            for g in running:
+                game_index, state, _, _, entry_at_seat, view_rng, players = g
+                while E.is_running(state, self.max_turns):
+                    # game.legal_actions without its checks (the game runs): this loop is hot
+                    legal = np.sort(buf[:E.legal_actions(state, self.rules_array, buf)])
+                    turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
+                    entry = entry_at_seat[int(E.to_move(state))]
+                    if entry not in batched:
+                        self._step(state, game_index, entry, legal, players[entry].act(turn))
+                    elif len(legal) == 1:  # the masked argmax of a lone legal move is that move
+                        self._step(state, game_index, entry, legal, int(legal[0]))
+                    else:
+                        waiting[entry].append((g, turn, legal))
+                        break
+            for entry, pending in waiting.items():
+                actions = self.agents[entry].act_turns([turn for _, turn, _ in pending]) if pending else []
+                for (g, _, legal), action in zip(pending, actions):
+                    self._step(g[1], g[0], entry, legal, int(action))
+            running = [g for g in running if E.is_running(g[1], self.max_turns)]
+        return [self._record(g[0], g[1], g[2], g[3]) for g in games]
+
+    def _record(self, game_index, state, entry_seats, first_seat):
         winner_seat = game.winner(state)
         winners = [] if winner_seat is None else \
             [i for i, seat in enumerate(entry_seats) if game.same_side(self.rules, seat, winner_seat)]
@@ -158,10 +215,22 @@ _worker_table = None  # the Table of a worker process
 def _start_worker(agent_specs, rules, max_turns, seed, table_class):
     global _worker_table
     _worker_table = table_class(agent_specs, rules, max_turns, seed)
+    if "torch" in sys.modules:  # a policy agent: one torch thread per worker, the workers fill the cores
+        sys.modules["torch"].set_num_threads(1)
+
+
+def _play_many(table, game_indices):
+    """A table's records of these games (lockstep when it can: Table.play_many)."""
+    if hasattr(table, "play_many"):
+        return table.play_many(game_indices)
+    return [table.play(g) for g in game_indices]
 
 
 def _play_in_worker(game_indices):
-    return [_worker_table.play(g) for g in game_indices]
+    return _play_many(_worker_table, game_indices)
+
+
+LOCKSTEP_CHUNK = 250  # games played side by side per job when a policy acts in batches
 
 
 def play_games(agent_specs: list[str], games: int, seed: int, rules: Rules | str | None, max_turns: int, workers: int,
@@ -170,12 +239,14 @@ def play_games(agent_specs: list[str], games: int, seed: int, rules: Rules | str
     a `table_class` (Table; training.express_evaluate.ExpressTable for Sorry! Express)."""
     # Built here first so that a bad agent spec fails before any worker starts.
     table = table_class(agent_specs, rules, max_turns, seed)
+    lockstep = hasattr(table, "play_many") and any(getattr(agent, "acts_in_batches", False) for agent in table.agents)
+    chunk = max(1, min(LOCKSTEP_CHUNK, -(-games // workers))) if lockstep else max(1, min(16, games // (8 * workers)))
     with tqdm(total=games, unit="game", disable=not progress) as bar:
         if workers == 1:
             records = []
-            for game_index in range(games):
-                records.append(table.play(game_index))
-                bar.update()
+            for start in range(0, games, chunk if lockstep else 1):
+                records.extend(_play_many(table, range(start, min(start + (chunk if lockstep else 1), games))))
+                bar.update(len(records) - bar.n)
             return records
         # spawn, not fork: a forked child of a process whose torch threads have run (a policy
         # agent, a training loop) hangs in its first torch call. A spawned child re-imports
@@ -183,7 +254,6 @@ def play_games(agent_specs: list[str], games: int, seed: int, rules: Rules | str
         # there, and an executor (unlike multiprocessing.Pool, which would respawn it
         # forever) reports that as a broken pool.
         context = multiprocessing.get_context("spawn")
-        chunk = max(1, min(16, games // (8 * workers)))
         records = []
         try:
             with ProcessPoolExecutor(workers, context, _start_worker,
@@ -483,6 +553,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
     parser.add_argument("--out", default="runs/eval", help="directory for results.json, CSVs and win_rates.png")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--record", nargs=2, metavar=("K", "DIR"),
+                        help="also save the first K games as replay files DIR/game-0000.json ... (sorry-replay "
+                             "prints and animates them; they are played again after the tournament)")
     return parser, parser.parse_args(argv)
 
 
@@ -507,6 +580,14 @@ def main(argv: list[str] | None = None) -> None:
         check_out_dir(args.out)
     except ValueError as error:
         parser.error(str(error))
+    if args.record:
+        from .record import check_record_request, record_games
+        if args.game != "sorry":
+            parser.error("--record saves board-game replays; Sorry! Express (--game express) games cannot be recorded")
+        try:
+            record_k, record_dir = check_record_request(*args.record, args.games)
+        except ValueError as error:
+            parser.error(str(error))
     start = time.perf_counter()
     try:
         if args.game == "express":
@@ -533,6 +614,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.exit(1, f"sorry-eval: cannot write the results to {args.out}: {error}\n")
     for path in paths:
         print(f"wrote {path}")
+    if args.record:
+        max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
+        for path in record_games(args.agents, record_k, record_dir, args.seed, args.rules or "hasbro2003", max_turns,
+                                 results["games"]):
+            print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -27,8 +27,8 @@ every pair of an own and an opposing pawn on the track, how many squares one is 
 other when it is 12 or fewer (who can bump whom next turn), which the observation's
 per-pawn one-hots leave for the network to work out.
 
-    python benchmarks/value_iteration.py --init evaluation [--pairs] --rounds 3
-    python benchmarks/value_iteration.py --init checkpoints/value-2p.safetensors --rounds 3 --epochs 1 --lr 3e-4
+    python experiments/value_iteration.py --init evaluation [--pairs] --rounds 3
+    python experiments/value_iteration.py --init checkpoints/value-2p.safetensors --rounds 3 --epochs 1 --lr 3e-4
 
 Two players, rules without hands (there the next player's options come from a hidden hand).
 """

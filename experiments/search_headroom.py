@@ -16,7 +16,7 @@ game (the performance-difference identity, to first order: states are sampled fr
 heuristic's games, not the searcher's), this estimates how far above 50% a searcher that
 plays the heuristic in its playouts can get against the heuristic.
 
-    python benchmarks/search_headroom.py [--decisions 1000] [--iterations 4000] [--plies 8]
+    python experiments/search_headroom.py [--decisions 1000] [--iterations 4000] [--plies 8]
         [--nested M [--nested-playouts 1000]]
 
 A second step of improvement (``--nested M``): would it help to search the next own

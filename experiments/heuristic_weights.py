@@ -7,7 +7,7 @@ heuristic in each seat, so the luck of the cards cancels out of the comparison a
 can. Both players are compiled; a 2-player comparison of 16,000 games takes about 6 s of one
 core.
 
-    python benchmarks/heuristic_weights.py [--pairs 8000] [--players 2] [--scales 0.5,0.75,1.33,2]
+    python experiments/heuristic_weights.py [--pairs 8000] [--players 2] [--scales 0.5,0.75,1.33,2]
 """
 import argparse
 import dataclasses

@@ -1,0 +1,335 @@
+"""What a move did, in words, and pawn labels that stay the same through a game.
+
+The engine keeps each seat's pawns sorted (most advanced first), so a pawn's slot is not its
+identity: after a move the same slot may hold another pawn. :class:`PawnLabels` follows every
+pawn through a game and gives it a fixed label: the seat's colour letter and a number,
+``R1`` .. ``R4`` for Red (3-pawn rules: 1..3). At the start of a game (or of a loaded
+position) the numbers go in slot order, so ``R1`` is the most advanced pawn; from then on a
+pawn keeps its number wherever it goes, Start and Home included. A pawn leaving Start is the
+one with the lowest number there.
+
+How pawns are followed: :func:`trace_move` replays the action's pawn movements on the board
+tables of :mod:`sorry_env.geometry` (move, slide, bump, swap), pawn by pawn and without
+sorting, and checks the outcome against the engine's state after the move. The engine stays
+the only authority on the rules: if the two ever disagreed, the trace falls back to matching
+pawns by the least movement and says so (``Move.consistent`` is False), rather than tell a
+wrong story. The tests check that this never happens over many random games of every preset.
+
+:func:`narrate` turns a move into one sentence naming its consequences: which pawn moved where,
+slides (and who was swept off the slide), bumps (whose pawn went back to Start), pawns
+reaching Home, swaps and Sorry! cards. Square numbers are the track numbers the ANSI board
+prints round its edge; ``Red safe 2`` is square 2 of Red's safety zone (0 nearest the entry).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from . import engine as E
+from . import game
+from .geometry import BACKWARD, FORWARD, HOME, SAFE0, SLIDE_END, SLIDE_OWNER, START, STEPS_TO_HOME, TRACK
+from .render import COLOUR_NAMES
+from .render import COLOURS as COLOUR_LETTERS
+from .rules import CARD_NAMES, get_rules
+
+Pawn = tuple  # (seat, slot in the state BEFORE the move)
+
+
+@dataclasses.dataclass
+class Step:
+    """One pawn's own movement within a move, and what it caused."""
+
+    pawn: Pawn
+    kind: str  # "start", "move", "swap" or "sorry"
+    src: int  # pawn code before (sorry_env.geometry codes)
+    dst: int  # pawn code after, slide included
+    n: int = 0  # kind "move": squares moved (negative: backward)
+    slide: tuple | None = None  # (triangle, end) if the pawn slid
+    bumped: list = dataclasses.field(default_factory=list)  # pawns sent to Start by the landing
+    swept: list = dataclasses.field(default_factory=list)  # pawns sent to Start by the slide
+
+
+@dataclasses.dataclass
+class Move:
+    """The pawn-by-pawn account of one action (see :func:`trace_move`)."""
+
+    seat: int  # the player who acted
+    kind: str  # game.decode_action's kind
+    card: int | None  # card index played (None: a discard or no card)
+    steps: list  # Steps in the order they happened
+    after_slot: dict  # (seat, slot before) -> slot after, for every pawn in play
+    consistent: bool  # False: the board-table replay disagreed with the engine (see module doc)
+
+
+def pawn_codes(state, rules) -> list:
+    """Each seat's pawn codes in slot order ([] for an empty seat)."""
+    ppp = get_rules(rules).pawns_per_player
+    codes = state[E.PAWNS : E.PAWNS + 4 * E.MAX_SLOTS].reshape(4, E.MAX_SLOTS)[:, :ppp].tolist()
+    return [codes[s] if state[E.ACTIVE + s] else [] for s in range(4)]
+
+
+def where(seat: int, code: int) -> str:
+    """A pawn code in words: ``square 12``, ``Red safe 2``, ``Start``, ``Home``."""
+    if code == START:
+        return "Start"
+    if code == HOME:
+        return "Home"
+    if code >= SAFE0:
+        return f"{COLOUR_NAMES[seat]} safe {code - SAFE0}"
+    return f"square {code}"
+
+
+def trace_move(before, rules, action, after, labels: list | None = None) -> Move:
+    """Follow every pawn through `action` from `before` to the engine's `after`.
+
+    `labels` (per seat, a number per slot of `before`) only decides which pawn leaves a Start
+    holding several: the lowest-numbered one."""
+    rules = get_rules(rules)
+    r = game.rules_array(rules)
+    me = int(before[E.TO_MOVE])
+    pos = pawn_codes(before, rules)
+    kind, i, j, first, t = game.decode_action(rules, action)
+    card = None if kind == "discard" else game.action_card(before, rules, action)
+    steps = []
+
+    def land(seat, slot, dest, step):
+        pos[seat][slot] = dest
+        if dest >= TRACK:
+            return
+        for s, codes in enumerate(pos):
+            for k, code in enumerate(codes):
+                if code == dest and (s, k) != (seat, slot):
+                    codes[k] = START
+                    step.bumped.append((s, k))
+        slide_if_foreign(seat, slot, step)
+
+    def slide_if_foreign(seat, slot, step):
+        square = pos[seat][slot]
+        if square >= TRACK or SLIDE_OWNER[square] in (-1, seat):
+            return
+        end = int(SLIDE_END[square])
+        sq = square
+        while sq != end:
+            sq = (sq + 1) % TRACK
+            for s, codes in enumerate(pos):
+                for k, code in enumerate(codes):
+                    if code == sq and (s, k) != (seat, slot):
+                        codes[k] = START
+                        step.swept.append((s, k))
+        pos[seat][slot] = end
+        step.slide = (square, end)
+        step.dst = end
+
+    def from_start(seat):
+        in_start = [k for k, code in enumerate(pos[seat]) if code == START]
+        if labels is not None:
+            in_start.sort(key=lambda k: labels[seat][k])
+        return in_start[0]
+
+    def forward(seat, slot, n, kind="move"):
+        src = pos[seat][slot]
+        dest = int(FORWARD[seat, src, n]) if n > 0 else int(BACKWARD[seat, src, -n])
+        step = Step((seat, slot), kind, src, dest, n)
+        land(seat, slot, dest, step)
+        steps.append(step)
+
+    if kind == "start":
+        seat = (me + 2 * i) % 4
+        slot = from_start(seat)
+        step = Step((seat, slot), "start", START, int(E.START_CIRCLE[seat]))
+        land(seat, slot, step.dst, step)
+        steps.append(step)
+    elif kind == "move":
+        seat, slot = (int(x) for x in E.movable_pawn(r, me, i))
+        n = int(E.CARD_STEP[card]) if card != CARD_NAMES.index("SORRY") else rules.sorry_forward
+        forward(seat, slot, n)
+    elif kind == "back1":
+        seat, slot = (int(x) for x in E.movable_pawn(r, me, i))
+        forward(seat, slot, -1)
+    elif kind == "seven_part":
+        seat, slot = (int(x) for x in E.movable_pawn(r, me, i))
+        forward(seat, slot, first)
+    elif kind == "split":
+        for pawn, n in ((i, first), (j, 7 - first)):
+            seat, slot = (int(x) for x in E.movable_pawn(r, me, pawn))
+            forward(seat, slot, n)
+    elif kind == "swap":
+        si, ki = (int(x) for x in E.movable_pawn(r, me, i))
+        seat, slot = (int(x) for x in E.target_pawn(before, r, me, t))
+        mine, theirs = pos[si][ki], pos[seat][slot]
+        pos[si][ki], pos[seat][slot] = theirs, mine
+        step = Step((si, ki), "swap", mine, theirs)
+        other = Step((seat, slot), "swap", theirs, mine)
+        slide_if_foreign(si, ki, step)
+        if pos[seat][slot] == mine:
+            slide_if_foreign(seat, slot, other)
+        steps += [step, other]
+    elif kind == "sorry":
+        mover = (me + 2 * i) % 4
+        seat, slot = (int(x) for x in E.target_pawn(before, r, me, t))
+        slot_m = from_start(mover)
+        step = Step((mover, slot_m), "sorry", START, pos[seat][slot])
+        land(mover, slot_m, step.dst, step)
+        steps.append(step)
+
+    after_codes = pawn_codes(after, rules)
+    consistent = all(sorted(pos[s]) == sorted(codes) for s, codes in enumerate(after_codes))
+    after_slot = _match(pos if consistent else pawn_codes(before, rules), after_codes, labels)
+    return Move(me, kind, card, steps, after_slot, consistent)
+
+
+def _match(predicted, after, labels) -> dict:
+    """(seat, slot before) -> slot after. Predicted codes equal to an after code are matched
+    first (pawns sharing Start or Home in label order); anything left (only when the
+    prediction failed) goes to the nearest code left."""
+    mapping = {}
+    for seat, codes in enumerate(after):
+        slots_of = {}
+        for a, code in enumerate(codes):
+            slots_of.setdefault(code, []).append(a)
+        # label order: pawns sharing Start or Home take their slots lowest label first
+        order = sorted(range(len(codes)), key=labels[seat].__getitem__) if labels else range(len(codes))
+        left = []
+        for k in order:
+            free_here = slots_of.get(predicted[seat][k])
+            if free_here:
+                mapping[(seat, k)] = free_here.pop(0)
+            else:
+                left.append(k)
+        free = [a for rest in slots_of.values() for a in rest]
+        for k in left:
+            old = int(STEPS_TO_HOME[seat, predicted[seat][k]])
+            slot = min(free, key=lambda a: abs(int(STEPS_TO_HOME[seat, codes[a]]) - old))
+            free.remove(slot)
+            mapping[(seat, k)] = slot
+    return mapping
+
+
+class PawnLabels:
+    """Stable pawn labels through one game (see the module docstring for how they are chosen).
+
+    ``labels = PawnLabels(state, rules)`` at the start; ``move = labels.advance(before, action,
+    after)`` after every action; ``labels.label(seat, slot)`` names the pawn in a slot of the
+    CURRENT state."""
+
+    def __init__(self, state, rules):
+        self.rules = get_rules(rules)
+        self.numbers = [list(range(1, len(codes) + 1)) for codes in pawn_codes(state, self.rules)]
+
+    def label(self, seat: int, slot: int) -> str:
+        return f"{COLOUR_LETTERS[seat]}{self.numbers[seat][slot]}"
+
+    def seat_labels(self, seat: int) -> list:
+        """Labels of a seat's slots, in slot order."""
+        return [self.label(seat, k) for k in range(len(self.numbers[seat]))]
+
+    def advance(self, before, action, after) -> Move:
+        """Follow `action` from `before` to `after`; returns its trace (labels as they were
+        before the move are in ``self.previous``)."""
+        move = trace_move(before, self.rules, action, after, self.numbers)
+        self.previous = [row[:] for row in self.numbers]
+        numbers = [[0] * len(row) for row in self.numbers]
+        for (seat, slot), new_slot in move.after_slot.items():
+            numbers[seat][new_slot] = self.numbers[seat][slot]
+        self.numbers = numbers
+        return move
+
+    def copy(self) -> PawnLabels:
+        other = PawnLabels.__new__(PawnLabels)
+        other.rules, other.numbers = self.rules, [row[:] for row in self.numbers]
+        return other
+
+
+def _names(pawns, numbers) -> str:
+    names = [f"{COLOUR_NAMES[s]}'s {COLOUR_LETTERS[s]}{numbers[s][k]}" for s, k in pawns]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def narrate(before, rules, action, move: Move, numbers: list) -> str:
+    """One sentence for `move` (from :func:`trace_move`), pawns named by `numbers` (per seat,
+    the label number of each slot of `before`, e.g. ``PawnLabels.previous``)."""
+    card, body = _account(before, rules, action, move, numbers)
+    who = COLOUR_NAMES[move.seat]
+    if move.kind == "discard":
+        return f"{who} {body}."
+    return f"{who} plays {card}: {body}." if card is not None else f"{who}: {body}."
+
+
+def option_text(before, rules, action, labels: PawnLabels) -> str:
+    """A legal action of the player to move in words, consequences included, before it is
+    chosen (for the play command's list): ``R1 moves 5 forward from square 10 to square 15,
+    bumping Blue's B2 back to Start``; with hands the card comes first (``play 5: ...``)."""
+    rules = get_rules(rules)
+    after = game.after_move(before, rules, action)
+    move = trace_move(before, rules, action, after, labels.numbers)
+    card, body = _account(before, rules, action, move, labels.numbers)
+    return f"play {card}: {body}" if rules.hand_size and card is not None and move.kind != "discard" else body
+
+
+def _account(before, rules, action, move: Move, numbers: list) -> tuple:
+    """(card name or None, what happened without the player's name)."""
+    rules = get_rules(rules)
+    card = CARD_NAMES[move.card] if move.card is not None else None
+    if move.kind == "discard":
+        return None, f"discards a {CARD_NAMES[game.decode_action(rules, action)[1]]} (no card in the hand can move)"
+    if move.kind == "pass":
+        return card, "declines to swap and passes" if card == "11" else "no legal move, passes"
+    if not move.consistent:
+        return card, f"{game.describe_action(before, rules, action)} (pawn tracking lost: see the board)"
+
+    def pawn(p):
+        return f"{COLOUR_LETTERS[p[0]]}{numbers[p[0]][p[1]]}"
+
+    parts = []
+    for step in move.steps:
+        seat = step.pawn[0]
+        owner = "" if seat == move.seat else f"partner {COLOUR_NAMES[seat]}'s "
+        if step.kind == "start":
+            text = f"{owner}{pawn(step.pawn)} leaves Start onto square {step.slide[0] if step.slide else step.dst}"
+        elif step.kind == "sorry":
+            victim = step.bumped[0] if step.bumped else None
+            target = step.slide[0] if step.slide else step.dst
+            text = f"{owner}{pawn(step.pawn)} leaves Start and takes square {target}"
+            if victim is not None:
+                text += f", sending {_names([victim], numbers)} back to Start"
+                step = dataclasses.replace(step, bumped=step.bumped[1:])
+        elif step.kind == "swap":
+            if step is move.steps[1]:
+                if not step.slide:  # the other pawn only says something if it slid after the swap
+                    continue
+                text = pawn(step.pawn)
+            else:
+                other = move.steps[1]
+                text = (
+                    f"{pawn(step.pawn)} on {where(seat, step.src)} swaps places with "
+                    f"{_names([other.pawn], numbers)} on {where(other.pawn[0], other.src)}"
+                )
+        else:
+            direction = f"{step.n} forward" if step.n > 0 else f"{-step.n} back"
+            end = step.slide[0] if step.slide else step.dst
+            text = f"{owner}{pawn(step.pawn)} moves {direction} from {where(seat, step.src)} to {where(seat, end)}"
+            if step.dst == HOME:
+                text = f"{owner}{pawn(step.pawn)} moves {direction} from {where(seat, step.src)} and reaches Home"
+            elif step.src < TRACK and SAFE0 <= step.dst < HOME:
+                text += " (into the safety zone)"
+        if step.slide:
+            tri, end = step.slide
+            text += f"{',' if text != pawn(step.pawn) else ''} lands on {COLOUR_NAMES[int(SLIDE_OWNER[tri])]}'s slide "
+            text += f"at square {tri} and slides to square {end}"
+            if step.swept:
+                text += f", sweeping {_names(step.swept, numbers)} back to Start"
+        if step.bumped:
+            text += f", bumping {_names(step.bumped, numbers)} back to Start"
+        parts.append(text)
+    text = "; ".join(parts) if parts else game.describe_action(before, rules, action)
+    if move.kind == "seven_part":  # Hasbro 2003 teams: a seven split among pawns, one part at a time
+        left = (int(before[E.SEVEN_LEFT]) or 7) - game.decode_action(rules, action)[3]
+        text += f" ({left} of the 7 still to move)" if left else " (the 7 is finished)"
+    return card, text
+
+
+def describe_move(before, rules, action, after, labels: PawnLabels | None = None) -> str:
+    """Follow and narrate one move; advances `labels` if given (else labels by slot order)."""
+    labels = labels if labels is not None else PawnLabels(before, rules)
+    move = labels.advance(before, action, after)
+    return narrate(before, rules, action, move, labels.previous)

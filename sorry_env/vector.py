@@ -1,0 +1,353 @@
+"""Batched Sorry!: B games stepped together by one compiled call per step.
+
+``SorryVectorEnv`` is a Gymnasium ``VectorEnv`` in **self-play** mode: each step the caller
+gives one action per game, for whichever seat is to move in that game. Games that end are
+reset in the same call (see *Autoreset* below). The compiled-opponent mode (the caller acts
+for one learner seat, random / greedy / heuristic opponents move inside the compiled loop)
+lives in :mod:`agents.vector_opponents`: it needs the agents' compiled move choices, and
+``sorry_env`` never imports ``agents``. Both modes share the per-game primitives below.
+
+Arrays (``B = num_envs``, ``N = n_actions``)
+------------------------------------------------
+``observation``  float32[B, 1151]  the single env's observation (:mod:`sorry_env.observation`)
+                                   of the seat to move in each game
+``action_mask``  int8[B, N]        1 on the legal actions of that seat
+rewards          float32[B, 4]     per seat (index = seat): +1 to the winning side, -1 to the
+                                   other active seats, 0 otherwise and on truncation
+terminations     bool[B]           the game was won this step
+truncations      bool[B]           ``max_turns`` cards were played without a winner
+``infos["to_move"]``  int64[B]     the seat whose turn it is now in each game (the one the
+                                   observation and mask belong to)
+
+Seeds
+-----
+Game ``i`` of a batch reset with ``seed`` has the *game seed* ``seed + i`` (or ``seed[i]``
+with a list of B seeds). Its episode ``k`` (0 for the first game, +1 at each autoreset)
+starts exactly as ``raw_env.reset(seed=game_seed + k * 2**32)`` would: the engine seed is
+``numpy.random.SeedSequence(game_seed + k * 2**32).generate_state(1)[0]``, computed in
+compiled code (:func:`episode_seed`). Nothing depends on B or on a game's neighbours: a batch
+of 8 seeded 0 plays the same 8 trajectories (for the same actions) as two batches of 4
+seeded 0 and 4, or eight single envs seeded 0..7. Game seeds must be below ``2**32``.
+
+Autoreset (Gymnasium ``AutoresetMode.SAME_STEP``)
+--------------------------------------------------
+When a game ends in ``step``, the same call starts its next episode: the returned
+observation, mask and ``to_move`` of that game are those of the new game, its reward /
+termination / truncation are those of the finished one, and
+``infos["final_obs"][i]`` holds the finished game's last observation (seen by the seat that
+made the last move; ``infos["_final_obs"][i]`` is True). No step is spent on a reset.
+
+Errors
+------
+A wrong action array (shape, dtype, out of range) or an illegal action raises ``ValueError``
+naming the game index and its legal actions, before any game is stepped.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from numba import njit, prange
+
+from . import engine as E
+from . import game
+from .observation import OBS_SIZE, observe
+from .rules import DEFAULT_MAX_TURNS, get_rules
+
+SEED_LIMIT = 2**32  # game seeds must be below this (episode k adds k * 2**32)
+
+
+# ---- seeds (numpy's SeedSequence for one integer entropy, compiled) ------------------------
+@njit(cache=True)
+def _hashmix(value, hash_const):
+    value = (value ^ hash_const[0]) & 0xFFFFFFFF
+    hash_const[0] = (hash_const[0] * 0x931E8875) & 0xFFFFFFFF
+    value = (value * hash_const[0]) & 0xFFFFFFFF
+    return value ^ (value >> 16)
+
+
+@njit(cache=True)
+def _mix(x, y):
+    result = (0xCA01F9DD * x - 0x4973F715 * y) & 0xFFFFFFFF
+    return result ^ (result >> 16)
+
+
+@njit(cache=True)
+def episode_seed(game_seed, episode):
+    """The engine seed of episode `episode` of a game seeded `game_seed` (< 2**32): the first
+    word of ``SeedSequence(game_seed + episode * 2**32).generate_state(1)``, i.e. the seed
+    ``raw_env.reset(seed=game_seed + episode * 2**32)`` starts from."""
+    words = np.zeros(4, dtype=np.int64)
+    words[0] = game_seed & 0xFFFFFFFF
+    words[1] = episode & 0xFFFFFFFF  # episode 0: one entropy word (0), the same as none
+    hash_const = np.empty(1, dtype=np.int64)
+    hash_const[0] = 0x43B0D7E5
+    pool = np.empty(4, dtype=np.int64)
+    for i in range(4):
+        pool[i] = _hashmix(words[i], hash_const)
+    for src in range(4):
+        for dst in range(4):
+            if src != dst:
+                pool[dst] = _mix(pool[dst], _hashmix(pool[src], hash_const))
+    value = pool[0] ^ 0x8B51F9DD
+    value = (value * ((0x8B51F9DD * 0x58F38DED) & 0xFFFFFFFF)) & 0xFFFFFFFF
+    return value ^ (value >> 16)
+
+
+# ---- per-game primitives (shared with agents.vector_opponents) -----------------------------
+@njit(cache=True)
+def new_episode(state, rules, active, game_seed, episode):
+    """Start episode `episode` of the game seeded `game_seed` in `state`."""
+    E.init_state(state, rules, active, episode_seed(game_seed, episode))
+
+
+@njit(cache=True)
+def is_over(state, max_turns):
+    return not E.is_running(state, max_turns)
+
+
+@njit(cache=True)
+def write_view(state, rules, viewer, max_turns, obs, mask):
+    """`obs` := viewer's observation; `mask` := legal actions of the seat to move (all zero
+    once the game is over)."""
+    observe(state, rules, viewer, obs)
+    if is_over(state, max_turns):
+        mask[:] = 0
+    else:
+        E.legal_mask(state, rules, mask)
+
+
+@njit(cache=True)
+def first_illegal(masks, actions):
+    """Index of the first game whose action is out of range or not legal, or -1."""
+    n = masks.shape[1]
+    for b in range(actions.shape[0]):
+        a = actions[b]
+        if a < 0 or a >= n or masks[b, a] == 0:
+            return b
+    return -1
+
+
+# ---- self-play stepping ----------------------------------------------------------------------
+@njit(cache=True)
+def _selfplay_one(b, states, rules, active, game_seeds, episodes, max_turns, actions,
+                  obs, masks, rewards, terminated, truncated, to_move, ended, final_obs):
+    state = states[b]
+    mover = state[E.TO_MOVE]
+    E.step(state, rules, actions[b])
+    winner = state[E.WINNER]
+    for seat in range(4):
+        rewards[b, seat] = 0.0
+        if winner >= 0 and active[seat]:
+            rewards[b, seat] = 1.0 if E.same_side(rules, seat, winner) else -1.0
+    terminated[b] = winner >= 0
+    truncated[b] = winner < 0 and state[E.TURN] >= max_turns
+    ended[b] = terminated[b] or truncated[b]
+    if ended[b]:
+        observe(state, rules, mover, final_obs[b])
+        episodes[b] += 1
+        new_episode(state, rules, active, game_seeds[b], episodes[b])
+    to_move[b] = state[E.TO_MOVE]
+    write_view(state, rules, to_move[b], max_turns, obs[b], masks[b])
+
+
+@njit(cache=True)
+def selfplay_step_serial(states, rules, active, game_seeds, episodes, max_turns, actions,
+                         obs, masks, rewards, terminated, truncated, to_move, ended, final_obs):
+    """Step every game b with actions[b] (legal: checked by the caller), one thread."""
+    for b in range(states.shape[0]):
+        _selfplay_one(b, states, rules, active, game_seeds, episodes, max_turns, actions,
+                      obs, masks, rewards, terminated, truncated, to_move, ended, final_obs)
+
+
+@njit(cache=True, parallel=True)
+def selfplay_step_parallel(states, rules, active, game_seeds, episodes, max_turns, actions,
+                           obs, masks, rewards, terminated, truncated, to_move, ended, final_obs):
+    """selfplay_step_serial with the games spread over numba's threads (games are
+    independent, so the result is the same)."""
+    for b in prange(states.shape[0]):
+        _selfplay_one(b, states, rules, active, game_seeds, episodes, max_turns, actions,
+                      obs, masks, rewards, terminated, truncated, to_move, ended, final_obs)
+
+
+@njit(cache=True)
+def _reset_one(b, states, rules, active, game_seeds, episodes, max_turns, obs, masks, to_move):
+    episodes[b] = 0
+    new_episode(states[b], rules, active, game_seeds[b], 0)
+    to_move[b] = states[b, E.TO_MOVE]
+    write_view(states[b], rules, to_move[b], max_turns, obs[b], masks[b])
+
+
+@njit(cache=True)
+def reset_all(states, rules, active, game_seeds, episodes, max_turns, obs, masks, to_move):
+    for b in range(states.shape[0]):
+        _reset_one(b, states, rules, active, game_seeds, episodes, max_turns, obs, masks, to_move)
+
+
+# ---- Python side -----------------------------------------------------------------------------
+def check_num_envs(num_envs) -> int:
+    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    return int(num_envs)
+
+
+def game_seeds_for(seed, num_envs: int) -> np.ndarray:
+    """int64[num_envs] game seeds: seed + i for an integer seed, the list itself for a list
+    of num_envs seeds, fresh random ones for None. Each must be in 0 .. 2**32 - 1."""
+    if seed is None:
+        base = int(np.random.SeedSequence().generate_state(1)[0]) % (SEED_LIMIT - num_envs)
+        return np.arange(base, base + num_envs, dtype=np.int64)
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        seeds = list(seed)
+        if len(seeds) != num_envs:
+            raise ValueError(f"a list of seeds needs one per game: {num_envs}, got {len(seeds)}")
+        for s in seeds:
+            game.check_seed(s)
+    else:
+        game.check_seed(seed)
+        seeds = [int(seed) + i for i in range(num_envs)]
+    if max(int(s) for s in seeds) >= SEED_LIMIT:
+        raise ValueError(f"game seeds must be below 2**32 (game i is seeded seed + i); got up to {max(seeds)}")
+    return np.array(seeds, dtype=np.int64)
+
+
+def check_actions(actions, num_envs: int, masks: np.ndarray, describe) -> np.ndarray:
+    """`actions` as int64[num_envs] after checking shape, dtype and legality; a ValueError
+    naming the first bad game (and its legal actions) otherwise. `describe(b)` names game b."""
+    arr = np.asarray(actions)
+    if arr.shape != (num_envs,):
+        raise ValueError(f"actions must have shape ({num_envs},), one per game; got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64, copy=False)
+    bad = first_illegal(masks, arr)
+    if bad >= 0:
+        legal = np.flatnonzero(masks[bad]).tolist()
+        if not legal:
+            raise ValueError(f"game {bad}: no action is legal ({describe(bad)})")
+        raise ValueError(f"game {bad}: action {int(arr[bad])} is illegal ({describe(bad)}); legal: {legal}")
+    return arr
+
+
+class BatchedGames:
+    """The state shared by both modes: B engine states, their seeds and episode counters,
+    and the output buffers."""
+
+    def __init__(self, num_envs, num_players=2, seats=None, rules="hasbro2003", max_turns=DEFAULT_MAX_TURNS,
+                 parallel: bool = False, copy: bool = True):
+        self.num_envs = check_num_envs(num_envs)
+        if max_turns is None:
+            max_turns = np.iinfo(np.int64).max
+        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
+            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        self.rules = get_rules(rules)
+        self.seats = game.seats_for(num_players if seats is None else None, seats, self.rules)
+        self.num_players = len(self.seats)
+        self.max_turns = int(max_turns)
+        self.parallel = bool(parallel)
+        self.copy = bool(copy)
+        self.n_actions = game.num_actions(self.rules)
+        self._rules = game.rules_array(self.rules)
+        self._active = np.zeros(4, dtype=np.int64)
+        self._active[list(self.seats)] = 1
+        B = self.num_envs
+        self.states = np.zeros((B, E.STATE_SIZE), dtype=np.int64)
+        self.game_seeds = np.zeros(B, dtype=np.int64)
+        self.episodes = np.zeros(B, dtype=np.int64)
+        self._obs = np.zeros((B, OBS_SIZE), dtype=np.float32)
+        self._masks = np.zeros((B, self.n_actions), dtype=np.int8)
+        self._to_move = np.zeros(B, dtype=np.int64)
+        self._terminated = np.zeros(B, dtype=np.bool_)
+        self._truncated = np.zeros(B, dtype=np.bool_)
+        self._ended = np.zeros(B, dtype=np.bool_)
+        self._final_obs = np.zeros((B, OBS_SIZE), dtype=np.float32)
+        self._started = False
+
+    def _require_reset(self):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+
+    def _out(self, array):
+        return array.copy() if self.copy else array
+
+    def _final_info(self, infos):
+        """SAME_STEP autoreset: the finished games' last observations."""
+        ended = self._ended.copy()
+        final = np.empty(self.num_envs, dtype=object)
+        for b in np.flatnonzero(ended):
+            final[b] = self._final_obs[b].copy()
+        infos["final_obs"] = final
+        infos["_final_obs"] = ended
+        return infos
+
+    def describe(self, b: int) -> str:
+        """Game b's position in words, for error messages."""
+        state = self.states[b]
+        if state[E.WINNER] >= 0:
+            return "game over"
+        card = game.card(state)
+        return f"seat {int(state[E.TO_MOVE])} to move, card {card}, episode {int(self.episodes[b])}"
+
+    def action_masks(self) -> np.ndarray:
+        """bool[B, N]: the legal actions of the seat to move in each game."""
+        return self._masks.astype(bool)
+
+
+class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
+    """B games of Sorry! in self-play (the caller acts for the seat to move in each game);
+    see the module docstring for the arrays, seeds and autoreset.
+
+    ``parallel=True`` spreads the games over numba's threads (``NUMBA_NUM_THREADS``; the
+    results are the same). It is off by default: on a machine whose cores are busy with
+    other work the threads wait for each other and a step gets several times slower
+    (docs/vector.md has the figures); on idle cores it is worth measuring;
+    ``copy=False`` returns the env's own buffers (overwritten by the next step) instead of
+    copies, as Gymnasium's ``copy`` flag does."""
+
+    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int, num_players: int = 2, seats=None, rules="hasbro2003",
+                 max_turns: int | None = DEFAULT_MAX_TURNS, parallel: bool = False, copy: bool = True):
+        BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
+        })
+        self.single_action_space = spaces.Discrete(self.n_actions)
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (self.num_envs, OBS_SIZE), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (self.num_envs, self.n_actions), dtype=np.int8),
+        })
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.n_actions))
+        self._rewards = np.zeros((self.num_envs, 4), dtype=np.float32)
+
+    def _observation(self):
+        return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
+
+    def reset(self, *, seed=None, options=None):
+        """Start every game's episode 0 from its game seed (see the module docstring).
+        Returns (observation dict, infos with ``to_move``)."""
+        seeds = game_seeds_for(seed, self.num_envs)
+        self.game_seeds[:] = seeds
+        reset_all(self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns,
+                  self._obs, self._masks, self._to_move)
+        self._started = True
+        return self._observation(), {"to_move": self._to_move.copy()}
+
+    def step(self, actions):
+        """One move in every game; returns (observation dict, rewards float32[B, 4] by seat,
+        terminations, truncations, infos with ``to_move``, ``final_obs``, ``_final_obs``)."""
+        self._require_reset()
+        actions = check_actions(actions, self.num_envs, self._masks, self.describe)
+        run = selfplay_step_parallel if self.parallel else selfplay_step_serial
+        run(self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns, actions,
+            self._obs, self._masks, self._rewards, self._terminated, self._truncated, self._to_move,
+            self._ended, self._final_obs)
+        infos = self._final_info({"to_move": self._to_move.copy()})
+        return (self._observation(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos)
+
+    def close(self, **kwargs):
+        pass

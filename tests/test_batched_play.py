@@ -1,0 +1,62 @@
+"""Batched policy play: a policy agent decides many games' turns in one forward, and
+sorry-eval's lockstep games give the same records as one game at a time."""
+import numpy as np
+import pytest
+
+from agents import Turn, make_agent
+from agents.policy import PolicyAgent
+from sorry_env import game
+from training.evaluate import Table, run_tournament
+
+POLICY = "checkpoints/sorry-2p.safetensors"
+
+
+def test_act_turns_equals_act_one_at_a_time():
+    agent = PolicyAgent(POLICY, seed=0)
+    rng = np.random.default_rng(0)
+    turns = []
+    for seed in range(12):
+        state = game.new_state("hasbro2003", 2, seed=seed)
+        for _ in range(seed * 3):  # positions from a few moves in
+            if game.winner(state) is None:
+                legal = game.legal_actions(state, "hasbro2003")
+                state = game.step(state, "hasbro2003", legal[rng.integers(len(legal))])
+        turns.append(Turn.from_state(state, "hasbro2003", rng))
+    batch = agent.act_turns(turns)
+    assert batch.tolist() == [agent.act(turn) for turn in turns]
+    assert agent.act_turns([]).shape == (0,)
+    assert agent.acts_in_batches and not PolicyAgent(POLICY, sample=True).acts_in_batches
+
+
+def test_lockstep_records_equal_sequential():
+    table = Table([POLICY, "random"], "hasbro2003", 2000, seed=3)
+    games = range(2, 10)
+    assert table.play_lockstep(games) == [table.play(g) for g in games]
+
+
+def test_lockstep_with_a_policy_on_both_sides_and_truncation():
+    table = Table([POLICY, POLICY], "hasbro2003", 40, seed=0)  # every game stops at 40 cards
+    records = table.play_lockstep(range(4))
+    assert records == [table.play(g) for g in range(4)]
+    assert all(r["winners"] == [] and r["turns"] == 40 for r in records)
+
+
+def test_tournament_with_a_policy_is_reproducible_whatever_the_workers():
+    one = run_tournament([POLICY, "random"], games=8, seed=1, workers=1)
+    two = run_tournament([POLICY, "random"], games=8, seed=1, workers=2)
+    assert one["games"] == two["games"]
+
+
+def test_non_policy_lineups_play_one_game_at_a_time():
+    table = Table(["random", "greedy"], "hasbro2003", 2000, seed=0)
+    assert not any(getattr(a, "acts_in_batches", False) for a in table.agents)
+    assert table.play_many([0, 1]) == [table.play(0), table.play(1)]
+
+
+def test_act_turns_refuses_mixed_rules():
+    agent = make_agent(POLICY)
+    rng = np.random.default_rng(0)
+    a = Turn.from_state(game.new_state("hasbro2003", 2, seed=0), "hasbro2003", rng)
+    b = Turn.from_state(game.new_state("hasbro2003_fast", 2, seed=0), "hasbro2003_fast", rng)
+    with pytest.raises(ValueError, match="same rules"):
+        agent.act_turns([a, b])

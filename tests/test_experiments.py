@@ -1,0 +1,160 @@
+"""The analysis scripts in experiments/: paired games credit the right seat, value iteration's
+backup is the exact expectation over the next card, and the scripts run end to end."""
+import dataclasses
+import functools
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from agents.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
+from agents.policy import MLP
+from agents.policy_input import public_state
+from agents.simulate import card_chances
+from agents.value_net import pack_mlp
+from sorry_env import PRESETS, game, state_from_dict
+from sorry_env import engine as E
+from sorry_env.geometry import HOME
+from sorry_env.observation import OBS_SIZE
+from sorry_env.rules import CARD_INDEX, N_CARDS
+
+EXPERIMENTS = pathlib.Path(__file__).parent.parent / "experiments"
+
+
+@functools.cache  # one module per script: its compiled functions are not cached on disk
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, EXPERIMENTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_paired_games_between_equal_players_split_exactly_evenly(players):
+    # Each deal is played once with the "changed" player in every seat; with the same
+    # weights those games are identical, so it wins exactly one game per deal.
+    paired_wins = load("heuristic_weights").paired_wins
+    seats = np.array(game.seats_for(players), dtype=np.int64)
+    w = DEFAULT_WEIGHTS.array()
+    assert paired_wins(game.rules_array("hasbro2003"), seats, w, w.copy(), 3, 40, 2000) == 40
+
+
+def test_paired_games_play_the_changed_weights_in_the_changed_seat():
+    # All-zero weights score every move alike, so that player takes the first legal move.
+    paired_wins = load("heuristic_weights").paired_wins
+    seats = np.array(game.seats_for(2), dtype=np.int64)
+    zero = dataclasses.replace(DEFAULT_WEIGHTS, **{f.name: 0.0 for f in dataclasses.fields(DEFAULT_WEIGHTS)})
+    rules = game.rules_array("hasbro2003")
+    weak = paired_wins(rules, seats, zero.array(), DEFAULT_WEIGHTS.array(), 1, 100, 2000)
+    strong = paired_wins(rules, seats, DEFAULT_WEIGHTS.array(), zero.array(), 1, 100, 2000)
+    assert weak < 70 < 130 < strong  # of 200 games each
+
+
+def one_step_from_winning():
+    """Public afterstate: seat 2 moves next, no card drawn; it wins with a 1 (its last pawn
+    is on safe 4, one step from Home) and with no other card."""
+    d = {"to_move": 2, "pawns": [[["track", 10], ["track", 40], ["start"], ["start"]], None,
+                                 [["home"], ["home"], ["home"], ["safe", 4]], None]}
+    state = state_from_dict(d, PRESETS["hasbro2003"], seed=1)
+    public = np.empty_like(state)
+    public_state(state, public)
+    public[E.REMAIN + E.card_index(public)] += 1  # a state dict comes with a card drawn: put it back
+    public[E.CARD] = -1
+    return public
+
+
+def zero_value(hidden=(8,)):
+    """(params, sizes) of an MLP of zeros: every open position is worth 0.5 to everyone."""
+    mlp = MLP([OBS_SIZE, *hidden, 1], "relu")
+    with torch.no_grad():
+        for p in mlp.parameters():
+            p.zero_()
+    return pack_mlp(mlp)
+
+
+@pytest.mark.parametrize("empty_pile", [False, True])
+def test_value_iteration_backup_is_the_exact_expectation_over_the_next_card(empty_pile):
+    vi = load("value_iteration")
+    rules = game.rules_array("hasbro2003")
+    public = one_step_from_winning()
+    if empty_pile:  # every card drawn: the discards are reshuffled before the next draw
+        public[E.REMAIN:E.REMAIN + N_CARDS] = 0
+    chances = np.empty(N_CARDS)
+    card_chances(public, rules, chances)
+    p1 = chances[CARD_INDEX["1"]]
+    assert 0.05 < p1 < 0.2
+    out = np.zeros(4)
+    vi.backup(public, rules, *zero_value(), vi.NO_BASE, 7, out)
+    assert out[2] == pytest.approx(p1 + (1 - p1) * 0.5)
+    assert out[0] == pytest.approx((1 - p1) * 0.5)
+    assert out[1] == out[3] == 0.0
+
+
+def test_value_iteration_scores_decided_positions_by_the_result_and_others_by_the_evaluation():
+    vi = load("value_iteration")
+    rules = game.rules_array("hasbro2003")
+    w = DEFAULT_WEIGHTS.array()
+    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    state = one_step_from_winning()
+    # A zero correction on top of the evaluation is the evaluation's own chance of winning.
+    for seat in (0, 2):
+        assert vi.seat_value(state, rules, *zero_value(), w, seat, obs) == pytest.approx(
+            win_chance(state, rules, w, evaluate(state, rules, w, seat)))
+    state[E.PAWNS + 2 * E.MAX_SLOTS:E.PAWNS + 2 * E.MAX_SLOTS + 4] = HOME
+    state[E.WINNER] = 2
+    out = np.zeros(4)
+    vi.backup(state, rules, *zero_value(), w, 7, out)
+    assert list(out) == [0.0, 0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("script, args, expected", [
+    ("search_headroom.py", ["--decisions", "6", "--iterations", "40"], "implied rate of a playout searcher"),
+    ("search_headroom.py", ["--decisions", "3", "--iterations", "20", "--plies", "2", "--nested", "3",
+                            "--nested-playouts", "10"], "second step (next own decision searched with 3 playouts"),
+    ("heuristic_weights.py", ["--pairs", "3", "--scales", "2", "--players", "3"], "leader"),
+    ("value_iteration.py", ["--init", "evaluation", "--hidden", "16", "--rounds", "1", "--positions", "2000",
+                            "--epochs", "1", "--check-games", "20"], "round 1: as a one-move player, wins"),
+])
+def test_analysis_scripts_run_end_to_end(script, args, expected):
+    out = subprocess.run([sys.executable, str(EXPERIMENTS / script), *args], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert expected in out.stdout
+
+
+@pytest.mark.parametrize("script, args, message", [
+    ("search_headroom.py", ["--sample", "0"], "--sample"),
+    ("search_headroom.py", ["--nested", "3", "--plies", "0"], "--plies >= 1 with --nested"),
+    ("heuristic_weights.py", ["--rules", "hasbro2003_teams", "--players", "4"], "team rules"),
+    ("value_iteration.py", ["--init", "evaluation", "--rounds", "0"], "--rounds >= 1"),
+    ("value_iteration.py", ["--init", "evaluation", "--rules", "hasbro2003_points"], "hands"),
+    ("value_iteration.py", ["--init", "checkpoints/value-2p.safetensors", "--pairs"], "--pairs needs"),
+])
+def test_analysis_scripts_refuse_bad_settings(script, args, message):
+    out = subprocess.run([sys.executable, str(EXPERIMENTS / script), *args], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 2 and message in out.stderr
+
+
+def test_value_iteration_pair_features_mark_who_can_reach_whom():
+    vi = load("value_iteration")
+    rules_obj = PRESETS["hasbro2003"]
+    state = state_from_dict({"to_move": 0, "card": "5", "pawns": [
+        [["track", 10], ["start"], ["start"], ["start"]], None,
+        [["track", 5], ["track", 15], ["start"], ["start"]], None]}, rules_obj, seed=0)
+    rules = game.rules_array(rules_obj)
+    x = np.empty(OBS_SIZE + vi.PAIR_FEATURES, dtype=np.float32)
+    vi.network_input(state, rules, 0, x)
+    plain = np.empty(OBS_SIZE, dtype=np.float32)
+    vi.network_input(state, rules, 0, plain)
+    assert (x[:OBS_SIZE] == plain).all()
+    reach = vi.PAIR_REACH
+    slot = {int(E.pawn_code(state, 2, j)): j for j in range(4)}
+    first = [OBS_SIZE + (0 * 4 + slot[sq]) * 2 * reach for sq in (5, 15)]
+    # The pawn on 5 is 5 squares behind seat 0's pawn on 10 (it can reach it with a 5);
+    # seat 0's pawn is 5 squares behind the one on 15.
+    assert np.flatnonzero(x[OBS_SIZE:]).tolist() == sorted([first[0] + 4 - OBS_SIZE, first[1] + reach + 4 - OBS_SIZE])

@@ -1,0 +1,121 @@
+"""Pictures of the board (sorry_env.draw) and the env's render modes: rgb_array, human, ansi."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+from pettingzoo.test import render_test
+
+from sorry_env import PRESETS, game, raw_env, state_from_dict
+from sorry_env import board_layout as L
+from sorry_env.draw import DEFAULT_SIZE, INK, board_array, draw_board
+
+S = ["start"]
+
+
+def seat(*pawns):
+    return [list(p) for p in pawns] + [S] * (4 - len(pawns))
+
+
+def near(pixel, colour, tol=40):
+    return all(abs(int(a) - int(b)) <= tol for a, b in zip(pixel, colour))
+
+
+def cell_pixel(image, cell, dy=-0.3):
+    """A pixel inside the pawn disc drawn on `cell`, above its label."""
+    size = image.shape[0] / L.GRID
+    col, row = cell
+    return image[int((row + 0.5 + dy) * size), int((col + 0.5) * size)]
+
+
+def test_rgb_array_is_a_uint8_image_with_pawns_in_their_colours_on_their_squares():
+    e = raw_env(num_players=4, render_mode="rgb_array")
+    e.reset(
+        seed=0,
+        options={
+            "state": {
+                "to_move": 0,
+                "card": "3",
+                "pawns": [seat(["track", 10]), seat(["track", 25]), seat(["safe", 2]), seat(["track", 55])],
+            }
+        },
+    )
+    image = e.render()
+    assert isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.shape == (DEFAULT_SIZE, DEFAULT_SIZE, 3)
+    assert near(cell_pixel(image, L.track_cell(10)), INK[0])
+    assert near(cell_pixel(image, L.track_cell(25)), INK[1])
+    assert near(cell_pixel(image, L.safe_cell(2, 2)), INK[2])
+    assert near(cell_pixel(image, L.track_cell(55)), INK[3])
+    assert not near(cell_pixel(image, L.track_cell(11)), INK[0])  # an empty square is not red
+    e.step(2)  # Red's pawn 10 -> 13
+    after = e.render()
+    assert near(cell_pixel(after, L.track_cell(13)), INK[0]) and not near(cell_pixel(after, L.track_cell(10)), INK[0])
+
+
+def test_pettingzoo_render_test_passes_headless(monkeypatch):
+    if importlib.util.find_spec("pygame") is None:
+        pytest.skip("pygame (the human extra) is not installed")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setitem(raw_env.metadata, "render_fps", 1000)  # no pauses between frames in a test
+    render_test(lambda render_mode=None: raw_env(num_players=3, render_mode=render_mode))
+
+
+def test_human_mode_without_pygame_names_the_extra(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pygame" else real(name, *a))
+    with pytest.raises(ImportError, match=r"sorry-env\[human\]"):
+        raw_env(render_mode="human")
+
+
+def test_unknown_render_mode_is_refused():
+    with pytest.raises(ValueError, match="rgb_array"):
+        raw_env(render_mode="video")
+
+
+@pytest.mark.parametrize("name", ["hasbro2003_teams", "hasbro2003_points", "hasbro2013"])
+def test_every_variant_draws_and_what_matters_to_it_changes_the_picture(name):
+    rules = PRESETS[name]
+    state = game.new_state(rules, 4, seed=3)
+    image = board_array(state, rules)
+    assert image.shape == (DEFAULT_SIZE, DEFAULT_SIZE, 3)
+    if rules.hand_size:  # the mover's hand is drawn: another hand, another picture
+        d = {"to_move": 0, "pawns": [seat()] * 4}
+        others = [{"7": 1, "8": 1, "10": 1, "11": 1, "12": 1}] * 3
+        one = state_from_dict({**d, "hands": [{"1": 1, "2": 1, "3": 1, "4": 1, "5": 1}, *others]}, rules, seed=0)
+        two = state_from_dict({**d, "hands": [{"1": 3, "SORRY": 2}, *others]}, rules, seed=0)
+        assert not np.array_equal(board_array(one, rules), board_array(two, rules))
+        hidden = [{"7": 1, "8": 1, "10": 1, "11": 1, "SORRY": 1}, *others[1:]]  # another player's hand: hidden
+        three = state_from_dict({**d, "hands": [{"1": 1, "2": 1, "3": 1, "4": 1, "5": 1}, *hidden]}, rules, seed=0)
+        assert np.array_equal(board_array(one, rules), board_array(three, rules))
+    if rules.teams != "none":  # the partnership is marked: differs from the same board without teams
+        plain = board_array(state, PRESETS["hasbro2003"])
+        assert not np.array_equal(image, plain)
+
+
+def test_labels_and_caption_are_drawn_and_size_is_checked():
+    state = game.new_state("hasbro2003", 2, seed=0)
+    plain = np.asarray(draw_board(state, "hasbro2003"))
+    captioned = np.asarray(draw_board(state, "hasbro2003", caption="Red plays 1: R1 leaves Start"))
+    assert not np.array_equal(plain, captioned)
+    assert draw_board(state, "hasbro2003", size=320).size == (320, 320)
+    with pytest.raises(ValueError, match="size"):
+        draw_board(state, "hasbro2003", size=10)
+
+
+def test_ansi_board_prints_the_square_numbers_and_stable_labels():
+    e = raw_env(num_players=2, render_mode="ansi")
+    e.reset(
+        seed=0,
+        options={
+            "state": {"to_move": 0, "card": "12", "pawns": [seat(["track", 20], ["track", 10]), None, seat(), None]}
+        },
+    )
+    text = e.render()
+    lines = text.split("\n")
+    assert lines[0].split() == [str(n) for n in range(30, 46)]  # the top row: squares 30..45
+    assert lines[17].split() == [str(n) for n in range(15, -1, -1)]  # the bottom row: 15..0, seat 0's side
+    e.step(2 + 1)  # the 12 takes R2 (on 10) to 22, past R1: the engine re-sorts the slots
+    text = e.render()
+    assert "R2" in text.split("\n")[16 - 7]  # square 22 is on the left edge, row 8
+    row = text.split("\n")[1 + L.track_cell(20)[1]]
+    assert "R1" in row

@@ -1,0 +1,91 @@
+"""Stable-Baselines3 ``VecEnv`` over a batched Sorry! env, for MaskablePPO.
+
+``SB3VecEnv(VectorOpponentEnv(...))`` exposes one learner per game (the compiled-opponent
+mode of :mod:`agents.vector_opponents`) the way SB3 expects: observations float32[B, D]
+(the ``observation`` part; build the env with ``policy_input=True`` for the trained
+policies' input vector), rewards float32[B], ``dones`` = terminated or truncated, and per
+game ``infos`` holding ``terminal_observation`` (and ``TimeLimit.truncated``) for games that
+ended and were reset in the same step. ``action_masks()`` returns bool[B, n_actions]; sb3-contrib's
+``get_action_masks`` reaches it through ``env_method("action_masks")``.
+
+Example::
+
+    from agents.vector_opponents import VectorOpponentEnv
+    from sb3_contrib import MaskablePPO
+    from training.vector_sb3 import SB3VecEnv
+
+    env = SB3VecEnv(VectorOpponentEnv(64, 2, opponents="heuristic", policy_input=True))
+    MaskablePPO("MlpPolicy", env, n_steps=64).learn(100_000)
+
+Seeds: ``env.seed(s)`` makes the next ``reset()`` seed game i with ``s + i`` (the batched
+env's seed scheme); without it a reset draws fresh seeds.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+
+class SB3VecEnv(VecEnv):
+    def __init__(self, env):
+        self.env = env
+        self.render_mode = None
+        super().__init__(env.num_envs, env.single_observation_space["observation"], env.single_action_space)
+        self._actions = None
+        self._seed = None
+
+    # -- VecEnv API -------------------------------------------------------------------------
+    def seed(self, seed: int | None = None):
+        self._seed = seed
+        return [None if seed is None else seed + i for i in range(self.num_envs)]
+
+    def reset(self) -> np.ndarray:
+        obs, _ = self.env.reset(seed=self._seed)
+        self._seed = None  # later resets draw fresh seeds, as SB3's own VecEnvs do
+        return obs["observation"]
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        if self._actions is None:
+            raise RuntimeError("step_wait() without step_async()")
+        actions, self._actions = self._actions, None
+        obs, rewards, terminated, truncated, infos = self.env.step(actions)
+        dones = terminated | truncated
+        game_infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for b in np.flatnonzero(dones):
+            game_infos[b]["terminal_observation"] = infos["final_obs"][b]
+            game_infos[b]["TimeLimit.truncated"] = bool(truncated[b])
+        return obs["observation"], rewards, dones, game_infos
+
+    def action_masks(self) -> np.ndarray:
+        """bool[B, n_actions]: each game's legal learner actions."""
+        return self.env.action_masks()
+
+    def close(self) -> None:
+        self.env.close()
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        return [getattr(self, attr_name) if attr_name == "render_mode" else getattr(self.env, attr_name)
+                for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        raise AttributeError(f"the batched env's attributes are shared by all games; cannot set {attr_name!r}")
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        raise AttributeError(f"SB3VecEnv supports env_method('action_masks') only, not {method_name!r}")
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self.env, attr_name)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self):
+        raise NotImplementedError("the batched env does not render")
