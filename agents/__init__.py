@@ -1,18 +1,25 @@
 """Agents for sorry_env: scripted baselines, search agents and trained policies, all behind
 the interface in :mod:`agents.base`. ``make_agent(spec)`` builds one from a name, optionally
 with settings: ``"expectimax:depth=3"``, ``"montecarlo:iterations=400,rollout_plies=20"``
-(``mcts`` is an alias of ``montecarlo``, its old name: see ALIASES)."""
+(``mcts`` is an alias of ``montecarlo``, its old name: see ALIASES); a policy file; an sb3
+model; or your own agent as ``package.module:Name``. ``as_agent`` also passes Agent objects
+and functions through, and ``action_for(env, agent)`` asks an agent for the move of the
+player to move in a PettingZoo env."""
+import importlib
 import inspect
 import math
 import os
 
+import numpy as np
+
+from sorry_env import game
 from sorry_env.numba_cache import clear_stale
 
 # Agents compile code that calls the engine: recompile when either changes (one rule for every
 # caching package: sorry_env.numba_cache).
 clear_stale("agents", "sorry_env")
 
-from .base import Agent, Turn, public_view  # noqa: E402
+from .base import Agent, CallableAgent, Turn, public_view  # noqa: E402
 from .expectimax import ExpectimaxAgent  # noqa: E402
 from .greedy import GreedyAgent  # noqa: E402
 from .heuristic import HeuristicAgent  # noqa: E402
@@ -36,12 +43,14 @@ MCTSAgent = MonteCarloAgent  # old class name
 NOT_SETTABLE = ("self", "seed", "weights")
 
 
-def _settings(name: str, spec: str, settings: str) -> dict:
+def _settings(maker, name: str, spec: str, settings: str) -> dict:
     """Constructor keyword arguments from the ``key=value,...`` part of a spec, each parsed as
     the type of the constructor's default, so a typo or a value of the wrong kind is refused
     here with its name instead of failing (or being silently rounded) inside the agent."""
-    params = inspect.signature(AGENTS[name].__init__).parameters
-    defaults = {key: p.default for key, p in params.items() if key not in NOT_SETTABLE}
+    target = maker.__init__ if isinstance(maker, type) else maker
+    params = inspect.signature(target).parameters
+    defaults = {key: p.default for key, p in params.items()
+                if key not in NOT_SETTABLE and p.default is not inspect.Parameter.empty}
     kwargs = {}
     for item in filter(None, settings.split(",")):
         key, eq, text = (part.strip() for part in item.partition("="))
@@ -63,19 +72,160 @@ def _settings(name: str, spec: str, settings: str) -> dict:
     return kwargs
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """An agent from a registered name (see AGENTS), with optional ``name:key=value,...``
-    settings passed to its constructor; or a trained policy file (``*.safetensors``)."""
+def _takes_seed(maker) -> bool:
+    target = maker.__init__ if isinstance(maker, type) else maker
+    try:
+        params = inspect.signature(target).parameters
+    except (TypeError, ValueError):  # a builtin without a signature
+        return False
+    return "seed" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def _import_agent(spec: str, seed) -> Agent:
+    """An agent from ``package.module:Name`` or ``package.module:Name:key=value,...``: Name is
+    an :class:`Agent` subclass, or a function returning an Agent; both get ``seed=`` if they
+    take it, and the settings as keyword arguments."""
+    module_name, _, rest = spec.partition(":")
+    attr, _, settings = rest.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"agent {spec!r}: cannot import module {module_name!r} ({error}); "
+                         "is it on the Python path (PYTHONPATH, or installed)?") from None
+    if not hasattr(module, attr):
+        raise ValueError(f"agent {spec!r}: module {module_name!r} has no {attr!r}")
+    maker = getattr(module, attr)
+    if isinstance(maker, type) and not issubclass(maker, Agent):
+        raise ValueError(f"agent {spec!r}: class {attr} is not an agent; subclass agents.Agent "
+                         "(reset(seed) and act(turn) -> action)")
+    if not callable(maker):
+        raise ValueError(f"agent {spec!r}: {attr} is a {type(maker).__name__}, not an Agent class or a function "
+                         "returning one")
+    kwargs = _settings(maker, attr, spec, settings)
+    if _takes_seed(maker):
+        kwargs["seed"] = seed
+    agent = maker(**kwargs)
+    if not isinstance(agent, Agent):
+        raise ValueError(f"agent {spec!r}: {attr}() returned {type(agent).__name__}, not an agents.Agent")
+    if agent.name == Agent.name:  # the base class's placeholder: name it after its spec
+        agent.name = spec
+    return agent
+
+
+def _is_import_spec(spec: str) -> bool:
+    """``module:Name[:settings]`` (a registered name's settings contain '=' instead)."""
+    module_name, colon, rest = spec.partition(":")
+    attr = rest.partition(":")[0]
+    return (bool(colon) and module_name not in AGENTS and attr.isidentifier()
+            and all(part.isidentifier() for part in module_name.split(".")))
+
+
+def make_agent(spec: str, seed=None) -> Agent:
+    """An agent from a spec:
+
+    - a registered name (see AGENTS; ALIASES maps old names), with optional ``name:key=value,...`` settings passed to
+      its constructor: ``"expectimax:depth=3"``;
+    - a trained policy file (``*.safetensors``);
+    - an sb3-contrib MaskablePPO model (``*.zip``) trained on the Gymnasium env
+      (:mod:`agents.sb3_agent`);
+    - ``package.module:Name`` (optionally ``:key=value,...``): your own Agent subclass or a
+      function returning an Agent, imported from the Python path."""
+    if not isinstance(spec, str):
+        raise TypeError(f"an agent spec is text, got {spec!r}; pass Agent objects through as_agent")
     name, _, settings = spec.partition(":")
     name = ALIASES.get(name, name)
-    if name not in AGENTS and (spec.endswith(".safetensors") or os.path.isfile(spec)):
+    if name in AGENTS:
+        return AGENTS[name](seed=seed, **_settings(AGENTS[name], name, spec, settings))
+    if spec.endswith(".zip"):
+        from .sb3_agent import SB3Agent  # imports torch and sb3: only when a model is asked for
+
+        return SB3Agent(spec, seed=seed)
+    if spec.endswith(".safetensors") or os.path.isfile(spec):
         from .policy import PolicyAgent  # imports torch: only when a policy is asked for
 
         return PolicyAgent(spec, seed=seed)
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; choose from {sorted(AGENTS)} (or the aliases {sorted(ALIASES)})")
-    return AGENTS[name](seed=seed, **_settings(name, spec, settings))
+    if _is_import_spec(spec):
+        return _import_agent(spec, seed)
+    raise ValueError(f"unknown agent {name!r}; choose from {sorted(AGENTS)} (or the aliases {sorted(ALIASES)}), a policy file (.safetensors), "
+                     "an sb3 model (.zip) or package.module:Name")
 
 
-__all__ = ["Agent", "Turn", "public_view", "make_agent", "AGENTS", "RandomAgent", "GreedyAgent",
-           "HeuristicAgent", "ExpectimaxAgent", "MonteCarloAgent", "MCTSAgent", "ALIASES"]
+def as_agent(agent, seed=None) -> Agent:
+    """An Agent from anything that names or is one: a spec (:func:`make_agent`), an
+    :class:`Agent` (returned as it is), or a function from the observation dict to an action
+    (:class:`CallableAgent`)."""
+    if isinstance(agent, Agent):
+        return agent
+    if isinstance(agent, str):
+        return make_agent(agent, seed=seed)
+    if callable(agent) and not isinstance(agent, type):
+        return CallableAgent(agent, seed=seed)
+    raise TypeError(f"an agent is a spec (text), an agents.Agent or a function from the observation dict "
+                    f"to an action; got {agent!r}")
+
+
+def agent_label(agent) -> str:
+    """A short display name: a spec's file name for files, else the spec or the agent's name."""
+    if isinstance(agent, str):
+        return os.path.basename(agent) if agent.endswith((".safetensors", ".zip")) else agent
+    if isinstance(agent, Agent):
+        return agent.name
+    return getattr(agent, "__name__", None) or type(agent).__name__
+
+
+def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
+    """The action `agent` chooses for the player to move in a sorry_env PettingZoo env
+    (``sorry_env.env()``, ``raw_env()`` or any wrapper of them): the one call needed to use a
+    shipped policy, a search agent or your own as an opponent in your own loop::
+
+        opponent = agents.as_agent("checkpoints/sorry-2p.safetensors")
+        action = agents.action_for(env, opponent)
+
+    The agent sees only what the player to move may see (the draw order is re-drawn from
+    `rng`; default: a fresh generator). `agent` is an Agent (reuse one object over the game),
+    a spec or a function of the observation dict. ValueError if the game is over, if the agent
+    cannot play this game (a policy trained for other rules or another player count), or if
+    it picks an illegal action."""
+    raw = getattr(env, "unwrapped", env)
+    if not hasattr(raw, "state_array") or not hasattr(raw, "rules"):
+        raise TypeError(f"action_for needs a sorry_env PettingZoo env, got {type(env).__name__}")
+    agent = as_agent(agent)
+    state = raw.state_array  # RuntimeError before the first reset
+    mover = raw.agent_selection
+    if not raw.agents or raw.terminations.get(mover) or raw.truncations.get(mover):
+        raise ValueError("the game is over (won or truncated): nobody is to move")
+    legal = game.legal_actions(state, raw.rules)
+    agent.check_game(raw.rules, len(raw.seats))
+    turn = Turn.from_state(state, raw.rules, rng if rng is not None else np.random.default_rng(), legal)
+    action = agent.act(turn)
+    if action not in legal:
+        raise ValueError(f"agent {agent_label(agent)!r} chose illegal action {action!r} for "
+                         f"{raw.agent_selection}; legal: {legal.tolist()}")
+    return int(action)
+
+
+def set_torch_threads(threads: int | None = None) -> int | None:
+    """Give torch `threads` threads in this process (default: the SORRY_TORCH_THREADS
+    environment variable, else 1) if torch is loaded; returns the number set, or None when
+    torch is not loaded (nothing to set). Policy agents evaluate one small batch at a time:
+    with several processes on few cores, torch's default of one thread per core makes every
+    worker's threads fight over the same cores (a 400-game evaluation on 2 cores: 165 s with
+    the default, 14.8 s with one thread, identical results)."""
+    import sys
+
+    if "torch" not in sys.modules:
+        return None
+    if threads is None:
+        text = os.environ.get(TORCH_THREADS_VAR, "1")
+        if not text.isdigit() or int(text) < 1:
+            raise ValueError(f"{TORCH_THREADS_VAR} must be a positive integer, got {text!r}")
+        threads = int(text)
+    sys.modules["torch"].set_num_threads(threads)
+    return threads
+
+
+TORCH_THREADS_VAR = "SORRY_TORCH_THREADS"
+
+__all__ = ["Agent", "Turn", "CallableAgent", "public_view", "make_agent", "as_agent", "action_for", "agent_label",
+           "set_torch_threads", "AGENTS", "RandomAgent", "GreedyAgent", "HeuristicAgent", "ExpectimaxAgent",
+           "MonteCarloAgent", "MCTSAgent", "ALIASES"]

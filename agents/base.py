@@ -77,6 +77,26 @@ class Agent:
         first game, so a mismatch is reported before any play."""
 
 
+class CallableAgent(Agent):
+    """A function as an agent: `fn` gets the acting seat's observation dict (the PettingZoo
+    env's: ``{"observation": float32[OBS_SIZE], "action_mask": int8[n_actions]}``, built by
+    the same encoder) and returns an action index. Whoever plays it checks the action."""
+
+    def __init__(self, fn, name: str | None = None, seed=None):
+        if not callable(fn):
+            raise TypeError(f"an opponent function must be callable, got {fn!r}")
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        self.reset(seed)
+
+    def act(self, turn: Turn) -> int:
+        action = self.fn(turn.observation())
+        try:
+            return int(np.asarray(action).item())  # numpy scalars and 1-element arrays (sb3's predict)
+        except (TypeError, ValueError):
+            raise ValueError(f"agent {self.name!r} returned {action!r}, not an action index") from None
+
+
 class ChoosingAgent(Agent):
     """An agent that computes its choice among several legal moves (`choose`); a lone legal
     move is played at once, without spending search time on it."""

@@ -31,7 +31,7 @@ from sorry_env.narrate import PawnLabels, narrate, option_text
 from sorry_env.render import COLOUR_NAMES, render_ansi
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules
 
-from . import AGENTS, Turn, make_agent
+from . import AGENTS, Turn, make_agent, set_torch_threads
 
 
 class Quit(Exception):
@@ -146,6 +146,7 @@ def _main(argv: list[str] | None = None) -> int:
         p.error(f"--seat must be one of the seats in play {list(seats)}")
     try:
         opponents = build_opponents(args.opponents, seats, human_seat, rules, args.players, args.seed)
+        set_torch_threads()  # policies answer one position at a time: one thread (SORRY_TORCH_THREADS to change)
     except ValueError as exc:
         p.error(str(exc))
 

@@ -4,7 +4,7 @@ Policy input
 ------------
 A policy sees one float32 vector per decision (:func:`agents.policy_input.policy_input`): the
 env's observation of the acting seat (``OBS_SIZE`` floats) followed by the public part of the
-engine state array (``STATE_SIZE`` small integers, hidden parts zeroed). The self-play env
+engine state array (``STATE_SIZE`` small integers, hidden parts zeroed). The Gymnasium env
 emits the same vector.
 
 Actor kinds (``network.kind``)
@@ -43,7 +43,6 @@ argmax (or the sample, with ``sample=True``).
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import os
@@ -59,7 +58,7 @@ from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import Rules, get_rules
 
 from . import tensor_file
-from .policy_input import INPUT_SIZE, STATE_SIZE, afterstates, policy_input
+from .policy_input import INPUT_SIZE, afterstates, layout, policy_input, rules_dict, rules_from_dict
 from .tensor_file import excerpt
 from .base import Agent, Turn
 
@@ -115,28 +114,6 @@ class Actor(nn.Module):
 def masked_logits(logits: torch.Tensor, masks: np.ndarray | torch.Tensor) -> torch.Tensor:
     """Logits with illegal actions at -inf (masks: bool or 0/1, same shape)."""
     return logits.masked_fill(~torch.as_tensor(masks).bool(), float("-inf"))
-
-
-def layout(rules: Rules | str) -> dict:
-    """The input/action layout this code builds for `rules`."""
-    return {"version": LAYOUT_VERSION, "obs_size": OBS_SIZE, "state_size": STATE_SIZE,
-            "n_actions": game.num_actions(rules)}
-
-
-def rules_dict(rules: Rules | str) -> dict:
-    """JSON form of a rules configuration (tuples become lists)."""
-    return json.loads(json.dumps(dataclasses.asdict(get_rules(rules))))
-
-
-def rules_from_dict(d: dict, path="rules") -> Rules:
-    """The Rules of their JSON form; ValueError (naming `path`) if it is not one."""
-    fields = {f.name for f in dataclasses.fields(Rules)}
-    if not isinstance(d, dict) or set(d) - fields:
-        raise ValueError(f"{path}: 'rules' must be an object with the fields {sorted(fields)}, got {excerpt(d, 200)}")
-    try:
-        return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: its rules are not valid ({excerpt(str(exc), 200)})") from None
 
 
 def save_policy(path: str | os.PathLike, actor: Actor, *, rules: Rules | str, num_players: int, network: dict,
@@ -267,6 +244,8 @@ def check_trained_for(path: str | os.PathLike, meta: dict, rules: Rules | str, n
 class PolicyAgent(Agent):
     """Plays the masked argmax (or a masked sample) of a trained policy file."""
 
+    uses_torch = True  # evaluation code gives torch one thread per process (agents.set_torch_threads)
+
     def __init__(self, path: str | os.PathLike, seed: int | None = None, sample: bool = False):
         self.path = str(path)
         self.actor, self.metadata = load_policy(path)
@@ -286,6 +265,8 @@ class PolicyAgent(Agent):
 
     def act(self, turn: Turn) -> int:
         self.check_game(turn.rules, len(game.seats(turn.state)))
+        if self.actor.kind == "afterstate" and not self.sample:
+            return self._best_afterstate(turn)
         inputs = policy_input(turn.state, game.rules_array(turn.rules), turn.seat)
         mask = np.zeros(self.actor.n_actions, dtype=bool)
         mask[turn.legal] = True
@@ -314,6 +295,15 @@ class PolicyAgent(Agent):
             policy_input(turn.state, rules_array, turn.seat, inputs[k])
             masks[k, turn.legal] = True
         return np.asarray(self.act_batch(inputs, masks), dtype=np.int64)
+
+    @torch.no_grad()
+    def _best_afterstate(self, turn: Turn) -> int:
+        """act_batch's argmax for one decision, without the full logits row: score the legal
+        moves' afterstates and keep the lowest action index among the best (argmax's tie
+        rule). The public view's hidden parts do not matter: afterstates draw no card."""
+        obs, _, actions = afterstates(turn.state[None], game.rules_array(turn.rules))
+        scores = self.actor.net(torch.from_numpy(obs))[:, 0].numpy()
+        return int(actions[scores == scores.max()].min())
 
     @torch.no_grad()
     def act_batch(self, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:

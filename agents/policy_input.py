@@ -15,16 +15,47 @@ Games with hands (play for points) are not supported (:func:`check_supported`): 
 array holds every hand, so its public part would need the other hands hidden, and an
 afterstate would include the mover's hidden replacement card.
 """
+import dataclasses
+import json
+
 import numpy as np
 from numba import njit
 
 from sorry_env import engine as E
+from sorry_env import game
 from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.engine import public_state  # noqa: F401  (kept importable here)
-from sorry_env.rules import R_HAND_SIZE
+from sorry_env.engine import public_state
+from sorry_env.rules import R_HAND_SIZE, Rules, get_rules
+from sorry_env.version import LAYOUT_VERSION
 
 STATE_SIZE = E.STATE_SIZE
 INPUT_SIZE = OBS_SIZE + STATE_SIZE
+
+
+def layout(rules) -> dict:
+    """The input/action layout this code builds for `rules`: the environment's version name,
+    the observation and state sizes and the number of actions. Policy files and sb3 models
+    record it, so a network made for another layout is refused at load."""
+    return {"version": LAYOUT_VERSION, "obs_size": OBS_SIZE, "state_size": STATE_SIZE,
+            "n_actions": game.num_actions(rules)}
+
+
+def rules_dict(rules) -> dict:
+    """JSON form of a rules configuration (tuples become lists)."""
+    return json.loads(json.dumps(dataclasses.asdict(get_rules(rules))))
+
+
+def rules_from_dict(d: dict, path="rules") -> Rules:
+    """The Rules of their JSON form; ValueError (naming `path`) if it is not one."""
+    from sorry_env.checks import excerpt
+
+    fields = {f.name for f in dataclasses.fields(Rules)}
+    if not isinstance(d, dict) or set(d) - fields:
+        raise ValueError(f"{path}: 'rules' must be an object with the fields {sorted(fields)}, got {excerpt(d, 200)}")
+    try:
+        return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: its rules are not valid ({excerpt(str(exc), 200)})") from None
 
 
 def check_supported(rules_array: np.ndarray) -> None:

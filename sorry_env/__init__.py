@@ -3,8 +3,12 @@
 - ``env()`` / ``raw_env()``: the PettingZoo environment (:mod:`sorry_env.env`).
 - :mod:`sorry_env.game`: the engine as plain functions, for search and tools.
 - :mod:`sorry_env.rules`: rule configurations and presets.
+- ``gymnasium.make("sorry_env/Sorry-v0", num_players=2, opponents=["heuristic"])``: a
+  single-agent Gymnasium env (one seat learns, agents play the others), registered here and
+  defined in :mod:`agents.gym_env` (imported only when made: sorry_env never imports agents).
 - :mod:`sorry_env.express`: Sorry! Express, the dice game, as its own env (``sorry_env/express-v0``).
 """
+import gymnasium as _gymnasium
 from pettingzoo import register as _register
 
 from .numba_cache import clear_stale as _clear_stale
@@ -21,3 +25,6 @@ __all__ = ["env", "raw_env", "Rules", "PRESETS", "CARD_NAMES", "get_rules", "sta
 
 _register("aec", ENV_ID, entry_point="sorry_env.env:env")
 _register("aec", "sorry_env/express-v0", entry_point="sorry_env.express.env:env")
+# A string entry point: gymnasium imports agents.gym_env when the env is made, not here.
+if "sorry_env/Sorry-v0" not in _gymnasium.registry:
+    _gymnasium.register(id="sorry_env/Sorry-v0", entry_point="agents.gym_env:SorryGymEnv")

@@ -159,3 +159,25 @@ def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
     import training.value_fit
     for module in (training.export, training.value_fit):
         assert "os.replace" not in pathlib.Path(module.__file__).read_text()  # they go through save_policy
+
+
+def test_single_decisions_choose_what_the_batch_chooses():
+    """act (the afterstate fast path) picks act_batch's argmax, ties included, on positions of
+    games the shipped policy plays against itself."""
+    agent = PolicyAgent("checkpoints/sorry-2p.safetensors")
+    rules = game.rules_array("hasbro2003")
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(6):
+        state = game.new_state("hasbro2003", 2, seed=seed)
+        while game.winner(state) is None:
+            legal = game.legal_actions(state, "hasbro2003")
+            turn = Turn.from_state(state, "hasbro2003", rng, legal)
+            mask = np.zeros(agent.actor.n_actions, dtype=bool)
+            mask[legal] = True
+            batch = agent.act_batch(policy_input(state, rules, game.to_move(state))[None], mask[None])[0]
+            action = agent.act(turn)
+            assert action == batch
+            state = game.step(state, "hasbro2003", action)
+            checked += 1
+    assert checked > 500

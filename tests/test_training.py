@@ -5,13 +5,13 @@ import shutil
 
 import numpy as np
 import pytest
+from agents.gym_env import PolicyInputWrapper, SorryGymEnv
 from agents.policy import PolicyAgent, read_metadata
 from agents.policy_input import INPUT_SIZE, STATE_SIZE
 from sorry_env.observation import OBS_SIZE
 from training.config import load_config, validate
 from training.export import export_model, export_run
 from training.opponents import OpponentPool
-from training.selfplay_env import SelfPlayEnv
 from training.train import make_envs, make_model, train
 
 SMOKE = "configs/smoke.yaml"
@@ -78,7 +78,7 @@ def test_resume_refuses_a_changed_config(smoke_run, tmp_path):
 
 def sample_inputs(n=300):
     """Policy inputs and legal masks of real positions from random games."""
-    env = SelfPlayEnv(OpponentPool({"random": 1.0}), num_players=2)
+    env = PolicyInputWrapper(SorryGymEnv(2, ["random"], illegal_action="raise"))
     rng = np.random.default_rng(0)
     inputs, masks = [], []
     obs, _ = env.reset(seed=0)

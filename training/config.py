@@ -210,7 +210,7 @@ def validate(cfg: dict, warm_start: bool = True) -> None:
     for where in ("opponents.mix", "imitation.mix"):
         section, key = where.split(".")
         try:
-            check_mix(cfg[section][key])
+            check_mix(cfg[section][key], g["rules"], g["num_players"])
         except ValueError as e:
             raise ValueError(f"config: {where}: {e}") from None
     specs = [("imitation.teacher", cfg["imitation"]["teacher"])]

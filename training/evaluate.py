@@ -9,7 +9,11 @@ Command line (``sorry-eval`` or ``python -m training.evaluate``)::
     sorry-eval --game express greedy random random --games 2000  # Sorry! Express (docs/express.md)
 
 List one agent per player: anything :func:`agents.make_agent` accepts (a registered name,
-with optional settings, or a policy file). An agent listed twice is two players, labelled
+with optional settings, a policy file, an sb3 MaskablePPO ``.zip`` trained on the Gymnasium
+env, or your own agent as ``package.module:Name``); :func:`run_tournament` also takes
+:class:`agents.Agent` objects. ``--league A B C ...`` plays every pair instead
+(:mod:`training.league`). Each playing process gives torch one thread (``--torch-threads``
+or ``SORRY_TORCH_THREADS`` to change). An agent listed twice is two players, labelled
 ``random`` and ``random#2``. Written to ``--out`` (default ``runs/eval``): ``results.json`` (everything
 below), ``agents.csv``, ``turn_order.csv``, ``games.csv`` (one row per game) and
 ``win_rates.png``.
@@ -57,13 +61,14 @@ script: call it under ``if __name__ == "__main__":`` (a script without the guard
 RuntimeError saying so) or pass ``workers=1``.
 """
 import argparse
+import copy
 import csv
 import json
 import math
 import multiprocessing
 import os
 import pathlib
-import sys
+import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -101,9 +106,10 @@ def game_seeds(seed: int, game_index: int, players: int) -> list[int]:
 class Table:
     """A lineup's agents in one process, able to play any game of the tournament by index."""
 
-    def __init__(self, agent_specs: list[str], rules: Rules | str, max_turns: int, seed: int):
-        self.specs = list(agent_specs)
-        self.agents = [agents.make_agent(spec) for spec in self.specs]
+    def __init__(self, agent_specs: list, rules: Rules | str, max_turns: int, seed: int):
+        self.specs = list(agent_specs)  # specs, Agent objects or functions (agents.as_agent)
+        self.agents = [agents.as_agent(spec) for spec in self.specs]
+        self.labels = agent_labels(self.specs)
         self.rules = get_rules(rules)
         self.rules_array = game.rules_array(self.rules)
         self.seats = game.DEFAULT_SEATS[len(self.agents)]
@@ -135,7 +141,7 @@ class Table:
 
     def _step(self, state, game_index, entry, legal, action):
         if not isinstance(action, (int, np.integer)) or int(action) not in legal.tolist():
-            raise ValueError(f"agent {self.specs[entry]!r} chose illegal action {action!r} in game "
+            raise ValueError(f"agent {self.labels[entry]!r} chose illegal action {action!r} in game "
                              f"{game_index}; legal: {legal.tolist()}")
         E.step(state, self.rules_array, int(action))
 
@@ -158,7 +164,9 @@ class Table:
         for game_index in game_indices:
             entry_seats, first_seat = seating(game_index, self.seats)
             engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
-            players = [agent if i in batched else agents.make_agent(spec)
+            # a fresh instance per game for the agents that act one at a time (an object
+            # given by the caller is copied: games side by side must not share its state)
+            players = [agent if i in batched else (agents.make_agent(spec) if isinstance(spec, str) else copy.deepcopy(agent))
                        for i, (agent, spec) in enumerate(zip(self.agents, self.specs))]
             for agent, reset_seed in zip(players, reset_seeds):
                 agent.reset(reset_seed)
@@ -212,11 +220,10 @@ class Table:
 _worker_table = None  # the Table of a worker process
 
 
-def _start_worker(agent_specs, rules, max_turns, seed, table_class):
+def _start_worker(agent_specs, rules, max_turns, seed, table_class, torch_threads=None):
     global _worker_table
     _worker_table = table_class(agent_specs, rules, max_turns, seed)
-    if "torch" in sys.modules:  # a policy agent: one torch thread per worker, the workers fill the cores
-        sys.modules["torch"].set_num_threads(1)
+    agents.set_torch_threads(torch_threads)  # torch is loaded if a policy plays: one thread per worker
 
 
 def _play_many(table, game_indices):
@@ -233,16 +240,33 @@ def _play_in_worker(game_indices):
 LOCKSTEP_CHUNK = 250  # games played side by side per job when a policy acts in batches
 
 
-def play_games(agent_specs: list[str], games: int, seed: int, rules: Rules | str | None, max_turns: int, workers: int,
-               progress: bool, table_class: type = Table) -> list[dict]:
+def check_picklable(agent_specs: list) -> None:
+    """ValueError naming an agent object that cannot be sent to worker processes."""
+    for spec in agent_specs:
+        if isinstance(spec, str):
+            continue
+        try:
+            pickle.dumps(spec)
+        except Exception as error:  # pickling raises many types (PicklingError, TypeError, AttributeError)
+            raise ValueError(f"agent {agents.agent_label(spec)!r} cannot be sent to worker processes ({error}); "
+                             "define it at the top level of a module, give it as package.module:Name, "
+                             "or pass workers=1") from None
+
+
+def play_games(agent_specs: list, games: int, seed: int, rules: Rules | str | None, max_turns: int, workers: int,
+               progress: bool, table_class: type = Table, torch_threads: int | None = None) -> list[dict]:
     """Records of games 0..games-1 in index order, played by `workers` processes, each with
-    a `table_class` (Table; training.express_evaluate.ExpressTable for Sorry! Express)."""
+    a `table_class` (Table; training.express_evaluate.ExpressTable for Sorry! Express) and
+    `torch_threads` torch threads (default: SORRY_TORCH_THREADS, else 1)."""
     # Built here first so that a bad agent spec fails before any worker starts.
     table = table_class(agent_specs, rules, max_turns, seed)
+    if workers > 1:
+        check_picklable(agent_specs)
     lockstep = hasattr(table, "play_many") and any(getattr(agent, "acts_in_batches", False) for agent in table.agents)
     chunk = max(1, min(LOCKSTEP_CHUNK, -(-games // workers))) if lockstep else max(1, min(16, games // (8 * workers)))
     with tqdm(total=games, unit="game", disable=not progress) as bar:
         if workers == 1:
+            agents.set_torch_threads(torch_threads)
             records = []
             for start in range(0, games, chunk if lockstep else 1):
                 records.extend(_play_many(table, range(start, min(start + (chunk if lockstep else 1), games))))
@@ -257,7 +281,7 @@ def play_games(agent_specs: list[str], games: int, seed: int, rules: Rules | str
         records = []
         try:
             with ProcessPoolExecutor(workers, context, _start_worker,
-                                     (agent_specs, rules, max_turns, seed, table_class)) as pool:
+                                     (agent_specs, rules, max_turns, seed, table_class, torch_threads)) as pool:
                 jobs = [pool.submit(_play_in_worker, range(g, min(g + chunk, games))) for g in range(0, games, chunk)]
                 for job in as_completed(jobs):  # the bar moves as chunks finish, in any order
                     records.extend(job.result())
@@ -330,7 +354,7 @@ def mean_score(records: list[dict], entry: int) -> float | None:
 
 def _short(spec: str) -> str:
     name, colon, settings = spec.partition(":")
-    if not colon:
+    if not colon or "=" not in settings:  # a file, a bare name, or package.module:Name
         return pathlib.Path(spec).name
     parts = [item.partition("=") for item in settings.split(",")]
     return name + ":" + ",".join(k + eq + (pathlib.Path(v).name if "/" in v else v) for k, eq, v in parts)
@@ -338,8 +362,8 @@ def _short(spec: str) -> str:
 
 def agent_labels(agent_specs: list[str]) -> list[str]:
     """Display names: a policy file's name, a registered agent's spec with any file paths in
-    its settings shortened to file names; '#k' on the k-th repeat."""
-    names = [_short(spec) for spec in agent_specs]
+    its settings shortened to file names, an agent object's name; '#k' on the k-th repeat."""
+    names = [_short(spec) if isinstance(spec, str) else agents.agent_label(spec) for spec in agent_specs]
     return [name if names[:i].count(name) == 0 else f"{name}#{names[:i].count(name) + 1}"
             for i, name in enumerate(names)]
 
@@ -358,7 +382,7 @@ def summarize(records: list[dict], agent_specs: list[str], seed: int, rules: Rul
     for i, (spec, label) in enumerate(zip(agent_specs, agent_labels(agent_specs))):
         agent_rows.append({
             "agent": label,
-            "spec": spec,
+            "spec": spec if isinstance(spec, str) else label,
             **win_rate_with_interval(sum(i in record["winners"] for record in records), games),
             "expected": expected,
             "rating_mu": ratings[i]["mu"],
@@ -373,8 +397,8 @@ def summarize(records: list[dict], agent_specs: list[str], seed: int, rules: Rul
         wins = sum(entry_at_turn_position(record, seats, position) in record["winners"] for record in records)
         turn_order.append({"position": position, **win_rate_with_interval(wins, games), "expected": expected})
     return {
-        "config": {"agents": list(agent_specs), "players": players, "seats": list(seats), "games": games,
-                   "seed": seed, "rules": get_rules(rules).name if rules is not None else rules_name,
+        "config": {"agents": [row["spec"] for row in agent_rows], "players": players, "seats": list(seats),
+                   "games": games, "seed": seed, "rules": get_rules(rules).name if rules is not None else rules_name,
                    "max_turns": max_turns},
         "seating_balanced": games % players**2 == 0,
         "agents": agent_rows,
@@ -386,14 +410,16 @@ def summarize(records: list[dict], agent_specs: list[str], seed: int, rules: Rul
     }
 
 
-def run_tournament(agent_specs: list[str], players: int | None = None, games: int = 1000, seed: int = 0,
+def run_tournament(agent_specs: list, players: int | None = None, games: int = 1000, seed: int = 0,
                    rules: Rules | str = "hasbro2003", workers: int | None = None,
-                   max_turns: int = DEFAULT_MAX_TURNS, progress: bool = False) -> dict:
-    """Play `games` games between `agent_specs` (one per player) and return the results dict:
+                   max_turns: int = DEFAULT_MAX_TURNS, progress: bool = False, torch_threads: int | None = None) -> dict:
+    """Play `games` games between `agent_specs` (one per player: a spec, an agents.Agent or a
+    function from the observation dict to an action) and return the results dict:
     ``config``, ``agents`` (win rate, Wilson interval, rating, mean score per lineup entry),
     ``turn_order`` (win rate by position in turn order), ``first_mover_advantage``,
     ``mean_turns``, ``truncated`` and the per-game ``games`` records. `workers` defaults to
-    the number of cores."""
+    the number of cores; agent objects must pickle to reach them. `torch_threads`: torch
+    threads in each playing process (default: SORRY_TORCH_THREADS, else 1)."""
     agent_specs = list(agent_specs)
     players = len(agent_specs) if players is None else players
     if players not in game.DEFAULT_SEATS:
@@ -409,7 +435,7 @@ def run_tournament(agent_specs: list[str], players: int | None = None, games: in
     if seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
     workers = min(workers, games)
-    records = play_games(agent_specs, games, seed, rules, max_turns, workers, progress)
+    records = play_games(agent_specs, games, seed, rules, max_turns, workers, progress, torch_threads=torch_threads)
     return summarize(records, agent_specs, seed, rules, max_turns)
 
 
@@ -534,11 +560,17 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
         description="A tournament between Sorry! agents with rotated seats and first moves.",
         epilog="examples:\n  sorry-eval heuristic random --games 2000\n"
                "  sorry-eval --game express greedy random random --games 2000\n"
-               "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p",
+               "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p\n"
+               "  sorry-eval --league heuristic greedy random --games 400 --out runs/eval/league",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}) "
-                             "or a policy file (.safetensors; sorry-export makes one from a training run)")
+                        help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}), "
+                             "a policy file (.safetensors; sorry-export makes one from a training run), an "
+                             "sb3-contrib MaskablePPO model (.zip) trained on sorry_env/Sorry-v0, or your own "
+                             "agent as package.module:Name; with --league, the league's agents")
+    parser.add_argument("--league", action="store_true",
+                        help="play every pair (every set of --players agents) of the listed agents; writes a "
+                             "win-share matrix (table, league_matrix.csv, league.png) and ratings")
     parser.add_argument("--players", type=int, choices=(2, 3, 4),
                         help="number of players; must match the agents listed (default: their number)")
     parser.add_argument("--games", type=int, default=2000)
@@ -556,6 +588,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
     parser.add_argument("--record", nargs=2, metavar=("K", "DIR"),
                         help="also save the first K games as replay files DIR/game-0000.json ... (sorry-replay "
                              "prints and animates them; they are played again after the tournament)")
+    parser.add_argument("--torch-threads", type=int,
+                        help="torch threads per playing process (default: SORRY_TORCH_THREADS, else 1; policies "
+                             "answer one position at a time, where more threads only fight over the cores)")
     return parser, parser.parse_args(argv)
 
 
@@ -580,6 +615,8 @@ def main(argv: list[str] | None = None) -> None:
         check_out_dir(args.out)
     except ValueError as error:
         parser.error(str(error))
+    if args.torch_threads is not None and args.torch_threads < 1:
+        parser.error(f"--torch-threads must be at least 1, got {args.torch_threads}")
     if args.record:
         from .record import check_record_request, record_games
         if args.game != "sorry":
@@ -589,6 +626,21 @@ def main(argv: list[str] | None = None) -> None:
         except ValueError as error:
             parser.error(str(error))
     start = time.perf_counter()
+    if args.league:
+        from .league import format_league, run_league, write_league
+
+        if args.game != "sorry":
+            parser.error("--league plays the board game (--game sorry) only")
+        try:
+            league = run_league(args.agents, args.players or 2, args.games, args.seed, args.rules or "hasbro2003",
+                                args.workers, args.max_turns, not args.no_progress, args.torch_threads)
+        except ValueError as error:
+            parser.error(str(error))
+        print(format_league(league))
+        print(f"league played in {time.perf_counter() - start:.1f} s")
+        for path in write_league(league, args.out):
+            print(f"wrote {path}")
+        return
     try:
         if args.game == "express":
             from .express_evaluate import run_express_tournament
@@ -600,7 +652,7 @@ def main(argv: list[str] | None = None) -> None:
         else:
             results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules or "hasbro2003",
                                      args.workers, DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns,
-                                     progress=not args.no_progress)
+                                     progress=not args.no_progress, torch_threads=args.torch_threads)
     except ValueError as error:
         parser.error(str(error))
     except KeyboardInterrupt:

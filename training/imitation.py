@@ -4,7 +4,7 @@ PPO from a random policy spends millions of steps rediscovering what the heurist
 already knows (bump the leader, use slides, get into safety). Cloning it first starts PPO
 near the heuristic's strength; PPO then only has to find where the heuristic is wrong.
 
-The teacher plays the learner's seat in the self-play env against the configured opponent
+The teacher plays the learner's seat in the Gymnasium env against the configured opponent
 mix. The policy head learns the teacher's moves (masked cross-entropy) and the value head
 learns the discounted outcome of the teacher's games, so PPO's first advantages are not
 noise. Data is generated and consumed in chunks to bound memory.
@@ -18,16 +18,16 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from agents import Agent, Turn, make_agent
+from agents import Agent, make_agent
 
 from .opponents import OpponentPool
-from .selfplay_env import SelfPlayEnv
 
 if TYPE_CHECKING:
+    import gymnasium
     from sb3_contrib import MaskablePPO
 
 
-def teacher_demonstrations(env: SelfPlayEnv, teacher: Agent, samples: int, gamma: float) -> tuple[np.ndarray,
+def teacher_demonstrations(env: gymnasium.Env, teacher: Agent, samples: int, gamma: float) -> tuple[np.ndarray,
                            np.ndarray, np.ndarray, np.ndarray]:
     """(observations, masks, actions, returns) of at least `samples` teacher moves; returns
     are the learner's outcome discounted by gamma per learner move to the game's end."""
@@ -38,8 +38,7 @@ def teacher_demonstrations(env: SelfPlayEnv, teacher: Agent, samples: int, gamma
         done, reward = False, 0.0
         while not done:
             mask = env.action_masks()
-            turn = Turn.from_state(env.state, env.rules, env.np_random, np.flatnonzero(mask))
-            action = teacher.act(turn)
+            action = teacher.act(env.unwrapped.turn())
             obs_rows.append(obs)
             mask_rows.append(mask)
             actions.append(action)
@@ -52,8 +51,10 @@ def teacher_demonstrations(env: SelfPlayEnv, teacher: Agent, samples: int, gamma
 
 def pretrain(model: MaskablePPO, cfg: dict, log: Callable[[str], object] = print) -> dict:
     """Clone cfg["imitation"]["teacher"] into the model's policy and value heads."""
-    im, game = cfg["imitation"], cfg["game"]
-    env = SelfPlayEnv(OpponentPool(im["mix"]), game["num_players"], game["rules"], game["max_turns"])
+    im = cfg["imitation"]
+    from .train import make_env
+
+    env = make_env(cfg, OpponentPool(im["mix"]).sample)
     env.reset(seed=cfg["seed"] + 2_000_000)
     teacher = make_agent(im["teacher"], seed=cfg["seed"])
     policy = model.policy

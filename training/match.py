@@ -1,4 +1,4 @@
-"""Win rate of a policy file against one scripted opponent, played in the training env (a win
+"""Win rate of a policy file against one scripted opponent, played in the Gymnasium env (a win
 of the policy's side: under team rules, its partner finishing counts).
 
 The learner seat rotates over the seats game by game and every other seat is the opponent,
@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agents.gym_env import PolicyInputWrapper, SorryGymEnv
 from agents.policy import PolicyAgent
 from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
-
-from .opponents import OpponentPool
-from .selfplay_env import SelfPlayEnv
 
 
 def play_win_rate(policy_path: str | Path, opponent: str, num_players: int, rules: Rules | str, games: int, seed: int,
@@ -22,16 +20,18 @@ def play_win_rate(policy_path: str | Path, opponent: str, num_players: int, rule
     (a plain number; training.evaluate.win_rate_with_interval summarises a tally instead)."""
     policy = PolicyAgent(policy_path)
     policy.check_game(rules, num_players)
-    env = SelfPlayEnv(OpponentPool({opponent: 1.0}), num_players=num_players, rules=rules, max_turns=max_turns)
+    env = PolicyInputWrapper(SorryGymEnv(num_players, [opponent], rules, max_turns=max_turns,
+                                         illegal_action="raise", torch_threads=None))
+    seats = env.unwrapped.seats
     wins = 0
     for g in range(games):
-        obs, _ = env.reset(seed=seed + g, options={"learner_seat": env.seats[g % len(env.seats)]})
+        obs, _ = env.reset(seed=seed + g, options={"seat": seats[g % len(seats)]})
         done = False
         while not done:
             action = policy.act_batch(obs[None], env.action_masks()[None])[0]
-            obs, reward, terminated, truncated, _ = env.step(action)
+            obs, reward, terminated, truncated, info = env.step(action)
             done = terminated or truncated
-        wins += reward > 0
+        wins += info["learner_won"]
     return wins / games
 
 

@@ -1,7 +1,8 @@
 """The opponent pool of self-play: a weighted mix of scripted agents and learner snapshots.
 
 The mix is a mapping from a kind to a weight, e.g. ``{"snapshots": 0.5, "heuristic": 0.3,
-"random": 0.2}``. A kind is a registered agent name (``agents.AGENTS``) or ``"snapshots"``:
+"random": 0.2}``. A kind is an agent spec (``agents.make_agent``: a registered name, a policy
+file, an sb3 model, ``package.module:Name``) or ``"snapshots"``:
 a uniformly chosen one of the learner's last ``snapshot_window`` snapshots (policy files
 added with :meth:`OpponentPool.add_snapshot`; older ones stay on disk but are no longer
 drawn). Each opponent seat of each game draws its own kind.
@@ -12,19 +13,32 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import AGENTS, ALIASES
+from agents import AGENTS, ALIASES, make_agent
 from agents.policy import PolicyAgent
 
 SNAPSHOTS = "snapshots"
 
 
-def check_mix(mix: dict[str, float]) -> None:
-    """ValueError unless `mix` maps known kinds to weights >= 0 with a positive sum."""
+def check_mix(mix, rules=None, num_players: int | None = None) -> None:
+    """ValueError unless `mix` maps known kinds to weights >= 0 with a positive sum; a kind is
+    ``snapshots`` or any agent spec (:func:`agents.make_agent`: a name, a policy file, an sb3
+    model, ``package.module:Name``). With `rules` and `num_players`, each agent is also
+    checked against that game."""
     if not isinstance(mix, dict) or not mix:
         raise ValueError(f"an opponent mix must be a mapping of kind to weight, got {mix!r}")
-    unknown = [k for k in mix if k != SNAPSHOTS and k not in AGENTS and k not in ALIASES]
-    if unknown:
-        raise ValueError(f"unknown kinds {unknown}; use {SNAPSHOTS!r} or one of {sorted(AGENTS)}")
+    problems = {}
+    for kind in mix:
+        if kind == SNAPSHOTS or kind in AGENTS or kind in ALIASES:
+            continue
+        try:
+            agent = make_agent(kind)
+            if rules is not None:
+                agent.check_game(rules, num_players)
+        except (ValueError, TypeError) as error:
+            problems[kind] = str(error)
+    if problems:
+        raise ValueError(f"unknown kinds {list(problems)}; use {SNAPSHOTS!r}, one of {sorted(AGENTS)} or another "
+                         f"agent spec ({'; '.join(problems.values())})")
     weights = list(mix.values())
     if (not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in weights)
             or sum(weights) <= 0):
@@ -69,3 +83,11 @@ class OpponentPool:
 
     def snapshot(self, label: str) -> PolicyAgent:
         return self.snapshot_agents[int(label.removeprefix("snapshot_"))]
+
+    def sample(self, rng: np.random.Generator, n: int) -> list:
+        """Opponents for `n` seats of one game, each drawn on its own: an agent name (the env
+        makes and keeps its own agent for it) or a snapshot's PolicyAgent. The Gymnasium env's
+        ``opponent_sampler`` (agents.gym_env); the env holds the agents for the whole game, so
+        a snapshot that leaves the window mid-game still plays it out."""
+        labels = [self.draw(rng) for _ in range(n)]
+        return [self.snapshot(label) if label.startswith("snapshot_") else label for label in labels]

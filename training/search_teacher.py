@@ -29,6 +29,7 @@ import torch
 from numba import njit
 from tqdm import tqdm
 
+from agents import set_torch_threads
 from agents.evaluation import DEFAULT_WEIGHTS
 from agents.heuristic import heuristic_choice
 from agents.montecarlo import monte_carlo_values
@@ -90,6 +91,7 @@ def collect(rules_name: str, num_players: int, decisions: int, iterations: int, 
     """(states, values, counts, games) of `decisions` teacher decisions (one process)."""
     rules_array = game.rules_array(rules_name)
     params, sizes = NO_NET if value is None else pack(value)[:2]
+    set_torch_threads()  # a worker process: one torch thread unless SORRY_TORCH_THREADS says otherwise
     active = np.zeros(4, dtype=np.int64)
     active[list(game.seats_for(num_players, rules=rules_name))] = 1
     width = game.num_actions(rules_name)

@@ -35,6 +35,8 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 from tqdm import tqdm
 
+from agents.gym_env import PolicyInputWrapper, SorryGymEnv
+
 from . import checkpoint as run_checkpoint
 from .config import load_config, validate
 from .curve import plot_learning_curve
@@ -45,7 +47,6 @@ from .search_teacher import warm_start as distil_search
 from .match import play_win_rate
 from .opponents import OpponentPool
 from .sb3_policy import SelfPlayPolicy
-from .selfplay_env import SelfPlayEnv
 
 
 class Run:
@@ -191,11 +192,19 @@ class SelfPlayCallback(BaseCallback):
         tqdm.write(f"step {result['timesteps']}: win rate {rates} ({result['games']} games each)")
 
 
-def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> DummyVecEnv:
+def make_env(cfg: dict, opponent_sampler) -> PolicyInputWrapper:
+    """The learner's env: the Gymnasium env (random seat each game, opponents drawn from
+    `opponent_sampler` at every reset) with the policy input as observation."""
     game = cfg["game"]
+    # torch_threads=None: the run sets torch's threads itself (config torch_threads).
+    return PolicyInputWrapper(SorryGymEnv(game["num_players"], rules=game["rules"], max_turns=game["max_turns"],
+                                          opponent_sampler=opponent_sampler, illegal_action="raise",
+                                          torch_threads=None))
 
+
+def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> DummyVecEnv:
     def make():
-        return Monitor(SelfPlayEnv(pool, game["num_players"], game["rules"], game["max_turns"]))
+        return Monitor(make_env(cfg, pool.sample))
 
     venv = DummyVecEnv([make for _ in range(cfg["envs"])])
     venv.seed(seed)

@@ -1,0 +1,129 @@
+"""An sb3-contrib MaskablePPO model (``.zip``) trained on the Gymnasium env, as an agent.
+
+The Gymnasium env's observation space records its game (``space.sorry_game``: env id,
+input/action layout, rules, player count; :func:`agents.gym_env.game_tag`), and
+stable-baselines3 saves that record with the model as plain JSON. An sb3 model is therefore
+checked against the game *before* anything in it is unpickled: a model made for another
+observation or action size, other rules or another player count is refused with a message.
+
+Loading safety: the network weights are read by SB3 with ``torch.load(weights_only=True)``.
+The rest of an sb3 zip is cloudpickle (spaces, schedules, the policy class); this loader
+replaces all of it with objects built here (``custom_objects``), so a model trained with
+sb3-contrib's ``"MultiInputPolicy"`` and plain-JSON ``policy_kwargs`` loads without
+unpickling anything. A model with a custom policy class or non-JSON ``policy_kwargs``
+(activation classes, say) needs SB3 to unpickle them, which can run code from the file:
+load those only from sources you trust.
+
+The agent plays the model's deterministic (argmax) masked action, or a sample with
+``sample=True``.
+"""
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+
+from sorry_env import game
+from sorry_env.rules import get_rules
+
+from .base import Agent, Turn
+from .gym_env import ENV_ID, observation_space
+from .policy_input import layout, rules_dict, rules_from_dict
+
+# sb3-contrib's policy for Dict observations, recognised in the JSON by its module and the
+# qualified name in its __init__'s repr, so it need not be unpickled.
+MULTI_INPUT_POLICY = ("sb3_contrib.common.maskable.policies", "MaskableMultiInputActorCriticPolicy.__init__")
+
+
+def read_model_data(path) -> dict:
+    """The JSON part of an sb3 model zip (nothing unpickled), or ValueError."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return json.loads(archive.read("data"))
+    except FileNotFoundError:
+        raise ValueError(f"model file {path} does not exist") from None
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
+        raise ValueError(f"{path} is not a stable-baselines3 model zip ({error})") from None
+
+
+def model_game(path, data: dict) -> dict:
+    """The sorry_env game record of a model's observation space, or ValueError."""
+    space = data.get("observation_space")
+    tag = space.get("sorry_game") if isinstance(space, dict) else None
+    if not isinstance(tag, dict) or tag.get("env") != ENV_ID:
+        shown = space.get("spaces", space.get("_shape")) if isinstance(space, dict) else space
+        hint = ("; a sorry-train run's checkpoint.zip becomes a policy file with sorry-export"
+                if "SelfPlayPolicy" in json.dumps(data.get("policy_class", "")) else "")
+        raise ValueError(f"{path} was not trained on the Gymnasium env {ENV_ID} (its observation space, {shown}, "
+                         f"records no sorry_env game){hint}")
+    return tag
+
+
+class SB3Agent(Agent):
+    """Plays a MaskablePPO model trained on ``sorry_env/Sorry-v0``."""
+
+    uses_torch = True
+
+    def __init__(self, path, seed=None, sample: bool = False):
+        self.path = str(path)
+        self.sample = sample
+        data = read_model_data(self.path)
+        self.game = model_game(self.path, data)
+        self.rules = rules_from_dict(self.game["rules"])
+        self.num_players = int(self.game["num_players"])
+        if self.game["layout"] != layout(self.rules):
+            raise ValueError(f"{self.path} was made for input/action layout {self.game['layout']} but this sorry_env "
+                             f"uses {layout(self.rules)}; retrain it with this version")
+        self.model = self._load(data)
+        self.name = f"sb3:{self.path.rsplit('/', 1)[-1]}"
+        self.reset(seed)
+
+    def _load(self, data: dict):
+        from gymnasium import spaces
+
+        try:
+            from sb3_contrib import MaskablePPO
+            from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
+        except ImportError as error:
+            raise ValueError(f"{self.path}: playing an sb3 model needs sb3-contrib ({error}); install the "
+                             "train extra: pip install -c constraints.txt -e '.[train]'") from None
+
+        space = observation_space(self.rules, self.num_players)
+        custom = {"observation_space": space, "action_space": spaces.Discrete(game.num_actions(self.rules)),
+                  "lr_schedule": lambda _: 0.0, "learning_rate": 0.0, "clip_range": lambda _: 0.2,
+                  "clip_range_vf": None}
+        policy = data.get("policy_class", {})
+        text = json.dumps(policy)
+        if isinstance(policy, dict) and policy.get("__module__") == MULTI_INPUT_POLICY[0] \
+                and MULTI_INPUT_POLICY[1] in text:
+            custom["policy_class"] = MaskableMultiInputActorCriticPolicy
+        # Anything else still serialized (a custom policy class, non-JSON policy_kwargs) is
+        # left to SB3, which unpickles it (see the module docstring).
+        for key, value in data.items():
+            if key not in custom and isinstance(value, dict) and ":serialized:" in value \
+                    and key not in ("policy_class", "policy_kwargs"):
+                custom[key] = None
+        try:
+            model = MaskablePPO.load(self.path, custom_objects=custom, device="cpu")
+        except (RuntimeError, ValueError, KeyError) as error:
+            raise ValueError(f"{self.path}: not a MaskablePPO model for {ENV_ID} ({error})") from None
+        return model
+
+    def check_game(self, rules, num_players: int) -> None:
+        """ValueError unless the model was trained for these rules and player count."""
+        r = get_rules(rules)
+        if rules_dict(r) != self.game["rules"]:
+            raise ValueError(f"model {self.path} was trained for rules {self.game['rules']['name']!r}, not {r.name!r}")
+        if num_players != self.num_players:
+            raise ValueError(f"model {self.path} was trained for {self.num_players} players, not {num_players}")
+
+    def act(self, turn: Turn) -> int:
+        obs = turn.observation()
+        action, _ = self.model.predict(obs, action_masks=obs["action_mask"].astype(bool),
+                                       deterministic=not self.sample)
+        return int(np.asarray(action).item())
+
+    def __reduce__(self):
+        # Sent to tournament workers as its file, loaded there (a model object pickles badly).
+        return (SB3Agent, (self.path, None, self.sample))

@@ -1,0 +1,185 @@
+"""Any agent in the arena: Agent objects and package.module:Name in tournaments, sb3 models
+trained on the Gymnasium env, the league, and agents.action_for in a PettingZoo loop."""
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+import agents
+import sorry_env
+from training.evaluate import main as sorry_eval
+from training.evaluate import run_tournament
+
+MODULE = '''
+import numpy as np
+from agents import Agent
+
+
+class FirstLegal(Agent):
+    name = "first_legal"
+
+    def __init__(self, seed=None, offset: int = 0):
+        self.offset = offset
+        self.reset(seed)
+
+    def act(self, turn):
+        return int(turn.legal[min(self.offset, len(turn.legal) - 1)])
+
+
+def make_first_legal(seed=None):
+    return FirstLegal(seed)
+
+
+class NotAnAgent:
+    pass
+
+
+def not_an_agent_factory(seed=None):
+    return "nope"
+
+
+VALUE = 3
+'''
+
+
+@pytest.fixture
+def my_agents(tmp_path, monkeypatch):
+    (tmp_path / "my_agents.py").write_text(textwrap.dedent(MODULE))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "my_agents"
+
+
+def test_module_name_specs_build_agents_and_refuse_what_is_not_one(my_agents):
+    agent = agents.make_agent("my_agents:FirstLegal:offset=1", seed=3)
+    assert agent.name == "first_legal" and agent.offset == 1
+    assert agents.make_agent("my_agents:make_first_legal").name == "first_legal"
+    for spec, message in [("no_such_pkg.mod:Agent", "cannot import module 'no_such_pkg.mod'"),
+                          ("my_agents:Missing", "module 'my_agents' has no 'Missing'"),
+                          ("my_agents:NotAnAgent", "class NotAnAgent is not an agent"),
+                          ("my_agents:not_an_agent_factory", r"not_an_agent_factory\(\) returned str"),
+                          ("my_agents:VALUE", "VALUE is a int, not an Agent class"),
+                          ("my_agents:FirstLegal:depth=2", "has no setting 'depth'")]:
+        with pytest.raises(ValueError, match=message):
+            agents.make_agent(spec)
+
+
+def test_tournaments_take_agent_objects_and_module_specs_in_workers(my_agents):
+    one = run_tournament([agents.HeuristicAgent(), "my_agents:FirstLegal"], games=4, seed=0, workers=1)
+    two = run_tournament([agents.HeuristicAgent(), "my_agents:FirstLegal"], games=4, seed=0, workers=2)
+    assert [r["winners"] for r in one["games"]] == [r["winners"] for r in two["games"]]
+    assert [row["agent"] for row in one["agents"]] == ["heuristic", "my_agents:FirstLegal"]
+    assert one["config"]["agents"] == ["heuristic", "my_agents:FirstLegal"]
+    with pytest.raises(ValueError, match="'<lambda>' cannot be sent to worker processes"):
+        run_tournament([lambda observation: 0, "random"], games=2, workers=2)
+    with pytest.raises(ValueError, match=r"agent '<lambda>' chose illegal action 999 in game 0; legal: \["):
+        run_tournament([lambda observation: 999, "random"], games=2, workers=1)
+
+
+def test_action_for_plays_an_agent_in_a_pettingzoo_loop():
+    env = sorry_env.env(num_players=2)
+    env.reset(seed=4)
+    heuristic, rng = agents.HeuristicAgent(seed=0), np.random.default_rng(0)
+    moves = 0
+    for name in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else agents.action_for(env, heuristic, rng)
+        if action is not None:
+            assert observation["action_mask"][action] == 1
+            moves += 1
+        env.step(action)
+    assert moves > 10
+    with pytest.raises(ValueError, match="the game is over"):
+        agents.action_for(env, heuristic)
+    truncated = sorry_env.env(num_players=2, max_turns=3)
+    truncated.reset(seed=0)
+    while not truncated.truncations[truncated.agent_selection]:
+        truncated.step(agents.action_for(truncated, heuristic))
+    with pytest.raises(ValueError, match="won or truncated"):
+        agents.action_for(truncated, heuristic)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"agent 'bad' chose illegal action -1 for player_\d; legal"):
+        agents.action_for(env, agents.CallableAgent(lambda observation: -1, name="bad"))
+    with pytest.raises(ValueError, match="trained for 4 players, not 2"):
+        agents.action_for(env, "checkpoints/sorry-4p.safetensors")
+
+
+def train_tiny_model(path, **env_kwargs):
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    env = gymnasium.make("sorry_env/Sorry-v0", **env_kwargs)
+    model = MaskablePPO("MultiInputPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(32)
+    model.save(path)
+    return model
+
+
+def test_sb3_models_play_without_unpickling_and_are_checked_against_the_game(tmp_path, monkeypatch):
+    import cloudpickle
+
+    from agents.sb3_agent import SB3Agent
+
+    model = train_tiny_model(tmp_path / "m2.zip", num_players=2, opponents="random")
+    train_tiny_model(tmp_path / "m4.zip", num_players=4, opponents="random")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("unpickled")
+
+    monkeypatch.setattr(cloudpickle, "loads", refuse)
+    agent = agents.make_agent(str(tmp_path / "m2.zip"))
+    assert isinstance(agent, SB3Agent)
+    env = sorry_env.env(num_players=2)
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    expected, _ = model.predict(obs, action_masks=obs["action_mask"].astype(bool), deterministic=True)
+    assert agents.action_for(env, agent) == int(expected)
+    monkeypatch.undo()
+    results = run_tournament([str(tmp_path / "m2.zip"), "random"], games=2, workers=1)
+    assert results["agents"][0]["agent"] == "m2.zip"
+    with pytest.raises(ValueError, match="trained for 4 players, not 2"):
+        run_tournament([str(tmp_path / "m4.zip"), "random"], games=2, workers=1)
+    (tmp_path / "junk.zip").write_text("not a zip")
+    with pytest.raises(ValueError, match="not a stable-baselines3 model zip"):
+        agents.make_agent(str(tmp_path / "junk.zip"))
+    with pytest.raises(ValueError, match="does not exist"):
+        agents.make_agent(str(tmp_path / "nowhere.zip"))
+
+
+def test_an_sb3_model_for_another_observation_is_refused(tmp_path):
+    import gymnasium
+    from gymnasium.wrappers import FlattenObservation
+    from sb3_contrib import MaskablePPO
+
+    from agents.gym_env import SorryGymEnv
+
+    flat = FlattenObservation(SorryGymEnv(2, "random"))
+    model = MaskablePPO("MlpPolicy", flat, n_steps=32, batch_size=32, n_epochs=1, device="cpu")
+    model.save(tmp_path / "flat.zip")
+    with pytest.raises(ValueError, match="was not trained on the Gymnasium env sorry_env/Sorry-v0"):
+        agents.make_agent(str(tmp_path / "flat.zip"))
+    assert gymnasium  # imported for the registry
+
+
+def test_league_plays_every_pair_and_writes_matrix_csv_and_heatmap(tmp_path, capsys):
+    sorry_eval(["--league", "heuristic", "greedy", "random", "--games", "4", "--workers", "1", "--out",
+                str(tmp_path), "--no-progress"])
+    out = capsys.readouterr().out
+    assert "league: 3 agents, 2 players, 3 lineups x 4 games" in out
+    league = json.loads((tmp_path / "league.json").read_text())
+    matrix = league["matrix"]
+    assert matrix[0][0] is None and matrix[0][1]["games"] == 4
+    for (i, j), tournament in zip([(0, 1), (0, 2), (1, 2)], league["tournaments"]):
+        # two players: each of the pair's games is won by one of them, or truncated
+        assert matrix[i][j]["wins"] + matrix[j][i]["wins"] == 4 - tournament["truncated"]
+        assert matrix[i][j]["win_rate"] == pytest.approx(tournament["win_rates"][0])
+    assert [row["games"] for row in league["agents"]] == [8, 8, 8]
+    assert (tmp_path / "league.png").read_bytes().startswith(b"\x89PNG")
+    header = (tmp_path / "league_matrix.csv").read_text().splitlines()[0]
+    assert header == "agent,heuristic,greedy,random"
+
+
+def test_league_refuses_what_it_cannot_play(capsys):
+    with pytest.raises(SystemExit):
+        sorry_eval(["--league", "heuristic", "random", "--players", "4", "--games", "2"])
+    assert "needs at least 4 agents, got 2" in capsys.readouterr().err

@@ -1,0 +1,236 @@
+"""The single-agent Gymnasium env (agents.gym_env): the learner's own reward, the PettingZoo
+env's observation, opponents of every kind, illegal actions, checkers and vector envs."""
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+
+import agents
+import sorry_env
+from agents.gym_env import PolicyInputWrapper, SorryGymEnv
+from agents.policy import Actor, save_policy
+from agents.policy_input import INPUT_SIZE, policy_input
+from sorry_env import engine as E
+from sorry_env import game
+from training.opponents import OpponentPool
+
+# Seat 2 is one step from winning: its last pawn is on safe 4 and the draw pile holds only 1s.
+# Seat 0 (the learner here) holds a 3 with every pawn in Start, so it can only pass.
+OPPONENT_WINS_NEXT = {
+    "to_move": 0, "card": "3", "draw_pile": {"1": 5},
+    "pawns": [[["start"]] * 4, None, [["safe", 4], ["home"], ["home"], ["home"]], None],
+}
+# The mirror image: the learner at seat 0 wins with its 1; seat 2 never gets to move.
+LEARNER_WINS_NOW = {
+    "to_move": 0, "card": "1",
+    "pawns": [[["safe", 4], ["home"], ["home"], ["home"]], None, [["start"]] * 4, None],
+}
+
+
+def play_out(env, obs, rng):
+    """Random legal learner moves to the end; the last step's (reward, terminated, truncated, info)."""
+    while True:
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if terminated or truncated:
+            return reward, terminated, truncated, info
+        assert reward == 0.0
+
+
+def write_policy(path, num_players=2):
+    actor = Actor("afterstate", [8], "relu", "hasbro2003")
+    save_policy(path, actor, rules="hasbro2003", num_players=num_players, name="untrained",
+                network={"kind": "afterstate", "hidden": [8], "activation": "relu"})
+    return str(path)
+
+
+def test_registered_on_import_and_passes_both_checkers():
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    assert "sorry_env/Sorry-v0" in gymnasium.registry and sorry_env.__name__
+    env = gymnasium.make("sorry_env/Sorry-v0", num_players=2, opponents=["heuristic"])
+    assert isinstance(env.unwrapped, SorryGymEnv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a checker warning fails the test
+        check_env(env.unwrapped)
+        sb3_check_env(SorryGymEnv(4, "random"))
+
+
+def test_same_observation_as_the_pettingzoo_env_and_seeded_resets_repeat():
+    env = SorryGymEnv(2, "random", seat=2)
+    obs, _ = env.reset(seed=5)
+    assert env.observation_space.contains(obs)
+    pz = sorry_env.raw_env(num_players=2)
+    pz.reset(options={"state": env.state_dict()})
+    expected = pz.observe("player_2")
+    np.testing.assert_array_equal(obs["observation"], expected["observation"])
+    np.testing.assert_array_equal(obs["action_mask"], expected["action_mask"])
+    np.testing.assert_array_equal(env.action_masks(), expected["action_mask"].astype(bool))
+    assert env.observation_space == pz.observation_space("player_2")
+    again, _ = SorryGymEnv(2, "random", seat=2).reset(seed=5)
+    np.testing.assert_array_equal(obs["observation"], again["observation"])
+
+
+def test_learner_that_loses_gets_minus_one_and_one_that_wins_plus_one():
+    env = SorryGymEnv(2, "random")
+    obs, _ = env.reset(seed=0, options={"state": OPPONENT_WINS_NEXT, "seat": 0})
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [0]  # PASS only
+    obs, reward, terminated, truncated, info = env.step(0)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["learner_won"] is False and info["learner_seat"] == 0 and info["opponents"] == ["random"]
+    assert not obs["action_mask"].any() and not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(0)
+    obs, _ = env.reset(seed=0, options={"state": LEARNER_WINS_NOW, "seat": 0})
+    _, reward, terminated, _, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert terminated and reward == 1.0 and info["learner_won"] is True
+
+
+# Team rules: the learner (seat 0) can only pass; the opponent draws nothing playable; the partner
+# (seat 2) takes its last pawn Home with a 1 and finishes the partnership: the engine records seat 2
+# as the winner, and the win is the learner's too.
+PARTNER_WINS_NEXT = {
+    "to_move": 0, "card": "3", "draw_pile": {"1": 4},
+    "pawns": [[["home"]] * 4, [["start"]] * 4, [["safe", 4], ["home"], ["home"], ["home"]], [["start"]] * 4],
+}
+
+
+def test_team_win_finished_by_the_partner_pays_the_learner():
+    env = SorryGymEnv(4, "random", "parker1958_teams")
+    obs, _ = env.reset(seed=0, options={"state": PARTNER_WINS_NEXT, "seat": 0})
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [0]  # PASS only
+    _, reward, terminated, _, info = env.step(0)
+    assert terminated and int(E.winner(env.public_state())) == 2  # the partner made the winning move
+    assert reward == 1.0 and info["learner_won"] is True
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_rewards_match_the_winner_over_many_games(num_players):
+    """Over whole games the return is +1 exactly when the learner's seat won, whichever seat
+    it sat in, and the learner acts only on its own turns."""
+    env = SorryGymEnv(num_players, "random")
+    rng = np.random.default_rng(0)
+    seats_seen = set()
+    for g in range(20):
+        obs, _ = env.reset(seed=g)
+        seats_seen.add(env.learner_seat)
+        assert env.state[E.TO_MOVE] == env.learner_seat and len(env.opponents) == num_players - 1
+        reward, terminated, _, info = play_out(env, obs, rng)
+        if terminated:
+            assert reward == (1.0 if game.winner(env.state) == env.learner_seat else -1.0)
+            assert info["learner_won"] == (reward == 1.0)
+    assert len(seats_seen) > 1
+
+
+def test_a_fixed_seat_is_kept():
+    env = SorryGymEnv(4, "random", seat=3)
+    assert {env.reset(seed=g)[0] is not None and env.learner_seat for g in range(5)} == {3}
+
+
+def test_illegal_actions_lose_by_default_or_raise():
+    env = SorryGymEnv(2, "random")
+    env.reset(seed=0, options={"state": OPPONENT_WINS_NEXT, "seat": 0})
+    _obs, reward, terminated, truncated, info = env.step(5)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    env.reset(seed=0)
+    assert env.step(10_000)[1:3] == (-1.0, True)  # out of range: the same
+    strict = SorryGymEnv(2, "random", illegal_action="raise")
+    strict.reset(seed=0, options={"state": OPPONENT_WINS_NEXT, "seat": 0})
+    with pytest.raises(ValueError, match=r"illegal learner action 5 at seat 0; legal: \[0\]"):
+        strict.step(5)
+    with pytest.raises(TypeError, match="integer index"):
+        strict.step("pass")
+
+
+def test_opponents_of_every_kind_play(tmp_path):
+    policy = write_policy(tmp_path / "p.safetensors")
+    seen = []
+
+    def first_legal(observation):
+        seen.append(observation["observation"].shape)
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    env = SorryGymEnv(4, ["heuristic", agents.RandomAgent(), first_legal], seat=0)
+    obs, _ = env.reset(seed=1)
+    assert [label for label, _ in env.opponents.values()] == ["heuristic", "random", "first_legal"]
+    play_out(env, obs, np.random.default_rng(1))
+    assert seen and seen[0] == (sorry_env.observation.OBS_SIZE,)
+    env = SorryGymEnv(2, [policy])
+    play_out(env, env.reset(seed=0)[0], np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("opponents, message", [
+    (["nobody"], r"opponent 1 \(nobody\): unknown agent 'nobody'"),
+    (["no_such_module:Agent"], "cannot import module 'no_such_module'"),
+    (["numpy:ndarray"], "class ndarray is not an agent"),
+    (["random", "random"], "give 1 or 1 opponents for 2 players, got 2"),
+    ([3], "an agent is a spec"),
+])
+def test_bad_opponents_are_refused_before_any_episode(opponents, message):
+    with pytest.raises(ValueError, match=message):
+        SorryGymEnv(2, opponents)
+
+
+def test_bad_settings_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="trained for 4 players, not 2"):
+        SorryGymEnv(2, [write_policy(tmp_path / "p4.safetensors", num_players=4)])
+    with pytest.raises(ValueError, match=r"seat must be None .* \(0, 2\), got 1"):
+        SorryGymEnv(2, "random", seat=1)
+    with pytest.raises(ValueError, match="illegal_action must be"):
+        SorryGymEnv(2, "random", illegal_action="ignore")
+    with pytest.raises(RuntimeError, match="call reset"):
+        SorryGymEnv(2, "random").step(0)
+    with pytest.raises(TypeError, match="opponents: give a list of agents"):
+        SorryGymEnv(2, None)
+
+
+def test_an_opponent_that_plays_an_illegal_move_is_named_with_the_legal_moves():
+    env = SorryGymEnv(2, [lambda observation: 999], seat=0)
+    with pytest.raises(ValueError, match=r"opponent '<lambda>' \(seat 2\) chose illegal action 999 in episode "
+                                         r"\d+ at turn \d+; legal: \["):
+        obs, _ = env.reset(seed=0)
+        play_out(env, obs, np.random.default_rng(0))
+
+
+def test_policy_input_wrapper_gives_the_policy_agents_input():
+    env = PolicyInputWrapper(SorryGymEnv(2, "random"))
+    obs, _ = env.reset(seed=3)
+    assert obs.shape == (INPUT_SIZE,) and env.observation_space.contains(obs)
+    raw = env.unwrapped
+    np.testing.assert_array_equal(obs, policy_input(raw.state, game.rules_array(raw.rules), raw.learner_seat))
+    assert env.action_masks().any()
+
+
+def test_snapshot_opponents_from_a_pool_and_one_leaving_the_window_mid_game(tmp_path):
+    pool = OpponentPool({"snapshots": 1.0}, snapshot_window=1)
+    with pytest.raises(ValueError, match="no snapshot"):
+        SorryGymEnv(2, opponent_sampler=pool.sample).reset(seed=0)
+    pool.add_snapshot(write_policy(tmp_path / "a.safetensors"))
+    env = SorryGymEnv(2, opponent_sampler=pool.sample)
+    obs, _ = env.reset(seed=0)
+    assert [label for label, _ in env.opponents.values()] == ["policy:untrained"]
+    pool.add_snapshot(write_policy(tmp_path / "b.safetensors"))  # evicts a from memory
+    play_out(env, obs, np.random.default_rng(0))
+    assert pool.snapshot_agents[0] is None
+
+
+def test_vector_envs_gymnasium_sync_async_and_sb3_subproc():
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    for mode in ("sync", "async"):
+        venv = gymnasium.make_vec("sorry_env/Sorry-v0", num_envs=2, vectorization_mode=mode,
+                                  num_players=2, opponents=["heuristic"])
+        obs, _ = venv.reset(seed=0)
+        assert obs["observation"].shape == (2, sorry_env.observation.OBS_SIZE)
+        for _ in range(5):
+            actions = [int(np.flatnonzero(mask)[0]) for mask in obs["action_mask"]]
+            obs, _rewards, *_ = venv.step(np.array(actions))
+        venv.close()
+    venv = SubprocVecEnv([lambda: SorryGymEnv(2, "heuristic")] * 2)
+    venv.seed(0)
+    obs = venv.reset()
+    masks = np.stack(venv.env_method("action_masks"))
+    assert masks.shape == (2, 142) and (masks == obs["action_mask"].astype(bool)).all()
+    venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    venv.close()

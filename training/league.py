@@ -1,0 +1,151 @@
+"""A league: every lineup of a list of agents plays a tournament, and the results are pooled.
+
+    sorry-eval --league heuristic greedy random checkpoints/sorry-2p.safetensors --games 400
+
+With two players every pair plays ``games`` games (seats and first moves rotated as in
+:mod:`training.evaluate`); with three or four, every set of that many distinct agents does.
+Every lineup uses the same seed, so the lineups meet the same packs (common random numbers).
+
+Results
+-------
+- ``matrix[i][j]``: the share of the games in which agents i and j both played that agent i
+  won (two players: i's win rate against j). Its 95% Wilson interval is in the JSON and CSV.
+- per agent: games, wins and win rate over all its games, and an openskill Plackett-Luce
+  rating from every game of the league (winner first, the others tied; truncated games tie
+  everyone), rated lineup by lineup in the order listed.
+
+Written to ``--out``: ``league.json``, ``league_matrix.csv`` (rows: agent, columns: the
+opponent), ``league_agents.csv`` and ``league.png`` (a heatmap of the matrix). Team rules are
+not supported (partners would need pairs of lineup entries).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import pathlib
+
+import numpy as np
+import openskill.models
+from matplotlib.figure import Figure
+
+from sorry_env.rules import get_rules
+
+from .evaluate import agent_labels, percent, run_tournament, wilson_interval, write_csv
+
+
+def lineups(n_agents: int, players: int) -> list[tuple[int, ...]]:
+    """Indices of the agents of every lineup: each set of `players` distinct agents."""
+    if n_agents < max(2, players):
+        raise ValueError(f"a league of {players}-player games needs at least {max(2, players)} agents, "
+                         f"got {n_agents}")
+    return list(itertools.combinations(range(n_agents), players))
+
+
+def run_league(agent_specs, players: int = 2, games: int = 400, seed: int = 0, rules="hasbro2003",
+               workers=None, max_turns=None, progress=False, torch_threads=None, log=print) -> dict:
+    """Play every lineup (see the module doc) and return the league results dict."""
+    from sorry_env.rules import DEFAULT_MAX_TURNS
+
+    agent_specs = list(agent_specs)
+    if get_rules(rules).teams != "none":
+        raise ValueError("a league with team rules is not supported; run sorry-eval for each lineup")
+    labels = agent_labels(agent_specs)
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"league agents must differ; got {labels}")
+    all_lineups = lineups(len(agent_specs), players)
+    n = len(agent_specs)
+    wins, met = np.zeros((n, n), dtype=np.int64), np.zeros((n, n), dtype=np.int64)
+    played, won = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    model = openskill.models.PlackettLuce()
+    ratings = [model.rating() for _ in range(n)]
+    tournaments = []
+    for k, lineup in enumerate(all_lineups):
+        log(f"lineup {k + 1}/{len(all_lineups)}: {' vs '.join(labels[i] for i in lineup)}")
+        results = run_tournament([agent_specs[i] for i in lineup], players, games, seed, rules, workers,
+                                 DEFAULT_MAX_TURNS if max_turns is None else max_turns, progress, torch_threads)
+        tournaments.append({"lineup": [labels[i] for i in lineup],
+                            "win_rates": [row["win_rate"] for row in results["agents"]],
+                            "truncated": results["truncated"]})
+        for record in results["games"]:
+            winners = {lineup[e] for e in record["winners"]}
+            for a, b in itertools.permutations(lineup, 2):
+                met[a, b] += 1
+                wins[a, b] += a in winners
+            for a in lineup:
+                played[a] += 1
+                won[a] += a in winners
+            teams = [[ratings[a]] for a in lineup]
+            ranks = [1 if not winners or a in winners else 2 for a in lineup]
+            for a, (rating,) in zip(lineup, model.rate(teams, ranks=ranks)):
+                ratings[a] = rating
+    rows = []
+    for i in range(n):
+        low, high = wilson_interval(int(won[i]), int(played[i]))
+        rows.append({"agent": labels[i], "spec": agent_specs[i] if isinstance(agent_specs[i], str) else labels[i],
+                     "games": int(played[i]), "wins": int(won[i]), "win_rate": won[i] / played[i],
+                     "ci_low": low, "ci_high": high, "rating_mu": ratings[i].mu, "rating_sigma": ratings[i].sigma,
+                     "rating_ordinal": ratings[i].ordinal()})
+    matrix = [[None if met[i, j] == 0 else
+               {"wins": int(wins[i, j]), "games": int(met[i, j]), "win_rate": wins[i, j] / met[i, j],
+                "ci_low": wilson_interval(int(wins[i, j]), int(met[i, j]))[0],
+                "ci_high": wilson_interval(int(wins[i, j]), int(met[i, j]))[1]}
+               for j in range(n)] for i in range(n)]
+    return {"config": {"agents": [row["spec"] for row in rows], "players": players, "games_per_lineup": games,
+                       "lineups": len(all_lineups), "seed": seed, "rules": get_rules(rules).name},
+            "agents": rows, "matrix": matrix, "tournaments": tournaments}
+
+
+def format_league(league: dict) -> str:
+    """The matrix and the agent table as text."""
+    labels = [row["agent"] for row in league["agents"]]
+    width = max(8, *(len(label) for label in labels))
+    config = league["config"]
+    lines = [(f"league: {len(labels)} agents, {config['players']} players, {config['lineups']} lineups x "
+             f"{config['games_per_lineup']} games, rules {config['rules']}, seed {config['seed']}"),
+             "", "row's win share in games with column's agent:",
+             " " * (width + 1) + " ".join(f"{label[:width]:>{width}}" for label in labels)]
+    for label, cells in zip(labels, league["matrix"]):
+        lines.append(f"{label:<{width}} " + " ".join(f"{'-' if c is None else percent(c['win_rate']):>{width}}"
+                                                     for c in cells))
+    lines += ["", f"{'agent':<{width}} {'win rate':>8}  {'95% CI':<15} {'wins':>11}  {'rating mu ± sigma':>17}"]
+    for row in sorted(league["agents"], key=lambda r: -r["rating_ordinal"]):
+        lines.append(f"{row['agent']:<{width}} {percent(row['win_rate']):>8}  "
+                     f"{'[' + percent(row['ci_low']) + ', ' + percent(row['ci_high']) + ']':<15} "
+                     f"{str(row['wins']) + '/' + str(row['games']):>11}  "
+                     f"{row['rating_mu']:>8.2f} ± {row['rating_sigma']:<6.2f}")
+    return "\n".join(lines)
+
+
+def plot_league(league: dict, path) -> None:
+    labels = [row["agent"] for row in league["agents"]]
+    values = np.array([[math.nan if c is None else c["win_rate"] for c in cells] for cells in league["matrix"]])
+    size = 1.1 * len(labels) + 2.5
+    fig = Figure(figsize=(size + 1, size), layout="constrained")
+    ax = fig.subplots()
+    image = ax.imshow(values, vmin=0, vmax=1, cmap="RdBu")
+    for i, j in itertools.product(range(len(labels)), repeat=2):
+        if not math.isnan(values[i, j]):
+            ax.text(j, i, percent(values[i, j]), ha="center", va="center", fontsize=9)
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    config = league["config"]
+    ax.set_title(f"win share, {config['players']} players, {config['games_per_lineup']} games per lineup")
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    fig.savefig(path, dpi=120)
+
+
+def write_league(league: dict, out_dir) -> list[pathlib.Path]:
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / name for name in ("league.json", "league_matrix.csv", "league_agents.csv", "league.png")]
+    paths[0].write_text(json.dumps(league, indent=2) + "\n")
+    labels = [row["agent"] for row in league["agents"]]
+    write_csv(paths[1], [{"agent": label, **{other: "" if c is None else f"{c['win_rate']:.4f}"
+                                            for other, c in zip(labels, cells)}}
+                         for label, cells in zip(labels, league["matrix"])])
+    write_csv(paths[2], league["agents"])
+    plot_league(league, paths[3])
+    return paths
