@@ -152,7 +152,20 @@ def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
         export_run(run_dir, tmp_path / "nodir" / "q.safetensors")
 
 
-@pytest.mark.parametrize("path", sorted(pathlib.Path("configs").glob("*.yaml")))
+# configs/rllib-*.yaml are sorry-train-rllib's (training/rllib_backend.py), checked below.
+SB3_CONFIGS = sorted(p for p in pathlib.Path("configs").glob("*.yaml") if not p.name.startswith("rllib-"))
+
+
+def test_rllib_configs_load():
+    from training import rllib_backend
+
+    rllib_configs = sorted(pathlib.Path("configs").glob("rllib-*.yaml"))
+    assert rllib_configs
+    for path in rllib_configs:
+        rllib_backend.load_config(path)
+
+
+@pytest.mark.parametrize("path", SB3_CONFIGS)
 def test_shipped_configs_load_and_their_network_files_fit(path):
     from agents.policy import load_policy
 
