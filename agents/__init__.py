@@ -7,6 +7,7 @@ and functions through, and ``action_for(env, agent)`` asks an agent for the move
 player to move in a PettingZoo env."""
 import importlib
 import inspect
+import math
 import os
 
 import numpy as np
@@ -64,6 +65,10 @@ def _settings(maker, name: str, spec: str, settings: str) -> dict:
         except ValueError:
             noun = {int: "an integer", float: "a number"}.get(kind, "text")
             raise ValueError(f"agent setting {key} in {spec!r} must be {noun}, got {text!r}") from None
+        # Settings reach compiled code as 64-bit numbers: out of that range, or not finite, is a mistake.
+        value = kwargs[key]
+        if (kind is int and not -2**62 < value < 2**62) or (kind is float and not math.isfinite(value)):
+            raise ValueError(f"agent setting {key} in {spec!r} is out of range: {text[:40]}")
     return kwargs
 
 

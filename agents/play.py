@@ -50,11 +50,15 @@ def ask_move(state: np.ndarray, rules: Rules | str, legal: np.ndarray, read: Cal
             answer = read(f"Your move (1-{len(legal)}, q to quit): ").strip()
         except EOFError:
             raise Quit("input ended") from None
+        except UnicodeDecodeError:  # only if stdin could not be set to replace bad bytes
+            answer = "\ufffd"
         if answer.lower() in ("q", "quit", "exit"):
             raise Quit("you quit")
-        if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(legal):
+        # At most 6 digits before int(): Python refuses to convert more than 4,300.
+        if answer.isascii() and answer.isdigit() and len(answer) <= 6 and 1 <= int(answer) <= len(legal):
             return int(legal[int(answer) - 1])
-        print(f"{answer!r} is not one of the moves: type a number from 1 to {len(legal)}, or q to quit.")
+        shown = repr(answer) if len(answer) <= 40 else repr(answer[:40]) + f"... ({len(answer)} characters)"
+        print(f"{shown} is not one of the moves: type a number from 1 to {len(legal)}, or q to quit.")
 
 
 def play(human_seat: int, opponents: dict, rules: Rules | str, num_players: int, seed: int, max_turns: int,
@@ -109,6 +113,14 @@ def build_opponents(specs: list[str], seats: tuple[int, ...], human_seat: int, r
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C at any moment: a message, not a traceback
+        print("\nGame abandoned: interrupted.")
+        return 130
+
+
+def _main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Play Sorry! in the terminal against agents and trained policies.")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="AGENT",
@@ -119,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="shuffles the pack and picks who starts")
     p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="call the game a draw after this many cards")
     args = p.parse_args(argv)
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")  # a stray non-UTF-8 byte is a wrong answer, not a crash
 
     rules = get_rules(args.rules)
     try:

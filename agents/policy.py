@@ -34,18 +34,22 @@ the observation and state sizes it identifies the input layout, so a file made f
 layout is refused at load instead of playing nonsense. A file is also refused for other
 rules or another player count (:meth:`PolicyAgent.check_game`).
 
+Loading trusts nothing in the file (docs/hardening.md): the metadata and the header's tensor
+names, dtypes and shapes are checked against each other and against ``MAX_PARAMETERS``
+before the network is built, and non-finite weights are refused with the tensor's name.
+
 Play needs plain torch only (no stable-baselines3). Illegal actions are masked out before the
 argmax (or the sample, with ``sample=True``).
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 
 import numpy as np
 import torch
-from safetensors import safe_open
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 from torch import nn
 
 from sorry_env import game
@@ -53,7 +57,9 @@ import sorry_env.version
 from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import Rules, get_rules
 
+from . import tensor_file
 from .policy_input import INPUT_SIZE, afterstates, layout, policy_input, rules_dict, rules_from_dict
+from .tensor_file import excerpt
 from .base import Agent, Turn
 
 FORMAT = "sorry_policy"
@@ -61,6 +67,9 @@ FORMAT_VERSION = 2
 LAYOUT_VERSION = sorry_env.version.LAYOUT_VERSION  # one home: sorry_env/version.py
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 KINDS = ("mlp", "afterstate")
+# A shipped 2-player policy holds 0.4 million parameters; the cap stops a file's metadata or
+# header from making the loader set aside gigabytes.
+MAX_PARAMETERS = 50_000_000
 
 
 class MLP(nn.Module):
@@ -128,35 +137,95 @@ def save_policy(path: str | os.PathLike, actor: Actor, *, rules: Rules | str, nu
             os.remove(tmp)
 
 
-def read_metadata(path: str | os.PathLike) -> dict:
-    """The JSON metadata of a policy file, or ValueError if it is not one."""
+def read_header(path) -> tuple[dict, dict]:
+    """(metadata JSON, {tensor name: (dtype, shape)}) of a policy file, from its header only;
+    ValueError if it is not a policy file."""
     try:
-        with safe_open(str(path), framework="pt") as f:
-            header = f.metadata() or {}
-    except FileNotFoundError:
-        raise ValueError(f"policy file {path} does not exist") from None
-    except Exception as exc:  # safetensors raises its own error types for a damaged header
-        hint = "; a training run's checkpoint.zip becomes one with sorry-export" if str(path).endswith(".zip") else ""
-        raise ValueError(f"{path} is not a safetensors policy file ({exc}){hint}") from None
+        header, tensors = tensor_file.read_header(path, what="safetensors policy file")
+    except ValueError as exc:
+        if not os.path.exists(path):
+            raise ValueError(f"policy file {path} does not exist") from None
+        hint = "; a training run's checkpoint becomes one with sorry-export" if str(path).endswith(".zip") else ""
+        raise ValueError(f"{exc}{hint}") from None
     if FORMAT not in header:
         raise ValueError(f"{path} is a safetensors file without sorry_policy metadata")
-    return json.loads(header[FORMAT])
+    try:
+        meta = json.loads(header[FORMAT])
+    except (ValueError, RecursionError):
+        raise ValueError(f"{path}: its sorry_policy metadata is not JSON") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: its sorry_policy metadata must be a JSON object, got {excerpt(meta)}")
+    return meta, tensors
 
 
-def load_policy(path: str | os.PathLike) -> tuple[Actor, dict]:
-    """(actor, metadata) of a policy file, after checking it matches this code's layout."""
-    meta = read_metadata(path)
+def read_metadata(path) -> dict:
+    """The JSON metadata of a policy file, checked (rules, layout, player count, network
+    shape and size; tensors not read), or ValueError if it is not one."""
+    return _checked_header(path)[0]
+
+
+def check_network(path, network) -> dict:
+    """The `network` metadata entry, checked: kind, activation, and hidden widths as a list
+    of positive integers."""
+    if not isinstance(network, dict):
+        raise ValueError(f"{path}: 'network' must be an object, got {excerpt(network)}")
+    kind, hidden, activation = network.get("kind"), network.get("hidden"), network.get("activation")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"{path}: network kind must be one of {KINDS}, got {excerpt(kind)}")
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
+        raise ValueError(f"{path}: network activation must be one of {sorted(ACTIVATIONS)}, got {excerpt(activation)}")
+    if not isinstance(hidden, list) or not all(isinstance(w, int) and not isinstance(w, bool) and w > 0
+                                               for w in hidden):
+        raise ValueError(f"{path}: network hidden must be a list of layer widths > 0, got {excerpt(hidden)}")
+    return network
+
+
+def actor_tensors(kind: str, hidden: list[int], n_actions: int) -> dict[str, tuple[str, tuple]]:
+    """name -> (dtype, shape) of the tensors an Actor of this shape holds (what a policy file
+    must contain), computed without building it."""
+    sizes = [OBS_SIZE, *hidden, n_actions if kind == "mlp" else 1]
+    tensors = {}
+    for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        tensors[f"net.layers.{k}.weight"] = ("F32", (b, a))
+        tensors[f"net.layers.{k}.bias"] = ("F32", (b,))
+    return tensors
+
+
+def _checked_header(path):
+    """(metadata, tensor header, Rules, expected tensors) of a policy file whose metadata and
+    header agree with each other and with this code; ValueError otherwise."""
+    meta, found = read_header(path)
     if meta.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: policy file format version {meta.get('format_version')!r}, "
+        raise ValueError(f"{path}: policy file format version {excerpt(meta.get('format_version'))}, "
                          f"this code reads version {FORMAT_VERSION}. Export it again with this version.")
-    rules = rules_from_dict(meta["rules"])
+    rules = rules_from_dict(meta.get("rules"), path)
     want, have = layout(rules), meta.get("layout", {})
     if have != want:
-        raise ValueError(f"{path} was made for input/action layout {have} but this sorry_env uses {want}. "
-                         "Retrain or export it again with this version.")
+        raise ValueError(f"{path} was made for input/action layout {excerpt(have, 200)} but this sorry_env uses "
+                         f"{want}. Retrain or export it again with this version.")
+    players = meta.get("num_players")
+    if isinstance(players, bool) or players not in (2, 3, 4):
+        raise ValueError(f"{path}: num_players must be 2, 3 or 4, got {excerpt(players)}")
+    net_cfg = check_network(path, meta.get("network"))
+    expected = actor_tensors(net_cfg["kind"], net_cfg["hidden"], want["n_actions"])
+    parameters = sum(math.prod(shape) for _, shape in expected.values())
+    if parameters > MAX_PARAMETERS:
+        raise ValueError(f"{path}: its metadata describes a network of {parameters:,} parameters, more than the "
+                         f"{MAX_PARAMETERS:,} a policy file may hold")
+    tensor_file.check_expected(path, found, expected, f"the network its metadata describes ({net_cfg['hidden']})")
+    return meta, found, rules, expected
+
+
+def load_policy(path) -> tuple[Actor, dict]:
+    """(actor, metadata) of a policy file, after checking it matches this code's layout.
+    Everything is checked from the header (metadata, tensor names, dtypes and shapes, the
+    parameter count against MAX_PARAMETERS) before any memory is set aside for the network;
+    non-finite weights are refused with the tensor's name."""
+    meta, found, rules, expected = _checked_header(path)
+    tensors = tensor_file.load_checked(path, list(expected))
     net_cfg = meta["network"]
     actor = Actor(net_cfg["kind"], list(net_cfg["hidden"]), net_cfg["activation"], rules)
-    actor.load_state_dict(load_file(str(path)))
+    actor.load_state_dict(tensors)
     actor.eval()
     return actor, meta
 

@@ -45,8 +45,17 @@ def rules_dict(rules) -> dict:
     return json.loads(json.dumps(dataclasses.asdict(get_rules(rules))))
 
 
-def rules_from_dict(d: dict) -> Rules:
-    return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
+def rules_from_dict(d: dict, path="rules") -> Rules:
+    """The Rules of their JSON form; ValueError (naming `path`) if it is not one."""
+    from sorry_env.checks import excerpt
+
+    fields = {f.name for f in dataclasses.fields(Rules)}
+    if not isinstance(d, dict) or set(d) - fields:
+        raise ValueError(f"{path}: 'rules' must be an object with the fields {sorted(fields)}, got {excerpt(d, 200)}")
+    try:
+        return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: its rules are not valid ({excerpt(str(exc), 200)})") from None
 
 
 def check_supported(rules_array: np.ndarray) -> None:

@@ -20,11 +20,13 @@ pawn Home wins.
 
 Arguments
 ---------
-``raw_env(num_players=4, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None,
+``raw_env(num_players=None, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None,
 reward="win")``
 
-- ``num_players``: 2, 3 or 4; seats default to (0, 2), (0, 1, 2), (0, 1, 2, 3).
-- ``seats``: explicit seats in play, e.g. ``(0, 1)``; overrides the default.
+- ``num_players``: 2, 3 or 4 (default: 4, or the number of ``seats``); seats default to
+  (0, 2), (0, 1, 2), (0, 1, 2, 3).
+- ``seats``: explicit seats in play, e.g. ``(0, 1)`` (a list or tuple of integers); overrides
+  the default. Given with ``num_players``, the two must agree.
 - ``rules``: a preset name (``sorry_env.PRESETS``) or a ``sorry_env.Rules``.
 - ``max_turns``: truncate every agent after this many cards played (the draw-again of a 2
   counts as its own turn). ``None`` disables truncation.
@@ -108,7 +110,7 @@ class raw_env(AECEnv):
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": ENV_NAME, "is_parallelizable": False,
                 "render_fps": 2}
 
-    def __init__(self, num_players: int | None = 4, seats: Iterable[int] | None = None,
+    def __init__(self, num_players: int | None = None, seats: Iterable[int] | None = None,
                  rules: Rules | str = "hasbro2003", max_turns: int = DEFAULT_MAX_TURNS, render_mode: str | None = None,
                  reward: str = "win"):
         super().__init__()
@@ -118,13 +120,16 @@ class raw_env(AECEnv):
             raise ValueError(f"render_mode must be None, 'ansi', 'rgb_array' or 'human', got {render_mode!r}")
         if render_mode == "human":
             require_pygame()
-        if max_turns is not None and (not isinstance(max_turns, (int, np.integer)) or max_turns < 1):
+        if max_turns is not None and (not isinstance(max_turns, (int, np.integer)) or isinstance(max_turns, bool)
+                                      or max_turns < 1):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self.rules = get_rules(rules)
         if reward == "points" and self.rules.scoring == "none":
             raise ValueError(f"reward='points' needs rules with a scoring system; {self.rules.name!r} has none")
         self.reward = reward
-        self.seats = game.seats_for(num_players if seats is None else None, seats, self.rules)
+        if num_players is None and seats is None:
+            num_players = 4
+        self.seats = game.seats_for(num_players, seats, self.rules)
         self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
         self.render_mode = render_mode
         self._rules_array = game.rules_array(self.rules)

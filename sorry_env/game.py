@@ -3,7 +3,10 @@ copy. Search agents and tools use this; the PettingZoo env is a thin adapter ove
 compiled functions in :mod:`sorry_env.engine`.
 
 Every function takes the state array and the rules (a :class:`~sorry_env.rules.Rules` or a
-preset name) and never mutates its input state unless its name says ``_inplace``.
+preset name) and never mutates its input state unless its name says ``_inplace``. Each
+checks the state array's shape, dtype and header ranges (:func:`sorry_env.checks.check_state`)
+once per call before entering compiled code; the compiled functions of
+:mod:`sorry_env.engine` are unchecked (a corrupted array there can crash the process).
 
 Example::
 
@@ -21,6 +24,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from . import engine as E
+from .checks import check_state, excerpt
 from .geometry import HOME, SAFE0, START
 from .render import COLOUR_NAMES
 from .rules import CARD_NAMES, N_CARDS, Rules, get_rules
@@ -44,14 +48,21 @@ def seats_for(num_players: int | None = None, seats: Iterable[int] | None = None
               rules: Rules | str | None = None) -> tuple[int, ...]:
     """Validated tuple of seats in play: explicit `seats`, or the default for `num_players`;
     with `rules`, also checked against them (team rules seat all four players)."""
+    if num_players is not None and (not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool)
+                                    or num_players not in DEFAULT_SEATS):
+        raise ValueError(f"num_players must be 2, 3 or 4, got {excerpt(num_players)}")
     if seats is None:
-        if isinstance(num_players, bool) or num_players not in DEFAULT_SEATS:
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        if num_players is None:
+            raise ValueError("num_players must be 2, 3 or 4, got None")
         seats = DEFAULT_SEATS[num_players]
     else:
+        if (not isinstance(seats, (list, tuple, np.ndarray)) or isinstance(seats, np.ndarray) and seats.ndim != 1
+                or not all(isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) for s in seats)):
+            raise ValueError(f"seats must be a list or tuple of seat numbers 0..3, got {excerpt(seats)}")
+        given = seats
         seats = tuple(sorted(int(s) for s in seats))
         if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 4 or any(s not in range(4) for s in seats):
-            raise ValueError(f"seats must be 2 to 4 distinct seats out of 0..3, got {seats!r}")
+            raise ValueError(f"seats must be 2 to 4 distinct seats out of 0..3, got {excerpt(given)}")
         if num_players is not None and num_players != len(seats):
             raise ValueError(f"num_players={num_players} does not match seats={seats}")
     if rules is not None and get_rules(rules).teams != "none" and seats != (0, 1, 2, 3):
@@ -85,6 +96,11 @@ def new_state(rules: Rules | str = "hasbro2003", num_players: int = 4, seats: It
 
 def legal_actions(state: np.ndarray, rules: Rules | str) -> np.ndarray:
     """Legal action indices for the card in play (PASS alone if none)."""
+    check_state(state, rules_array(rules))
+    return _legal_actions(state, rules)
+
+
+def _legal_actions(state, rules) -> np.ndarray:
     _require_running(state, rules)
     r = rules_array(rules)
     buf = E.action_buffer(r)
@@ -93,6 +109,7 @@ def legal_actions(state: np.ndarray, rules: Rules | str) -> np.ndarray:
 
 
 def legal_mask(state: np.ndarray, rules: Rules | str) -> np.ndarray:
+    check_state(state, rules_array(rules))
     _require_running(state, rules)
     mask = np.zeros(num_actions(rules), dtype=np.int8)
     E.legal_mask(state, rules_array(rules), mask)
@@ -101,10 +118,15 @@ def legal_mask(state: np.ndarray, rules: Rules | str) -> np.ndarray:
 
 def check_action(state: np.ndarray, rules: Rules | str, action: int) -> int:
     """`action` as an int if legal, else a ValueError naming it and the legal actions."""
-    legal = legal_actions(state, rules)
+    check_state(state, rules_array(rules))
+    return _check_action(state, rules, action)
+
+
+def _check_action(state, rules, action) -> int:
+    legal = _legal_actions(state, rules)
     n = num_actions(rules)
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ValueError(f"action must be an integer in 0..{n - 1}, got {action!r}; legal: {legal.tolist()}")
+        raise ValueError(f"action must be an integer in 0..{n - 1}, got {excerpt(action)}; legal: {legal.tolist()}")
     a = int(action)
     if not 0 <= a < n:
         raise ValueError(f"action {a} is out of range 0..{n - 1}; legal: {legal.tolist()}")
@@ -117,9 +139,10 @@ def check_action(state: np.ndarray, rules: Rules | str, action: int) -> int:
 
 def step(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray:
     """A copy of `state` after the legal `action`, with the next card drawn (unless won)."""
+    check_state(state, rules_array(rules))
     _require_running(state, rules)
     s = state.copy()
-    E.step(s, rules_array(rules), check_action(state, rules, action))
+    E.step(s, rules_array(rules), _check_action(state, rules, action))
     return s
 
 
@@ -128,9 +151,10 @@ def after_move(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray
     card is -1). Use :func:`chance_outcomes` and :func:`deal` to expand it. With hands the
     mover's replacement card is drawn too, so the result is already a decision state; so is
     a part of a split seven under the Hasbro 2003 team rules (same player, same card)."""
+    check_state(state, rules_array(rules))
     _require_running(state, rules)
     s = state.copy()
-    E.play(s, rules_array(rules), check_action(state, rules, action))
+    E.play(s, rules_array(rules), _check_action(state, rules, action))
     return s
 
 
@@ -209,8 +233,10 @@ def decode_action(rules: Rules | str, action: int) -> tuple[str, int, int, int, 
 
 
 def _action_index(rules, action) -> int:
-    a = int(action)
     total = num_actions(rules)
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(f"action must be an integer in 0..{total - 1}, got {excerpt(action)}")
+    a = int(action)
     if not 0 <= a < total:
         raise ValueError(f"action {a} is out of range 0..{total - 1}")
     return a
@@ -227,6 +253,7 @@ def action_card(state: np.ndarray, rules: Rules | str, action: int) -> int | Non
 
 def describe_action(state: np.ndarray, rules: Rules | str, action: int) -> str:
     """Words for an action index in this state (for logs, errors and the play command)."""
+    check_state(state, rules_array(rules))
     kind, i, j, first, t = decode_action(rules, action)
     if kind == "discard":
         return f"discard a {CARD_NAMES[i]} (no card in the hand can move)"
@@ -291,6 +318,7 @@ def _require_card(state, rules):
 
 
 def _require_chance_node(state, rules, caller):
+    check_state(state, rules_array(rules))
     if get_rules(rules).hand_size:
         raise ValueError(f"{caller}: with hands there are no chance nodes (after_move already draws)")
     if state[E.CARD] >= 0 or state[E.WINNER] >= 0:

@@ -33,6 +33,7 @@ so ``state_to_dict(state_from_dict(d))`` equals ``d`` once ``d`` is in that orde
 import numpy as np
 
 from . import engine as E
+from .checks import excerpt
 from .game import same_side, seats_for
 from .geometry import HOME, SAFE0, SAFE_LEN, SLIDE_END, SLIDE_OWNER, START, TRACK
 from .rules import CARD_INDEX, CARD_NAMES, N_CARDS, Rules
@@ -43,20 +44,20 @@ KEYS = {"to_move", "card", "draw_again", "turn", "pawns", "draw_pile", "hands", 
 def _code(seat, pos):
     """Pawn code of one position entry, or a ValueError naming the problem."""
     if not isinstance(pos, (list, tuple)) or not pos or not isinstance(pos[0], str):
-        raise ValueError(f"seat {seat}: a pawn position must be a list like ['track', 12], got {pos!r}")
+        raise ValueError(f"seat {seat}: a pawn position must be a list like ['track', 12], got {excerpt(pos)}")
     kind = pos[0]
     if kind in ("start", "home"):
         if len(pos) != 1:
-            raise ValueError(f"seat {seat}: [{kind!r}] takes no number, got {pos!r}")
+            raise ValueError(f"seat {seat}: [{excerpt(kind)}] takes no number, got {excerpt(pos)}")
         return START if kind == "start" else HOME
     if kind in ("track", "safe"):
         limit = TRACK if kind == "track" else SAFE_LEN
         if len(pos) != 2 or isinstance(pos[1], bool) or not isinstance(pos[1], (int, np.integer)):
-            raise ValueError(f"seat {seat}: {kind!r} needs one integer square, got {pos!r}")
+            raise ValueError(f"seat {seat}: {excerpt(kind)} needs one integer square, got {excerpt(pos)}")
         if not 0 <= pos[1] < limit:
-            raise ValueError(f"seat {seat}: {kind} square must be 0..{limit - 1}, got {pos[1]}")
+            raise ValueError(f"seat {seat}: {kind} square must be 0..{limit - 1}, got {excerpt(pos[1])}")
         return int(pos[1]) if kind == "track" else SAFE0 + int(pos[1])
-    raise ValueError(f"seat {seat}: unknown position kind {kind!r}; use start, track, safe or home")
+    raise ValueError(f"seat {seat}: unknown position kind {excerpt(kind)}; use start, track, safe or home")
 
 
 def code_to_position(code: int) -> list:
@@ -71,14 +72,27 @@ def code_to_position(code: int) -> list:
     return ["track", code]
 
 
+MAX_TURN = 2**62  # the engine counts turns in int64
+
+
 def state_from_dict(d: dict, rules: Rules, seed: int) -> np.ndarray:
     """A validated engine state from a state dict; the hidden draw order comes from `seed`.
-    Raises ValueError (naming the problem) on any malformed or impossible state."""
+    Raises ValueError (naming the problem, quoting at most a short excerpt of the input) on
+    any malformed or impossible state, including one where the player to move has no legal
+    action (such as a split seven that cannot be finished)."""
+    try:
+        return _state_from_dict(d, rules, seed)
+    except (TypeError, OverflowError, RecursionError, KeyError, IndexError, AttributeError) as exc:
+        # A shape the checks below did not foresee: still the documented error type.
+        raise ValueError(f"malformed state ({type(exc).__name__}: {excerpt(str(exc), 120)})") from None
+
+
+def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     if not isinstance(d, dict):
         raise ValueError(f"state must be a dict, got {type(d).__name__}")
     unknown = set(d) - KEYS
     if unknown:
-        raise ValueError(f"unknown state keys {sorted(unknown)}; allowed: {sorted(KEYS)}")
+        raise ValueError(f"unknown state keys {excerpt(sorted(map(str, unknown)))}; allowed: {sorted(KEYS)}")
     for key in ("pawns", "to_move"):
         if key not in d:
             raise ValueError(f"state needs {key!r}")
@@ -94,7 +108,7 @@ def state_from_dict(d: dict, rules: Rules, seed: int) -> np.ndarray:
             continue
         if not isinstance(seat_pawns, (list, tuple)) or len(seat_pawns) != ppp:
             raise ValueError(f"seat {seat} must have exactly {ppp} pawns under rules {rules.name!r}, "
-                             f"got {seat_pawns!r}")
+                             f"got {excerpt(seat_pawns)}")
         state[E.ACTIVE + seat] = 1
         for slot, pos in enumerate(seat_pawns):
             code = _code(seat, pos)
@@ -117,21 +131,21 @@ def state_from_dict(d: dict, rules: Rules, seed: int) -> np.ndarray:
     seats_for(seats=active, rules=rules)
     to_move = d["to_move"]
     if isinstance(to_move, bool) or not isinstance(to_move, (int, np.integer)) or to_move not in active:
-        raise ValueError(f"to_move must be a seat in play {active}, got {to_move!r}")
+        raise ValueError(f"to_move must be a seat in play {active}, got {excerpt(to_move)}")
     state[E.TO_MOVE] = to_move
     for seat in active:
         team = [s for s in active if same_side(rules, seat, s)]
         if all(state[E.PAWNS + s * E.MAX_SLOTS + i] == HOME for s in team for i in range(ppp)):
             raise ValueError(f"seat {seat} (and any partner) already has every pawn Home: the game is over")
     card = d.get("card")
-    if card is not None and card not in CARD_INDEX:
-        raise ValueError(f"unknown card {card!r}; cards are {list(CARD_NAMES)} or null")
+    if card is not None and (not isinstance(card, str) or card not in CARD_INDEX):
+        raise ValueError(f"unknown card {excerpt(card)}; cards are {list(CARD_NAMES)} or null")
     draw_again = d.get("draw_again", False)
     if not isinstance(draw_again, bool):
-        raise ValueError(f"draw_again must be true or false, got {draw_again!r}")
+        raise ValueError(f"draw_again must be true or false, got {excerpt(draw_again)}")
     turn = d.get("turn", 0)
-    if isinstance(turn, bool) or not isinstance(turn, (int, np.integer)) or turn < 0:
-        raise ValueError(f"turn must be a non-negative integer, got {turn!r}")
+    if isinstance(turn, bool) or not isinstance(turn, (int, np.integer)) or not 0 <= turn < MAX_TURN:
+        raise ValueError(f"turn must be an integer in 0..2**62 - 1, got {excerpt(turn)}")
     pack = np.array(rules.pack, dtype=np.int64)
     if rules.hand_size and card is not None:
         raise ValueError(f"rules {rules.name!r} play from hands: there is no card in play, so 'card' must be null")
@@ -140,14 +154,14 @@ def state_from_dict(d: dict, rules: Rules, seed: int) -> np.ndarray:
     if card is not None:
         in_play[CARD_INDEX[card]] = 1
         if pack[CARD_INDEX[card]] == 0:
-            raise ValueError(f"card {card!r} is not in the {rules.name!r} pack")
+            raise ValueError(f"card {excerpt(card)} is not in the {rules.name!r} pack")
     if hands is not None and (hands.sum(axis=0) + in_play > pack).any():
         raise ValueError("hands (and the card in play) hold more cards than the pack")
     if "draw_pile" in d:
         pile = d["draw_pile"]
         if not isinstance(pile, dict) or set(pile) - set(CARD_NAMES) or any(
-                isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in pile.values()):
-            raise ValueError(f"draw_pile must map card names {list(CARD_NAMES)} to integer counts, got {pile!r}")
+                isinstance(v, bool) or not isinstance(v, (int, np.integer)) or abs(v) > 1000 for v in pile.values()):
+            raise ValueError(f"draw_pile must map card names {list(CARD_NAMES)} to integer counts, got {excerpt(pile)}")
         remain = np.array([pile.get(c, 0) for c in CARD_NAMES], dtype=np.int64)
         negative = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] < 0]
         if negative:
@@ -189,6 +203,12 @@ def state_from_dict(d: dict, rules: Rules, seed: int) -> np.ndarray:
         E.draw(state, r)
     else:
         state[E.CARD] = CARD_INDEX[card]
+    # A loaded game must be playable: the engine offers PASS when nothing else is legal, except
+    # in the middle of a split seven, whose remainder may have no pawn to move.
+    if E.legal_actions(state, r, np.empty(E.n_actions(r), dtype=np.int64)) == 0:
+        what = (f"the split seven's remaining {int(state[E.SEVEN_LEFT])} steps cannot be moved by any pawn "
+                "not yet moved" if state[E.SEVEN_LEFT] else "the player to move")
+        raise ValueError(f"no legal action in this position: {what}")
     return state
 
 
@@ -203,11 +223,15 @@ def _split_seven(d, rules, card, state):
     if (not isinstance(seven, dict) or set(seven) != {"left", "moved"} or not isinstance(seven["left"], int)
             or isinstance(seven["left"], bool)
             or not 1 <= seven["left"] <= 6 or not isinstance(seven["moved"], list) or not seven["moved"]
-            or any(not isinstance(i, int) or not 0 <= i < P for i in seven["moved"])
+            or any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < P for i in seven["moved"])
             or len(set(seven["moved"])) != len(seven["moved"])):
-        raise ValueError(f"split_seven must be {{'left': 1..6, 'moved': [distinct slots 0..{P - 1}]}}, got {seven!r}")
+        raise ValueError(f"split_seven must be {{'left': 1..6, 'moved': [distinct slots 0..{P - 1}]}}, "
+                         f"got {excerpt(seven)}")
+    if len(seven["moved"]) > 7 - seven["left"]:
+        raise ValueError(f"split_seven: {len(seven['moved'])} pawns moved, but only {7 - seven['left']} of the 7 "
+                         "steps were used (each part moves at least one)")
     if card != "7":
-        raise ValueError(f"a split seven is under way, so the card must be '7', got {card!r}")
+        raise ValueError(f"a split seven is under way, so the card must be '7', got {excerpt(card)}")
     state[E.SEVEN_LEFT] = seven["left"]
     state[E.SEVEN_MOVED] = sum(1 << i for i in seven["moved"])
     return True
@@ -229,8 +253,9 @@ def _hands(d, rules, active):
         if hand is None:
             continue
         if not isinstance(hand, dict) or set(hand) - set(CARD_NAMES) or any(
-                isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 for v in hand.values()):
-            raise ValueError(f"hands: seat {seat} must map card names to counts, got {hand!r}")
+                isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v <= 5
+                for v in hand.values()):
+            raise ValueError(f"hands: seat {seat} must map card names to counts, got {excerpt(hand)}")
         hands[seat] = [hand.get(c, 0) for c in CARD_NAMES]
         if hands[seat].sum() != rules.hand_size:
             raise ValueError(f"hands: seat {seat} holds {hands[seat].sum()} cards, not {rules.hand_size}")

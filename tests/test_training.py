@@ -5,8 +5,6 @@ import shutil
 
 import numpy as np
 import pytest
-from sb3_contrib import MaskablePPO
-
 from agents.gym_env import PolicyInputWrapper, SorryGymEnv
 from agents.policy import PolicyAgent, read_metadata
 from agents.policy_input import INPUT_SIZE, STATE_SIZE
@@ -17,6 +15,15 @@ from training.opponents import OpponentPool
 from training.train import make_envs, make_model, train
 
 SMOKE = "configs/smoke.yaml"
+
+
+def load_checkpoint(run_dir, cfg):
+    """The run's MaskablePPO as --resume rebuilds it: from the config, then the checkpoint."""
+    from training import checkpoint
+
+    model = make_model(cfg, make_envs(cfg, OpponentPool({"random": 1.0}), seed=0), run_dir / "tb")
+    checkpoint.restore(model, run_dir / checkpoint.FILE)
+    return model
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +41,8 @@ def test_training_writes_checkpoint_pool_logs_and_curve(smoke_run):
     assert len(state["snapshots"]) >= 2  # the initial policy and one scheduled snapshot
     assert all((run_dir / p).exists() for p in state["snapshots"])
     assert state["evaluations"][-1]["timesteps"] == state["timesteps"]
-    assert (run_dir / "checkpoint.zip").exists() and (run_dir / "learning_curve.png").exists()
+    assert (run_dir / "checkpoint.safetensors").exists() and (run_dir / "learning_curve.png").exists()
+    assert not (run_dir / "checkpoint.zip").exists()  # no pickle-based file in a run directory
     assert any((run_dir / "tb").rglob("events.out.tfevents.*"))
     assert read_metadata(run_dir / "policy.safetensors")["training"]["timesteps"] == state["timesteps"]
 
@@ -54,7 +62,7 @@ def test_resume_continues_the_same_run(smoke_run, tmp_path):
     assert after["snapshots"][:len(before["snapshots"])] == before["snapshots"]  # pool kept, grown
     assert len(after["snapshots"]) > len(before["snapshots"])
     assert after["evaluations"][:len(before["evaluations"])] == before["evaluations"]
-    model = MaskablePPO.load(copy / "checkpoint.zip", device="cpu")
+    model = load_checkpoint(copy, cfg)
     assert model.num_timesteps == after["timesteps"]
     assert model.policy.optimizer.state  # Adam moments travel with the checkpoint
 
@@ -95,7 +103,7 @@ def test_export_then_load_gives_the_sb3_actions(smoke_run, tmp_path):
     _, run_dir = smoke_run
     out = tmp_path / "policy.safetensors"
     export_run(run_dir, out)
-    assert_same_actions(MaskablePPO.load(run_dir / "checkpoint.zip", device="cpu"), out)
+    assert_same_actions(load_checkpoint(run_dir, load_config(SMOKE)), out)
     meta = read_metadata(out)
     assert meta["num_players"] == 2 and meta["rules"]["name"] == "hasbro2003"
     assert meta["layout"] == {"version": "sorry_v0", "obs_size": OBS_SIZE, "state_size": STATE_SIZE, "n_actions": 142}

@@ -594,10 +594,27 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
     return parser, parser.parse_args(argv)
 
 
+def check_out_dir(out) -> None:
+    """ValueError unless `out` is (or can be created as) a writable directory: checked
+    before the games, so a long tournament never ends in an unwritable folder."""
+    path = pathlib.Path(out)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out {out} is a file; name a directory for the results")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"--out {out}: {existing} is a file, so no directory can be made there")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: {existing} is not writable")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser, args = parse_args(argv)
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        parser.error(f"--out {args.out} is a file; name a directory for the results")
+    try:
+        check_out_dir(args.out)
+    except ValueError as error:
+        parser.error(str(error))
     if args.torch_threads is not None and args.torch_threads < 1:
         parser.error(f"--torch-threads must be at least 1, got {args.torch_threads}")
     if args.record:
@@ -638,10 +655,16 @@ def main(argv: list[str] | None = None) -> None:
                                      progress=not args.no_progress, torch_threads=args.torch_threads)
     except ValueError as error:
         parser.error(str(error))
+    except KeyboardInterrupt:
+        parser.exit(130, "\nsorry-eval: interrupted; no results written\n")
     elapsed = time.perf_counter() - start
     print(format_table(results))
     print(f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)")
-    for path in write_outputs(results, args.out):
+    try:
+        paths = write_outputs(results, args.out)
+    except OSError as error:
+        parser.exit(1, f"sorry-eval: cannot write the results to {args.out}: {error}\n")
+    for path in paths:
         print(f"wrote {path}")
     if args.record:
         max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns

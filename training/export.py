@@ -17,16 +17,25 @@ from typing import TYPE_CHECKING
 
 from agents.policy import save_policy
 
+from . import checkpoint
+from .config import validate
+
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
 
 
 def export_model(model: MaskablePPO, path: str | Path, config: dict, timesteps: int, evaluation: dict | None = None,
                  wall_seconds: float | None = None) -> None:
-    """Write the model's actor to `path` (atomically: agents.policy.save_policy)."""
-    policy = model.policy
-    save_policy(path, policy.mlp_extractor.actor, rules=config["game"]["rules"],
-                num_players=config["game"]["num_players"], network=policy.network,
+    """Write the model's actor to `path` atomically (a reader never sees half a file)."""
+    export_actor(model.policy.mlp_extractor.actor, path, config, timesteps, evaluation, wall_seconds)
+
+
+def export_actor(actor, path, config: dict, timesteps: int, evaluation: dict | None = None,
+                 wall_seconds: float | None = None) -> None:
+    """Write `actor` (agents.policy.Actor) of a run with `config` to policy file `path`, atomically."""
+    net = config["network"]
+    save_policy(path, actor, rules=config["game"]["rules"], num_players=config["game"]["num_players"],
+                network={"kind": net["kind"], "hidden": list(net["hidden"]), "activation": net["activation"]},
                 name=f"{config['name']}@{timesteps}",
                 training={"config": config, "timesteps": int(timesteps), "wall_seconds": wall_seconds},
                 evaluation=evaluation)
@@ -52,27 +61,34 @@ def tournament_summary(results_path: str | Path, config: dict) -> dict:
 
 
 def export_run(run_dir: str | Path, out: str | Path, tournaments: Iterable[str | Path] = ()) -> None:
-    """Export the latest checkpoint of a training run directory."""
+    """Export the latest checkpoint of a training run directory. Reads data only (JSON and
+    safetensors): a run directory from elsewhere cannot run code here."""
     run_dir, out = Path(run_dir), Path(out)
-    for needed in ("run_state.json", "checkpoint.zip"):
-        if not (run_dir / needed).is_file():
-            raise ValueError(f"{run_dir} is not a training run directory: it has no {needed}")
+    if not (run_dir / "run_state.json").is_file():
+        raise ValueError(f"{run_dir} is not a training run directory: it has no run_state.json")
+    checkpoint_path = checkpoint.find(run_dir)
+    if checkpoint_path is None:
+        raise ValueError(f"{run_dir} is not a training run directory: it has no {checkpoint.FILE}")
     if not out.parent.is_dir():
         raise ValueError(f"cannot write {out}: no directory {out.parent}")
-    state = json.loads((run_dir / "run_state.json").read_text())
-    summaries = [tournament_summary(path, state["config"]) for path in tournaments]
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO.load(run_dir / "checkpoint.zip", device="cpu")
-    history = state["evaluations"]
-    evaluation = {"latest": history[-1] if history else None, "history": history,
-                  "imitation": state["imitation"], "tournaments": summaries}
-    export_model(model, out, state["config"], model.num_timesteps, evaluation, state.get("wall_seconds"))
+    try:
+        state = json.loads((run_dir / "run_state.json").read_text())
+        config = state["config"]
+        validate(config, warm_start=False)
+        history = list(state["evaluations"])
+        evaluation = {"latest": history[-1] if history else None, "history": history,
+                      "imitation": state["imitation"]}
+        wall_seconds = state.get("wall_seconds")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        raise ValueError(f"{run_dir / 'run_state.json'} is damaged ({type(exc).__name__}: {str(exc)[:120]})") from None
+    evaluation["tournaments"] = [tournament_summary(path, config) for path in tournaments]
+    actor, timesteps = checkpoint.load_actor(checkpoint_path, config)
+    export_actor(actor, out, config, timesteps, evaluation, wall_seconds)
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Export a training run's latest checkpoint as a policy file.")
-    p.add_argument("run_dir", help="training run directory (holds checkpoint.zip and run_state.json)")
+    p.add_argument("run_dir", help="training run directory (holds checkpoint.safetensors and run_state.json)")
     p.add_argument("out", help="policy file to write (.safetensors)")
     p.add_argument("--tournament", nargs="*", default=[], metavar="RESULTS_JSON",
                    help="sorry-eval results.json files to record in the metadata")
@@ -81,6 +97,8 @@ def main(argv: list[str] | None = None) -> None:
         export_run(args.run_dir, args.out, args.tournament)
     except ValueError as e:
         p.error(str(e))
+    except OSError as e:  # e.g. OUT is a directory, or the disk is full
+        p.exit(1, f"sorry-export: cannot write {args.out}: {e}\n")
     print(f"wrote {args.out}")
 
 

@@ -5,9 +5,10 @@
 
 A run directory holds:
 
-- ``checkpoint.zip``: the MaskablePPO model (weights, optimizer state, step count), written
-  every ``checkpoint_every`` steps and at the end; ``run_state.json``: config, snapshot pool
-  and evaluation history at the same moment. ``--resume`` continues from the pair, so an
+- ``checkpoint.safetensors``: the MaskablePPO model's weights, optimizer state, step count
+  and generator states (data only, no pickle: :mod:`training.checkpoint`), written every
+  ``checkpoint_every`` steps and at the end; ``run_state.json``: config, snapshot pool and
+  evaluation history at the same moment. ``--resume`` continues from the pair, so an
   interruption loses at most one checkpoint interval.
 - ``pool/``: learner snapshots (policy files) that serve as opponents.
 - ``policy.safetensors``: the latest exported policy (evaluations use it; it is the result).
@@ -36,6 +37,7 @@ from tqdm import tqdm
 
 from agents.gym_env import PolicyInputWrapper, SorryGymEnv
 
+from . import checkpoint as run_checkpoint
 from .config import load_config, validate
 from .curve import plot_learning_curve
 from .evaluate import wilson_interval
@@ -69,20 +71,30 @@ class Run:
 
     @property
     def checkpoint_path(self) -> Path:
-        return self.dir / "checkpoint.zip"
+        return self.dir / run_checkpoint.FILE
 
     def load_state(self) -> None:
-        state = json.loads(self.state_path.read_text())
-        # The budget may grow on resume; anything else changed would make a different run.
-        if {**state["config"], "budget": None} != {**self.cfg, "budget": None}:
-            raise ValueError(f"{self.state_path}: the run was started with another config; "
-                             "use a new name to start a new run")
-        for path in state["snapshots"]:
-            self.pool.add_snapshot(self.dir / path)
-        self.evaluations = state["evaluations"]
-        self.imitation = state["imitation"]
-        self.wall_before = state.get("wall_seconds", 0.0)
-        self.last = state["last"]
+        try:
+            state = json.loads(self.state_path.read_text())
+            # The budget may grow on resume; anything else changed would make a different run.
+            if {**state["config"], "budget": None} != {**self.cfg, "budget": None}:
+                raise ValueError(f"{self.state_path}: the run was started with another config; "
+                                 "use a new name to start a new run")
+            for path in state["snapshots"]:
+                self.pool.add_snapshot(self.snapshot_file(path))
+            self.evaluations = list(state["evaluations"])
+            self.imitation = dict(state["imitation"])
+            self.wall_before = float(state.get("wall_seconds", 0.0))
+            self.last = {key: int(state["last"][key]) for key in self.last}
+        except (KeyError, TypeError, AttributeError, RecursionError) as exc:
+            raise ValueError(f"{self.state_path} is damaged ({type(exc).__name__}: {str(exc)[:80]})") from None
+
+    def snapshot_file(self, name) -> Path:
+        """A snapshot listed in run_state.json: a policy file in pool/, nowhere else."""
+        path = self.dir / str(name)
+        if not isinstance(name, str) or path.parent.resolve() != self.pool_dir.resolve():
+            raise ValueError(f"{self.state_path}: snapshot {name!r} is not a file in {self.pool_dir}")
+        return path
 
     def add_snapshot(self, model: MaskablePPO) -> None:
         self.pool_dir.mkdir(parents=True, exist_ok=True)
@@ -107,8 +119,7 @@ class Run:
     def checkpoint(self, model: MaskablePPO) -> None:
         """Model and run state, each replaced atomically, the state last: a crash between
         the two leaves a model at most one interval newer than the state, which resumes."""
-        model.save(self.dir / "checkpoint.tmp.zip")
-        os.replace(self.dir / "checkpoint.tmp.zip", self.checkpoint_path)
+        run_checkpoint.save(model, self.checkpoint_path)
         self.last["checkpoint"] = model.num_timesteps
         state = {"config": self.cfg, "timesteps": int(model.num_timesteps),
                  "snapshots": [str(Path(p).relative_to(self.dir)) for p in self.pool.snapshot_paths],
@@ -214,7 +225,7 @@ def open_run(cfg: dict, runs_dir: str | Path = "runs", resume: bool = False) -> 
     validate(cfg, warm_start=not resume)
     run = Run(cfg, Path(runs_dir) / cfg["name"])
     if resume:
-        if not run.checkpoint_path.exists():
+        if run_checkpoint.find(run.dir) is None:
             raise FileNotFoundError(f"--resume: no checkpoint in {run.dir}")
         run.load_state()
     elif run.state_path.exists():
@@ -235,7 +246,8 @@ def run_training(run: Run, resume: bool) -> Run:
     start = run.last["checkpoint"] if resume else 0
     venv = make_envs(cfg, run.pool, seed=cfg["seed"] + max(start, 0))
     if resume:
-        model = MaskablePPO.load(run.checkpoint_path, env=venv, device="cpu")
+        model = make_model(cfg, venv, run.dir / "tb")
+        run_checkpoint.restore(model, run.checkpoint_path)
     else:
         model = make_model(cfg, venv, run.dir / "tb")
         if cfg["imitation"]["samples"] > 0:

@@ -1,0 +1,123 @@
+"""Read a safetensors file's header without trusting it: sizes, names, dtypes and shapes are
+checked before any tensor is allocated.
+
+A safetensors file is an 8-byte little-endian header length, a JSON header (each tensor's
+dtype, shape and byte range, plus ``__metadata__``: text keys and values), then the raw
+tensor bytes. :func:`read_header` parses the header itself, refusing a header larger than
+``max_header_bytes``, tensors whose byte range does not fit their shape or the file, and
+anything that is not the format. Loading then needs no more memory than the file holds,
+and callers compare the shapes with what they expect before building anything from them.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+
+import numpy as np
+import torch
+
+MAX_HEADER_BYTES = 16 * 1024 * 1024
+ITEM_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
+              "U16": 2, "U32": 4, "U64": 8, "BOOL": 1}
+
+
+def excerpt(value, limit: int = 60) -> str:
+    """repr(value) cut to `limit` characters: error messages quote input, never echo it whole."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def read_header(path, max_header_bytes: int = MAX_HEADER_BYTES, what: str = "safetensors file") -> tuple[dict, dict]:
+    """(metadata, {tensor name: (dtype, shape)}) of safetensors file `path`, or ValueError
+    naming what is wrong (`what` names the kind of file expected). Reads only the header."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if len(head) < 8:
+                raise ValueError(f"{path} is not a {what}: {size} bytes, too short for a header")
+            (length,) = struct.unpack("<Q", head)
+            if length > max_header_bytes or length > size - 8:
+                raise ValueError(f"{path} is not a {what} (or is damaged): its header claims {length:,} "
+                                 f"bytes, the file has {size:,} and the limit is {max_header_bytes:,}")
+            raw = f.read(length)
+    except FileNotFoundError:
+        raise ValueError(f"{path} does not exist") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path} is a directory, not a {what}") from None
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ValueError(f"{path} is not a {what}: its header is not JSON") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path} is not a {what}: its header is not a JSON object")  # noqa: TRY004 (file content)
+    metadata = header.pop("__metadata__", None) or {}
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+        raise ValueError(f"{path}: the header's __metadata__ must map text to text")
+    data_bytes = size - 8 - length
+    tensors = {}
+    for name, entry in header.items():
+        tensors[name] = _check_entry(path, name, entry, data_bytes)
+    return metadata, tensors
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
+def _check_entry(path, name, entry, data_bytes):
+    if (not isinstance(entry, dict) or entry.get("dtype") not in ITEM_BYTES or not isinstance(entry.get("shape"), list)
+            or not all(_is_int(d) for d in entry["shape"]) or not isinstance(entry.get("data_offsets"), list)
+            or len(entry["data_offsets"]) != 2 or not all(_is_int(o) for o in entry["data_offsets"])):
+        raise ValueError(f"{path}: tensor {excerpt(name)} has a malformed header entry {excerpt(entry)}")
+    begin, end = entry["data_offsets"]
+    need = math.prod(entry["shape"]) * ITEM_BYTES[entry["dtype"]]
+    if end < begin or end - begin != need or end > data_bytes:
+        raise ValueError(f"{path}: tensor {excerpt(name)} ({entry['dtype']} {entry['shape']}) needs {need:,} bytes "
+                         f"but its byte range is {begin:,}..{end:,} of {data_bytes:,}")
+    return entry["dtype"], tuple(entry["shape"])
+
+
+def check_expected(path, found: dict, expected: dict, what: str) -> None:
+    """ValueError unless the header's tensors (`found`: name -> (dtype, shape)) are exactly
+    `expected` (name -> (dtype, shape)): the same names, dtypes and shapes."""
+    missing = sorted(set(expected) - set(found))
+    extra = sorted(set(found) - set(expected))
+    if missing or extra:
+        raise ValueError(f"{path}: the tensors do not match {what}: missing {excerpt(missing, 200)}, "
+                         f"unexpected {excerpt(extra, 200)}")
+    for name, (dtype, shape) in expected.items():
+        if found[name] != (dtype, tuple(shape)):
+            raise ValueError(f"{path}: tensor {name} is {found[name][0]} {list(found[name][1])}, {what} needs "
+                             f"{dtype} {list(shape)}")
+
+
+def load_checked(path, names) -> dict[str, torch.Tensor]:
+    """The named tensors of `path` (whose header was checked), refusing any that is not finite."""
+    from safetensors import safe_open
+
+    tensors = {}
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            for name in names:
+                tensors[name] = f.get_tensor(name)
+    except Exception as exc:  # noqa: BLE001 (safetensors raises its own types for a file changed under us)
+        raise ValueError(f"{path}: cannot read its tensors ({exc})") from None
+    for name, tensor in tensors.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            bad = int((~torch.isfinite(tensor)).sum())
+            raise ValueError(f"{path}: tensor {name} holds {bad} non-finite values (NaN or infinite): "
+                             "the file is broken")
+    return tensors
+
+
+TORCH_DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.float16: "F16", torch.bfloat16: "BF16",
+                torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8", torch.uint8: "U8",
+                torch.bool: "BOOL"}
+
+
+def spec(tensor: torch.Tensor | np.ndarray) -> tuple[str, tuple]:
+    """(safetensors dtype name, shape) of a tensor, as :func:`read_header` reports them."""
+    return TORCH_DTYPES[torch.as_tensor(tensor).dtype], tuple(tensor.shape)

@@ -1,0 +1,112 @@
+"""Input checks at the public edges: short quotes of bad input, and the state array's header.
+
+The compiled functions of :mod:`sorry_env.engine` trust their arguments (numba does not
+check indices; a corrupted state can read or write out of bounds and crash the process).
+The Python-level functions of :mod:`sorry_env.game` call :func:`check_state` once per call,
+before any compiled code, so a state array that did not come from the engine is a
+ValueError there instead.
+"""
+from __future__ import annotations
+
+import reprlib
+
+import numpy as np
+from numba import njit
+
+from . import engine as E
+from .geometry import START
+from .rules import N_CARDS, R_PACK, R_PACK_SIZE, R_PAWNS
+
+_repr = reprlib.Repr()
+_repr.maxlevel, _repr.maxstring, _repr.maxother, _repr.maxlong = 3, 40, 40, 40
+_repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 6
+
+
+def excerpt(value, limit: int = 80) -> str:
+    """A short quote of `value` for an error message: never the whole of a large or deeply
+    nested input (reprlib cuts depth and length; the result is at most `limit` characters)."""
+    try:
+        text = _repr.repr(value)
+    except (RecursionError, ValueError):  # a pathological __repr__, or int digits over Python's limit
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+# What _header_problem's codes mean (0: none).
+_PROBLEMS = (
+    None,
+    "ACTIVE must mark 2 to 4 seats with 0/1",
+    "TO_MOVE is not a seat in play",
+    "CARD is not -1 or a card index 0..10",
+    "WINNER is not -1 or a seat in play",
+    "TURN must be >= 0 and DRAW_AGAIN 0 or 1",
+    "pawn codes must be 0..66 for the pawns in play and -1 elsewhere",
+    "DRAW_POS is outside the pack",
+    "REMAIN counts are outside 0..the pack",
+    "DECK holds something that is not a card index",
+    "HANDS counts must be 0..5",
+    "SEVEN_LEFT must be 0..6 and SEVEN_MOVED 0..255",
+)
+
+
+@njit(cache=True)
+def _header_problem(state, rules):
+    """Index into _PROBLEMS of the first header field out of range (compiled: a few hundred
+    comparisons take well under a microsecond; the caller has checked the shape and dtype)."""
+    n_active = 0
+    for seat in range(4):
+        if state[E.ACTIVE + seat] != 0 and state[E.ACTIVE + seat] != 1:
+            return 1
+        n_active += state[E.ACTIVE + seat]
+    if n_active < 2:
+        return 1
+    to_move = state[E.TO_MOVE]
+    if to_move < 0 or to_move > 3 or state[E.ACTIVE + to_move] != 1:
+        return 2
+    if state[E.CARD] < -1 or state[E.CARD] >= N_CARDS:
+        return 3
+    winner = state[E.WINNER]
+    if winner != -1 and (winner < 0 or winner > 3 or state[E.ACTIVE + winner] != 1):
+        return 4
+    if state[E.TURN] < 0 or (state[E.DRAW_AGAIN] != 0 and state[E.DRAW_AGAIN] != 1):
+        return 5
+    ppp = rules[R_PAWNS]
+    for seat in range(4):
+        for slot in range(E.MAX_SLOTS):
+            code = state[E.PAWNS + seat * E.MAX_SLOTS + slot]
+            if state[E.ACTIVE + seat] == 1 and slot < ppp:
+                if code < 0 or code > START:
+                    return 6
+            elif code != -1:
+                return 6
+    size = rules[R_PACK_SIZE]
+    if state[E.DRAW_POS] < 0 or state[E.DRAW_POS] > size:
+        return 7
+    for c in range(N_CARDS):
+        if state[E.REMAIN + c] < 0 or state[E.REMAIN + c] > rules[R_PACK + c]:
+            return 8
+    for k in range(size):
+        if state[E.DECK + k] < 0 or state[E.DECK + k] >= N_CARDS:
+            return 9
+    for k in range(4 * N_CARDS):
+        if state[E.HANDS + k] < 0 or state[E.HANDS + k] > 5:
+            return 10
+    if state[E.SEVEN_LEFT] < 0 or state[E.SEVEN_LEFT] > 6 or state[E.SEVEN_MOVED] < 0 or state[E.SEVEN_MOVED] > 255:
+        return 11
+    return 0
+
+
+def check_state(state, rules_array: np.ndarray) -> None:
+    """ValueError unless `state` is an int64 array of the engine's shape whose header fields
+    are in range for the rules: seats, player to move, card, winner, counters, pawn codes,
+    draw position, pile counts, deck cards, hands and a split seven. The shape and dtype are
+    checked in Python, the fields by a compiled loop (about a microsecond); it does not replay
+    the game, so a state can pass and still be one no game reaches, but it cannot send
+    compiled code out of bounds."""
+    if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (E.STATE_SIZE,):
+        what = f"{state.dtype} array of shape {state.shape}" if isinstance(state, np.ndarray) else \
+            type(state).__name__
+        raise ValueError(f"state must be the engine's int64 array of shape ({E.STATE_SIZE},), got a {what}")
+    problem = _header_problem(state, rules_array)
+    if problem:
+        raise ValueError(f"state: {_PROBLEMS[problem]}")
