@@ -5,6 +5,7 @@ with settings: ``"expectimax:depth=3"``, ``"montecarlo:iterations=400,rollout_pl
 model; or your own agent as ``package.module:Name``. ``as_agent`` also passes Agent objects
 and functions through, and ``action_for(env, agent)`` asks an agent for the move of the
 player to move in a PettingZoo env."""
+
 import importlib
 import inspect
 import math
@@ -49,16 +50,21 @@ def _settings(maker, name: str, spec: str, settings: str) -> dict:
     here with its name instead of failing (or being silently rounded) inside the agent."""
     target = maker.__init__ if isinstance(maker, type) else maker
     params = inspect.signature(target).parameters
-    defaults = {key: p.default for key, p in params.items()
-                if key not in NOT_SETTABLE and p.default is not inspect.Parameter.empty}
+    defaults = {
+        key: p.default
+        for key, p in params.items()
+        if key not in NOT_SETTABLE and p.default is not inspect.Parameter.empty
+    }
     kwargs = {}
     for item in filter(None, settings.split(",")):
         key, eq, text = (part.strip() for part in item.partition("="))
         if not eq:
             raise ValueError(f"agent setting {item!r} in {spec!r} must look like key=value")
         if key not in defaults:
-            raise ValueError(f"agent {name!r} has no setting {key!r} (in {spec!r}); "
-                             f"its settings: {', '.join(sorted(defaults)) or 'none'}")
+            raise ValueError(
+                f"agent {name!r} has no setting {key!r} (in {spec!r}); "
+                f"its settings: {', '.join(sorted(defaults)) or 'none'}"
+            )
         kind = type(defaults[key]) if defaults[key] is not None else str
         try:
             kwargs[key] = kind(text) if kind is not int else int(text, 10)
@@ -67,7 +73,7 @@ def _settings(maker, name: str, spec: str, settings: str) -> dict:
             raise ValueError(f"agent setting {key} in {spec!r} must be {noun}, got {text!r}") from None
         # Settings reach compiled code as 64-bit numbers: out of that range, or not finite, is a mistake.
         value = kwargs[key]
-        if (kind is int and not -2**62 < value < 2**62) or (kind is float and not math.isfinite(value)):
+        if (kind is int and not -(2**62) < value < 2**62) or (kind is float and not math.isfinite(value)):
             raise ValueError(f"agent setting {key} in {spec!r} is out of range: {text[:40]}")
     return kwargs
 
@@ -90,17 +96,21 @@ def _import_agent(spec: str, seed) -> Agent:
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
-        raise ValueError(f"agent {spec!r}: cannot import module {module_name!r} ({error}); "
-                         "is it on the Python path (PYTHONPATH, or installed)?") from None
+        raise ValueError(
+            f"agent {spec!r}: cannot import module {module_name!r} ({error}); "
+            "is it on the Python path (PYTHONPATH, or installed)?"
+        ) from None
     if not hasattr(module, attr):
         raise ValueError(f"agent {spec!r}: module {module_name!r} has no {attr!r}")
     maker = getattr(module, attr)
     if isinstance(maker, type) and not issubclass(maker, Agent):
-        raise ValueError(f"agent {spec!r}: class {attr} is not an agent; subclass agents.Agent "
-                         "(reset(seed) and act(turn) -> action)")
+        raise ValueError(
+            f"agent {spec!r}: class {attr} is not an agent; subclass agents.Agent (reset(seed) and act(turn) -> action)"
+        )
     if not callable(maker):
-        raise ValueError(f"agent {spec!r}: {attr} is a {type(maker).__name__}, not an Agent class or a function "
-                         "returning one")
+        raise ValueError(
+            f"agent {spec!r}: {attr} is a {type(maker).__name__}, not an Agent class or a function returning one"
+        )
     kwargs = _settings(maker, attr, spec, settings)
     if _takes_seed(maker):
         kwargs["seed"] = seed
@@ -116,8 +126,12 @@ def _is_import_spec(spec: str) -> bool:
     """``module:Name[:settings]`` (a registered name's settings contain '=' instead)."""
     module_name, colon, rest = spec.partition(":")
     attr = rest.partition(":")[0]
-    return (bool(colon) and module_name not in AGENTS and attr.isidentifier()
-            and all(part.isidentifier() for part in module_name.split(".")))
+    return (
+        bool(colon)
+        and module_name not in AGENTS
+        and attr.isidentifier()
+        and all(part.isidentifier() for part in module_name.split("."))
+    )
 
 
 def make_agent(spec: str, seed=None) -> Agent:
@@ -146,8 +160,11 @@ def make_agent(spec: str, seed=None) -> Agent:
         return PolicyAgent(spec, seed=seed)
     if _is_import_spec(spec):
         return _import_agent(spec, seed)
-    raise ValueError(f"unknown agent {name!r}; choose from {sorted(AGENTS)} (or the aliases {sorted(ALIASES)}), a policy file (.safetensors), "
-                     "an sb3 model (.zip) or package.module:Name")
+    raise ValueError(
+        f"unknown agent {name!r}; choose from {sorted(AGENTS)} (or the aliases {sorted(ALIASES)}), "
+        "a policy file (.safetensors), "
+        "an sb3 model (.zip) or package.module:Name"
+    )
 
 
 def as_agent(agent, seed=None) -> Agent:
@@ -160,8 +177,10 @@ def as_agent(agent, seed=None) -> Agent:
         return make_agent(agent, seed=seed)
     if callable(agent) and not isinstance(agent, type):
         return CallableAgent(agent, seed=seed)
-    raise TypeError(f"an agent is a spec (text), an agents.Agent or a function from the observation dict "
-                    f"to an action; got {agent!r}")
+    raise TypeError(
+        f"an agent is a spec (text), an agents.Agent or a function from the observation dict "
+        f"to an action; got {agent!r}"
+    )
 
 
 def agent_label(agent) -> str:
@@ -199,8 +218,10 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
     turn = Turn.from_state(state, raw.rules, rng if rng is not None else np.random.default_rng(), legal)
     action = agent.act(turn)
     if action not in legal:
-        raise ValueError(f"agent {agent_label(agent)!r} chose illegal action {action!r} for "
-                         f"{raw.agent_selection}; legal: {legal.tolist()}")
+        raise ValueError(
+            f"agent {agent_label(agent)!r} chose illegal action {action!r} for "
+            f"{raw.agent_selection}; legal: {legal.tolist()}"
+        )
     return int(action)
 
 
@@ -226,6 +247,22 @@ def set_torch_threads(threads: int | None = None) -> int | None:
 
 TORCH_THREADS_VAR = "SORRY_TORCH_THREADS"
 
-__all__ = ["Agent", "Turn", "CallableAgent", "public_view", "make_agent", "as_agent", "action_for", "agent_label",
-           "set_torch_threads", "AGENTS", "RandomAgent", "GreedyAgent", "HeuristicAgent", "ExpectimaxAgent",
-           "MonteCarloAgent", "MCTSAgent", "ALIASES"]
+__all__ = [
+    "Agent",
+    "Turn",
+    "CallableAgent",
+    "public_view",
+    "make_agent",
+    "as_agent",
+    "action_for",
+    "agent_label",
+    "set_torch_threads",
+    "AGENTS",
+    "RandomAgent",
+    "GreedyAgent",
+    "HeuristicAgent",
+    "ExpectimaxAgent",
+    "MonteCarloAgent",
+    "MCTSAgent",
+    "ALIASES",
+]

@@ -5,6 +5,7 @@ engine state. The public state is a copy whose hidden parts (the order of the dr
 the generator that would reshuffle it) are scrambled, so an agent can use the engine for
 search but cannot peek at the next card.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -38,8 +39,9 @@ class Turn:
     legal: np.ndarray  # legal action indices, sorted
 
     @classmethod
-    def from_state(cls, state: np.ndarray, rules: Rules | str, rng: np.random.Generator,
-                   legal: np.ndarray | None = None) -> "Turn":
+    def from_state(
+        cls, state: np.ndarray, rules: Rules | str, rng: np.random.Generator, legal: np.ndarray | None = None
+    ) -> Turn:
         """The turn of the seat to move in the true game `state`, with everything that seat
         cannot see re-drawn from `rng` (:func:`public_view`). The one way to build a Turn
         from a real game, so no caller can hand an agent the draw order by mistake.
@@ -47,8 +49,7 @@ class Turn:
         rules = get_rules(rules)
         if legal is None:
             legal = game.legal_actions(state, rules)
-        return cls(public_view(state, rules, rng), rules, int(E.to_move(state)),
-                   np.asarray(legal, dtype=np.int64))
+        return cls(public_view(state, rules, rng), rules, int(E.to_move(state)), np.asarray(legal, dtype=np.int64))
 
     def observation(self) -> dict:
         """The env's observation dict for this seat (for policy agents)."""

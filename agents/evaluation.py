@@ -14,6 +14,7 @@ from the engine's movement tables; it ignores whether the opponent's own pawns w
 
 Every tunable number is a field of :class:`Weights` (the one place they live).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,11 +24,27 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env.geometry import (
-    BACKWARD, FORWARD, HOME, SAFE0, SLIDE_END, SLIDE_OWNER, START, START_CIRCLE, STEPS_TO_HOME,
+    BACKWARD,
+    FORWARD,
+    HOME,
+    SAFE0,
+    SLIDE_END,
+    SLIDE_OWNER,
+    START,
+    START_CIRCLE,
+    STEPS_TO_HOME,
     TRACK,
 )
 from sorry_env.rules import (
-    C4, C7, C10, CSORRY, N_CARDS, R_PAWNS, R_SORRY_FORWARD, R_START_CARDS, R_TEAMS,
+    C4,
+    C7,
+    C10,
+    CSORRY,
+    N_CARDS,
+    R_PAWNS,
+    R_SORRY_FORWARD,
+    R_START_CARDS,
+    R_TEAMS,
 )
 
 from .simulate import card_chances

@@ -18,6 +18,7 @@ With hands (play for points) the next player's options come from a hidden hand r
 a public draw, so there is no chance layer to expand: the search runs on `samples`
 determinizations of the hidden cards and adds up the root scores.
 """
+
 import numpy as np
 from numba import njit
 
@@ -29,7 +30,11 @@ from .base import ChoosingAgent, Turn
 from .evaluation import DEFAULT_WEIGHTS, Weights, seat_equities, seat_score, win_chance
 from .heuristic import heuristic_choice
 from .simulate import (
-    action_buffer, after_move_into, card_chances, determinize, is_chance_node,
+    action_buffer,
+    after_move_into,
+    card_chances,
+    determinize,
+    is_chance_node,
     seed_from,
 )
 
@@ -106,8 +111,14 @@ def root_scores(state, rules, w, legal, n, depth, model_others, totals):
 class ExpectimaxAgent(ChoosingAgent):
     name = "expectimax"
 
-    def __init__(self, seed: int | None = None, depth: int = 3, model_others: int = 0, samples: int = 8,
-                 weights: Weights = DEFAULT_WEIGHTS):
+    def __init__(
+        self,
+        seed: int | None = None,
+        depth: int = 3,
+        model_others: int = 0,
+        samples: int = 8,
+        weights: Weights = DEFAULT_WEIGHTS,
+    ):
         """depth: decisions searched; model_others: 1 to assume the other side plays the
         heuristic's move (searched only for the own side); samples: determinizations of the
         hidden hands (play for points only)."""
@@ -128,6 +139,5 @@ class ExpectimaxAgent(ChoosingAgent):
                 determinize(world, rules_array, turn.seat, seed_from(self.rng))
                 root_scores(world, rules_array, self.weights, legal, len(legal), self.depth, self.model_others, totals)
         else:
-            root_scores(turn.state, rules_array, self.weights, legal, len(legal), self.depth, self.model_others,
-                        totals)
+            root_scores(turn.state, rules_array, self.weights, legal, len(legal), self.depth, self.model_others, totals)
         return int(legal[np.argmax(totals)])

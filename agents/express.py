@@ -10,6 +10,7 @@ by, in this order: a win of its own (a loss to another player's win ranks last),
 section count, its largest holding of one colour (a Slide can make that its home section),
 its number of pawns, and last the largest opponent home section (smaller is better).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -60,7 +61,7 @@ def greedy_score(state: np.ndarray, seat: int) -> int:
     w = int(state[E.WINNER])
     if w >= 0:
         return WIN if w == seat else -WIN
-    own = state[E.OWNED + seat * E.N_COLOURS:E.OWNED + (seat + 1) * E.N_COLOURS]
+    own = state[E.OWNED + seat * E.N_COLOURS : E.OWNED + (seat + 1) * E.N_COLOURS]
     home = int(E.home_count(state, seat))
     rival = max(int(E.home_count(state, other)) for other in range(int(state[E.N_PLAYERS])) if other != seat)
     return home * 10_000 + int(own.max()) * 1_000 + int(own.sum()) * 10 - rival

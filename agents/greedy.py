@@ -1,5 +1,6 @@
 """`greedy`: the move with the most immediate progress of its own pawns, Home and the safety
 zone first. Moves are tried with the engine, so bumps and slides count as they happen."""
+
 import numpy as np
 from numba import njit
 

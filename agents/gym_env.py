@@ -51,6 +51,7 @@ Accessors
 policy network may add to its input, :class:`PolicyInputWrapper`); ``turn()`` (the
 learner's :class:`agents.Turn`, for scripted teachers); ``state_dict()``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -85,10 +86,12 @@ def game_tag(rules, num_players: int) -> dict:
 def observation_space(rules, num_players: int) -> spaces.Dict:
     """The observation space of the env (and of the PettingZoo env) for a game."""
     n_actions = game.num_actions(rules)
-    space = spaces.Dict({
-        "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-        "action_mask": spaces.Box(0, 1, (n_actions,), dtype=np.int8),
-    })
+    space = spaces.Dict(
+        {
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (n_actions,), dtype=np.int8),
+        }
+    )
     space.sorry_game = game_tag(rules, num_players)
     return space
 
@@ -96,24 +99,35 @@ def observation_space(rules, num_players: int) -> spaces.Dict:
 class SorryGymEnv(gymnasium.Env):
     metadata: ClassVar[dict] = {"render_modes": ["ansi"], "render_fps": 1}
 
-    def __init__(self, num_players: int = 2, opponents: Sequence | str | Agent | Callable = ("heuristic",),
-                 rules="hasbro2003", seat: int | None = None, max_turns: int | None = DEFAULT_MAX_TURNS,
-                 reward: str = "win", illegal_action: str = "lose",
-                 opponent_sampler: Callable | None = None, torch_threads: int | None = 1, render_mode=None):
+    def __init__(
+        self,
+        num_players: int = 2,
+        opponents: Sequence | str | Agent | Callable = ("heuristic",),
+        rules="hasbro2003",
+        seat: int | None = None,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
+        reward: str = "win",
+        illegal_action: str = "lose",
+        opponent_sampler: Callable | None = None,
+        torch_threads: int | None = 1,
+        render_mode=None,
+    ):
         self.rules = get_rules(rules)
         self.seats = game.seats_for(num_players, rules=self.rules)
         self.num_players = len(self.seats)
         if seat is not None and seat not in self.seats:
-            raise ValueError(f"seat must be None (random each episode) or one of the seats in play {self.seats}, "
-                             f"got {seat!r}")
+            raise ValueError(
+                f"seat must be None (random each episode) or one of the seats in play {self.seats}, got {seat!r}"
+            )
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
         if reward not in ("win", "points"):
             raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
         if reward == "points" and self.rules.scoring == "none":
             raise ValueError(f"reward='points' needs rules with a scoring system; {self.rules.name!r} has none")
-        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
-                                      or max_turns < 1):
+        if max_turns is not None and (
+            isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1
+        ):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
@@ -131,8 +145,9 @@ class SorryGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(self.n_actions)
         self.opponent_sampler = opponent_sampler
         self._made = {}  # spec -> agent made by this env (specs drawn again reuse it)
-        self._fixed = None if opponent_sampler is not None else self._resolve(opponents, self.num_players - 1,
-                                                                              fresh=True)
+        self._fixed = (
+            None if opponent_sampler is not None else self._resolve(opponents, self.num_players - 1, fresh=True)
+        )
         self.state = None
         self.learner_seat = -1
         self.opponents = {}  # seat -> (label, agent) this episode
@@ -148,14 +163,14 @@ class SorryGymEnv(gymnasium.Env):
         if isinstance(opponents, (str, Agent)) or callable(opponents):
             opponents = [opponents]
         if not isinstance(opponents, (list, tuple)):
-            raise TypeError(f"opponents: give a list of agents (specs, Agent objects or functions) or one agent, "
-                             f"got {opponents!r}")
+            raise TypeError(
+                f"opponents: give a list of agents (specs, Agent objects or functions) or one agent, got {opponents!r}"
+            )
         opponents = list(opponents)
         if len(opponents) == 1:
             opponents = opponents * n
         if len(opponents) != n:
-            raise ValueError(f"opponents: give 1 or {n} opponents for {self.num_players} players, "
-                             f"got {len(opponents)}")
+            raise ValueError(f"opponents: give 1 or {n} opponents for {self.num_players} players, got {len(opponents)}")
         resolved = []
         for k, entry in enumerate(opponents):
             if isinstance(entry, str) and not fresh and entry in self._made:
@@ -238,8 +253,13 @@ class SorryGymEnv(gymnasium.Env):
             won = terminated and game.same_side(self.rules, self.learner_seat, int(self.state[E.WINNER]))
             info = self._end_info(won)
             if terminated:
-                reward = (float(scores(self.state, self.rules)[self.learner_seat]) if self.reward_kind == "points"
-                          else 1.0 if won else -1.0)
+                reward = (
+                    float(scores(self.state, self.rules)[self.learner_seat])
+                    if self.reward_kind == "points"
+                    else 1.0
+                    if won
+                    else -1.0
+                )
         return self._observe(), reward, terminated, bool(truncated), info
 
     def action_masks(self) -> np.ndarray:
@@ -264,8 +284,9 @@ class SorryGymEnv(gymnasium.Env):
         """The learner's Turn (what a scripted agent in its seat would be shown)."""
         if self._over:
             raise RuntimeError("the episode is over: the learner has no turn")
-        return Turn.from_state(self.state, self.rules, rng if rng is not None else self.np_random,
-                               np.flatnonzero(self._mask))
+        return Turn.from_state(
+            self.state, self.rules, rng if rng is not None else self.np_random, np.flatnonzero(self._mask)
+        )
 
     def state_dict(self) -> dict:
         """The current position as a JSON-able state dict (see sorry_env.state_io)."""
@@ -281,8 +302,11 @@ class SorryGymEnv(gymnasium.Env):
         return bool(self.state[E.WINNER] >= 0 or self.state[E.TURN] >= self.max_turns)
 
     def _end_info(self, won: bool) -> dict:
-        info = {"learner_won": bool(won), "learner_seat": self.learner_seat,
-                "opponents": [label for label, _ in self.opponents.values()]}
+        info = {
+            "learner_won": bool(won),
+            "learner_seat": self.learner_seat,
+            "opponents": [label for label, _ in self.opponents.values()],
+        }
         if self.rules.scoring != "none" and self.state[E.WINNER] >= 0:
             info["score"] = int(scores(self.state, self.rules)[self.learner_seat])
         return info
@@ -296,10 +320,16 @@ class SorryGymEnv(gymnasium.Env):
             legal = np.flatnonzero(self._mask)
             label, agent = self.opponents[seat]
             action = agent.act(Turn.from_state(state, self.rules, self.np_random, legal))
-            if (isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer))
-                    or not 0 <= action < self.n_actions or not self._mask[action]):
-                raise ValueError(f"opponent {label!r} (seat {seat}) chose illegal action {action!r} in episode "
-                                 f"{self._episode} at turn {int(state[E.TURN])}; legal: {legal.tolist()}")
+            if (
+                isinstance(action, (bool, np.bool_))
+                or not isinstance(action, (int, np.integer))
+                or not 0 <= action < self.n_actions
+                or not self._mask[action]
+            ):
+                raise ValueError(
+                    f"opponent {label!r} (seat {seat}) chose illegal action {action!r} in episode "
+                    f"{self._episode} at turn {int(state[E.TURN])}; legal: {legal.tolist()}"
+                )
             E.step(state, self._rules, int(action))
 
     def _observe(self) -> dict:
@@ -329,4 +359,3 @@ class PolicyInputWrapper(gymnasium.ObservationWrapper):
 
     def action_masks(self) -> np.ndarray:
         return self.env.unwrapped.action_masks()
-

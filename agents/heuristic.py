@@ -2,6 +2,7 @@
 one whose resulting position scores best under :mod:`agents.evaluation` (bumps against the
 leader, slides, safety and Home, threats weighted by the remaining deck, the backward
 shortcut; the weights are :class:`agents.evaluation.Weights`)."""
+
 import numpy as np
 from numba import njit
 

@@ -15,6 +15,7 @@ best mean wins (flat Monte Carlo; measured, a UCB1 bandit or successive halving 
 moves did no better). Root moves that lead to the same position (the two orders of a split
 seven that touch nothing between them) are played once.
 """
+
 import numpy as np
 from numba import njit
 
@@ -133,8 +134,15 @@ def monte_carlo_choice(state, rules, w, legal, n, seed, iterations, rollout_plie
 class MonteCarloAgent(ChoosingAgent):
     name = "montecarlo"
 
-    def __init__(self, seed: int | None = None, iterations: int = 400, rollout_plies: int = 6, epsilon: float = 0.1,
-                 value: str | None = None, weights: Weights = DEFAULT_WEIGHTS):
+    def __init__(
+        self,
+        seed: int | None = None,
+        iterations: int = 400,
+        rollout_plies: int = 6,
+        epsilon: float = 0.1,
+        value: str | None = None,
+        weights: Weights = DEFAULT_WEIGHTS,
+    ):
         """iterations: playouts per move (about); rollout_plies: moves per playout before
         the evaluation takes over (0: play to the end); epsilon: chance of a uniformly
         random move in a playout; value: an afterstate policy file whose network scores
@@ -163,6 +171,18 @@ class MonteCarloAgent(ChoosingAgent):
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
         self.check_game(turn.rules, len(game.seats(turn.state)))
-        return int(monte_carlo_choice(turn.state, game.rules_array(turn.rules), self.weights, legal, len(legal),
-                                      seed_from(self.rng), self.iterations, self.rollout_plies, self.epsilon,
-                                      self.params, self.sizes))
+        return int(
+            monte_carlo_choice(
+                turn.state,
+                game.rules_array(turn.rules),
+                self.weights,
+                legal,
+                len(legal),
+                seed_from(self.rng),
+                self.iterations,
+                self.rollout_plies,
+                self.epsilon,
+                self.params,
+                self.sizes,
+            )
+        )

@@ -16,6 +16,7 @@ yours that is forced (the only legal one) plays itself, with one line saying wha
 Pawns keep their label (``R1`` .. ``R4``) all game, and the square numbers in the texts are
 printed round the board's edge. Under play for points your hand is shown with the board.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,13 @@ class Quit(Exception):
     """The player typed q or the input ended."""
 
 
-def ask_move(state: np.ndarray, rules: Rules | str, legal: np.ndarray, read: Callable[[str], str] = input,
-             labels: PawnLabels | None = None) -> int:
+def ask_move(
+    state: np.ndarray,
+    rules: Rules | str,
+    legal: np.ndarray,
+    read: Callable[[str], str] = input,
+    labels: PawnLabels | None = None,
+) -> int:
     """The action the person picks from `legal`; re-asks until the answer is a listed number.
     Options are told with their consequences (pawns named by `labels`, a PawnLabels)."""
     labels = labels if labels is not None else PawnLabels(state, rules)
@@ -61,8 +67,15 @@ def ask_move(state: np.ndarray, rules: Rules | str, legal: np.ndarray, read: Cal
         print(f"{shown} is not one of the moves: type a number from 1 to {len(legal)}, or q to quit.")
 
 
-def play(human_seat: int, opponents: dict, rules: Rules | str, num_players: int, seed: int, max_turns: int,
-         read: Callable[[str], str] = input) -> int | None:
+def play(
+    human_seat: int,
+    opponents: dict,
+    rules: Rules | str,
+    num_players: int,
+    seed: int,
+    max_turns: int,
+    read: Callable[[str], str] = input,
+) -> int | None:
     """One game; `opponents` maps each other seat to (label, agent). Returns the winner seat
     (None if the game was truncated)."""
     rng = np.random.default_rng(seed)
@@ -85,7 +98,7 @@ def play(human_seat: int, opponents: dict, rules: Rules | str, num_players: int,
         before = state.copy()
         E.step(state, game.rules_array(rules), int(action))
         move = labels.advance(before, int(action), state)
-        text = narrate(before, rules, int(action), move, labels.previous)[len(COLOUR_NAMES[seat]):]
+        text = narrate(before, rules, int(action), move, labels.previous)[len(COLOUR_NAMES[seat]) :]
         if seat == human_seat:  # "Red plays 5: ..." -> "You play 5: ..."
             text = "You" + text.replace(" plays ", " play ", 1).replace(" discards ", " discard ", 1)
             print(text + (" (forced: your only move)" if len(legal) == 1 else ""))
@@ -95,8 +108,9 @@ def play(human_seat: int, opponents: dict, rules: Rules | str, num_players: int,
     return game.winner(state)
 
 
-def build_opponents(specs: list[str], seats: tuple[int, ...], human_seat: int, rules: Rules | str, num_players: int,
-                    seed: int) -> dict:
+def build_opponents(
+    specs: list[str], seats: tuple[int, ...], human_seat: int, rules: Rules | str, num_players: int, seed: int
+) -> dict:
     """seat -> (label, agent) for the seats other than the human's, in turn order after it.
     A policy made for other rules or another player count is refused here, before play."""
     others = [seats[(seats.index(human_seat) + k) % len(seats)] for k in range(1, len(seats))]
@@ -123,13 +137,20 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Play Sorry! in the terminal against agents and trained policies.")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="AGENT",
-                   help=f"agent names ({', '.join(sorted(AGENTS))}) or policy files, one per opponent "
-                        "in turn order after you, or one for all")
+    p.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["heuristic"],
+        metavar="AGENT",
+        help=f"agent names ({', '.join(sorted(AGENTS))}) or policy files, one per opponent "
+        "in turn order after you, or one for all",
+    )
     p.add_argument("--seat", type=int, help="your seat (default: the first seat in play; you are Red at seat 0)")
     p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
     p.add_argument("--seed", type=int, default=0, help="shuffles the pack and picks who starts")
-    p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="call the game a draw after this many cards")
+    p.add_argument(
+        "--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="call the game a draw after this many cards"
+    )
     args = p.parse_args(argv)
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # a stray non-UTF-8 byte is a wrong answer, not a crash
@@ -150,8 +171,10 @@ def _main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         p.error(str(exc))
 
-    print(f"You are {COLOUR_NAMES[human_seat]} (seat {human_seat}). Opponents: "
-          + ", ".join(f"{COLOUR_NAMES[s]} = {label}" for s, (label, _) in opponents.items()))
+    print(
+        f"You are {COLOUR_NAMES[human_seat]} (seat {human_seat}). Opponents: "
+        + ", ".join(f"{COLOUR_NAMES[s]} = {label}" for s, (label, _) in opponents.items())
+    )
     try:
         winner = play(human_seat, opponents, rules, args.players, args.seed, args.max_turns)
     except Quit as why:

@@ -41,6 +41,7 @@ before the network is built, and non-finite weights are refused with the tensor'
 Play needs plain torch only (no stable-baselines3). Illegal actions are masked out before the
 argmax (or the sample, with ``sample=True``).
 """
+
 from __future__ import annotations
 
 import json
@@ -52,15 +53,15 @@ import torch
 from safetensors.torch import save_file
 from torch import nn
 
-from sorry_env import game
 import sorry_env.version
+from sorry_env import game
 from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import Rules, get_rules
 
 from . import tensor_file
+from .base import Agent, Turn
 from .policy_input import INPUT_SIZE, afterstates, layout, policy_input, rules_dict, rules_from_dict
 from .tensor_file import excerpt
-from .base import Agent, Turn
 
 FORMAT = "sorry_policy"
 FORMAT_VERSION = 2
@@ -116,16 +117,32 @@ def masked_logits(logits: torch.Tensor, masks: np.ndarray | torch.Tensor) -> tor
     return logits.masked_fill(~torch.as_tensor(masks).bool(), float("-inf"))
 
 
-def save_policy(path: str | os.PathLike, actor: Actor, *, rules: Rules | str, num_players: int, network: dict,
-                name: str,
-                training: dict | None = None, evaluation: dict | None = None) -> None:
+def save_policy(
+    path: str | os.PathLike,
+    actor: Actor,
+    *,
+    rules: Rules | str,
+    num_players: int,
+    network: dict,
+    name: str,
+    training: dict | None = None,
+    evaluation: dict | None = None,
+) -> None:
     """Write `actor` with the metadata that makes the file self-describing, atomically (a
     reader never sees half a file: it is written next to `path` and renamed into place) and
     readable by everyone (safetensors writes owner-only files; policy files are for sharing).
     The one writer of policy and value-network files."""
-    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": name, "layout": layout(rules),
-            "rules": rules_dict(rules), "num_players": int(num_players), "network": network,
-            "training": training or {}, "evaluation": evaluation or {}}
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "name": name,
+        "layout": layout(rules),
+        "rules": rules_dict(rules),
+        "num_players": int(num_players),
+        "network": network,
+        "training": training or {},
+        "evaluation": evaluation or {},
+    }
     tensors = {k: v.detach().to(torch.float32).contiguous() for k, v in actor.state_dict().items()}
     tmp = f"{path}.tmp"
     try:
@@ -174,8 +191,9 @@ def check_network(path, network) -> dict:
         raise ValueError(f"{path}: network kind must be one of {KINDS}, got {excerpt(kind)}")
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise ValueError(f"{path}: network activation must be one of {sorted(ACTIVATIONS)}, got {excerpt(activation)}")
-    if not isinstance(hidden, list) or not all(isinstance(w, int) and not isinstance(w, bool) and w > 0
-                                               for w in hidden):
+    if not isinstance(hidden, list) or not all(
+        isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in hidden
+    ):
         raise ValueError(f"{path}: network hidden must be a list of layer widths > 0, got {excerpt(hidden)}")
     return network
 
@@ -196,13 +214,17 @@ def _checked_header(path):
     header agree with each other and with this code; ValueError otherwise."""
     meta, found = read_header(path)
     if meta.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: policy file format version {excerpt(meta.get('format_version'))}, "
-                         f"this code reads version {FORMAT_VERSION}. Export it again with this version.")
+        raise ValueError(
+            f"{path}: policy file format version {excerpt(meta.get('format_version'))}, "
+            f"this code reads version {FORMAT_VERSION}. Export it again with this version."
+        )
     rules = rules_from_dict(meta.get("rules"), path)
     want, have = layout(rules), meta.get("layout", {})
     if have != want:
-        raise ValueError(f"{path} was made for input/action layout {excerpt(have, 200)} but this sorry_env uses "
-                         f"{want}. Retrain or export it again with this version.")
+        raise ValueError(
+            f"{path} was made for input/action layout {excerpt(have, 200)} but this sorry_env uses "
+            f"{want}. Retrain or export it again with this version."
+        )
     players = meta.get("num_players")
     if isinstance(players, bool) or players not in (2, 3, 4):
         raise ValueError(f"{path}: num_players must be 2, 3 or 4, got {excerpt(players)}")
@@ -210,8 +232,10 @@ def _checked_header(path):
     expected = actor_tensors(net_cfg["kind"], net_cfg["hidden"], want["n_actions"])
     parameters = sum(math.prod(shape) for _, shape in expected.values())
     if parameters > MAX_PARAMETERS:
-        raise ValueError(f"{path}: its metadata describes a network of {parameters:,} parameters, more than the "
-                         f"{MAX_PARAMETERS:,} a policy file may hold")
+        raise ValueError(
+            f"{path}: its metadata describes a network of {parameters:,} parameters, more than the "
+            f"{MAX_PARAMETERS:,} a policy file may hold"
+        )
     tensor_file.check_expected(path, found, expected, f"the network its metadata describes ({net_cfg['hidden']})")
     return meta, found, rules, expected
 
@@ -235,8 +259,10 @@ def check_trained_for(path: str | os.PathLike, meta: dict, rules: Rules | str, n
     rules and player count."""
     r = get_rules(rules)
     if rules_dict(r) != meta["rules"]:
-        raise ValueError(f"network {path} was trained for rules {meta['rules']['name']!r} "
-                         f"({meta['rules']}), not {r.name!r} ({rules_dict(r)})")
+        raise ValueError(
+            f"network {path} was trained for rules {meta['rules']['name']!r} "
+            f"({meta['rules']}), not {r.name!r} ({rules_dict(r)})"
+        )
     if num_players != int(meta["num_players"]):
         raise ValueError(f"network {path} was trained for {meta['num_players']} players, not {num_players}")
 
@@ -290,8 +316,9 @@ class PolicyAgent(Agent):
         masks = np.zeros((len(turns), self.actor.n_actions), dtype=bool)
         for k, turn in enumerate(turns):
             if turn.rules != rules:
-                raise ValueError(f"act_turns: every turn must be of the same rules ({rules.name!r}), "
-                                 f"turn {k} is {turn.rules.name!r}")
+                raise ValueError(
+                    f"act_turns: every turn must be of the same rules ({rules.name!r}), turn {k} is {turn.rules.name!r}"
+                )
             policy_input(turn.state, rules_array, turn.seat, inputs[k])
             masks[k, turn.legal] = True
         return np.asarray(self.act_batch(inputs, masks), dtype=np.int64)

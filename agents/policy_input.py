@@ -15,6 +15,7 @@ Games with hands (play for points) are not supported (:func:`check_supported`): 
 array holds every hand, so its public part would need the other hands hidden, and an
 afterstate would include the mover's hidden replacement card.
 """
+
 import dataclasses
 import json
 
@@ -23,8 +24,8 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env import game
-from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.engine import public_state
+from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.rules import R_HAND_SIZE, Rules, get_rules
 from sorry_env.version import LAYOUT_VERSION
 
@@ -36,8 +37,12 @@ def layout(rules) -> dict:
     """The input/action layout this code builds for `rules`: the environment's version name,
     the observation and state sizes and the number of actions. Policy files and sb3 models
     record it, so a network made for another layout is refused at load."""
-    return {"version": LAYOUT_VERSION, "obs_size": OBS_SIZE, "state_size": STATE_SIZE,
-            "n_actions": game.num_actions(rules)}
+    return {
+        "version": LAYOUT_VERSION,
+        "obs_size": OBS_SIZE,
+        "state_size": STATE_SIZE,
+        "n_actions": game.num_actions(rules),
+    }
 
 
 def rules_dict(rules) -> dict:

@@ -1,4 +1,5 @@
 """Uniformly random legal play."""
+
 from .base import Agent, Turn
 
 

@@ -17,6 +17,7 @@ load those only from sources you trust.
 The agent plays the model's deterministic (argmax) masked action, or a sample with
 ``sample=True``.
 """
+
 from __future__ import annotations
 
 import json
@@ -53,10 +54,15 @@ def model_game(path, data: dict) -> dict:
     tag = space.get("sorry_game") if isinstance(space, dict) else None
     if not isinstance(tag, dict) or tag.get("env") != ENV_ID:
         shown = space.get("spaces", space.get("_shape")) if isinstance(space, dict) else space
-        hint = ("; a sorry-train run's checkpoint.zip becomes a policy file with sorry-export"
-                if "SelfPlayPolicy" in json.dumps(data.get("policy_class", "")) else "")
-        raise ValueError(f"{path} was not trained on the Gymnasium env {ENV_ID} (its observation space, {shown}, "
-                         f"records no sorry_env game){hint}")
+        hint = (
+            "; a sorry-train run's checkpoint.zip becomes a policy file with sorry-export"
+            if "SelfPlayPolicy" in json.dumps(data.get("policy_class", ""))
+            else ""
+        )
+        raise ValueError(
+            f"{path} was not trained on the Gymnasium env {ENV_ID} (its observation space, {shown}, "
+            f"records no sorry_env game){hint}"
+        )
     return tag
 
 
@@ -73,8 +79,10 @@ class SB3Agent(Agent):
         self.rules = rules_from_dict(self.game["rules"])
         self.num_players = int(self.game["num_players"])
         if self.game["layout"] != layout(self.rules):
-            raise ValueError(f"{self.path} was made for input/action layout {self.game['layout']} but this sorry_env "
-                             f"uses {layout(self.rules)}; retrain it with this version")
+            raise ValueError(
+                f"{self.path} was made for input/action layout {self.game['layout']} but this sorry_env "
+                f"uses {layout(self.rules)}; retrain it with this version"
+            )
         self.model = self._load(data)
         self.name = f"sb3:{self.path.rsplit('/', 1)[-1]}"
         self.reset(seed)
@@ -86,23 +94,37 @@ class SB3Agent(Agent):
             from sb3_contrib import MaskablePPO
             from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
         except ImportError as error:
-            raise ValueError(f"{self.path}: playing an sb3 model needs sb3-contrib ({error}); install the "
-                             "train extra: pip install -c constraints.txt -e '.[train]'") from None
+            raise ValueError(
+                f"{self.path}: playing an sb3 model needs sb3-contrib ({error}); install the "
+                "train extra: pip install -c constraints.txt -e '.[train]'"
+            ) from None
 
         space = observation_space(self.rules, self.num_players)
-        custom = {"observation_space": space, "action_space": spaces.Discrete(game.num_actions(self.rules)),
-                  "lr_schedule": lambda _: 0.0, "learning_rate": 0.0, "clip_range": lambda _: 0.2,
-                  "clip_range_vf": None}
+        custom = {
+            "observation_space": space,
+            "action_space": spaces.Discrete(game.num_actions(self.rules)),
+            "lr_schedule": lambda _: 0.0,
+            "learning_rate": 0.0,
+            "clip_range": lambda _: 0.2,
+            "clip_range_vf": None,
+        }
         policy = data.get("policy_class", {})
         text = json.dumps(policy)
-        if isinstance(policy, dict) and policy.get("__module__") == MULTI_INPUT_POLICY[0] \
-                and MULTI_INPUT_POLICY[1] in text:
+        if (
+            isinstance(policy, dict)
+            and policy.get("__module__") == MULTI_INPUT_POLICY[0]
+            and MULTI_INPUT_POLICY[1] in text
+        ):
             custom["policy_class"] = MaskableMultiInputActorCriticPolicy
         # Anything else still serialized (a custom policy class, non-JSON policy_kwargs) is
         # left to SB3, which unpickles it (see the module docstring).
         for key, value in data.items():
-            if key not in custom and isinstance(value, dict) and ":serialized:" in value \
-                    and key not in ("policy_class", "policy_kwargs"):
+            if (
+                key not in custom
+                and isinstance(value, dict)
+                and ":serialized:" in value
+                and key not in ("policy_class", "policy_kwargs")
+            ):
                 custom[key] = None
         try:
             model = MaskablePPO.load(self.path, custom_objects=custom, device="cpu")
@@ -120,8 +142,7 @@ class SB3Agent(Agent):
 
     def act(self, turn: Turn) -> int:
         obs = turn.observation()
-        action, _ = self.model.predict(obs, action_masks=obs["action_mask"].astype(bool),
-                                       deterministic=not self.sample)
+        action, _ = self.model.predict(obs, action_masks=obs["action_mask"].astype(bool), deterministic=not self.sample)
         return int(np.asarray(action).item())
 
     def __reduce__(self):

@@ -4,6 +4,7 @@ determinization of hidden cards.
 They are thin wrappers over :mod:`sorry_env.engine` (the only place rules live), written in
 numba so that search loops never return to Python.
 """
+
 import numpy as np
 from numba import njit
 

@@ -8,6 +8,7 @@ tensor bytes. :func:`read_header` parses the header itself, refusing a header la
 anything that is not the format. Loading then needs no more memory than the file holds,
 and callers compare the shapes with what they expect before building anything from them.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,21 @@ import numpy as np
 import torch
 
 MAX_HEADER_BYTES = 16 * 1024 * 1024
-ITEM_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
-              "U16": 2, "U32": 4, "U64": 8, "BOOL": 1}
+ITEM_BYTES = {
+    "F64": 8,
+    "F32": 4,
+    "F16": 2,
+    "BF16": 2,
+    "I64": 8,
+    "I32": 4,
+    "I16": 2,
+    "I8": 1,
+    "U8": 1,
+    "U16": 2,
+    "U32": 4,
+    "U64": 8,
+    "BOOL": 1,
+}
 
 
 def excerpt(value, limit: int = 60) -> str:
@@ -40,8 +54,10 @@ def read_header(path, max_header_bytes: int = MAX_HEADER_BYTES, what: str = "saf
                 raise ValueError(f"{path} is not a {what}: {size} bytes, too short for a header")
             (length,) = struct.unpack("<Q", head)
             if length > max_header_bytes or length > size - 8:
-                raise ValueError(f"{path} is not a {what} (or is damaged): its header claims {length:,} "
-                                 f"bytes, the file has {size:,} and the limit is {max_header_bytes:,}")
+                raise ValueError(
+                    f"{path} is not a {what} (or is damaged): its header claims {length:,} "
+                    f"bytes, the file has {size:,} and the limit is {max_header_bytes:,}"
+                )
             raw = f.read(length)
     except FileNotFoundError:
         raise ValueError(f"{path} does not exist") from None
@@ -68,15 +84,23 @@ def _is_int(x) -> bool:
 
 
 def _check_entry(path, name, entry, data_bytes):
-    if (not isinstance(entry, dict) or entry.get("dtype") not in ITEM_BYTES or not isinstance(entry.get("shape"), list)
-            or not all(_is_int(d) for d in entry["shape"]) or not isinstance(entry.get("data_offsets"), list)
-            or len(entry["data_offsets"]) != 2 or not all(_is_int(o) for o in entry["data_offsets"])):
+    if (
+        not isinstance(entry, dict)
+        or entry.get("dtype") not in ITEM_BYTES
+        or not isinstance(entry.get("shape"), list)
+        or not all(_is_int(d) for d in entry["shape"])
+        or not isinstance(entry.get("data_offsets"), list)
+        or len(entry["data_offsets"]) != 2
+        or not all(_is_int(o) for o in entry["data_offsets"])
+    ):
         raise ValueError(f"{path}: tensor {excerpt(name)} has a malformed header entry {excerpt(entry)}")
     begin, end = entry["data_offsets"]
     need = math.prod(entry["shape"]) * ITEM_BYTES[entry["dtype"]]
     if end < begin or end - begin != need or end > data_bytes:
-        raise ValueError(f"{path}: tensor {excerpt(name)} ({entry['dtype']} {entry['shape']}) needs {need:,} bytes "
-                         f"but its byte range is {begin:,}..{end:,} of {data_bytes:,}")
+        raise ValueError(
+            f"{path}: tensor {excerpt(name)} ({entry['dtype']} {entry['shape']}) needs {need:,} bytes "
+            f"but its byte range is {begin:,}..{end:,} of {data_bytes:,}"
+        )
     return entry["dtype"], tuple(entry["shape"])
 
 
@@ -86,12 +110,15 @@ def check_expected(path, found: dict, expected: dict, what: str) -> None:
     missing = sorted(set(expected) - set(found))
     extra = sorted(set(found) - set(expected))
     if missing or extra:
-        raise ValueError(f"{path}: the tensors do not match {what}: missing {excerpt(missing, 200)}, "
-                         f"unexpected {excerpt(extra, 200)}")
+        raise ValueError(
+            f"{path}: the tensors do not match {what}: missing {excerpt(missing, 200)}, "
+            f"unexpected {excerpt(extra, 200)}"
+        )
     for name, (dtype, shape) in expected.items():
         if found[name] != (dtype, tuple(shape)):
-            raise ValueError(f"{path}: tensor {name} is {found[name][0]} {list(found[name][1])}, {what} needs "
-                             f"{dtype} {list(shape)}")
+            raise ValueError(
+                f"{path}: tensor {name} is {found[name][0]} {list(found[name][1])}, {what} needs {dtype} {list(shape)}"
+            )
 
 
 def load_checked(path, names) -> dict[str, torch.Tensor]:
@@ -108,14 +135,24 @@ def load_checked(path, names) -> dict[str, torch.Tensor]:
     for name, tensor in tensors.items():
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
             bad = int((~torch.isfinite(tensor)).sum())
-            raise ValueError(f"{path}: tensor {name} holds {bad} non-finite values (NaN or infinite): "
-                             "the file is broken")
+            raise ValueError(
+                f"{path}: tensor {name} holds {bad} non-finite values (NaN or infinite): the file is broken"
+            )
     return tensors
 
 
-TORCH_DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.float16: "F16", torch.bfloat16: "BF16",
-                torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8", torch.uint8: "U8",
-                torch.bool: "BOOL"}
+TORCH_DTYPES = {
+    torch.float32: "F32",
+    torch.float64: "F64",
+    torch.float16: "F16",
+    torch.bfloat16: "BF16",
+    torch.int64: "I64",
+    torch.int32: "I32",
+    torch.int16: "I16",
+    torch.int8: "I8",
+    torch.uint8: "U8",
+    torch.bool: "BOOL",
+}
 
 
 def spec(tensor: torch.Tensor | np.ndarray) -> tuple[str, tuple]:

@@ -11,6 +11,7 @@ so that a row is one input's fan-out, then its bias) with the layer sizes beside
 compiled code needs no Python objects. The observation is mostly one-hot, so the first layer
 adds up the rows of the inputs that are not zero instead of multiplying a dense matrix.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from sorry_env.observation import OBS_SIZE, observe
+from sorry_env.observation import observe
 
 if TYPE_CHECKING:
     import torch
@@ -34,8 +35,10 @@ def pack(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, dict]:
 
     actor, meta = load_policy(path)
     if meta["network"]["kind"] != "afterstate":
-        raise ValueError(f"{path} holds a {meta['network']['kind']!r} network; a value network must be an "
-                         "'afterstate' one (it scores positions, not actions)")
+        raise ValueError(
+            f"{path} holds a {meta['network']['kind']!r} network; a value network must be an "
+            "'afterstate' one (it scores positions, not actions)"
+        )
     if meta["network"]["activation"] != "relu":
         raise ValueError(f"{path}: compiled value networks use relu, this one uses {meta['network']['activation']!r}")
     return (*pack_mlp(actor.net), meta)
@@ -64,7 +67,7 @@ def net_logit(params, sizes, x):
     """The MLP's output for input x (relu between layers)."""
     n_in = sizes[0]
     n_out = sizes[1]
-    h = params[n_in * n_out:n_in * n_out + n_out].copy()  # the bias
+    h = params[n_in * n_out : n_in * n_out + n_out].copy()  # the bias
     for j in range(n_in):
         if x[j] != 0.0:
             _add_row(h, x[j], params, j * n_out)
@@ -72,7 +75,7 @@ def net_logit(params, sizes, x):
     for layer in range(2, sizes.shape[0]):
         n_in = n_out
         n_out = sizes[layer]
-        out = params[off + n_in * n_out:off + n_in * n_out + n_out].copy()
+        out = params[off + n_in * n_out : off + n_in * n_out + n_out].copy()
         for j in range(n_in):
             if h[j] > 0.0:  # relu of the previous layer
                 _add_row(out, h[j], params, off + j * n_out)

@@ -32,6 +32,7 @@ and heuristic pick the first best move among the sorted legal actions, as
 :class:`agents.GreedyAgent` and :class:`agents.HeuristicAgent` do, so their batched play
 equals theirs move for move.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -146,18 +147,56 @@ def _write(b, states, rules, learners, max_turns, with_state, obs, masks):
 
 
 @njit(cache=True)
-def reset_all(states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns,
-              with_state, obs, masks, opponent_moves):
+def reset_all(
+    states,
+    rules,
+    active,
+    seats,
+    kinds,
+    weights,
+    game_seeds,
+    episodes,
+    learners,
+    rngs,
+    max_turns,
+    with_state,
+    obs,
+    masks,
+    opponent_moves,
+):
     for b in range(states.shape[0]):
         episodes[b] = 0
-        opponent_moves[b] = _start(b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners,
-                                   rngs, max_turns)
+        opponent_moves[b] = _start(
+            b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns
+        )
         _write(b, states, rules, learners, max_turns, with_state, obs, masks)
 
 
 @njit(cache=True)
-def _learner_one(b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns,
-                 with_state, actions, obs, masks, rewards, terminated, truncated, ended, final_obs, opponent_moves):
+def _learner_one(
+    b,
+    states,
+    rules,
+    active,
+    seats,
+    kinds,
+    weights,
+    game_seeds,
+    episodes,
+    learners,
+    rngs,
+    max_turns,
+    with_state,
+    actions,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    ended,
+    final_obs,
+    opponent_moves,
+):
     state = states[b]
     E.step(state, rules, actions[b])
     learner = learners[b]
@@ -175,30 +214,113 @@ def _learner_one(b, states, rules, active, seats, kinds, weights, game_seeds, ep
             for k in range(E.STATE_SIZE):
                 final_obs[b, OBS_SIZE + k] = public[k]
         episodes[b] += 1
-        moves += _start(b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs,
-                        max_turns)
+        moves += _start(
+            b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns
+        )
     opponent_moves[b] = moves
     _write(b, states, rules, learners, max_turns, with_state, obs, masks)
 
 
 @njit(cache=True)
-def learner_step_serial(states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs,
-                        max_turns, with_state, actions, obs, masks, rewards, terminated, truncated, ended,
-                        final_obs, opponent_moves):
+def learner_step_serial(
+    states,
+    rules,
+    active,
+    seats,
+    kinds,
+    weights,
+    game_seeds,
+    episodes,
+    learners,
+    rngs,
+    max_turns,
+    with_state,
+    actions,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    ended,
+    final_obs,
+    opponent_moves,
+):
     for b in range(states.shape[0]):
-        _learner_one(b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs,
-                     max_turns, with_state, actions, obs, masks, rewards, terminated, truncated, ended, final_obs,
-                     opponent_moves)
+        _learner_one(
+            b,
+            states,
+            rules,
+            active,
+            seats,
+            kinds,
+            weights,
+            game_seeds,
+            episodes,
+            learners,
+            rngs,
+            max_turns,
+            with_state,
+            actions,
+            obs,
+            masks,
+            rewards,
+            terminated,
+            truncated,
+            ended,
+            final_obs,
+            opponent_moves,
+        )
 
 
 @njit(cache=True, parallel=True)
-def learner_step_parallel(states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs,
-                          max_turns, with_state, actions, obs, masks, rewards, terminated, truncated, ended,
-                          final_obs, opponent_moves):
+def learner_step_parallel(
+    states,
+    rules,
+    active,
+    seats,
+    kinds,
+    weights,
+    game_seeds,
+    episodes,
+    learners,
+    rngs,
+    max_turns,
+    with_state,
+    actions,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    ended,
+    final_obs,
+    opponent_moves,
+):
     for b in prange(states.shape[0]):
-        _learner_one(b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs,
-                     max_turns, with_state, actions, obs, masks, rewards, terminated, truncated, ended, final_obs,
-                     opponent_moves)
+        _learner_one(
+            b,
+            states,
+            rules,
+            active,
+            seats,
+            kinds,
+            weights,
+            game_seeds,
+            episodes,
+            learners,
+            rngs,
+            max_turns,
+            with_state,
+            actions,
+            obs,
+            masks,
+            rewards,
+            terminated,
+            truncated,
+            ended,
+            final_obs,
+            opponent_moves,
+        )
 
 
 def opponent_codes(opponents, num_players: int) -> np.ndarray:
@@ -218,9 +340,18 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
 
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int, num_players: int = 2, opponents="heuristic", rules="hasbro2003",
-                 max_turns: int | None = DEFAULT_MAX_TURNS, policy_input: bool = False, parallel: bool = False,
-                 copy: bool = True, seats=None):
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        opponents="heuristic",
+        rules="hasbro2003",
+        max_turns: int | None = DEFAULT_MAX_TURNS,
+        policy_input: bool = False,
+        parallel: bool = False,
+        copy: bool = True,
+        seats=None,
+    ):
         V.BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
         self.opponents = opponents
         self._kinds = opponent_codes(opponents, self.num_players)
@@ -237,20 +368,36 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         self._rngs = np.zeros(self.num_envs, dtype=np.int64)
         self._rewards = np.zeros(self.num_envs, dtype=np.float32)
         self._opponent_moves = np.zeros(self.num_envs, dtype=np.int64)
-        self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(low, high, (width,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
-        })
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, (width,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
+            }
+        )
         self.single_action_space = spaces.Discrete(self.n_actions)
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(low, high, (self.num_envs, width), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (self.num_envs, self.n_actions), dtype=np.int8),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, (self.num_envs, width), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.num_envs, self.n_actions), dtype=np.int8),
+            }
+        )
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.n_actions))
 
     def _args(self):
-        return (self.states, self._rules, self._active, self._seats, self._kinds, self._weights, self.game_seeds,
-                self.episodes, self.learners, self._rngs, self.max_turns, self.policy_input)
+        return (
+            self.states,
+            self._rules,
+            self._active,
+            self._seats,
+            self._kinds,
+            self._weights,
+            self.game_seeds,
+            self.episodes,
+            self.learners,
+            self._rngs,
+            self.max_turns,
+            self.policy_input,
+        )
 
     def _observation(self):
         return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
@@ -272,8 +419,18 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         self._require_reset()
         actions = V.check_actions(actions, self.num_envs, self._masks, self.describe)
         run = learner_step_parallel if self.parallel else learner_step_serial
-        run(*self._args(), actions, self._obs, self._masks, self._rewards, self._terminated, self._truncated,
-            self._ended, self._final_obs, self._opponent_moves)
+        run(
+            *self._args(),
+            actions,
+            self._obs,
+            self._masks,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._ended,
+            self._final_obs,
+            self._opponent_moves,
+        )
         infos = self._final_info(self._infos())
         return (self._observation(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos)
 

@@ -5,6 +5,7 @@ move, the turn and the draw, all compiled) until someone wins.
 
     python benchmarks/bench_engine.py [--games 20000] [--rules hasbro2003] [--players 4]
 """
+
 import argparse
 import time
 
@@ -44,8 +45,10 @@ def main():
     start = time.perf_counter()
     moves = play_games(rules_array, active, args.games, 0)
     seconds = time.perf_counter() - start
-    print(f"{args.rules}, {args.players} players: {args.games} games, {moves} moves in {seconds:.2f} s "
-          f"= {moves / seconds:,.0f} moves/s ({moves / args.games:.0f} moves/game) on one core")
+    print(
+        f"{args.rules}, {args.players} players: {args.games} games, {moves} moves in {seconds:.2f} s "
+        f"= {moves / seconds:,.0f} moves/s ({moves / args.games:.0f} moves/game) on one core"
+    )
 
 
 if __name__ == "__main__":

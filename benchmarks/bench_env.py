@@ -6,6 +6,7 @@ PettingZoo's own connect_four beside them when ``pettingzoo[classic]`` is instal
 
     python benchmarks/bench_env.py [--steps 200000]
 """
+
 import argparse
 import random
 import time

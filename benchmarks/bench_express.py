@@ -6,6 +6,7 @@ would. One step is one die resolved (Express) or one card played (the board game
 
     python benchmarks/bench_express.py [--steps 100000]
 """
+
 import argparse
 import functools
 

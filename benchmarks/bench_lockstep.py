@@ -8,6 +8,7 @@ The one-game-at-a-time run switches lockstep off by making ``PolicyAgent.acts_in
 False at import (spawned workers re-import this script, so they see it too); the environment
 variable SORRY_BENCH_SEQUENTIAL carries the choice to them.
 """
+
 import argparse
 import os
 import subprocess
@@ -53,14 +54,34 @@ def main():
             path = os.path.join(tmp, "records.json")
             env = dict(os.environ, SORRY_BENCH_SEQUENTIAL="1" if mode != "lockstep" else "")
             load = os.getloadavg()[0]
-            subprocess.run([sys.executable, __file__, "--games", str(args.games), "--workers", str(args.workers),
-                            "--seed", str(args.seed), "--policy", args.policy, "--opponent", args.opponent,
-                            "--records", path], env=env, check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--games",
+                    str(args.games),
+                    "--workers",
+                    str(args.workers),
+                    "--seed",
+                    str(args.seed),
+                    "--policy",
+                    args.policy,
+                    "--opponent",
+                    args.opponent,
+                    "--records",
+                    path,
+                ],
+                env=env,
+                check=True,
+            )
             with open(path) as f:
                 rows[mode] = json.load(f)
             wins = sum(0 in record["winners"] for record in rows[mode]["games"])
-            print(f"{mode:14s} {args.games} games in {rows[mode]['seconds']:6.1f} s, policy wins {wins}, "
-                  f"load average {load:.1f}", flush=True)
+            print(
+                f"{mode:14s} {args.games} games in {rows[mode]['seconds']:6.1f} s, policy wins {wins}, "
+                f"load average {load:.1f}",
+                flush=True,
+            )
     print("records identical:", rows["lockstep"]["games"] == rows["one at a time"]["games"])
 
 

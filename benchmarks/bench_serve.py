@@ -13,6 +13,7 @@ after ``--seconds``; then the server is stopped. Only the loopback address is ev
 
 Prints one line per phase: games, moves, median / p95 / max latency in ms, moves per second.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,11 @@ def free_port() -> int:
 def start_server(port: int, timeout: float = 120) -> subprocess.Popen:
     """sorry-serve on HOST:port in a child process, once it answers."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "agents.serve", "--host", HOST, "--port", str(port),
-                             "--max-games", "64"], env=env, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agents.serve", "--host", HOST, "--port", str(port), "--max-games", "64"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -66,15 +70,17 @@ def play(base: str, seed: int, opponent: str, rules: str, max_moves: int, deadli
     """One game of random legal moves; each move's latency (seconds) appended to `out`."""
     rng = random.Random(seed)
     try:
-        view = call(base, "POST", "/api/games", {"players": 2, "rules": rules, "opponents": [opponent],
-                                                 "seed": seed})["game"]
+        view = call(base, "POST", "/api/games", {"players": 2, "rules": rules, "opponents": [opponent], "seed": seed})[
+            "game"
+        ]
         for _ in range(max_moves):
             if view["over"] or time.monotonic() > deadline:
                 break
             move = rng.choice(view["legal"])
             start = time.perf_counter()
-            view = call(base, "POST", f"/api/games/{view['id']}/move",
-                        {"action": move["action"], "version": view["version"]})["game"]
+            view = call(
+                base, "POST", f"/api/games/{view['id']}/move", {"action": move["action"], "version": view["version"]}
+            )["game"]
             out.append(time.perf_counter() - start)
         call(base, "DELETE", f"/api/games/{view['id']}")
     except (OSError, ValueError, KeyError) as exc:  # reported after the run; the other games go on
@@ -85,8 +91,12 @@ def phase(base: str, games: int, args) -> tuple[list, float, list]:
     """`games` games at once; (latencies, wall seconds, errors)."""
     latencies, errors = [], []
     deadline = time.monotonic() + args.seconds
-    threads = [threading.Thread(target=play, args=(base, args.seed + k, args.opponent, args.rules, args.moves,
-                                                   deadline, latencies, errors)) for k in range(games)]
+    threads = [
+        threading.Thread(
+            target=play, args=(base, args.seed + k, args.opponent, args.rules, args.moves, deadline, latencies, errors)
+        )
+        for k in range(games)
+    ]
     start = time.perf_counter()
     for t in threads:
         t.start()
@@ -100,8 +110,10 @@ def report(label: str, games: int, latencies: list, wall: float) -> str:
     if not ms:
         return f"{label}: {games} games, no moves"
     p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
-    return (f"{label}: {games} games, {len(ms)} moves in {wall:.1f} s; move latency median {statistics.median(ms):.1f} "
-            f"ms, p95 {p95:.1f} ms, max {ms[-1]:.1f} ms; {len(ms) / wall:.0f} moves/s")
+    return (
+        f"{label}: {games} games, {len(ms)} moves in {wall:.1f} s; move latency median {statistics.median(ms):.1f} "
+        f"ms, p95 {p95:.1f} ms, max {ms[-1]:.1f} ms; {len(ms) / wall:.0f} moves/s"
+    )
 
 
 def main(argv=None) -> int:

@@ -13,6 +13,7 @@ be shared.
     python benchmarks/bench_vector.py [--sizes 1 64 1024 4096] [--seconds 3] [--players 2]
         [--threads 2] [--no-pgx]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -114,8 +115,13 @@ def main():
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--threads", type=int, default=2, help="numba threads for parallel=True rows")
     p.add_argument("--no-pgx", action="store_true", help="skip pgx even when installed")
-    p.add_argument("--pgx-sizes", type=int, nargs="+", default=None,
-                   help="batch sizes for pgx (default: --sizes; each size compiles anew)")
+    p.add_argument(
+        "--pgx-sizes",
+        type=int,
+        nargs="+",
+        default=None,
+        help="batch sizes for pgx (default: --sizes; each size compiles anew)",
+    )
     args = p.parse_args()
     if any(size < 1 for size in args.sizes):
         p.error("--sizes must be positive")
@@ -126,8 +132,10 @@ def main():
     from agents.vector_opponents import VectorOpponentEnv
 
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}, numba threads {numba.get_num_threads()}")
-    print(f"engine random playouts (1 core, no observations): "
-          f"{engine_moves_per_second(args.players, args.seconds):,.0f} moves/s")
+    print(
+        f"engine random playouts (1 core, no observations): "
+        f"{engine_moves_per_second(args.players, args.seconds):,.0f} moves/s"
+    )
     rows = []
     for size in args.sizes:
         for parallel in (False, True):
@@ -142,8 +150,11 @@ def main():
         for opponents in ("random", "heuristic"):
             env = VectorOpponentEnv(size, args.players, opponents=opponents, copy=False)
             rate, per_step = timed_steps(env, args.seconds)
-            print(f"{'vs compiled ' + opponents + ', learner steps':44s} B={size:5d} {rate:12,.0f} steps/s  "
-                  f"({1e6 / rate:.2f} us per learner step, {per_step:.2f} opponent moves each)", flush=True)
+            print(
+                f"{'vs compiled ' + opponents + ', learner steps':44s} B={size:5d} {rate:12,.0f} steps/s  "
+                f"({1e6 / rate:.2f} us per learner step, {per_step:.2f} opponent moves each)",
+                flush=True,
+            )
         if not args.no_pgx and (args.pgx_sizes is None or size in args.pgx_sizes):
             rate = pgx_steps_per_second(size, args.seconds)
             if rate is None:
@@ -151,7 +162,7 @@ def main():
                 args.no_pgx = True
             else:
                 print(f"{'pgx backgammon (jax CPU, auto-reset)':44s} B={size:5d} {rate:12,.0f} steps/s", flush=True)
-    for size in (args.pgx_sizes or []):
+    for size in args.pgx_sizes or []:
         if size not in args.sizes and not args.no_pgx:
             rate = pgx_steps_per_second(size, args.seconds)
             print(f"{'pgx backgammon (jax CPU, auto-reset)':44s} B={size:5d} {rate:12,.0f} steps/s", flush=True)

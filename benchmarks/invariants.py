@@ -21,6 +21,7 @@ public facts changed, or that failed to load. A game that reaches ``--max-turns`
 truncated (not a violation). The last line per family is ``FAMILY: G games, M moves, V
 violations {...}``; the exit status is 1 if any violation was found.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,8 +37,7 @@ from sorry_env.geometry import HOME, SAFE0, START, TRACK
 from sorry_env.rules import N_CARDS, R_HAND_SIZE, R_PACK_SIZE, R_PAWNS, R_TEAMS
 from sorry_env.state_io import state_from_dict, state_to_dict
 
-CHECKS = ("no_legal", "bad_actions", "pawn_code", "two_on_square", "draw_pile", "hands", "turn", "winner",
-          "roundtrip")
+CHECKS = ("no_legal", "bad_actions", "pawn_code", "two_on_square", "draw_pile", "hands", "turn", "winner", "roundtrip")
 
 
 @njit(cache=True)
@@ -145,14 +145,15 @@ def roundtrip_ok(rules_name: str, seats, seed: int, plies: int) -> bool:
         loaded = state_from_dict(d, rules, seed)
     except ValueError:
         return False
-    return (state_to_dict(loaded, rules) == d
-            and np.array_equal(game.legal_actions(loaded, rules), game.legal_actions(state, rules)))
+    return state_to_dict(loaded, rules) == d and np.array_equal(
+        game.legal_actions(loaded, rules), game.legal_actions(state, rules)
+    )
 
 
 def families():
     """(label, preset, seats) for every preset and player count it allows."""
     for name, rules in PRESETS.items():
-        for players in ((4,) if rules.teams != "none" else (2, 3, 4)):
+        for players in (4,) if rules.teams != "none" else (2, 3, 4):
             yield f"{name} {players}p", name, game.DEFAULT_SEATS[players]
 
 
@@ -188,8 +189,11 @@ def main(argv=None) -> int:
         violations = int(counts.sum())
         total_violations += violations
         found = {c: int(n) for c, n in zip(CHECKS, counts) if n}
-        print(f"{label}: {args.games} games, {moves} moves, {truncated} truncated, {violations} violations "
-              f"{found} ({time.perf_counter() - start:.1f} s)", flush=True)
+        print(
+            f"{label}: {args.games} games, {moves} moves, {truncated} truncated, {violations} violations "
+            f"{found} ({time.perf_counter() - start:.1f} s)",
+            flush=True,
+        )
     print(f"all families: {total_violations} violations in {time.perf_counter() - start_all:.0f} s")
     return 1 if total_violations else 0
 

@@ -7,6 +7,7 @@ search agent, your own Agent or function) into a move for the player to move: th
 sees only what that player may see. Here "your agent" plays uniformly random legal moves;
 put your own decision where it says so.
 """
+
 import argparse
 
 import numpy as np
@@ -44,8 +45,7 @@ def main(argv=None) -> None:
             else:
                 action = agents.action_for(env, opponent, rng)
             env.step(action)
-    print(f"you won {wins} of {args.games} games against {agents.agent_label(args.opponent)} "
-          f"({wins / args.games:.1%})")
+    print(f"you won {wins} of {args.games} games against {agents.agent_label(args.opponent)} ({wins / args.games:.1%})")
 
 
 if __name__ == "__main__":

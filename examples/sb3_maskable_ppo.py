@@ -7,6 +7,7 @@ seats are played by the opponents given. MaskablePPO reads the legal actions fro
 `action_masks()`. The saved `.zip` is an agent for `sorry-eval` and every other place that
 takes an agent spec (it records which game it was trained for).
 """
+
 import argparse
 import time
 
@@ -20,7 +21,9 @@ from training.evaluate import main as sorry_eval
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps")
-    parser.add_argument("--opponents", nargs="+", default=["heuristic"], help="agent specs, one for all seats or one each")
+    parser.add_argument(
+        "--opponents", nargs="+", default=["heuristic"], help="agent specs, one for all seats or one each"
+    )
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--n-steps", type=int, default=2048, help="MaskablePPO steps per rollout")
     parser.add_argument("--eval-games", type=int, default=400, help="games per sorry-eval run (0: skip)")
@@ -30,8 +33,15 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
 
     env = gymnasium.make("sorry_env/Sorry-v0", num_players=args.players, opponents=args.opponents)
-    model = MaskablePPO("MultiInputPolicy", env, n_steps=args.n_steps, batch_size=min(256, args.n_steps),
-                        seed=args.seed, device="cpu", verbose=0)
+    model = MaskablePPO(
+        "MultiInputPolicy",
+        env,
+        n_steps=args.n_steps,
+        batch_size=min(256, args.n_steps),
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
+    )
     start = time.perf_counter()
     model.learn(args.timesteps)
     seconds = time.perf_counter() - start
@@ -42,9 +52,20 @@ def main(argv=None) -> None:
 
     if args.eval_games:  # the same as: sorry-eval runs/sb3-example/model.zip random --games 400
         for opponent in ("random", "heuristic"):
-            sorry_eval([path, *[opponent] * (args.players - 1), "--games", str(args.eval_games), "--seed", str(args.seed),
-                        "--out", f"{args.out}/eval-{opponent}", "--no-progress",
-                        *(["--workers", str(args.workers)] if args.workers else [])])
+            sorry_eval(
+                [
+                    path,
+                    *[opponent] * (args.players - 1),
+                    "--games",
+                    str(args.eval_games),
+                    "--seed",
+                    str(args.seed),
+                    "--out",
+                    f"{args.out}/eval-{opponent}",
+                    "--no-progress",
+                    *(["--workers", str(args.workers)] if args.workers else []),
+                ]
+            )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ Steps per second are logged every update; at the end the greedy policy plays a t
 against the heuristic and random agents (`training.evaluate.run_tournament`, which takes
 Agent objects as well as specs).
 """
+
 import argparse
 import copy
 import time
@@ -48,10 +49,12 @@ def parse_args(argv=None):
 class Network(nn.Module):
     def __init__(self, obs_size: int, n_actions: int, hidden: int = 256):
         super().__init__()
-        self.actor = nn.Sequential(nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-                                   nn.Linear(hidden, n_actions))
-        self.critic = nn.Sequential(nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-                                    nn.Linear(hidden, 1))
+        self.actor = nn.Sequential(
+            nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, n_actions)
+        )
+        self.critic = nn.Sequential(
+            nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
+        )
 
     def value(self, obs):
         return self.critic(obs).squeeze(-1)
@@ -62,12 +65,14 @@ class Network(nn.Module):
 
 def as_player(net: Network, greedy: bool):
     """The network as an opponent function: observation dict -> action."""
+
     def play(observation: dict) -> int:
         with torch.no_grad():
             obs = torch.as_tensor(observation["observation"])[None]
             mask = torch.as_tensor(observation["action_mask"], dtype=torch.bool)[None]
             dist = net.policy(obs, mask)
             return int(dist.probs.argmax() if greedy else dist.sample())
+
     return play
 
 
@@ -85,9 +90,14 @@ def main(argv=None) -> None:
     frozen = copy.deepcopy(net)  # the opponents: refreshed in place, so every env sees the new copy
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     envs = gymnasium.vector.SyncVectorEnv(
-        [lambda: gymnasium.make("sorry_env/Sorry-v0", num_players=args.num_players,
-                                opponents=[as_player(frozen, greedy=False)])] * args.num_envs,
-        autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP)
+        [
+            lambda: gymnasium.make(
+                "sorry_env/Sorry-v0", num_players=args.num_players, opponents=[as_player(frozen, greedy=False)]
+            )
+        ]
+        * args.num_envs,
+        autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP,
+    )
 
     obs_buf = torch.zeros(args.num_steps, args.num_envs, obs_size)
     mask_buf = torch.zeros(args.num_steps, args.num_envs, n_actions, dtype=torch.bool)
@@ -143,18 +153,25 @@ def main(argv=None) -> None:
         if update % args.snapshot_every == 0:
             frozen.load_state_dict(net.state_dict())
         recent = returns_seen[-200:]
-        print(f"update {update}/{updates}: {global_step} steps, {global_step / (time.perf_counter() - start):.0f} steps/s, "
-              f"mean final reward vs its copy (last {len(recent)} games) {np.mean(recent) if recent else 0:+.2f}, "
-              f"loss {loss.item():.3f}", flush=True)
+        print(
+            f"update {update}/{updates}: {global_step} steps, "
+            f"{global_step / (time.perf_counter() - start):.0f} steps/s, "
+            f"mean final reward vs its copy (last {len(recent)} games) {np.mean(recent) if recent else 0:+.2f}, "
+            f"loss {loss.item():.3f}",
+            flush=True,
+        )
     envs.close()
 
     learner = agents.CallableAgent(as_player(net, greedy=True), name="selfplay_ppo")
     for opponent in ("heuristic", "random"):
-        results = run_tournament([learner, *[opponent] * (args.num_players - 1)], games=args.eval_games,
-                                 seed=args.seed, workers=1)
+        results = run_tournament(
+            [learner, *[opponent] * (args.num_players - 1)], games=args.eval_games, seed=args.seed, workers=1
+        )
         row = results["agents"][0]
-        print(f"vs {opponent}: won {row['wins']}/{row['games']} = {row['win_rate']:.1%} "
-              f"[{row['ci_low']:.1%}, {row['ci_high']:.1%}]")
+        print(
+            f"vs {opponent}: won {row['wins']}/{row['games']} = {row['win_rate']:.1%} "
+            f"[{row['ci_low']:.1%}, {row['ci_high']:.1%}]"
+        )
 
 
 if __name__ == "__main__":

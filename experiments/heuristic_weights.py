@@ -9,6 +9,7 @@ core.
 
     python experiments/heuristic_weights.py [--pairs 8000] [--players 2] [--scales 0.5,0.75,1.33,2]
 """
+
 import argparse
 import dataclasses
 import math
@@ -69,13 +70,16 @@ def main():
     names = [f.name for f in dataclasses.fields(DEFAULT_WEIGHTS) if f.name not in SEARCH_ONLY]
     if args.players == 2:
         names.remove("leader")  # with one opponent the leader is the mean: no effect
-    print(f"changed heuristic vs default, {games} games each ({args.pairs} deals x {len(seats)} seats); "
-          f"even: {100 * even:.1f}%, 95% interval about +-{196 * math.sqrt(even * (1 - even) / games):.1f} points")
+    print(
+        f"changed heuristic vs default, {games} games each ({args.pairs} deals x {len(seats)} seats); "
+        f"even: {100 * even:.1f}%, 95% interval about +-{196 * math.sqrt(even * (1 - even) / games):.1f} points"
+    )
     rows = []
     for k, (name, scale) in enumerate(tqdm([(n, s) for n in names for s in scales], desc="weights")):
         changed = dataclasses.replace(DEFAULT_WEIGHTS, **{name: getattr(DEFAULT_WEIGHTS, name) * scale})
-        wins = paired_wins(rules_array, seats, changed.array(), DEFAULT_WEIGHTS.array(), args.seed + k, args.pairs,
-                           MAX_TURNS)
+        wins = paired_wins(
+            rules_array, seats, changed.array(), DEFAULT_WEIGHTS.array(), args.seed + k, args.pairs, MAX_TURNS
+        )
         rows.append((name, scale, getattr(changed, name), wins / games))
     for name, scale, value, rate in rows:
         print(f"{name:>16} x{scale:<5g} = {value:<8.4g} {100 * rate:5.1f}%  ({100 * (rate - even):+.1f})")

@@ -28,6 +28,7 @@ first, heuristic, set), which by the same identity estimates what a nested searc
 over the playout searcher. Costly: about 1.8 s per decision with ``--plies 6 --nested 40
 --nested-playouts 1000``.
 """
+
 import argparse
 import time
 
@@ -37,8 +38,15 @@ from tqdm import tqdm
 
 from agents.evaluation import DEFAULT_WEIGHTS
 from agents.heuristic import heuristic_choice
-from agents.montecarlo import (MAX_TURNS, SEED_RANGE, distinct_moves, monte_carlo_choice, monte_carlo_values,
-                         playout_decision, playout_result)
+from agents.montecarlo import (
+    MAX_TURNS,
+    SEED_RANGE,
+    distinct_moves,
+    monte_carlo_choice,
+    monte_carlo_values,
+    playout_decision,
+    playout_result,
+)
 from agents.simulate import action_buffer, after_move_into, determinize
 from agents.value_net import NO_NET
 from sorry_env import engine as E
@@ -62,8 +70,19 @@ def nested_playout(world, rules, w, me, plies, inner, buf):
             action = buf[0]
         elif not searched and E.to_move(world) == me:
             searched = True
-            action = monte_carlo_choice(world, rules, w, buf[:n].copy(), n, E.randint(world, SEED_RANGE), inner,
-                                        plies, 0.0, NO_NET[0], NO_NET[1])
+            action = monte_carlo_choice(
+                world,
+                rules,
+                w,
+                buf[:n].copy(),
+                n,
+                E.randint(world, SEED_RANGE),
+                inner,
+                plies,
+                0.0,
+                NO_NET[0],
+                NO_NET[1],
+            )
         else:
             action = heuristic_choice(world, rules, w, buf, n)
         E.play(world, rules, action)
@@ -104,8 +123,13 @@ def main():
     p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--nested", type=int, default=0, metavar="M",
-                   help="also measure a second step: playouts whose next own decision is a search of M playouts")
+    p.add_argument(
+        "--nested",
+        type=int,
+        default=0,
+        metavar="M",
+        help="also measure a second step: playouts whose next own decision is a search of M playouts",
+    )
     p.add_argument("--nested-playouts", type=int, default=1000, help="playouts per nested set (default 1000)")
     args = p.parse_args()
     if args.decisions < 1 or args.iterations < 1 or args.plies < 0 or not 0 < args.sample <= 1:
@@ -140,14 +164,35 @@ def main():
             if rng.random() < args.sample:
                 a, b = np.empty(n), np.empty(n)
                 for values in (a, b):
-                    monte_carlo_values(state, rules_array, w, legal, n, int(rng.integers(1 << 31)), args.iterations,
-                                       args.plies, 0.0, *NO_NET, values)
+                    monte_carlo_values(
+                        state,
+                        rules_array,
+                        w,
+                        legal,
+                        n,
+                        int(rng.integers(1 << 31)),
+                        args.iterations,
+                        args.plies,
+                        0.0,
+                        *NO_NET,
+                        values,
+                    )
                 gains.append(0.5 * ((b[np.argmax(a)] - b[h]) + (a[np.argmax(b)] - a[h])))
                 if args.nested:
                     c, d = np.empty(n), np.empty(n)
                     for values in (c, d):
-                        nested_values(state, rules_array, w, legal, n, int(rng.integers(1 << 31)), args.nested_playouts,
-                                      args.plies, args.nested, values)
+                        nested_values(
+                            state,
+                            rules_array,
+                            w,
+                            legal,
+                            n,
+                            int(rng.integers(1 << 31)),
+                            args.nested_playouts,
+                            args.plies,
+                            args.nested,
+                            values,
+                        )
                     flat = int(np.argmax(a))
                     second.append(0.5 * ((d[np.argmax(c)] - d[flat]) + (c[np.argmax(d)] - c[flat])))
                 cards.append(int(E.card_index(state)))
@@ -160,25 +205,40 @@ def main():
     gains, cards = np.array(gains), np.array(cards)
     mean, se = gains.mean(), gains.std(ddof=1) / np.sqrt(len(gains))
     per_player = choices / max(finished, 1) / args.players
-    print(f"{args.rules}, {args.players} players, playouts of {args.plies or 'all'} plies, "
-          f"{args.iterations} per set; {len(gains)} decisions in {time.perf_counter() - start:.0f} s")
-    print(f"gain per decision: {100 * mean:.3f} [{100 * (mean - 1.96 * se):.3f}, {100 * (mean + 1.96 * se):.3f}] "
-          f"points of win chance")
+    print(
+        f"{args.rules}, {args.players} players, playouts of {args.plies or 'all'} plies, "
+        f"{args.iterations} per set; {len(gains)} decisions in {time.perf_counter() - start:.0f} s"
+    )
+    print(
+        f"gain per decision: {100 * mean:.3f} [{100 * (mean - 1.96 * se):.3f}, {100 * (mean + 1.96 * se):.3f}] "
+        f"points of win chance"
+    )
     print(f"decisions with a choice per player per game: {per_player:.1f} ({finished} finished games)")
     even = 100 / args.players
-    print(f"implied rate of a playout searcher against the heuristic: {even + 100 * mean * per_player:.1f}% "
-          f"[{even + 100 * (mean - 1.96 * se) * per_player:.1f}, {even + 100 * (mean + 1.96 * se) * per_player:.1f}] "
-          f"(even: {even:.1f}%)")
+    print(
+        f"implied rate of a playout searcher against the heuristic: {even + 100 * mean * per_player:.1f}% "
+        f"[{even + 100 * (mean - 1.96 * se) * per_player:.1f}, {even + 100 * (mean + 1.96 * se) * per_player:.1f}] "
+        f"(even: {even:.1f}%)"
+    )
     if second:
         second = np.array(second)
         mean2, se2 = second.mean(), second.std(ddof=1) / np.sqrt(len(second))
-        print(f"second step (next own decision searched with {args.nested} playouts, {args.nested_playouts} nested "
-              f"playouts per set): {100 * mean2:.3f} [{100 * (mean2 - 1.96 * se2):.3f}, {100 * (mean2 + 1.96 * se2):.3f}] "
-              f"points of win chance per decision over the playout searcher, "
-              f"{100 * mean2 * per_player:+.1f} [{100 * (mean2 - 1.96 * se2) * per_player:+.1f}, "
-              f"{100 * (mean2 + 1.96 * se2) * per_player:+.1f}] points of win rate")
-    print("by card:  " + "  ".join(f"{CARD_NAMES[c]}: {100 * gains[cards == c].mean():.3f} ({(cards == c).sum()})"
-                                  for c in range(len(CARD_NAMES)) if (cards == c).any()))
+        print(
+            f"second step (next own decision searched with {args.nested} playouts, {args.nested_playouts} nested "
+            f"playouts per set): {100 * mean2:.3f} "
+            f"[{100 * (mean2 - 1.96 * se2):.3f}, {100 * (mean2 + 1.96 * se2):.3f}] "
+            f"points of win chance per decision over the playout searcher, "
+            f"{100 * mean2 * per_player:+.1f} [{100 * (mean2 - 1.96 * se2) * per_player:+.1f}, "
+            f"{100 * (mean2 + 1.96 * se2) * per_player:+.1f}] points of win rate"
+        )
+    print(
+        "by card:  "
+        + "  ".join(
+            f"{CARD_NAMES[c]}: {100 * gains[cards == c].mean():.3f} ({(cards == c).sum()})"
+            for c in range(len(CARD_NAMES))
+            if (cards == c).any()
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ per-pawn one-hots leave for the network to work out.
 
 Two players, rules without hands (there the next player's options come from a hidden hand).
 """
+
 import argparse
 import time
 
@@ -49,8 +50,8 @@ from agents.simulate import action_buffer, after_move_into, card_chances, determ
 from agents.value_net import net_logit, pack_mlp
 from sorry_env import engine as E
 from sorry_env import game
-from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.geometry import TRACK
+from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.rules import DEFAULT_MAX_TURNS, N_CARDS, PRESETS, R_PACK_SIZE, R_PAWNS
 from training.evaluate import wilson_interval
 
@@ -166,7 +167,7 @@ def backup(public, rules, params, sizes, base, seed, out):
     best move by the value (one step of expectimax), from public afterstate `public`."""
     x = public.astype(np.int64)
     # A public state has no draw pile: rebuild one from the remaining counts.
-    x[E.DRAW_POS] = rules[R_PACK_SIZE] - x[E.REMAIN:E.REMAIN + N_CARDS].sum()
+    x[E.DRAW_POS] = rules[R_PACK_SIZE] - x[E.REMAIN : E.REMAIN + N_CARDS].sum()
     determinize(x, rules, E.to_move(x), seed)
     obs = np.empty(sizes[0], dtype=np.float32)
     out[:] = 0.0
@@ -287,7 +288,7 @@ def fit(mlp, base, states, targets, rules, seats, *, epochs, lr, batch_size, rng
         excess = []
         bar = tqdm(range(0, len(rows), batch_size), desc=f"{desc} {epoch + 1}/{epochs}", unit="batch")
         for first in bar:
-            batch = rows[first:first + batch_size]
+            batch = rows[first : first + batch_size]
             pos, viewers = batch // len(seats), seats[batch % len(seats)]
             obs = np.empty((len(batch), mlp.layers[0].in_features), dtype=np.float32)
             network_inputs(states[pos], rules, viewers, obs)
@@ -326,13 +327,19 @@ def starting_value(args, p):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--init", required=True,
-                   help="a value network file (.safetensors) to start from, or 'evaluation': a new network that "
-                        "learns a correction to the hand-written evaluation")
+    p.add_argument(
+        "--init",
+        required=True,
+        help="a value network file (.safetensors) to start from, or 'evaluation': a new network that "
+        "learns a correction to the hand-written evaluation",
+    )
     p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS), help="rules (--init evaluation)")
     p.add_argument("--hidden", default="256,256", help="hidden layer widths (--init evaluation)")
-    p.add_argument("--pairs", action="store_true",
-                   help="give the network the distances between own and opposing pawns too (--init evaluation)")
+    p.add_argument(
+        "--pairs",
+        action="store_true",
+        help="give the network the distances between own and opposing pawns too (--init evaluation)",
+    )
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--positions", type=int, default=1_000_000, help="self-play positions per round")
     p.add_argument("--epsilon", type=float, default=0.1, help="chance of a random move in the self-play games")
@@ -343,8 +350,13 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2, help="torch threads")
     args = p.parse_args(argv)
-    if args.rounds < 1 or args.epochs < 1 or args.positions < 1000 or not 0 <= args.epsilon <= 1 \
-            or args.check_games < 1:
+    if (
+        args.rounds < 1
+        or args.epochs < 1
+        or args.positions < 1000
+        or not 0 <= args.epsilon <= 1
+        or args.check_games < 1
+    ):
         p.error("need --rounds >= 1, --epochs >= 1, --positions >= 1000, 0 <= --epsilon <= 1 and --check-games >= 1")
     if args.pairs and args.init != "evaluation":
         p.error("--pairs needs --init evaluation (a value network file has the observation as its input)")
@@ -363,28 +375,48 @@ def main(argv=None):
     def check(label):
         wins = duel(rules_array, *pack_mlp(mlp), base, DEFAULT_WEIGHTS.array(), args.check_games, args.seed + 99991)
         low, high = wilson_interval(wins, args.check_games)
-        print(f"{label}: as a one-move player, wins {wins / args.check_games:.1%} [{low:.1%}, {high:.1%}] of "
-              f"{args.check_games} games against the heuristic", flush=True)
+        print(
+            f"{label}: as a one-move player, wins {wins / args.check_games:.1%} [{low:.1%}, {high:.1%}] of "
+            f"{args.check_games} games against the heuristic",
+            flush=True,
+        )
 
     print(f"{rules_name}, 2 players, value: {'evaluation + network' if len(base) else args.init}")
     gaps = np.empty(5000)
     move_gaps(rules_array, active, DEFAULT_WEIGHTS.array(), args.seed, gaps)
-    print(f"the evaluation's best and second-best moves differ by a median {100 * np.median(gaps):.2f} points of "
-          f"win chance ({(gaps < 0.015).mean():.0%} of {len(gaps)} heuristic decisions: under 1.5 points)")
+    print(
+        f"the evaluation's best and second-best moves differ by a median {100 * np.median(gaps):.2f} points of "
+        f"win chance ({(gaps < 0.015).mean():.0%} of {len(gaps)} heuristic decisions: under 1.5 points)"
+    )
     check("start")
     for r in range(1, args.rounds + 1):
         params, sizes = pack_mlp(mlp)
         t0 = time.time()
         states = np.zeros((args.positions, E.STATE_SIZE), dtype=np.int16)
-        n_games = self_play_positions(rules_array, active, params, sizes, base, args.epsilon, args.seed + 1_000_003 * r,
-                                      states)
+        n_games = self_play_positions(
+            rules_array, active, params, sizes, base, args.epsilon, args.seed + 1_000_003 * r, states
+        )
         t1 = time.time()
         targets = np.zeros((args.positions, 4))
         backup_targets(states, rules_array, params, sizes, base, args.seed + 7_000_001 * r, targets)
-        print(f"round {r}: {args.positions:,} positions from {n_games:,} games in {t1 - t0:.0f} s, "
-              f"targets in {time.time() - t1:.0f} s", flush=True)
-        excess = fit(mlp, base, states, targets, rules_array, seats, epochs=args.epochs, lr=args.lr,
-                     batch_size=args.batch_size, rng=rng, desc=f"round {r} fit")
+        print(
+            f"round {r}: {args.positions:,} positions from {n_games:,} games in {t1 - t0:.0f} s, "
+            f"targets in {time.time() - t1:.0f} s",
+            flush=True,
+        )
+        excess = fit(
+            mlp,
+            base,
+            states,
+            targets,
+            rules_array,
+            seats,
+            epochs=args.epochs,
+            lr=args.lr,
+            batch_size=args.batch_size,
+            rng=rng,
+            desc=f"round {r} fit",
+        )
         print(f"round {r}: fit's excess loss {excess:.5f} nats", flush=True)
         check(f"round {r}")
     print(f"{(time.time() - start) / 60:.1f} min")

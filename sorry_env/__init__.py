@@ -8,6 +8,7 @@
   defined in :mod:`agents.gym_env` (imported only when made: sorry_env never imports agents).
 - :mod:`sorry_env.express`: Sorry! Express, the dice game, as its own env (``sorry_env/express-v0``).
 """
+
 import gymnasium as _gymnasium
 from pettingzoo import register as _register
 
@@ -20,8 +21,20 @@ from .rules import CARD_NAMES, PRESETS, Rules, get_rules
 from .state_io import state_from_dict, state_to_dict
 from .version import ENV_ID, ENV_VERSION, LAYOUT_VERSION, __version__
 
-__all__ = ["env", "raw_env", "Rules", "PRESETS", "CARD_NAMES", "get_rules", "state_from_dict", "state_to_dict",
-           "__version__", "ENV_ID", "ENV_VERSION", "LAYOUT_VERSION"]
+__all__ = [
+    "env",
+    "raw_env",
+    "Rules",
+    "PRESETS",
+    "CARD_NAMES",
+    "get_rules",
+    "state_from_dict",
+    "state_to_dict",
+    "__version__",
+    "ENV_ID",
+    "ENV_VERSION",
+    "LAYOUT_VERSION",
+]
 
 _register("aec", ENV_ID, entry_point="sorry_env.env:env")
 _register("aec", "sorry_env/express-v0", entry_point="sorry_env.express.env:env")

@@ -6,6 +6,7 @@ The Python-level functions of :mod:`sorry_env.game` call :func:`check_state` onc
 before any compiled code, so a state array that did not come from the engine is a
 ValueError there instead.
 """
+
 from __future__ import annotations
 
 import reprlib
@@ -104,8 +105,7 @@ def check_state(state, rules_array: np.ndarray) -> None:
     the game, so a state can pass and still be one no game reaches, but it cannot send
     compiled code out of bounds."""
     if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (E.STATE_SIZE,):
-        what = f"{state.dtype} array of shape {state.shape}" if isinstance(state, np.ndarray) else \
-            type(state).__name__
+        what = f"{state.dtype} array of shape {state.shape}" if isinstance(state, np.ndarray) else type(state).__name__
         raise ValueError(f"state must be the engine's int64 array of shape ({E.STATE_SIZE},), got a {what}")
     problem = _header_problem(state, rules_array)
     if problem:

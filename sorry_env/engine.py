@@ -73,16 +73,40 @@ first index           count                   meaning
 Split index: ``S + (i*(P-1) + j')*6 + (a-1)`` with ``j' = j - (j > i)`` (Hasbro 2003 teams:
 ``S + i*6 + (a-1)``). Swap index: ``W + i*T + t``. Sorry! index: ``Y + c*T + t``.
 """
+
 import numpy as np
 from numba import njit
 
 from .geometry import (
-    BACKWARD, FORWARD, HOME, SLIDE_END, SLIDE_OWNER, START, START_CIRCLE,
-    STEPS_TO_HOME, TRACK,
+    BACKWARD,
+    FORWARD,
+    HOME,
+    SLIDE_END,
+    SLIDE_OWNER,
+    START,
+    START_CIRCLE,
+    STEPS_TO_HOME,
+    TRACK,
 )
 from .rules import (
-    C10, C11, C2, C7, CSORRY, MAX_PACK, N_CARDS, R_PACK, R_PACK_SIZE, R_PAWNS,
-    R_HAND_SIZE, R_SORRY_FORWARD, R_START_CARDS, R_TEAMS, R_TWO_DRAWS_AGAIN, R_FAST_PLAY, TEAMS_HASBRO2003, TEAMS_PARKER1958,
+    C2,
+    C7,
+    C10,
+    C11,
+    CSORRY,
+    MAX_PACK,
+    N_CARDS,
+    R_FAST_PLAY,
+    R_HAND_SIZE,
+    R_PACK,
+    R_PACK_SIZE,
+    R_PAWNS,
+    R_SORRY_FORWARD,
+    R_START_CARDS,
+    R_TEAMS,
+    R_TWO_DRAWS_AGAIN,
+    TEAMS_HASBRO2003,
+    TEAMS_PARKER1958,
 )
 
 # ---- state layout -------------------------------------------------------------------------
@@ -621,7 +645,7 @@ def legal_mask(state, rules, mask):
 
 
 # ---- applying a move ----------------------------------------------------------------------
-@njit(cache=True, inline='always')  # inlined: apply_move is on every playout's hot path
+@njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
 def decode_card_action(rules, action):
     """(kind, i, j, first, target) of an index into one card's block of actions (the table
     in the module docstring): kind is one of the ``ACT_*`` constants; i is the movable pawn
@@ -650,7 +674,7 @@ def decode_card_action(rules, action):
     return ACT_SORRY, (action - SORRY0) // T, -1, -1, (action - SORRY0) % T
 
 
-@njit(cache=True, inline='always')  # inlined: apply_move is on every playout's hot path
+@njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
 def decode_action(rules, action):
     """(card, kind, i, j, first, target) of an action index (0 <= action < num_actions):
     without hands card is -1 (the card in play is the state's) and the rest is
@@ -683,7 +707,7 @@ def apply_move(state, rules, action):
     _apply_decoded(state, rules, kind, i, j, first, target)
 
 
-@njit(cache=True, inline='always')  # inlined: apply_move is on every playout's hot path
+@njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
 def _apply_decoded(state, rules, kind, i, j, a, t):
     """Move the pawns for a decoded card action (see decode_card_action)."""
     ppp = rules[R_PAWNS]
@@ -901,7 +925,7 @@ def public_state(state, out):
     out[:] = state
     out[RNG] = 0
     out[DRAW_POS] = 0
-    out[DECK:DECK + MAX_PACK] = 0
+    out[DECK : DECK + MAX_PACK] = 0
 
 
 @njit(cache=True)

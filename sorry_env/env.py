@@ -77,6 +77,7 @@ Version history
 ---------------
 - v0: first release.
 """
+
 from collections.abc import Iterable
 from typing import Any
 
@@ -89,11 +90,11 @@ from . import engine as E
 from . import game
 from .narrate import PawnLabels, narrate
 from .observation import OBS_SIZE, observe
-from .version import ENV_NAME
 from .render import render_ansi
 from .rules import DEFAULT_MAX_TURNS, Rules, get_rules
 from .scoring import scores
 from .state_io import state_from_dict, state_to_dict
+from .version import ENV_NAME
 from .window import Window, require_pygame
 
 
@@ -107,12 +108,22 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": ENV_NAME, "is_parallelizable": False,
-                "render_fps": 2}
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "name": ENV_NAME,
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
 
-    def __init__(self, num_players: int | None = None, seats: Iterable[int] | None = None,
-                 rules: Rules | str = "hasbro2003", max_turns: int = DEFAULT_MAX_TURNS, render_mode: str | None = None,
-                 reward: str = "win"):
+    def __init__(
+        self,
+        num_players: int | None = None,
+        seats: Iterable[int] | None = None,
+        rules: Rules | str = "hasbro2003",
+        max_turns: int = DEFAULT_MAX_TURNS,
+        render_mode: str | None = None,
+        reward: str = "win",
+    ):
         super().__init__()
         if reward not in ("win", "points"):
             raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
@@ -120,8 +131,9 @@ class raw_env(AECEnv):
             raise ValueError(f"render_mode must be None, 'ansi', 'rgb_array' or 'human', got {render_mode!r}")
         if render_mode == "human":
             require_pygame()
-        if max_turns is not None and (not isinstance(max_turns, (int, np.integer)) or isinstance(max_turns, bool)
-                                      or max_turns < 1):
+        if max_turns is not None and (
+            not isinstance(max_turns, (int, np.integer)) or isinstance(max_turns, bool) or max_turns < 1
+        ):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self.rules = get_rules(rules)
         if reward == "points" and self.rules.scoring == "none":
@@ -138,10 +150,12 @@ class raw_env(AECEnv):
         self.n_actions = game.num_actions(self.rules)
         self.possible_agents = [f"player_{s}" for s in self.seats]
         self._agent_seat = {a: s for a, s in zip(self.possible_agents, self.seats)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
-        })
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
+            }
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self._state = None
@@ -206,8 +220,12 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if (isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer))
-                or not 0 <= action < self.n_actions or not self._mask[action]):
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            or not 0 <= action < self.n_actions
+            or not self._mask[action]
+        ):
             game.check_action(self._state, self.rules, action)  # raises, naming the legal actions
         state = self._state
         before = state.copy() if self._labels is not None else None
@@ -261,8 +279,9 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' "
-                                  "or 'human'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
+            )
             return None
         state = self._game()
         if self.render_mode == "ansi":

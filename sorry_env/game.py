@@ -18,6 +18,7 @@ Example::
     for card, p in game.chance_outcomes(after, "hasbro2003"):
         child = game.deal(after, "hasbro2003", card)
 """
+
 import functools
 from collections.abc import Iterable
 
@@ -32,7 +33,7 @@ from .rules import CARD_NAMES, N_CARDS, Rules, get_rules
 DEFAULT_SEATS = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _rules_array(rules: Rules) -> np.ndarray:
     a = rules.array()
     a.setflags(write=False)
@@ -44,20 +45,28 @@ def rules_array(rules: Rules | str) -> np.ndarray:
     return _rules_array(get_rules(rules))
 
 
-def seats_for(num_players: int | None = None, seats: Iterable[int] | None = None,
-              rules: Rules | str | None = None) -> tuple[int, ...]:
+def seats_for(
+    num_players: int | None = None, seats: Iterable[int] | None = None, rules: Rules | str | None = None
+) -> tuple[int, ...]:
     """Validated tuple of seats in play: explicit `seats`, or the default for `num_players`;
     with `rules`, also checked against them (team rules seat all four players)."""
-    if num_players is not None and (not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool)
-                                    or num_players not in DEFAULT_SEATS):
+    if num_players is not None and (
+        not isinstance(num_players, (int, np.integer))
+        or isinstance(num_players, bool)
+        or num_players not in DEFAULT_SEATS
+    ):
         raise ValueError(f"num_players must be 2, 3 or 4, got {excerpt(num_players)}")
     if seats is None:
         if num_players is None:
             raise ValueError("num_players must be 2, 3 or 4, got None")
         seats = DEFAULT_SEATS[num_players]
     else:
-        if (not isinstance(seats, (list, tuple, np.ndarray)) or isinstance(seats, np.ndarray) and seats.ndim != 1
-                or not all(isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) for s in seats)):
+        if (
+            not isinstance(seats, (list, tuple, np.ndarray))
+            or isinstance(seats, np.ndarray)
+            and seats.ndim != 1
+            or not all(isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) for s in seats)
+        ):
             raise ValueError(f"seats must be a list or tuple of seat numbers 0..3, got {excerpt(seats)}")
         given = seats
         seats = tuple(sorted(int(s) for s in seats))
@@ -66,8 +75,7 @@ def seats_for(num_players: int | None = None, seats: Iterable[int] | None = None
         if num_players is not None and num_players != len(seats):
             raise ValueError(f"num_players={num_players} does not match seats={seats}")
     if rules is not None and get_rules(rules).teams != "none" and seats != (0, 1, 2, 3):
-        raise ValueError(f"team rules ({get_rules(rules).name!r}) need 4 players in all four seats, "
-                         f"got seats {seats}")
+        raise ValueError(f"team rules ({get_rules(rules).name!r}) need 4 players in all four seats, got seats {seats}")
     return seats
 
 
@@ -81,8 +89,9 @@ def num_actions(rules: Rules | str) -> int:
     return E.n_actions(rules_array(rules))
 
 
-def new_state(rules: Rules | str = "hasbro2003", num_players: int = 4, seats: Iterable[int] | None = None,
-              seed: int = 0) -> np.ndarray:
+def new_state(
+    rules: Rules | str = "hasbro2003", num_players: int = 4, seats: Iterable[int] | None = None, seed: int = 0
+) -> np.ndarray:
     """A new game: the pack shuffled and the first player chosen from `seed` (a non-negative
     integer, used modulo 2**32), a card drawn."""
     check_seed(seed)
@@ -132,8 +141,9 @@ def _check_action(state, rules, action) -> int:
         raise ValueError(f"action {a} is out of range 0..{n - 1}; legal: {legal.tolist()}")
     if a not in legal:
         held = f"card {card(state)}" if state[E.CARD] >= 0 else "this hand"
-        raise ValueError(f"action {a} is illegal for {held} "
-                         f"({describe_action(state, rules, a)}); legal: {legal.tolist()}")
+        raise ValueError(
+            f"action {a} is illegal for {held} ({describe_action(state, rules, a)}); legal: {legal.tolist()}"
+        )
     return a
 
 
@@ -163,7 +173,7 @@ def chance_outcomes(state: np.ndarray, rules: Rules | str) -> list[tuple[str, fl
     the public draw-pile counts (when the pile is empty: the whole pack, about to be
     reshuffled)."""
     _require_chance_node(state, rules, "chance_outcomes")
-    counts = state[E.REMAIN:E.REMAIN + N_CARDS].astype(float)
+    counts = state[E.REMAIN : E.REMAIN + N_CARDS].astype(float)
     if counts.sum() == 0:
         counts = np.array(get_rules(rules).pack, dtype=float)
     total = counts.sum()
@@ -211,7 +221,9 @@ def is_double_game(state: np.ndarray, rules: Rules | str) -> bool:
     if w is None or get_rules(rules).teams == "none":
         return False
     ppp = get_rules(rules).pawns_per_player
-    return not any(all(state[E.PAWNS + s * E.MAX_SLOTS + i] == HOME for i in range(ppp)) for s in ((w + 1) % 4, (w + 3) % 4))
+    return not any(
+        all(state[E.PAWNS + s * E.MAX_SLOTS + i] == HOME for i in range(ppp)) for s in ((w + 1) % 4, (w + 3) % 4)
+    )
 
 
 def seats(state: np.ndarray) -> tuple[int, ...]:

@@ -18,6 +18,7 @@ Safety and Home codes are always relative to the pawn's own colour, so a pawn ca
 in another colour's zone. Everything the rules need about the board is a table lookup here;
 the tables are built once at import and passed to the compiled engine as constants.
 """
+
 import numpy as np
 
 N_SEATS = 4

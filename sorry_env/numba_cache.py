@@ -15,6 +15,7 @@ of any of those dependencies changed since it was compiled. Code outside a packa
 benchmark scripts, the tests) is not cached. ``tests/test_numba_cache.py`` checks that every
 caching package calls this with all it imports.
 """
+
 from __future__ import annotations
 
 import hashlib

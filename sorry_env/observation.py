@@ -25,6 +25,7 @@ index range    content
 1143..1150     ... and 1 for each movable pawn slot that already moved in it
 =============  =====================================================================
 """
+
 from numba import njit
 
 from . import engine as E

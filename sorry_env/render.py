@@ -15,6 +15,7 @@ Each cell is three characters wide:
 Below the grid: each seat's pawns in Start and Home by label, whose turn and the card, the
 partnerships under team rules, and one hand under play for points.
 """
+
 from . import engine as E
 from .board_layout import GRID, home_centre, safe_cell, slide_squares, slides, start_centre, track_cell
 from .geometry import HOME, SAFE0, SAFE_LEN, START, START_CIRCLE, TRACK
@@ -94,20 +95,29 @@ def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False) -> str:
     to_move = int(state[E.TO_MOVE])
     for seat in active:
         marker = "  <- to play" if seat == to_move and state[E.WINNER] < 0 else ""
-        lines.append(f"{COLOUR_NAMES[seat]} (seat {seat}): Start {' '.join(in_start[seat]) or '-'} | "
-                     f"Home {' '.join(at_home[seat]) or '-'}{marker}")
+        lines.append(
+            f"{COLOUR_NAMES[seat]} (seat {seat}): Start {' '.join(in_start[seat]) or '-'} | "
+            f"Home {' '.join(at_home[seat]) or '-'}{marker}"
+        )
     if teams:
         lines.append("teams: Red + Yellow against Blue + Green (each moves its partner's pawns too)")
     card = int(state[E.CARD])
     if hand_seat is not None:
         lines.append(f"{COLOUR_NAMES[hand_seat]}'s hand: {hand_text(state, hand_seat)}")
-    playing = f"to play {CARD_NAMES[card]}" if card >= 0 else ("to play a card" if hand_seat is not None
-                                                               else "(no card drawn)")
-    lines.append(f"turn {int(state[E.TURN])}: {COLOUR_NAMES[to_move]} {playing}"
-                 + (" (draw again)" if state[E.DRAW_AGAIN] else ""))
+    playing = (
+        f"to play {CARD_NAMES[card]}"
+        if card >= 0
+        else ("to play a card" if hand_seat is not None else "(no card drawn)")
+    )
+    lines.append(
+        f"turn {int(state[E.TURN])}: {COLOUR_NAMES[to_move]} {playing}"
+        + (" (draw again)" if state[E.DRAW_AGAIN] else "")
+    )
     if state[E.WINNER] >= 0:
         lines.append(f"seat {int(state[E.WINNER])} ({COLOUR_NAMES[state[E.WINNER]]}) wins")
-    lines.append("legend: R1..G4 pawns; numbers round the edge: track squares; r0..r4 Red's safety squares "
-                 "(b, y, g: the others'); r> a Red slide's triangle, - slide; o start square; "
-                 "S# pawns in Start, H# pawns Home")
+    lines.append(
+        "legend: R1..G4 pawns; numbers round the edge: track squares; r0..r4 Red's safety squares "
+        "(b, y, g: the others'); r> a Red slide's triangle, - slide; o start square; "
+        "S# pawns in Start, H# pawns Home"
+    )
     return "\n".join(lines)

@@ -3,6 +3,7 @@
 Every rule option is a field of :class:`Rules`; the compiled engine reads the same options
 from ``Rules.array()`` so that there is one implementation of the game, not one per variant.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -77,8 +78,12 @@ class Rules:
         if not integer(self.pawns_per_player) or self.pawns_per_player not in (3, 4):
             raise ValueError(f"pawns_per_player must be 3 or 4, got {self.pawns_per_player!r}")
         pack = self.pack
-        if (isinstance(pack, (str, bytes)) or not hasattr(pack, "__len__") or len(pack) != N_CARDS
-                or not all(integer(c) and 0 <= c <= 5 for c in pack)):
+        if (
+            isinstance(pack, (str, bytes))
+            or not hasattr(pack, "__len__")
+            or len(pack) != N_CARDS
+            or not all(integer(c) and 0 <= c <= 5 for c in pack)
+        ):
             raise ValueError(f"pack must give 0..5 copies (integers) of each of {CARD_NAMES}, got {_short(pack)}")
         object.__setattr__(self, "pack", tuple(int(c) for c in pack))
         if sum(self.pack) == 0:
@@ -100,8 +105,10 @@ class Rules:
         if not integer(self.hand_size) or self.hand_size not in (0, 5):
             raise ValueError(f"hand_size must be 0 (no hands) or 5 (play for points), got {self.hand_size!r}")
         if self.hand_size and sum(self.pack) <= 4 * self.hand_size:
-            raise ValueError(f"hand_size {self.hand_size}: four hands need more than {4 * self.hand_size} cards, "
-                             f"the pack has {sum(self.pack)}")
+            raise ValueError(
+                f"hand_size {self.hand_size}: four hands need more than {4 * self.hand_size} cards, "
+                f"the pack has {sum(self.pack)}"
+            )
         if not isinstance(self.scoring, str) or self.scoring not in SCORING:
             raise ValueError(f"scoring must be one of {SCORING}, got {_short(self.scoring)}")
         if not integer(self.sorry_forward) or self.sorry_forward not in (0, 4):
@@ -116,7 +123,7 @@ class Rules:
         a[R_FAST_PLAY] = int(self.fast_play)
         a[R_TEAMS] = TEAMS[self.teams]
         a[R_HAND_SIZE] = self.hand_size
-        a[R_PACK:R_PACK + N_CARDS] = self.pack
+        a[R_PACK : R_PACK + N_CARDS] = self.pack
         a[R_PACK_SIZE] = sum(self.pack)
         return a
 
@@ -136,8 +143,9 @@ PRESETS = {
     "parker1939_points": Rules(name="parker1939_points", pack=PACK_1958, hand_size=5, scoring="parker1939"),
     # 2013 edition: three pawns, any number card starts a pawn, a Sorry! may instead move a
     # pawn 4 forward, a 2 does not draw again (Wikipedia). Fire and Ice are left out.
-    "hasbro2013": Rules(name="hasbro2013", pawns_per_player=3, start_cards=NUMBER_CARDS,
-                        sorry_forward=4, two_draws_again=False),
+    "hasbro2013": Rules(
+        name="hasbro2013", pawns_per_player=3, start_cards=NUMBER_CARDS, sorry_forward=4, two_draws_again=False
+    ),
 }
 
 

@@ -10,6 +10,7 @@
   Home, plus a bonus of 24 if no opponent has a man Home, else 16 if none has more than one,
   else 8 if none has more than two.
 """
+
 from . import engine as E
 from .geometry import HOME
 from .rules import get_rules

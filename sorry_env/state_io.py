@@ -30,6 +30,7 @@ listed in the slot order in force (they are re-sorted when the seven is finished
 so ``state_to_dict(state_from_dict(d))`` equals ``d`` once ``d`` is in that order, and
 ``state_from_dict(state_to_dict(s))`` reproduces every public fact of ``s``.
 """
+
 import numpy as np
 
 from . import engine as E
@@ -101,21 +102,24 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     if not isinstance(pawns, (list, tuple)) or len(pawns) != 4:
         raise ValueError("'pawns' must list 4 seats (null for an empty seat)")
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-    state[E.PAWNS:E.PAWNS + 16] = -1
+    state[E.PAWNS : E.PAWNS + 16] = -1
     occupied = {}
     for seat, seat_pawns in enumerate(pawns):
         if seat_pawns is None:
             continue
         if not isinstance(seat_pawns, (list, tuple)) or len(seat_pawns) != ppp:
-            raise ValueError(f"seat {seat} must have exactly {ppp} pawns under rules {rules.name!r}, "
-                             f"got {excerpt(seat_pawns)}")
+            raise ValueError(
+                f"seat {seat} must have exactly {ppp} pawns under rules {rules.name!r}, got {excerpt(seat_pawns)}"
+            )
         state[E.ACTIVE + seat] = 1
         for slot, pos in enumerate(seat_pawns):
             code = _code(seat, pos)
             if code < TRACK and SLIDE_OWNER[code] not in (-1, seat):
-                raise ValueError(f"seat {seat}: track square {code} is the triangle of seat {SLIDE_OWNER[code]}'s "
-                                 f"slide; a pawn landing there slides on to square {SLIDE_END[code]}, so no pawn "
-                                 "of another colour can stand on it")
+                raise ValueError(
+                    f"seat {seat}: track square {code} is the triangle of seat {SLIDE_OWNER[code]}'s "
+                    f"slide; a pawn landing there slides on to square {SLIDE_END[code]}, so no pawn "
+                    "of another colour can stand on it"
+                )
             if code < TRACK:
                 if code in occupied:
                     raise ValueError(f"track square {code} holds two pawns (seats {occupied[code]} and {seat})")
@@ -159,8 +163,11 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
         raise ValueError("hands (and the card in play) hold more cards than the pack")
     if "draw_pile" in d:
         pile = d["draw_pile"]
-        if not isinstance(pile, dict) or set(pile) - set(CARD_NAMES) or any(
-                isinstance(v, bool) or not isinstance(v, (int, np.integer)) or abs(v) > 1000 for v in pile.values()):
+        if (
+            not isinstance(pile, dict)
+            or set(pile) - set(CARD_NAMES)
+            or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or abs(v) > 1000 for v in pile.values())
+        ):
             raise ValueError(f"draw_pile must map card names {list(CARD_NAMES)} to integer counts, got {excerpt(pile)}")
         remain = np.array([pile.get(c, 0) for c in CARD_NAMES], dtype=np.int64)
         negative = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] < 0]
@@ -168,8 +175,10 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
             raise ValueError(f"draw_pile counts for {negative} are negative")
         over = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] + in_play[c] > pack[c]]
         if over:
-            raise ValueError(f"draw_pile counts for {over} exceed the pack {dict(zip(CARD_NAMES, rules.pack))} "
-                             f"(the card in play counts too)")
+            raise ValueError(
+                f"draw_pile counts for {over} exceed the pack {dict(zip(CARD_NAMES, rules.pack))} "
+                f"(the card in play counts too)"
+            )
     else:
         remain = pack - in_play - (hands.sum(axis=0) if hands is not None else 0)
     if hands is not None and (hands.sum(axis=0) + remain + in_play > pack).any():
@@ -179,9 +188,9 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     pos = size - int(remain.sum())
     used = pack - remain
     deck = np.concatenate([np.repeat(np.arange(N_CARDS), used), np.repeat(np.arange(N_CARDS), remain)])
-    state[E.DECK:E.DECK + size] = deck
+    state[E.DECK : E.DECK + size] = deck
     state[E.DRAW_POS] = pos
-    state[E.REMAIN:E.REMAIN + N_CARDS] = remain
+    state[E.REMAIN : E.REMAIN + N_CARDS] = remain
     state[E.RNG] = seed & 0xFFFFFFFF
     r = rules.array()
     E.shuffle_draw_pile(state, r)
@@ -198,7 +207,7 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
                 for _ in range(rules.hand_size):
                     E.draw_to_hand(state, r, seat)
         else:
-            state[E.HANDS:E.HANDS + 4 * N_CARDS] = hands.reshape(-1)
+            state[E.HANDS : E.HANDS + 4 * N_CARDS] = hands.reshape(-1)
     elif card is None:
         E.draw(state, r)
     else:
@@ -206,8 +215,11 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     # A loaded game must be playable: the engine offers PASS when nothing else is legal, except
     # in the middle of a split seven, whose remainder may have no pawn to move.
     if E.legal_actions(state, r, np.empty(E.n_actions(r), dtype=np.int64)) == 0:
-        what = (f"the split seven's remaining {int(state[E.SEVEN_LEFT])} steps cannot be moved by any pawn "
-                "not yet moved" if state[E.SEVEN_LEFT] else "the player to move")
+        what = (
+            f"the split seven's remaining {int(state[E.SEVEN_LEFT])} steps cannot be moved by any pawn not yet moved"
+            if state[E.SEVEN_LEFT]
+            else "the player to move"
+        )
         raise ValueError(f"no legal action in this position: {what}")
     return state
 
@@ -220,16 +232,25 @@ def _split_seven(d, rules, card, state):
         raise ValueError(f"'split_seven' only exists under the Hasbro 2003 team rules, not {rules.name!r}")
     seven = d["split_seven"]
     P = 2 * rules.pawns_per_player
-    if (not isinstance(seven, dict) or set(seven) != {"left", "moved"} or not isinstance(seven["left"], int)
-            or isinstance(seven["left"], bool)
-            or not 1 <= seven["left"] <= 6 or not isinstance(seven["moved"], list) or not seven["moved"]
-            or any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < P for i in seven["moved"])
-            or len(set(seven["moved"])) != len(seven["moved"])):
-        raise ValueError(f"split_seven must be {{'left': 1..6, 'moved': [distinct slots 0..{P - 1}]}}, "
-                         f"got {excerpt(seven)}")
+    if (
+        not isinstance(seven, dict)
+        or set(seven) != {"left", "moved"}
+        or not isinstance(seven["left"], int)
+        or isinstance(seven["left"], bool)
+        or not 1 <= seven["left"] <= 6
+        or not isinstance(seven["moved"], list)
+        or not seven["moved"]
+        or any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < P for i in seven["moved"])
+        or len(set(seven["moved"])) != len(seven["moved"])
+    ):
+        raise ValueError(
+            f"split_seven must be {{'left': 1..6, 'moved': [distinct slots 0..{P - 1}]}}, got {excerpt(seven)}"
+        )
     if len(seven["moved"]) > 7 - seven["left"]:
-        raise ValueError(f"split_seven: {len(seven['moved'])} pawns moved, but only {7 - seven['left']} of the 7 "
-                         "steps were used (each part moves at least one)")
+        raise ValueError(
+            f"split_seven: {len(seven['moved'])} pawns moved, but only {7 - seven['left']} of the 7 "
+            "steps were used (each part moves at least one)"
+        )
     if card != "7":
         raise ValueError(f"a split seven is under way, so the card must be '7', got {excerpt(card)}")
     state[E.SEVEN_LEFT] = seven["left"]
@@ -252,9 +273,13 @@ def _hands(d, rules, active):
             raise ValueError(f"hands: seat {seat} must be {'null (empty seat)' if seat not in active else 'a hand'}")
         if hand is None:
             continue
-        if not isinstance(hand, dict) or set(hand) - set(CARD_NAMES) or any(
-                isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v <= 5
-                for v in hand.values()):
+        if (
+            not isinstance(hand, dict)
+            or set(hand) - set(CARD_NAMES)
+            or any(
+                isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v <= 5 for v in hand.values()
+            )
+        ):
             raise ValueError(f"hands: seat {seat} must map card names to counts, got {excerpt(hand)}")
         hands[seat] = [hand.get(c, 0) for c in CARD_NAMES]
         if hands[seat].sum() != rules.hand_size:
@@ -281,10 +306,19 @@ def state_to_dict(state: np.ndarray, rules: Rules) -> dict:
         "draw_pile": {CARD_NAMES[c]: int(state[E.REMAIN + c]) for c in range(N_CARDS)},
     }
     if state[E.SEVEN_LEFT] > 0:
-        d["split_seven"] = {"left": int(state[E.SEVEN_LEFT]),
-                            "moved": [i for i in range(8) if (state[E.SEVEN_MOVED] >> i) & 1]}
+        d["split_seven"] = {
+            "left": int(state[E.SEVEN_LEFT]),
+            "moved": [i for i in range(8) if (state[E.SEVEN_MOVED] >> i) & 1],
+        }
     if rules.hand_size:
-        d["hands"] = [{CARD_NAMES[c]: int(state[E.HANDS + seat * N_CARDS + c]) for c in range(N_CARDS)
-                       if state[E.HANDS + seat * N_CARDS + c]} if state[E.ACTIVE + seat] else None
-                      for seat in range(4)]
+        d["hands"] = [
+            {
+                CARD_NAMES[c]: int(state[E.HANDS + seat * N_CARDS + c])
+                for c in range(N_CARDS)
+                if state[E.HANDS + seat * N_CARDS + c]
+            }
+            if state[E.ACTIVE + seat]
+            else None
+            for seat in range(4)
+        ]
     return d

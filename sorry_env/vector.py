@@ -42,6 +42,7 @@ Errors
 A wrong action array (shape, dtype, out of range) or an illegal action raises ``ValueError``
 naming the game index and its legal actions, before any game is stepped.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -133,8 +134,24 @@ def first_illegal(masks, actions):
 
 # ---- self-play stepping ----------------------------------------------------------------------
 @njit(cache=True)
-def _selfplay_one(b, states, rules, active, game_seeds, episodes, max_turns, actions,
-                  obs, masks, rewards, terminated, truncated, to_move, ended, final_obs):
+def _selfplay_one(
+    b,
+    states,
+    rules,
+    active,
+    game_seeds,
+    episodes,
+    max_turns,
+    actions,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    to_move,
+    ended,
+    final_obs,
+):
     state = states[b]
     mover = state[E.TO_MOVE]
     E.step(state, rules, actions[b])
@@ -155,22 +172,84 @@ def _selfplay_one(b, states, rules, active, game_seeds, episodes, max_turns, act
 
 
 @njit(cache=True)
-def selfplay_step_serial(states, rules, active, game_seeds, episodes, max_turns, actions,
-                         obs, masks, rewards, terminated, truncated, to_move, ended, final_obs):
+def selfplay_step_serial(
+    states,
+    rules,
+    active,
+    game_seeds,
+    episodes,
+    max_turns,
+    actions,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    to_move,
+    ended,
+    final_obs,
+):
     """Step every game b with actions[b] (legal: checked by the caller), one thread."""
     for b in range(states.shape[0]):
-        _selfplay_one(b, states, rules, active, game_seeds, episodes, max_turns, actions,
-                      obs, masks, rewards, terminated, truncated, to_move, ended, final_obs)
+        _selfplay_one(
+            b,
+            states,
+            rules,
+            active,
+            game_seeds,
+            episodes,
+            max_turns,
+            actions,
+            obs,
+            masks,
+            rewards,
+            terminated,
+            truncated,
+            to_move,
+            ended,
+            final_obs,
+        )
 
 
 @njit(cache=True, parallel=True)
-def selfplay_step_parallel(states, rules, active, game_seeds, episodes, max_turns, actions,
-                           obs, masks, rewards, terminated, truncated, to_move, ended, final_obs):
+def selfplay_step_parallel(
+    states,
+    rules,
+    active,
+    game_seeds,
+    episodes,
+    max_turns,
+    actions,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    to_move,
+    ended,
+    final_obs,
+):
     """selfplay_step_serial with the games spread over numba's threads (games are
     independent, so the result is the same)."""
     for b in prange(states.shape[0]):
-        _selfplay_one(b, states, rules, active, game_seeds, episodes, max_turns, actions,
-                      obs, masks, rewards, terminated, truncated, to_move, ended, final_obs)
+        _selfplay_one(
+            b,
+            states,
+            rules,
+            active,
+            game_seeds,
+            episodes,
+            max_turns,
+            actions,
+            obs,
+            masks,
+            rewards,
+            terminated,
+            truncated,
+            to_move,
+            ended,
+            final_obs,
+        )
 
 
 @njit(cache=True)
@@ -236,8 +315,16 @@ class BatchedGames:
     """The state shared by both modes: B engine states, their seeds and episode counters,
     and the output buffers."""
 
-    def __init__(self, num_envs, num_players=2, seats=None, rules="hasbro2003", max_turns=DEFAULT_MAX_TURNS,
-                 parallel: bool = False, copy: bool = True):
+    def __init__(
+        self,
+        num_envs,
+        num_players=2,
+        seats=None,
+        rules="hasbro2003",
+        max_turns=DEFAULT_MAX_TURNS,
+        parallel: bool = False,
+        copy: bool = True,
+    ):
         self.num_envs = check_num_envs(num_envs)
         if max_turns is None:
             max_turns = np.iinfo(np.int64).max
@@ -309,18 +396,30 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
 
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int, num_players: int = 2, seats=None, rules="hasbro2003",
-                 max_turns: int | None = DEFAULT_MAX_TURNS, parallel: bool = False, copy: bool = True):
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        seats=None,
+        rules="hasbro2003",
+        max_turns: int | None = DEFAULT_MAX_TURNS,
+        parallel: bool = False,
+        copy: bool = True,
+    ):
         BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
-        self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
-        })
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
+            }
+        )
         self.single_action_space = spaces.Discrete(self.n_actions)
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (self.num_envs, OBS_SIZE), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (self.num_envs, self.n_actions), dtype=np.int8),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (self.num_envs, OBS_SIZE), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.num_envs, self.n_actions), dtype=np.int8),
+            }
+        )
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.n_actions))
         self._rewards = np.zeros((self.num_envs, 4), dtype=np.float32)
 
@@ -332,8 +431,17 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         Returns (observation dict, infos with ``to_move``)."""
         seeds = game_seeds_for(seed, self.num_envs)
         self.game_seeds[:] = seeds
-        reset_all(self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns,
-                  self._obs, self._masks, self._to_move)
+        reset_all(
+            self.states,
+            self._rules,
+            self._active,
+            self.game_seeds,
+            self.episodes,
+            self.max_turns,
+            self._obs,
+            self._masks,
+            self._to_move,
+        )
         self._started = True
         return self._observation(), {"to_move": self._to_move.copy()}
 
@@ -343,9 +451,23 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         self._require_reset()
         actions = check_actions(actions, self.num_envs, self._masks, self.describe)
         run = selfplay_step_parallel if self.parallel else selfplay_step_serial
-        run(self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns, actions,
-            self._obs, self._masks, self._rewards, self._terminated, self._truncated, self._to_move,
-            self._ended, self._final_obs)
+        run(
+            self.states,
+            self._rules,
+            self._active,
+            self.game_seeds,
+            self.episodes,
+            self.max_turns,
+            actions,
+            self._obs,
+            self._masks,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._to_move,
+            self._ended,
+            self._final_obs,
+        )
         infos = self._final_info({"to_move": self._to_move.copy()})
         return (self._observation(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos)
 

@@ -9,6 +9,7 @@
   (agents.policy) and check at load. It is derived from ENV_VERSION, so the two cannot move
   apart: a file trained on another layout is refused instead of playing nonsense.
 """
+
 __version__ = "0.1.0"
 
 ENV_VERSION = 0

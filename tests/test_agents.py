@@ -6,6 +6,7 @@ Board facts used by the literal positions (docs/rules.md): seat 0's safety entry
 Home is 6 steps past it, so a pawn on track square 57 is 11 steps from Home, on square 58
 10 steps, and on safe k it is 5 - k steps.
 """
+
 import numpy as np
 import pytest
 
@@ -65,16 +66,30 @@ def winning_move_cases():
         # A 10 from 10 steps out goes Home; one step back does not.
         ("hasbro2003", {"to_move": 0, "card": "10", "pawns": [[H, H, H, ["track", 58]], None, opponents, None]}),
         # Three pawns each (2013 rules): the 10 again.
-        ("hasbro2013", {"to_move": 0, "card": "10", "pawns": [[H, H, ["track", 58]], None, [["track", 30], S, S], None]}),
+        (
+            "hasbro2013",
+            {"to_move": 0, "card": "10", "pawns": [[H, H, ["track", 58]], None, [["track", 30], S, S], None]},
+        ),
         # A split seven brings the last two pawns Home (3 + 4; its only legal move, in two orders).
         ("hasbro2003", {"to_move": 0, "card": "7", "pawns": [[H, H, ["safe", 2], ["safe", 1]], None, opponents, None]}),
         # Four players: the 11 again, with more pawns to swap with.
-        ("hasbro2003", {"to_move": 0, "card": "11", "pawns": [[H, H, H, ["track", 57]], [["track", 25], S, S, S],
-                                                              opponents, [["track", 10], S, S, S]]}),
+        (
+            "hasbro2003",
+            {
+                "to_move": 0,
+                "card": "11",
+                "pawns": [[H, H, H, ["track", 57]], [["track", 25], S, S, S], opponents, [["track", 10], S, S, S]],
+            },
+        ),
         # Play for points: of the five cards held, only the 5 wins.
-        ("hasbro2003_points", {"to_move": 0, "pawns": [[H, H, H, ["safe", 0]], None, opponents, None],
-                               "hands": [{"5": 1, "1": 1, "4": 1, "10": 1, "11": 1}, None,
-                                         {"2": 2, "3": 2, "SORRY": 1}, None]}),
+        (
+            "hasbro2003_points",
+            {
+                "to_move": 0,
+                "pawns": [[H, H, H, ["safe", 0]], None, opponents, None],
+                "hands": [{"5": 1, "1": 1, "4": 1, "10": 1, "11": 1}, None, {"2": 2, "3": 2, "SORRY": 1}, None],
+            },
+        ),
     ]
 
 
@@ -158,6 +173,7 @@ def test_make_agent_reads_settings_and_rejects_bad_ones():
     old = make_agent("mcts:iterations=3", seed=1)
     assert type(old) is MonteCarloAgent and old.iterations == 3
     from agents.mcts import MCTSAgent, monte_carlo_values  # noqa: F401
+
     assert MCTSAgent is MonteCarloAgent
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("nobody")
@@ -165,17 +181,20 @@ def test_make_agent_reads_settings_and_rejects_bad_ones():
         make_agent("mcts:fast")
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("heuristic:depth=2", "agent 'heuristic' has no setting 'depth'.*its settings: none"),
-    ("mcts:iterations=abc", "iterations in 'mcts:iterations=abc' must be an integer, got 'abc'"),
-    ("mcts:iterations=10.7", "must be an integer, got '10.7'"),  # not silently 10
-    ("expectimax:depth=1.5", "must be an integer"),
-    ("expectimax:model_others=abc", "model_others .* must be an integer"),  # not silently on
-    ("mcts:epsilon=abc", "epsilon .* must be a number"),
-    ("mcts:weights=foo", "no setting 'weights'.*epsilon, iterations, rollout_plies, value"),
-    ("random:seed=3", "no setting 'seed'"),
-    ("expectimax:depth=0", "depth and samples must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("heuristic:depth=2", "agent 'heuristic' has no setting 'depth'.*its settings: none"),
+        ("mcts:iterations=abc", "iterations in 'mcts:iterations=abc' must be an integer, got 'abc'"),
+        ("mcts:iterations=10.7", "must be an integer, got '10.7'"),  # not silently 10
+        ("expectimax:depth=1.5", "must be an integer"),
+        ("expectimax:model_others=abc", "model_others .* must be an integer"),  # not silently on
+        ("mcts:epsilon=abc", "epsilon .* must be a number"),
+        ("mcts:weights=foo", "no setting 'weights'.*epsilon, iterations, rollout_plies, value"),
+        ("random:seed=3", "no setting 'seed'"),
+        ("expectimax:depth=0", "depth and samples must be at least 1"),
+    ],
+)
 def test_make_agent_names_the_bad_setting(spec, message):
     with pytest.raises(ValueError, match=message):
         make_agent(spec)

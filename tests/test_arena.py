@@ -1,5 +1,6 @@
 """Any agent in the arena: Agent objects and package.module:Name in tournaments, sb3 models
 trained on the Gymnasium env, the league, and agents.action_for in a PettingZoo loop."""
+
 import json
 import textwrap
 
@@ -11,7 +12,7 @@ import sorry_env
 from training.evaluate import main as sorry_eval
 from training.evaluate import run_tournament
 
-MODULE = '''
+MODULE = """
 import numpy as np
 from agents import Agent
 
@@ -40,7 +41,7 @@ def not_an_agent_factory(seed=None):
 
 
 VALUE = 3
-'''
+"""
 
 
 @pytest.fixture
@@ -54,12 +55,14 @@ def test_module_name_specs_build_agents_and_refuse_what_is_not_one(my_agents):
     agent = agents.make_agent("my_agents:FirstLegal:offset=1", seed=3)
     assert agent.name == "first_legal" and agent.offset == 1
     assert agents.make_agent("my_agents:make_first_legal").name == "first_legal"
-    for spec, message in [("no_such_pkg.mod:Agent", "cannot import module 'no_such_pkg.mod'"),
-                          ("my_agents:Missing", "module 'my_agents' has no 'Missing'"),
-                          ("my_agents:NotAnAgent", "class NotAnAgent is not an agent"),
-                          ("my_agents:not_an_agent_factory", r"not_an_agent_factory\(\) returned str"),
-                          ("my_agents:VALUE", "VALUE is a int, not an Agent class"),
-                          ("my_agents:FirstLegal:depth=2", "has no setting 'depth'")]:
+    for spec, message in [
+        ("no_such_pkg.mod:Agent", "cannot import module 'no_such_pkg.mod'"),
+        ("my_agents:Missing", "module 'my_agents' has no 'Missing'"),
+        ("my_agents:NotAnAgent", "class NotAnAgent is not an agent"),
+        ("my_agents:not_an_agent_factory", r"not_an_agent_factory\(\) returned str"),
+        ("my_agents:VALUE", "VALUE is a int, not an Agent class"),
+        ("my_agents:FirstLegal:depth=2", "has no setting 'depth'"),
+    ]:
         with pytest.raises(ValueError, match=message):
             agents.make_agent(spec)
 
@@ -81,7 +84,7 @@ def test_action_for_plays_an_agent_in_a_pettingzoo_loop():
     env.reset(seed=4)
     heuristic, rng = agents.HeuristicAgent(seed=0), np.random.default_rng(0)
     moves = 0
-    for name in env.agent_iter():
+    for _name in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         action = None if terminated or truncated else agents.action_for(env, heuristic, rng)
         if action is not None:
@@ -162,8 +165,21 @@ def test_an_sb3_model_for_another_observation_is_refused(tmp_path):
 
 
 def test_league_plays_every_pair_and_writes_matrix_csv_and_heatmap(tmp_path, capsys):
-    sorry_eval(["--league", "heuristic", "greedy", "random", "--games", "4", "--workers", "1", "--out",
-                str(tmp_path), "--no-progress"])
+    sorry_eval(
+        [
+            "--league",
+            "heuristic",
+            "greedy",
+            "random",
+            "--games",
+            "4",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert "league: 3 agents, 2 players, 3 lineups x 4 games" in out
     league = json.loads((tmp_path / "league.json").read_text())

@@ -1,5 +1,6 @@
 """Batched policy play: a policy agent decides many games' turns in one forward, and
 sorry-eval's lockstep games give the same records as one game at a time."""
+
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
 """Run directories hold data only: resuming and exporting never execute anything from them."""
+
 import base64
 import json
 import pickle
@@ -28,20 +29,30 @@ def plant_pickle_checkpoint(run_dir, marker):
     serialized payload where SB3 keeps cloudpickled parameters."""
     run_dir.mkdir(parents=True)
     cfg = load_config(SMOKE)
-    state = {"config": cfg, "timesteps": 1024, "snapshots": [], "evaluations": [], "imitation": {},
-             "last": {"snapshot": -1, "evaluation": -1, "checkpoint": 1024}, "wall_seconds": 1.0}
+    state = {
+        "config": cfg,
+        "timesteps": 1024,
+        "snapshots": [],
+        "evaluations": [],
+        "imitation": {},
+        "last": {"snapshot": -1, "evaluation": -1, "checkpoint": 1024},
+        "wall_seconds": 1.0,
+    }
     (run_dir / "run_state.json").write_text(json.dumps(state))
     blob = base64.b64encode(pickle.dumps(_Payload(marker))).decode()
-    data = {"policy_class": {":type:": "<class 'type'>", ":serialized:": blob},
-            "learning_rate": {":type:": "<class 'function'>", ":serialized:": blob}}
+    data = {
+        "policy_class": {":type:": "<class 'type'>", ":serialized:": blob},
+        "learning_rate": {":type:": "<class 'function'>", ":serialized:": blob},
+    }
     with zipfile.ZipFile(run_dir / "checkpoint.zip", "w") as z:
         z.writestr("data", json.dumps(data))
         z.writestr("_stable_baselines3_version", "2.9.2")
 
 
 def run_cli(module, *args, cwd=None):
-    return subprocess.run([sys.executable, "-m", module, *map(str, args)], capture_output=True, text=True, check=False,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", module, *map(str, args)], capture_output=True, text=True, check=False, timeout=300
+    )
 
 
 @pytest.mark.parametrize("command", ["export", "resume"])

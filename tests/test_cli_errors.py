@@ -1,5 +1,6 @@
 """Command-line mistakes and interruptions end in a one-line message and a nonzero exit, never
 a traceback; output folders are checked before any game is played."""
+
 import json
 import signal
 import subprocess
@@ -10,8 +11,9 @@ import pytest
 
 
 def run(module, *args, stdin=b""):
-    result = subprocess.run([sys.executable, "-m", module, *map(str, args)], input=stdin, capture_output=True,
-                            timeout=300, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", module, *map(str, args)], input=stdin, capture_output=True, timeout=300, check=False
+    )
     return result.returncode, result.stdout.decode(errors="replace"), result.stderr.decode(errors="replace")
 
 
@@ -28,8 +30,12 @@ def test_play_answers_a_huge_number_and_non_utf8_input():
 
 
 def test_play_interrupted_with_ctrl_c():
-    proc = subprocess.Popen([sys.executable, "-m", "agents.play", "--opponents", "random"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agents.play", "--opponents", "random"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.time() + 240
     seen = b""
     while b"Your move" not in seen and time.time() < deadline:  # wait for the first prompt
@@ -47,8 +53,18 @@ def test_play_interrupted_with_ctrl_c():
 def test_eval_checks_its_output_folder_before_any_game(tmp_path):
     (tmp_path / "a-file").write_text("x")
     started = time.perf_counter()
-    code, out, err = run("training.evaluate", "heuristic", "random", "--games", "4000", "--workers", "1",
-                         "--out", tmp_path / "a-file" / "out", "--no-progress")
+    code, out, err = run(
+        "training.evaluate",
+        "heuristic",
+        "random",
+        "--games",
+        "4000",
+        "--workers",
+        "1",
+        "--out",
+        tmp_path / "a-file" / "out",
+        "--no-progress",
+    )
     assert_message(code, err, "--out")
     assert "games in" not in out and time.perf_counter() - started < 120
 
@@ -59,7 +75,7 @@ def test_export_of_a_truncated_checkpoint_or_to_a_folder_is_a_message(tmp_path):
     run_dir = tmp_path / "run"
     plant_pickle_checkpoint(run_dir, tmp_path / "owned")
     (run_dir / "checkpoint.zip").unlink()
-    (run_dir / "checkpoint.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":")
+    (run_dir / "checkpoint.safetensors").write_bytes(b'\x10\x00\x00\x00\x00\x00\x00\x00{"a":')
     code, _, err = run("training.export", run_dir, tmp_path / "out.safetensors")
     assert_message(code, err, "checkpoint.safetensors")
     (run_dir / "run_state.json").write_text(json.dumps({"config": "nonsense"}))
@@ -67,10 +83,13 @@ def test_export_of_a_truncated_checkpoint_or_to_a_folder_is_a_message(tmp_path):
     assert_message(code, err, "run_state.json")
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["heuristic", "mcts:iterations=99999999999999999999999"], "iterations"),
-    (["heuristic", "random", "--games", "2", "--max-turns", "0"], "max_turns"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["heuristic", "mcts:iterations=99999999999999999999999"], "iterations"),
+        (["heuristic", "random", "--games", "2", "--max-turns", "0"], "max_turns"),
+    ],
+)
 def test_eval_setting_mistakes_are_messages(args, expected):
     code, _, err = run("training.evaluate", *args, "--workers", "1", "--no-progress", "--out", "/tmp/unused-eval")
     assert_message(code, err, expected)

@@ -1,5 +1,6 @@
 """The PettingZoo API: api_test, seed_test, pickling, registration, errors, rendering and the
 state dict round trip with its validation (issue #2, API section)."""
+
 import copy
 import pickle
 import re
@@ -65,6 +66,7 @@ def assert_same(a, b):
 
 # ---- PettingZoo's own tests ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize("n", PLAYERS)
 @pytest.mark.parametrize("make", [raw_env, env], ids=["raw_env", "env"])
 def test_api_test(make, n):
@@ -92,9 +94,14 @@ def test_registered_with_pettingzoo_make():
     assert e4.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
 
 
-@pytest.mark.parametrize("n,agents", [(2, ["player_0", "player_2"]),
-                                      (3, ["player_0", "player_1", "player_2"]),
-                                      (4, ["player_0", "player_1", "player_2", "player_3"])])
+@pytest.mark.parametrize(
+    "n,agents",
+    [
+        (2, ["player_0", "player_2"]),
+        (3, ["player_0", "player_1", "player_2"]),
+        (4, ["player_0", "player_1", "player_2", "player_3"]),
+    ],
+)
 def test_agents_named_by_seat(n, agents):
     e = raw_env(num_players=n)
     assert e.possible_agents == agents
@@ -112,11 +119,13 @@ def test_same_seed_same_game_different_seed_different_game():
         rng = np.random.default_rng(0)
         play(e, 200, rng)
         return e.state_dict()
+
     assert run(5) == run(5)
     assert len({str(run(s)) for s in range(4)}) > 1
 
 
 # ---- pickling -----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("n", PLAYERS)
 @pytest.mark.parametrize("make", [raw_env, env], ids=["raw_env", "env"])
@@ -153,6 +162,7 @@ def test_deepcopy_is_independent():
 
 # ---- bad actions --------------------------------------------------------------------------
 
+
 def _legal_list(e):
     return np.flatnonzero(e.observe(e.agent_selection)["action_mask"]).tolist()
 
@@ -160,8 +170,7 @@ def _legal_list(e):
 @pytest.mark.parametrize("bad", [141, 142, -1, 10**6, 2.5, "3", None, [1]])
 def test_raw_env_rejects_bad_actions_naming_the_legal_ones(bad):
     e = raw_env(num_players=2)
-    e.reset(seed=0, options={"state": {"to_move": 0, "card": "5",
-                                       "pawns": [seat(["track", 20]), None, seat(), None]}})
+    e.reset(seed=0, options={"state": {"to_move": 0, "card": "5", "pawns": [seat(["track", 20]), None, seat(), None]}})
     legal = _legal_list(e)
     assert legal == [2]
     before = snapshot(e)
@@ -210,15 +219,20 @@ def test_env_wrapper_terminates_on_illegal_move():
 def test_env_wrapper_out_of_range_action():
     e = env(num_players=2)
     e.reset(seed=2)
-    with pytest.raises(Exception):
+    with pytest.raises(AssertionError, match="not in action space"):  # PettingZoo's bounds wrapper
         e.step(142)
 
 
 # ---- observation (docs/observation.md layout) ----------------------------------------------
 
+
 def test_observation_layout_from_the_docs():
-    state = {"to_move": 1, "card": "10", "draw_again": True,
-             "pawns": [seat(["safe", 2]), seat(["track", 19]), seat(["track", 34]), seat(["home"])]}
+    state = {
+        "to_move": 1,
+        "card": "10",
+        "draw_again": True,
+        "pawns": [seat(["safe", 2]), seat(["track", 19]), seat(["track", 34]), seat(["home"])],
+    }
     e = raw_env(num_players=4)
     e.reset(seed=0, options={"state": state})
     obs = e.observe("player_1")["observation"]
@@ -237,30 +251,46 @@ def test_observation_layout_from_the_docs():
     assert obs[1099] == 1
     remain = [5, 4, 4, 4, 4, 4, 4, 3, 4, 4, 4]
     assert np.allclose(obs[1100:1111], np.array(remain) / 5)
-    progress = [64, 66, 66, 66,   # seat 1 on its circle (64 steps from Home), 3 in Start
-                64, 66, 66, 66,   # seat 2 on its circle 34
-                0, 66, 66, 66,    # seat 3: one pawn Home
-                3, 66, 66, 66]    # seat 0: safe 2 is 3 steps from Home
+    progress = [
+        64,
+        66,
+        66,
+        66,  # seat 1 on its circle (64 steps from Home), 3 in Start
+        64,
+        66,
+        66,
+        66,  # seat 2 on its circle 34
+        0,
+        66,
+        66,
+        66,  # seat 3: one pawn Home
+        3,
+        66,
+        66,
+        66,
+    ]  # seat 0: safe 2 is 3 steps from Home
     assert np.allclose(obs[1111:1127], np.array(progress) / 66)
     # seat 0's view of the same position: its own pawn first, seat 1's circle is square 19
     obs0 = e.observe("player_0")["observation"]
     assert obs0[pawn(0, 0, 62)] == 1 and obs0[pawn(1, 0, 19)] == 1 and obs0[pawn(2, 0, 34)] == 1
     # two players: the empty player slots are all zero
     e2 = raw_env(num_players=2)
-    e2.reset(seed=0, options={"state": {"to_move": 2, "card": "3",
-                                        "pawns": [seat(["track", 10]), None, seat(), None]}})
+    e2.reset(seed=0, options={"state": {"to_move": 2, "card": "3", "pawns": [seat(["track", 10]), None, seat(), None]}})
     o = e2.observe("player_2")["observation"]
     assert o[pawn(0, 0, 66)] == 1 and o[pawn(1, 0, (10 - 30) % 60)] == 1
-    assert not o[pawn(2, 0, 0):pawn(4, 0, 0)].any()
+    assert not o[pawn(2, 0, 0) : pawn(4, 0, 0)].any()
     assert set(np.flatnonzero(o[1072:1088]).tolist()) == {0, 4 + 2}
 
 
 # ---- rendering ----------------------------------------------------------------------------
 
+
 def test_render_ansi_shows_pawn_letters():
-    state = {"to_move": 0, "card": "3",
-             "pawns": [seat(["track", 10]), seat(["track", 25]), seat(["track", 40]),
-                       seat(["track", 55])]}
+    state = {
+        "to_move": 0,
+        "card": "3",
+        "pawns": [seat(["track", 10]), seat(["track", 25]), seat(["track", 40]), seat(["track", 55])],
+    }
     e = raw_env(num_players=4, render_mode="ansi")
     e.reset(seed=0, options={"state": state})
     text = e.render()
@@ -272,8 +302,10 @@ def test_render_ansi_shows_pawn_letters():
     assert e.render() != text
     # two players: only their colours are drawn as pawns
     e2 = raw_env(num_players=2, render_mode="ansi")
-    e2.reset(seed=0, options={"state": {"to_move": 0, "card": "3",
-                                        "pawns": [seat(["track", 10]), None, seat(["track", 40]), None]}})
+    e2.reset(
+        seed=0,
+        options={"state": {"to_move": 0, "card": "3", "pawns": [seat(["track", 10]), None, seat(["track", 40]), None]}},
+    )
     grid = "\n".join(e2.render().split("\n")[:18])  # the board with its square numbers, without the legend
     assert re.search(r"R\d", grid) and re.search(r"Y\d", grid)
     assert not re.search(r"B\d", grid) and not re.search(r"G\d", grid)
@@ -286,14 +318,23 @@ def test_render_without_mode_returns_none():
 
 
 def test_constructor_validation():
-    for kwargs in ({"num_players": 1}, {"num_players": 5}, {"seats": (0, 0)}, {"seats": (0, 4)},
-                   {"seats": (1,)}, {"seats": (0, 1, 2, 3, 0)}, {"rules": "nope"},
-                   {"render_mode": "video"}, {"max_turns": 0}):
+    for kwargs in (
+        {"num_players": 1},
+        {"num_players": 5},
+        {"seats": (0, 0)},
+        {"seats": (0, 4)},
+        {"seats": (1,)},
+        {"seats": (0, 1, 2, 3, 0)},
+        {"rules": "nope"},
+        {"render_mode": "video"},
+        {"max_turns": 0},
+    ):
         with pytest.raises(ValueError):
             raw_env(**kwargs)
 
 
 # ---- state dicts --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("n", PLAYERS)
 def test_state_dict_round_trip_at_random_positions(n):
@@ -339,6 +380,7 @@ def test_hidden_draw_order_comes_from_the_reset_seed():
 
 def test_state_dict_is_json_able():
     import json
+
     e = raw_env(num_players=3)
     e.reset(seed=8)
     play(e, 50, np.random.default_rng(0))
@@ -348,23 +390,39 @@ def test_state_dict_is_json_able():
 
 def test_state_dict_defaults_and_draw_pile():
     e = raw_env(num_players=2)
-    e.reset(seed=0, options={"state": {"to_move": 2, "card": "SORRY",
-                                       "pawns": [seat(), None, seat(), None]}})
+    e.reset(seed=0, options={"state": {"to_move": 2, "card": "SORRY", "pawns": [seat(), None, seat(), None]}})
     d = e.state_dict()
     assert d["turn"] == 0 and d["draw_again"] is False and d["card"] == "SORRY"
-    assert d["draw_pile"] == {"1": 5, "2": 4, "3": 4, "4": 4, "5": 4, "7": 4, "8": 4, "10": 4,
-                              "11": 4, "12": 4, "SORRY": 3}
+    assert d["draw_pile"] == {
+        "1": 5,
+        "2": 4,
+        "3": 4,
+        "4": 4,
+        "5": 4,
+        "7": 4,
+        "8": 4,
+        "10": 4,
+        "11": 4,
+        "12": 4,
+        "SORRY": 3,
+    }
     # card null: one is drawn from the given pile
-    e.reset(seed=0, options={"state": {"to_move": 0, "card": None, "draw_pile": {"7": 1},
-                                       "pawns": [seat(), None, seat(), None]}})
+    e.reset(
+        seed=0,
+        options={"state": {"to_move": 0, "card": None, "draw_pile": {"7": 1}, "pawns": [seat(), None, seat(), None]}},
+    )
     d = e.state_dict()
     assert d["card"] == "7" and sum(d["draw_pile"].values()) == 0
 
 
 def _valid(pawns=None, **kw):
-    d = {"to_move": 0, "card": "5",
-         "pawns": pawns if pawns is not None else
-         [seat(["track", 10], ["safe", 1]), seat(["track", 20]), seat(["track", 30]), seat()]}
+    d = {
+        "to_move": 0,
+        "card": "5",
+        "pawns": pawns
+        if pawns is not None
+        else [seat(["track", 10], ["safe", 1]), seat(["track", 20]), seat(["track", 30]), seat()],
+    }
     d.update(kw)
     return d
 
@@ -425,8 +483,7 @@ def test_state_with_other_seats_than_the_env_raises_and_leaves_env_unchanged():
     e.reset(seed=7)
     play(e, 10, np.random.default_rng(3))
     before = snapshot(e)
-    for pawns in ([seat(), seat(), None, None], [seat(), seat(), seat(), seat()],
-                  [None, seat(), None, seat()]):
+    for pawns in ([seat(), seat(), None, None], [seat(), seat(), seat(), seat()], [None, seat(), None, seat()]):
         with pytest.raises(ValueError):
             e.reset(seed=1, options={"state": {"to_move": 1, "card": "3", "pawns": pawns}})
         assert_same(before, snapshot(e))
@@ -443,10 +500,16 @@ def test_malformed_state_through_the_wrapped_env():
 
 def test_error_messages_name_the_problem():
     from sorry_env import PRESETS, state_from_dict
+
     r = PRESETS["hasbro2003"]
-    cases = {"unknown card": "card", "two colours on a track square": "10",
-             "to_move empty seat": "to_move", "unknown key": "colour", "finished game": "Home",
-             "pawn on a foreign slide triangle": "triangle of seat 1's slide"}
+    cases = {
+        "unknown card": "card",
+        "two colours on a track square": "10",
+        "to_move empty seat": "to_move",
+        "unknown key": "colour",
+        "finished game": "Home",
+        "pawn on a foreign slide triangle": "triangle of seat 1's slide",
+    }
     for name, word in cases.items():
         with pytest.raises(ValueError, match=word):
             state_from_dict(BAD_STATES[name], r, 0)
@@ -454,8 +517,13 @@ def test_error_messages_name_the_problem():
 
 def test_raw_env_misuse_gets_a_clear_error():
     e = raw_env(num_players=2)
-    for use in (lambda: e.step(0), lambda: e.observe("player_0"), e.state_dict, lambda: e.state_array,
-                lambda: e.describe_action(0)):
+    for use in (
+        lambda: e.step(0),
+        lambda: e.observe("player_0"),
+        e.state_dict,
+        lambda: e.state_array,
+        lambda: e.describe_action(0),
+    ):
         with pytest.raises(RuntimeError, match="call reset"):
             use()
     for seed in (-1, 1.5, True, "7"):
@@ -466,7 +534,7 @@ def test_raw_env_misuse_gets_a_clear_error():
     e.reset(seed=3)
     with pytest.raises(ValueError, match="unknown agent 'player_1'"):
         e.observe("player_1")  # two players sit at seats 0 and 2
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
     assert not e.agents
@@ -477,10 +545,28 @@ def test_raw_env_misuse_gets_a_clear_error():
 
 def test_a_loaded_position_at_the_turn_limit_is_truncated_at_once():
     e = raw_env(num_players=2, max_turns=5)
-    e.reset(seed=0, options={"state": {"to_move": 0, "card": "3", "turn": 9,
-                                       "pawns": [[["track", 12]] + [["start"]] * 3, None, [["start"]] * 4, None]}})
+    e.reset(
+        seed=0,
+        options={
+            "state": {
+                "to_move": 0,
+                "card": "3",
+                "turn": 9,
+                "pawns": [[["track", 12]] + [["start"]] * 3, None, [["start"]] * 4, None],
+            }
+        },
+    )
     assert all(e.truncations.values()) and not any(e.terminations.values())
     assert e.observe("player_0")["action_mask"].sum() == 0
-    e.reset(seed=0, options={"state": {"to_move": 0, "card": "3", "turn": 4,
-                                       "pawns": [[["track", 12]] + [["start"]] * 3, None, [["start"]] * 4, None]}})
+    e.reset(
+        seed=0,
+        options={
+            "state": {
+                "to_move": 0,
+                "card": "3",
+                "turn": 4,
+                "pawns": [[["track", 12]] + [["start"]] * 3, None, [["start"]] * 4, None],
+            }
+        },
+    )
     assert not any(e.truncations.values()) and e.observe("player_0")["action_mask"].sum() > 0

@@ -1,4 +1,5 @@
 """The tournament evaluator: fair seating, interval arithmetic, reproducibility, the CLI."""
+
 import csv
 import json
 import math
@@ -96,8 +97,10 @@ def test_lineup_must_match_the_player_count():
 def test_a_script_without_a_main_guard_gets_a_clear_error_not_a_hang(tmp_path):
     # Spawned workers re-run the script, die there; the parent must say why and stop.
     script = tmp_path / "unguarded.py"
-    script.write_text("from training.evaluate import run_tournament\n"
-                      "run_tournament(['random', 'random'], games=4, workers=2, progress=False)\n")
+    script.write_text(
+        "from training.evaluate import run_tournament\n"
+        "run_tournament(['random', 'random'], games=4, workers=2, progress=False)\n"
+    )
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
     assert 'a script without the `if __name__ == "__main__":` guard' in result.stderr
@@ -111,17 +114,33 @@ def test_a_policy_for_another_game_is_refused_before_any_game(tmp_path, monkeypa
     with pytest.raises(ValueError, match="trained for 4 players, not 2"):
         run_tournament(["checkpoints/sorry-4p.safetensors", "random"], games=2, workers=1)
     with pytest.raises(ValueError, match="trained for rules 'hasbro2003'"):
-        run_tournament(["checkpoints/sorry-4p.safetensors"] + ["random"] * 3, games=2, rules="parker1958",
-                       workers=1)
+        run_tournament(["checkpoints/sorry-4p.safetensors"] + ["random"] * 3, games=2, rules="parker1958", workers=1)
     (tmp_path / "out").write_text("")
-    result = subprocess.run([sys.executable, "-m", "training.evaluate", "random", "random", "--games", "2",
-                             "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "training.evaluate", "random", "random", "--games", "2", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and "is a file; name a directory" in result.stderr
 
 
 def test_cli_writes_json_csv_and_png(tmp_path):
-    command = [sys.executable, "-m", "training.evaluate", "random", "random", "--games", "8",
-               "--workers", "2", "--seed", "3", "--out", str(tmp_path), "--no-progress"]
+    command = [
+        sys.executable,
+        "-m",
+        "training.evaluate",
+        "random",
+        "random",
+        "--games",
+        "8",
+        "--workers",
+        "2",
+        "--seed",
+        "3",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    ]
     output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     assert "first mover won" in output and "random#2" in output
 
@@ -139,6 +158,6 @@ def test_cli_writes_json_csv_and_png(tmp_path):
 def test_agent_labels_shorten_file_paths_and_number_repeats():
     from training.evaluate import agent_labels
 
-    assert agent_labels(["runs/x/policy.safetensors", "mcts:iterations=9,value=checkpoints/v.safetensors",
-                         "heuristic", "heuristic"]) == [
-        "policy.safetensors", "mcts:iterations=9,value=v.safetensors", "heuristic", "heuristic#2"]
+    assert agent_labels(
+        ["runs/x/policy.safetensors", "mcts:iterations=9,value=checkpoints/v.safetensors", "heuristic", "heuristic"]
+    ) == ["policy.safetensors", "mcts:iterations=9,value=v.safetensors", "heuristic", "heuristic#2"]

@@ -1,5 +1,6 @@
 """The scripts in examples/ run from start to end at a tiny budget (each in its own process,
 as a reader would run it)."""
+
 import os
 import pathlib
 import subprocess
@@ -10,8 +11,15 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def run_example(name, *args, cwd=ROOT):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    result = subprocess.run([sys.executable, str(ROOT / "examples" / name), *args], cwd=cwd, env=env, check=False,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / name), *args],
+        cwd=cwd,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 
@@ -22,8 +30,19 @@ def test_pettingzoo_loop_against_a_shipped_policy():
 
 
 def test_sb3_maskable_ppo_then_sorry_eval(tmp_path):
-    out = run_example("sb3_maskable_ppo.py", "--timesteps", "64", "--n-steps", "64", "--eval-games", "4",
-                      "--workers", "1", "--out", str(tmp_path))
+    out = run_example(
+        "sb3_maskable_ppo.py",
+        "--timesteps",
+        "64",
+        "--n-steps",
+        "64",
+        "--eval-games",
+        "4",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path),
+    )
     assert "trained 64 steps" in out and (tmp_path / "model.zip").exists()
     for opponent in ("random", "heuristic"):
         assert (tmp_path / f"eval-{opponent}" / "results.json").exists()
@@ -31,7 +50,18 @@ def test_sb3_maskable_ppo_then_sorry_eval(tmp_path):
 
 
 def test_single_file_selfplay_trainer():
-    out = run_example("selfplay_ppo.py", "--total-timesteps", "128", "--num-envs", "2", "--num-steps", "64",
-                      "--snapshot-every", "1", "--eval-games", "2")
+    out = run_example(
+        "selfplay_ppo.py",
+        "--total-timesteps",
+        "128",
+        "--num-envs",
+        "2",
+        "--num-steps",
+        "64",
+        "--snapshot-every",
+        "1",
+        "--eval-games",
+        "2",
+    )
     assert "update 1/1: 128 steps" in out and "steps/s" in out
     assert "vs heuristic: won" in out and "vs random: won" in out

@@ -1,5 +1,6 @@
 """The analysis scripts in experiments/: paired games credit the right seat, value iteration's
 backup is the exact expectation over the next card, and the scripts run end to end."""
+
 import dataclasses
 import functools
 import importlib.util
@@ -57,8 +58,15 @@ def test_paired_games_play_the_changed_weights_in_the_changed_seat():
 def one_step_from_winning():
     """Public afterstate: seat 2 moves next, no card drawn; it wins with a 1 (its last pawn
     is on safe 4, one step from Home) and with no other card."""
-    d = {"to_move": 2, "pawns": [[["track", 10], ["track", 40], ["start"], ["start"]], None,
-                                 [["home"], ["home"], ["home"], ["safe", 4]], None]}
+    d = {
+        "to_move": 2,
+        "pawns": [
+            [["track", 10], ["track", 40], ["start"], ["start"]],
+            None,
+            [["home"], ["home"], ["home"], ["safe", 4]],
+            None,
+        ],
+    }
     state = state_from_dict(d, PRESETS["hasbro2003"], seed=1)
     public = np.empty_like(state)
     public_state(state, public)
@@ -82,7 +90,7 @@ def test_value_iteration_backup_is_the_exact_expectation_over_the_next_card(empt
     rules = game.rules_array("hasbro2003")
     public = one_step_from_winning()
     if empty_pile:  # every card drawn: the discards are reshuffled before the next draw
-        public[E.REMAIN:E.REMAIN + N_CARDS] = 0
+        public[E.REMAIN : E.REMAIN + N_CARDS] = 0
     chances = np.empty(N_CARDS)
     card_chances(public, rules, chances)
     p1 = chances[CARD_INDEX["1"]]
@@ -103,49 +111,88 @@ def test_value_iteration_scores_decided_positions_by_the_result_and_others_by_th
     # A zero correction on top of the evaluation is the evaluation's own chance of winning.
     for seat in (0, 2):
         assert vi.seat_value(state, rules, *zero_value(), w, seat, obs) == pytest.approx(
-            win_chance(state, rules, w, evaluate(state, rules, w, seat)))
-    state[E.PAWNS + 2 * E.MAX_SLOTS:E.PAWNS + 2 * E.MAX_SLOTS + 4] = HOME
+            win_chance(state, rules, w, evaluate(state, rules, w, seat))
+        )
+    state[E.PAWNS + 2 * E.MAX_SLOTS : E.PAWNS + 2 * E.MAX_SLOTS + 4] = HOME
     state[E.WINNER] = 2
     out = np.zeros(4)
     vi.backup(state, rules, *zero_value(), w, 7, out)
     assert list(out) == [0.0, 0.0, 1.0, 0.0]
 
 
-@pytest.mark.parametrize("script, args, expected", [
-    ("search_headroom.py", ["--decisions", "6", "--iterations", "40"], "implied rate of a playout searcher"),
-    ("search_headroom.py", ["--decisions", "3", "--iterations", "20", "--plies", "2", "--nested", "3",
-                            "--nested-playouts", "10"], "second step (next own decision searched with 3 playouts"),
-    ("heuristic_weights.py", ["--pairs", "3", "--scales", "2", "--players", "3"], "leader"),
-    ("value_iteration.py", ["--init", "evaluation", "--hidden", "16", "--rounds", "1", "--positions", "2000",
-                            "--epochs", "1", "--check-games", "20"], "round 1: as a one-move player, wins"),
-])
+@pytest.mark.parametrize(
+    "script, args, expected",
+    [
+        ("search_headroom.py", ["--decisions", "6", "--iterations", "40"], "implied rate of a playout searcher"),
+        (
+            "search_headroom.py",
+            ["--decisions", "3", "--iterations", "20", "--plies", "2", "--nested", "3", "--nested-playouts", "10"],
+            "second step (next own decision searched with 3 playouts",
+        ),
+        ("heuristic_weights.py", ["--pairs", "3", "--scales", "2", "--players", "3"], "leader"),
+        (
+            "value_iteration.py",
+            [
+                "--init",
+                "evaluation",
+                "--hidden",
+                "16",
+                "--rounds",
+                "1",
+                "--positions",
+                "2000",
+                "--epochs",
+                "1",
+                "--check-games",
+                "20",
+            ],
+            "round 1: as a one-move player, wins",
+        ),
+    ],
+)
 def test_analysis_scripts_run_end_to_end(script, args, expected):
-    out = subprocess.run([sys.executable, str(EXPERIMENTS / script), *args], capture_output=True, text=True,
-                         timeout=600)
+    out = subprocess.run(
+        [sys.executable, str(EXPERIMENTS / script), *args], capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stderr
     assert expected in out.stdout
 
 
-@pytest.mark.parametrize("script, args, message", [
-    ("search_headroom.py", ["--sample", "0"], "--sample"),
-    ("search_headroom.py", ["--nested", "3", "--plies", "0"], "--plies >= 1 with --nested"),
-    ("heuristic_weights.py", ["--rules", "hasbro2003_teams", "--players", "4"], "team rules"),
-    ("value_iteration.py", ["--init", "evaluation", "--rounds", "0"], "--rounds >= 1"),
-    ("value_iteration.py", ["--init", "evaluation", "--rules", "hasbro2003_points"], "hands"),
-    ("value_iteration.py", ["--init", "checkpoints/value-2p.safetensors", "--pairs"], "--pairs needs"),
-])
+@pytest.mark.parametrize(
+    "script, args, message",
+    [
+        ("search_headroom.py", ["--sample", "0"], "--sample"),
+        ("search_headroom.py", ["--nested", "3", "--plies", "0"], "--plies >= 1 with --nested"),
+        ("heuristic_weights.py", ["--rules", "hasbro2003_teams", "--players", "4"], "team rules"),
+        ("value_iteration.py", ["--init", "evaluation", "--rounds", "0"], "--rounds >= 1"),
+        ("value_iteration.py", ["--init", "evaluation", "--rules", "hasbro2003_points"], "hands"),
+        ("value_iteration.py", ["--init", "checkpoints/value-2p.safetensors", "--pairs"], "--pairs needs"),
+    ],
+)
 def test_analysis_scripts_refuse_bad_settings(script, args, message):
-    out = subprocess.run([sys.executable, str(EXPERIMENTS / script), *args], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, str(EXPERIMENTS / script), *args], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 2 and message in out.stderr
 
 
 def test_value_iteration_pair_features_mark_who_can_reach_whom():
     vi = load("value_iteration")
     rules_obj = PRESETS["hasbro2003"]
-    state = state_from_dict({"to_move": 0, "card": "5", "pawns": [
-        [["track", 10], ["start"], ["start"], ["start"]], None,
-        [["track", 5], ["track", 15], ["start"], ["start"]], None]}, rules_obj, seed=0)
+    state = state_from_dict(
+        {
+            "to_move": 0,
+            "card": "5",
+            "pawns": [
+                [["track", 10], ["start"], ["start"], ["start"]],
+                None,
+                [["track", 5], ["track", 15], ["start"], ["start"]],
+                None,
+            ],
+        },
+        rules_obj,
+        seed=0,
+    )
     rules = game.rules_array(rules_obj)
     x = np.empty(OBS_SIZE + vi.PAIR_FEATURES, dtype=np.float32)
     vi.network_input(state, rules, 0, x)

@@ -1,6 +1,7 @@
 """Sorry! Express (sorry_env.express): the PettingZoo API, state dicts, every rule of the
 rules table in docs/express.md as a scenario, random-play invariants, the agents and the
 tournament command."""
+
 import json
 import pickle
 
@@ -66,6 +67,7 @@ def play(e, n_steps, rng):
 
 # ---- PettingZoo API -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("n", PLAYERS)
 @pytest.mark.parametrize("make", [raw_env, env], ids=["raw_env", "env"])
 def test_api_test(make, n):
@@ -114,6 +116,7 @@ def test_same_seed_same_game_different_seeds_differ():
         e.reset(seed=seed)
         play(e, 30, np.random.default_rng(0))
         return e.state_dict()
+
     assert run(3) == run(3)
     assert len({json.dumps(run(s)) for s in range(5)}) > 1
 
@@ -147,8 +150,12 @@ def test_env_wrapper_terminates_an_illegal_move():
 
 
 def test_constructor_and_reset_arguments_are_checked():
-    for kwargs, words in [({"num_players": 5}, "num_players"), ({"num_players": True}, "num_players"),
-                          ({"max_turns": 0}, "max_turns"), ({"render_mode": "human"}, "render_mode")]:
+    for kwargs, words in [
+        ({"num_players": 5}, "num_players"),
+        ({"num_players": True}, "num_players"),
+        ({"max_turns": 0}, "max_turns"),
+        ({"render_mode": "human"}, "render_mode"),
+    ]:
         with pytest.raises(ValueError, match=words):
             raw_env(**kwargs)
     e = raw_env(num_players=2)
@@ -173,8 +180,9 @@ def test_reset_with_a_state_of_another_player_count_leaves_the_env_as_it_was():
 
 
 def test_observation_is_player_relative_and_in_range():
-    d = position(["Red", "Blue", "Yellow"], [{"Red": 2}, {"Blue": 1, "Green": 3}, {}], ["Wild", "Wild", "Sorry!"],
-                 to_move=1)
+    d = position(
+        ["Red", "Blue", "Yellow"], [{"Red": 2}, {"Blue": 1, "Green": 3}, {}], ["Wild", "Wild", "Sorry!"], to_move=1
+    )
     e = raw_env(num_players=3)
     e.reset(seed=0, options={"state": d})
     obs = e.observe("player_1")
@@ -200,6 +208,7 @@ def test_render_names_the_position():
 
 
 # ---- state dicts --------------------------------------------------------------------------
+
 
 def test_state_dicts_round_trip_through_random_play():
     rng = np.random.default_rng(3)
@@ -268,6 +277,7 @@ def test_malformed_state_dicts_are_refused_naming_the_problem(d, words):
 
 # ---- rules, one scenario each (docs/express.md, rules table) ----------------------------------
 
+
 def test_start_position():
     s = game.new_state(4, seed=0, first=2)
     assert game.to_move(s) == 2 and game.turn(s) == 0 and game.winner(s) is None
@@ -284,9 +294,9 @@ def test_dice_faces_and_frequencies():
     n = 20_000
     for _ in range(n):
         E.roll(state)
-        assert state[E.DICE:E.DICE + E.N_FACES].sum() == 3
+        assert state[E.DICE : E.DICE + E.N_FACES].sum() == 3
         assert state[E.DICE + E.SLIDE] <= 2 and state[E.DICE + E.SORRY] <= 1
-        counts += state[E.DICE:E.DICE + E.N_FACES]
+        counts += state[E.DICE : E.DICE + E.N_FACES]
     # Per roll: each colour 3/6, Wild 3/6, Slide 2/6 (plain dice only), Sorry! 1/6 (third die only).
     assert counts / n == pytest.approx([0.5, 0.5, 0.5, 0.5, 0.5, 1 / 3, 1 / 6], abs=0.02)
 
@@ -419,22 +429,33 @@ def test_describe_action_names_every_kind():
     assert game.describe_action(s, wild_action(RED, 1)) == "Wild: take a Red pawn from player_1's waiting area"
     assert game.describe_action(s, sorry_action(1)) == "Sorry!: take a Blue pawn from player_1's home section"
     assert game.describe_action(s, recolour_action(2, GREEN)) == "Slide: player_2's base (Yellow) becomes Green"
-    assert game.describe_action(s, swap_action(0, 1)) == \
-        "Slide: swap the colours of own base (Red) and player_1's base (Blue)"
+    assert (
+        game.describe_action(s, swap_action(0, 1))
+        == "Slide: swap the colours of own base (Red) and player_1's base (Blue)"
+    )
     assert game.describe_action(s, colour_action(RED, 0)) == "Red die: take a Red pawn from the Start base"
     two = load(position(["Red", "Blue"], [{}, {"Blue": 1}], ["Sorry!"]))
-    assert game.describe_action(two, sorry_action(3)) == \
-        "sorry action naming the player 3 places after the mover; there are only 2 players"
+    assert (
+        game.describe_action(two, sorry_action(3))
+        == "sorry action naming the player 3 places after the mover; there are only 2 players"
+    )
     assert "only 2 players" in game.describe_action(two, swap_action(0, 3))
 
 
 # ---- random play ----------------------------------------------------------------------------
 
-BROKEN = {1: "a negative pawn count", 2: "more than 4 pawns of a colour", 3: "two bases of one colour",
-          4: "a full home section without a winner", 5: "no legal action in a running game",
-          6: "an impossible set of dice", 7: "a winner without a full home section, or dice left after the win",
-          8: "a die resolved without using exactly one die or with another player", 9: "the turn passed out of order",
-          10: "a game reached the turn limit"}
+BROKEN = {
+    1: "a negative pawn count",
+    2: "more than 4 pawns of a colour",
+    3: "two bases of one colour",
+    4: "a full home section without a winner",
+    5: "no legal action in a running game",
+    6: "an impossible set of dice",
+    7: "a winner without a full home section, or dice left after the win",
+    8: "a die resolved without using exactly one die or with another player",
+    9: "the turn passed out of order",
+    10: "a game reached the turn limit",
+}
 
 
 @njit
@@ -457,7 +478,7 @@ def _broken_invariant(s, n_legal):
             if s[E.BASES + seat] == s[E.BASES + other]:
                 return 3
         best_home = max(best_home, s[E.OWNED + seat * 4 + s[E.BASES + seat]])
-    dice = s[E.DICE:E.DICE + E.N_FACES]
+    dice = s[E.DICE : E.DICE + E.N_FACES]
     if s[E.WINNER] < 0:
         if best_home >= 4:
             return 4
@@ -485,12 +506,12 @@ def _random_games_checked(n, games, seed, lengths):
             code = _broken_invariant(s, n_legal)
             if code:
                 return code, g
-            before = s[E.DICE:E.DICE + E.N_FACES].sum()
+            before = s[E.DICE : E.DICE + E.N_FACES].sum()
             turn = s[E.TURN]
             mover = s[E.TO_MOVE]
             E.step(s, buf[E.randint(chooser, n_legal)])
             if s[E.WINNER] < 0 and s[E.TURN] == turn:  # the turn goes on: one die used, same player
-                if s[E.DICE:E.DICE + E.N_FACES].sum() != before - 1 or s[E.TO_MOVE] != mover:
+                if s[E.DICE : E.DICE + E.N_FACES].sum() != before - 1 or s[E.TO_MOVE] != mover:
                     return 8, g
             elif s[E.WINNER] < 0 and (s[E.TO_MOVE] - mover - (s[E.TURN] - turn)) % n != 0:
                 return 9, g  # each finished turn (a useless roll ends one at once) passes it on by one seat
@@ -538,6 +559,7 @@ def test_env_rewards_sum_and_truncation(n):
 
 
 # ---- agents and tournaments -------------------------------------------------------------------
+
 
 def test_the_turn_hides_the_dice_generator():
     s = game.new_state(2, seed=0)
@@ -617,18 +639,34 @@ def test_greedy_beats_random(n, games, threshold):
 
 
 def test_tournament_arguments_are_checked():
-    for kwargs, words in [({"agent_specs": ["greedy"]}, "num_players"),
-                          ({"agent_specs": ["greedy", "random"], "players": 3}, "2 agents listed for 3"),
-                          ({"agent_specs": ["greedy", "mcts"]}, "unknown Express agent"),
-                          ({"agent_specs": ["greedy", "random"], "games": 0}, "games"),
-                          ({"agent_specs": ["greedy", "random"], "seed": -1}, "seed")]:
+    for kwargs, words in [
+        ({"agent_specs": ["greedy"]}, "num_players"),
+        ({"agent_specs": ["greedy", "random"], "players": 3}, "2 agents listed for 3"),
+        ({"agent_specs": ["greedy", "mcts"]}, "unknown Express agent"),
+        ({"agent_specs": ["greedy", "random"], "games": 0}, "games"),
+        ({"agent_specs": ["greedy", "random"], "seed": -1}, "seed"),
+    ]:
         with pytest.raises(ValueError, match=words):
             run_express_tournament(workers=1, **kwargs)
 
 
 def test_sorry_eval_runs_an_express_tournament(tmp_path, capsys):
-    evaluate.main(["--game", "express", "greedy", "random", "random", "--games", "9", "--workers", "1",
-                   "--no-progress", "--out", str(tmp_path)])
+    evaluate.main(
+        [
+            "--game",
+            "express",
+            "greedy",
+            "random",
+            "random",
+            "--games",
+            "9",
+            "--workers",
+            "1",
+            "--no-progress",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert "3 players (seats 0, 1, 2), rules express, 9 games" in out and "turns (rolls)" in out
     summary = json.loads((tmp_path / "results.json").read_text())
@@ -636,11 +674,14 @@ def test_sorry_eval_runs_an_express_tournament(tmp_path, capsys):
     assert (tmp_path / "games.csv").exists()
 
 
-@pytest.mark.parametrize("argv,words", [
-    (["--game", "express", "--rules", "hasbro2003", "greedy", "random"], "has none"),
-    (["--game", "express", "heuristic", "random"], "unknown Express agent"),
-    (["--game", "express", "greedy", "random", "--max-turns", "0"], "max_turns"),
-])
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["--game", "express", "--rules", "hasbro2003", "greedy", "random"], "has none"),
+        (["--game", "express", "heuristic", "random"], "unknown Express agent"),
+        (["--game", "express", "greedy", "random", "--max-turns", "0"], "max_turns"),
+    ],
+)
 def test_sorry_eval_express_mistakes_are_reported_without_a_traceback(argv, words, tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         evaluate.main([*argv, "--workers", "1", "--out", str(tmp_path)])

@@ -6,6 +6,7 @@ Each case must end in a result that works or in a ValueError with a short messag
 another exception type, an unplayable position or a crash. ``benchmarks/invariants.py`` is
 the long-run companion (millions of games).
 """
+
 import copy
 import functools
 import json
@@ -25,17 +26,32 @@ from sorry_env.state_io import state_from_dict, state_to_dict
 
 def fuzz(max_examples):
     """A fixed budget and seed: the same cases on every run."""
-    return settings(max_examples=max_examples, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=max_examples,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
 NO_HANDS = [name for name, rules in PRESETS.items() if not rules.hand_size]
 
 # JSON-like values, with the awkward ones: huge integers, bools, floats, deep and long values.
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 70), st.integers(-10**30, 10**30),
-                    st.floats(allow_nan=True), st.sampled_from(["start", "track", "safe", "home", "7", "SORRY", ""]),
-                    st.text(max_size=5))
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=5),
-                                                       st.dictionaries(st.text(max_size=3), inner, max_size=3)),
-                      max_leaves=12)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 70),
+    st.integers(-(10**30), 10**30),
+    st.floats(allow_nan=True),
+    st.sampled_from(["start", "track", "safe", "home", "7", "SORRY", ""]),
+    st.text(max_size=5),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+    max_leaves=12,
+)
 
 
 def position(rules_name, seed, plies):
@@ -109,8 +125,7 @@ RULE_FIELDS = {
     "pawns_per_player": st.one_of(st.sampled_from([3, 4]), SCALARS),
     "pack": st.one_of(st.lists(st.integers(0, 5), min_size=11, max_size=11), st.lists(SCALARS, max_size=12), SCALARS),
     "two_draws_again": st.one_of(st.booleans(), SCALARS),
-    "start_cards": st.one_of(st.lists(st.sampled_from(["1", "2", "3", "7", "11", "SORRY", "13"]), max_size=4),
-                             SCALARS),
+    "start_cards": st.one_of(st.lists(st.sampled_from(["1", "2", "3", "7", "11", "SORRY", "13"]), max_size=4), SCALARS),
     "sorry_forward": st.one_of(st.sampled_from([0, 4]), SCALARS),
     "fast_play": st.one_of(st.booleans(), SCALARS),
     "teams": st.one_of(st.sampled_from(["none", "parker1958", "hasbro2003"]), SCALARS),
@@ -147,8 +162,14 @@ def policy_bytes(tmp_dir):
 
     torch.manual_seed(0)
     path = tmp_dir / "valid.safetensors"
-    save_policy(path, Actor("afterstate", [8], "relu", "hasbro2003"), rules="hasbro2003", num_players=2,
-                network={"kind": "afterstate", "hidden": [8], "activation": "relu"}, name="fuzz")
+    save_policy(
+        path,
+        Actor("afterstate", [8], "relu", "hasbro2003"),
+        rules="hasbro2003",
+        num_players=2,
+        network={"kind": "afterstate", "hidden": [8], "activation": "relu"},
+        name="fuzz",
+    )
     return path.read_bytes()
 
 
@@ -164,7 +185,7 @@ def test_damaged_policy_files_are_refused_or_load(tmp_path_factory, data):
         for _ in range(data.draw(st.integers(1, 4))):
             blob[data.draw(st.integers(0, header_end - 1))] = data.draw(st.integers(0, 255))
     elif how == "truncate":
-        blob = blob[:data.draw(st.integers(0, len(blob) - 1))]
+        blob = blob[: data.draw(st.integers(0, len(blob) - 1))]
     else:
         header = json.loads(blob[8:header_end])
         meta = json.loads(header["__metadata__"]["sorry_policy"])
@@ -218,8 +239,9 @@ print("DONE", calls)
 def test_corrupted_state_arrays_never_crash_the_engine():
     """Random corruptions of real state arrays (in a child process, so a crash is a failure
     here rather than the end of the test run)."""
-    result = subprocess.run([sys.executable, "-c", ARRAY_FUZZ, "0", "3000"], capture_output=True, text=True,
-                            check=False, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-c", ARRAY_FUZZ, "0", "3000"], capture_output=True, text=True, check=False, timeout=600
+    )
     assert result.returncode == 0 and "DONE" in result.stdout, (result.returncode, result.stderr[-2000:])
 
 

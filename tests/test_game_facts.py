@@ -1,5 +1,6 @@
 """One home for each game fact: the side rule, the action decoder, dealing on an empty pile and
 the named state accessors all live in the engine; the Python-level API wraps them."""
+
 import pathlib
 
 import numpy as np
@@ -38,10 +39,16 @@ def test_one_decoder_names_every_action_index_within_its_block(rules):
             assert hands and card == -1 and 0 <= i < len(CARD_NAMES)
             continue
         assert card == (a // n_card if hands else -1)
-        low, count = {E.ACT_PASS: (0, 1), E.ACT_START: (start0, fwd0 - start0), E.ACT_MOVE: (fwd0, P),
-                      E.ACT_BACK1: (back0, P), E.ACT_SPLIT: (split0, swap0 - split0),
-                      E.ACT_SEVEN_PART: (split0, swap0 - split0), E.ACT_SWAP: (swap0, P * T),
-                      E.ACT_SORRY: (sorry0, n_card - sorry0)}[kind]
+        low, count = {
+            E.ACT_PASS: (0, 1),
+            E.ACT_START: (start0, fwd0 - start0),
+            E.ACT_MOVE: (fwd0, P),
+            E.ACT_BACK1: (back0, P),
+            E.ACT_SPLIT: (split0, swap0 - split0),
+            E.ACT_SEVEN_PART: (split0, swap0 - split0),
+            E.ACT_SWAP: (swap0, P * T),
+            E.ACT_SORRY: (sorry0, n_card - sorry0),
+        }[kind]
         assert low <= a % n_card < low + count, (a, E.ACTION_KINDS[kind])
         if kind == E.ACT_SPLIT:
             assert 0 <= i < P and 0 <= j < P and i != j and 1 <= first <= 6
@@ -53,8 +60,7 @@ def test_deal_on_an_empty_pile_reshuffles_like_a_draw():
     rest of the pile is the real draw's reshuffled pile less that card."""
     rules = PRESETS["hasbro2003"]
     r = game.rules_array(rules)
-    d = {"to_move": 0, "card": "3", "draw_pile": {},
-         "pawns": [[["start"]] * 4, None, [["start"]] * 4, None]}
+    d = {"to_move": 0, "card": "3", "draw_pile": {}, "pawns": [[["start"]] * 4, None, [["start"]] * 4, None]}
     chance = game.after_move(state_from_dict(d, rules, 5), rules, 0)
     assert game.card(chance) is None and not any(state_to_dict(chance, rules)["draw_pile"].values())
     drawn = chance.copy()
@@ -73,9 +79,16 @@ def test_deal_on_an_empty_pile_reshuffles_like_a_draw():
 
 def test_state_accessors_read_and_write_the_named_facts():
     rules = PRESETS["hasbro2003_points"]
-    s = state_from_dict({"to_move": 2, "turn": 7,
-                         "pawns": [[["track", 5], ["start"], ["start"], ["home"]], None, [["start"]] * 4, None],
-                         "hands": [{"1": 5}, None, {"2": 4, "3": 1}, None]}, rules, 0)
+    s = state_from_dict(
+        {
+            "to_move": 2,
+            "turn": 7,
+            "pawns": [[["track", 5], ["start"], ["start"], ["home"]], None, [["start"]] * 4, None],
+            "hands": [{"1": 5}, None, {"2": 4, "3": 1}, None],
+        },
+        rules,
+        0,
+    )
     assert (E.to_move(s), E.turns_played(s), E.winner(s), E.card_index(s)) == (2, 7, -1, -1)
     assert E.is_running(s, 8) and not E.is_running(s, 7)
     assert [E.is_active(s, seat) for seat in range(4)] == [True, False, True, False]
@@ -102,6 +115,10 @@ def test_no_caller_builds_a_turn_from_public_view_by_hand():
     """agents.Turn.from_state is the one hiding constructor."""
     root = pathlib.Path(__file__).resolve().parent.parent
     needle = "Turn(" + "public_view("  # split so that this file does not match itself
-    offenders = [str(p.relative_to(root)) for d in ("agents", "training", "benchmarks", "tests", "sorry_env")
-                 for p in (root / d).glob("*.py") if needle in p.read_text().replace(" ", "")]
+    offenders = [
+        str(p.relative_to(root))
+        for d in ("agents", "training", "benchmarks", "tests", "sorry_env")
+        for p in (root / d).glob("*.py")
+        if needle in p.read_text().replace(" ", "")
+    ]
     assert offenders == [], offenders

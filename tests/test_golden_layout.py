@@ -7,6 +7,7 @@ recorded in tests/golden_layout.json for the current ENV_VERSION. A change to ei
 the env is a new version: bump ``ENV_VERSION`` in sorry_env/version.py, add a CHANGELOG entry,
 then record the new values with ``python tests/test_golden_layout.py --record``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -24,16 +25,21 @@ from sorry_env.version import ENV_VERSION, LAYOUT_VERSION
 
 GOLDEN = pathlib.Path(__file__).with_name("golden_layout.json")
 STEPS = 40  # moves played in each fixed game
-HOW_TO_BUMP = ("bump ENV_VERSION in sorry_env/version.py (the env id and LAYOUT_VERSION follow), add a "
-               "CHANGELOG entry saying what changed, then record the new values with "
-               "`python tests/test_golden_layout.py --record` (docs/versioning.md)")
+HOW_TO_BUMP = (
+    "bump ENV_VERSION in sorry_env/version.py (the env id and LAYOUT_VERSION follow), add a "
+    "CHANGELOG entry saying what changed, then record the new values with "
+    "`python tests/test_golden_layout.py --record` (docs/versioning.md)"
+)
 
 
 def action_layout_digest(preset: str) -> str:
     r = game.rules_array(preset)
     n = game.num_actions(preset)
-    layout = {"offsets": [int(x) for x in E.action_offsets(r)], "num_actions": n,
-              "decode": [[int(x) for x in E.decode_action(r, a)] for a in range(n)]}
+    layout = {
+        "offsets": [int(x) for x in E.action_offsets(r)],
+        "num_actions": n,
+        "decode": [[int(x) for x in E.decode_action(r, a)] for a in range(n)],
+    }
     return hashlib.sha256(json.dumps(layout).encode()).hexdigest()
 
 
@@ -43,7 +49,7 @@ def play_digest(preset: str) -> str:
     r = game.rules_array(preset)
     obs = np.empty(OBS_SIZE, dtype=np.float32)
     public = np.empty(E.STATE_SIZE, dtype=np.int64)
-    for players in ((4,) if PRESETS[preset].teams != "none" else (2, 3, 4)):
+    for players in (4,) if PRESETS[preset].teams != "none" else (2, 3, 4):
         for seed in (0, 1):
             state = game.new_state(preset, players, seed=seed)
             for k in range(STEPS):
@@ -61,8 +67,11 @@ def play_digest(preset: str) -> str:
 
 
 def current() -> dict:
-    return {"env_version": ENV_VERSION, "layout_version": LAYOUT_VERSION,
-            "presets": {p: {"actions": action_layout_digest(p), "play": play_digest(p)} for p in sorted(PRESETS)}}
+    return {
+        "env_version": ENV_VERSION,
+        "layout_version": LAYOUT_VERSION,
+        "presets": {p: {"actions": action_layout_digest(p), "play": play_digest(p)} for p in sorted(PRESETS)},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -73,9 +82,11 @@ def recorded() -> dict:
 def test_the_recorded_values_belong_to_this_env_version(recorded):
     assert (recorded["env_version"], recorded["layout_version"]) == (ENV_VERSION, LAYOUT_VERSION), (
         f"tests/golden_layout.json was recorded for env version {recorded['env_version']}, the package is "
-        f"at {ENV_VERSION}: record the values of the new version with `python tests/test_golden_layout.py --record`")
+        f"at {ENV_VERSION}: record the values of the new version with `python tests/test_golden_layout.py --record`"
+    )
     assert sorted(recorded["presets"]) == sorted(PRESETS), (
-        f"presets changed ({sorted(PRESETS)} vs recorded {sorted(recorded['presets'])}): {HOW_TO_BUMP}")
+        f"presets changed ({sorted(PRESETS)} vs recorded {sorted(recorded['presets'])}): {HOW_TO_BUMP}"
+    )
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -89,7 +100,8 @@ def test_observations_and_play_are_the_recorded_ones(preset, recorded):
     want = recorded["presets"].get(preset, {}).get("play")
     assert play_digest(preset) == want, (
         f"what players of {preset!r} see or may do along fixed games changed (observation layout, state "
-        f"layout or rules behaviour): {HOW_TO_BUMP}")
+        f"layout or rules behaviour): {HOW_TO_BUMP}"
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The single-agent Gymnasium env (agents.gym_env): the learner's own reward, the PettingZoo
 env's observation, opponents of every kind, illegal actions, checkers and vector envs."""
+
 import warnings
 
 import gymnasium
@@ -18,12 +19,15 @@ from training.opponents import OpponentPool
 # Seat 2 is one step from winning: its last pawn is on safe 4 and the draw pile holds only 1s.
 # Seat 0 (the learner here) holds a 3 with every pawn in Start, so it can only pass.
 OPPONENT_WINS_NEXT = {
-    "to_move": 0, "card": "3", "draw_pile": {"1": 5},
+    "to_move": 0,
+    "card": "3",
+    "draw_pile": {"1": 5},
     "pawns": [[["start"]] * 4, None, [["safe", 4], ["home"], ["home"], ["home"]], None],
 }
 # The mirror image: the learner at seat 0 wins with its 1; seat 2 never gets to move.
 LEARNER_WINS_NOW = {
-    "to_move": 0, "card": "1",
+    "to_move": 0,
+    "card": "1",
     "pawns": [[["safe", 4], ["home"], ["home"], ["home"]], None, [["start"]] * 4, None],
 }
 
@@ -39,8 +43,14 @@ def play_out(env, obs, rng):
 
 def write_policy(path, num_players=2):
     actor = Actor("afterstate", [8], "relu", "hasbro2003")
-    save_policy(path, actor, rules="hasbro2003", num_players=num_players, name="untrained",
-                network={"kind": "afterstate", "hidden": [8], "activation": "relu"})
+    save_policy(
+        path,
+        actor,
+        rules="hasbro2003",
+        num_players=num_players,
+        name="untrained",
+        network={"kind": "afterstate", "hidden": [8], "activation": "relu"},
+    )
     return str(path)
 
 
@@ -91,7 +101,9 @@ def test_learner_that_loses_gets_minus_one_and_one_that_wins_plus_one():
 # (seat 2) takes its last pawn Home with a 1 and finishes the partnership: the engine records seat 2
 # as the winner, and the win is the learner's too.
 PARTNER_WINS_NEXT = {
-    "to_move": 0, "card": "3", "draw_pile": {"1": 4},
+    "to_move": 0,
+    "card": "3",
+    "draw_pile": {"1": 4},
     "pawns": [[["home"]] * 4, [["start"]] * 4, [["safe", 4], ["home"], ["home"], ["home"]], [["start"]] * 4],
 }
 
@@ -160,13 +172,16 @@ def test_opponents_of_every_kind_play(tmp_path):
     play_out(env, env.reset(seed=0)[0], np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("opponents, message", [
-    (["nobody"], r"opponent 1 \(nobody\): unknown agent 'nobody'"),
-    (["no_such_module:Agent"], "cannot import module 'no_such_module'"),
-    (["numpy:ndarray"], "class ndarray is not an agent"),
-    (["random", "random"], "give 1 or 1 opponents for 2 players, got 2"),
-    ([3], "an agent is a spec"),
-])
+@pytest.mark.parametrize(
+    "opponents, message",
+    [
+        (["nobody"], r"opponent 1 \(nobody\): unknown agent 'nobody'"),
+        (["no_such_module:Agent"], "cannot import module 'no_such_module'"),
+        (["numpy:ndarray"], "class ndarray is not an agent"),
+        (["random", "random"], "give 1 or 1 opponents for 2 players, got 2"),
+        ([3], "an agent is a spec"),
+    ],
+)
 def test_bad_opponents_are_refused_before_any_episode(opponents, message):
     with pytest.raises(ValueError, match=message):
         SorryGymEnv(2, opponents)
@@ -187,8 +202,11 @@ def test_bad_settings_are_refused(tmp_path):
 
 def test_an_opponent_that_plays_an_illegal_move_is_named_with_the_legal_moves():
     env = SorryGymEnv(2, [lambda observation: 999], seat=0)
-    with pytest.raises(ValueError, match=r"opponent '<lambda>' \(seat 2\) chose illegal action 999 in episode "
-                                         r"\d+ at turn \d+; legal: \["):
+    with pytest.raises(
+        ValueError,
+        match=r"opponent '<lambda>' \(seat 2\) chose illegal action 999 in episode "
+        r"\d+ at turn \d+; legal: \[",
+    ):
         obs, _ = env.reset(seed=0)
         play_out(env, obs, np.random.default_rng(0))
 
@@ -219,8 +237,9 @@ def test_vector_envs_gymnasium_sync_async_and_sb3_subproc():
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     for mode in ("sync", "async"):
-        venv = gymnasium.make_vec("sorry_env/Sorry-v0", num_envs=2, vectorization_mode=mode,
-                                  num_players=2, opponents=["heuristic"])
+        venv = gymnasium.make_vec(
+            "sorry_env/Sorry-v0", num_envs=2, vectorization_mode=mode, num_players=2, opponents=["heuristic"]
+        )
         obs, _ = venv.reset(seed=0)
         assert obs["observation"].shape == (2, sorry_env.observation.OBS_SIZE)
         for _ in range(5):

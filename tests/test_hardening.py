@@ -1,5 +1,6 @@
 """Defects found by fuzzing the public API: unplayable positions, exception types and sizes,
 constructor and Rules oddities, and corrupted state arrays reaching compiled code."""
+
 import dataclasses
 import json
 import subprocess
@@ -15,11 +16,14 @@ START4 = [[["start"]] * 4] * 4
 
 
 # ---- 2. a loaded position must be playable ---------------------------------------------------
-@pytest.mark.parametrize("seven", [
-    {"left": 1, "moved": [0]},                 # the issue's case: every pawn in Start, one step left
-    {"left": 1, "moved": list(range(8))},      # every slot already moved
-    {"left": 6, "moved": [0, 1, 2, 3, 4]},     # five pawns moved, but only one step used
-])
+@pytest.mark.parametrize(
+    "seven",
+    [
+        {"left": 1, "moved": [0]},  # the issue's case: every pawn in Start, one step left
+        {"left": 1, "moved": list(range(8))},  # every slot already moved
+        {"left": 6, "moved": [0, 1, 2, 3, 4]},  # five pawns moved, but only one step used
+    ],
+)
 def test_an_unfinishable_split_seven_is_refused(seven):
     state = {"to_move": 0, "card": "7", "pawns": START4, "split_seven": seven}
     with pytest.raises(ValueError, match="split_seven|no legal"):
@@ -27,18 +31,28 @@ def test_an_unfinishable_split_seven_is_refused(seven):
 
 
 def test_a_loaded_state_always_has_a_legal_action():
-    pawns = [[["track", 3], ["track", 20], ["start"], ["start"]], [["track", 40], ["start"], ["start"], ["start"]],
-             [["start"]] * 4, [["start"]] * 4]
-    state = state_from_dict({"to_move": 0, "card": "7", "pawns": pawns, "split_seven": {"left": 3, "moved": [0]}},
-                            game.get_rules("hasbro2003_teams"), 0)
+    pawns = [
+        [["track", 3], ["track", 20], ["start"], ["start"]],
+        [["track", 40], ["start"], ["start"], ["start"]],
+        [["start"]] * 4,
+        [["start"]] * 4,
+    ]
+    state = state_from_dict(
+        {"to_move": 0, "card": "7", "pawns": pawns, "split_seven": {"left": 3, "moved": [0]}},
+        game.get_rules("hasbro2003_teams"),
+        0,
+    )
     assert len(game.legal_actions(state, "hasbro2003_teams")) > 0
 
 
 def test_a_bool_is_not_a_seven_slot():
     pawns = [[["track", 3], ["track", 20], ["start"], ["start"]]] + [[["start"]] * 4] * 3
     with pytest.raises(ValueError, match="split_seven"):
-        state_from_dict({"to_move": 0, "card": "7", "pawns": pawns, "split_seven": {"left": 3, "moved": [True]}},
-                        game.get_rules("hasbro2003_teams"), 0)
+        state_from_dict(
+            {"to_move": 0, "card": "7", "pawns": pawns, "split_seven": {"left": 3, "moved": [True]}},
+            game.get_rules("hasbro2003_teams"),
+            0,
+        )
 
 
 # ---- 5. every malformed state is a short ValueError -------------------------------------------
@@ -89,9 +103,19 @@ def test_describe_action_refuses_non_integers(action):
         game.decode_action("hasbro2003", action)
 
 
-@pytest.mark.parametrize("kwargs", [{"seats": "01"}, {"seats": (0.5, 1)}, {"seats": (True, 2)},
-                                    {"max_turns": True}, {"num_players": 2.0}, {"num_players": 3, "seats": (0, 1)},
-                                    {"num_players": True}, {"seats": b"\x00\x01"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"seats": "01"},
+        {"seats": (0.5, 1)},
+        {"seats": (True, 2)},
+        {"max_turns": True},
+        {"num_players": 2.0},
+        {"num_players": 3, "seats": (0, 1)},
+        {"num_players": True},
+        {"seats": b"\x00\x01"},
+    ],
+)
 def test_constructor_oddities_are_refused(kwargs):
     with pytest.raises(ValueError):
         raw_env(**kwargs)
@@ -104,16 +128,28 @@ def test_seats_alone_still_set_the_player_count():
 
 
 # ---- 6. custom Rules are validated when built -------------------------------------------------
-@pytest.mark.parametrize("changes, field", [
-    ({"pack": (4.5,) * 11}, "pack"), ({"pack": (-1,) + (4,) * 10}, "pack"), ({"pack": (True,) * 11}, "pack"),
-    ({"pack": (1,) * 11, "hand_size": 5}, "hand_size"),
-    ({"start_cards": ("1", "1")}, "start_cards"), ({"start_cards": ("1", "13")}, "start_cards"),
-    ({"start_cards": "12"}, "start_cards"), ({"start_cards": ()}, "start_cards"),
-    ({"pawns_per_player": 4.0}, "pawns_per_player"), ({"pawns_per_player": True}, "pawns_per_player"),
-    ({"sorry_forward": 4.0}, "sorry_forward"), ({"hand_size": 5.0}, "hand_size"),
-    ({"two_draws_again": 1}, "two_draws_again"), ({"fast_play": "yes"}, "fast_play"),
-    ({"teams": ["none"]}, "teams"), ({"scoring": None}, "scoring"), ({"name": 3}, "name"),
-])
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"pack": (4.5,) * 11}, "pack"),
+        ({"pack": (-1,) + (4,) * 10}, "pack"),
+        ({"pack": (True,) * 11}, "pack"),
+        ({"pack": (1,) * 11, "hand_size": 5}, "hand_size"),
+        ({"start_cards": ("1", "1")}, "start_cards"),
+        ({"start_cards": ("1", "13")}, "start_cards"),
+        ({"start_cards": "12"}, "start_cards"),
+        ({"start_cards": ()}, "start_cards"),
+        ({"pawns_per_player": 4.0}, "pawns_per_player"),
+        ({"pawns_per_player": True}, "pawns_per_player"),
+        ({"sorry_forward": 4.0}, "sorry_forward"),
+        ({"hand_size": 5.0}, "hand_size"),
+        ({"two_draws_again": 1}, "two_draws_again"),
+        ({"fast_play": "yes"}, "fast_play"),
+        ({"teams": ["none"]}, "teams"),
+        ({"scoring": None}, "scoring"),
+        ({"name": 3}, "name"),
+    ],
+)
 def test_custom_rules_are_validated_when_built(changes, field):
     with pytest.raises(ValueError, match=field):
         dataclasses.replace(game.get_rules("hasbro2003"), **changes)
@@ -145,8 +181,14 @@ CORRUPTIONS = {
     "2d": "s = s.reshape(1, -1)",
     "list": "s = s.tolist()",
 }
-CALLS = ["game.legal_actions(s, R)", "game.legal_mask(s, R)", "game.step(s, R, 0)", "game.after_move(s, R, 0)",
-         "game.describe_action(s, R, 1)", "game.check_action(s, R, 0)"]
+CALLS = [
+    "game.legal_actions(s, R)",
+    "game.legal_mask(s, R)",
+    "game.step(s, R, 0)",
+    "game.after_move(s, R, 0)",
+    "game.describe_action(s, R, 1)",
+    "game.check_action(s, R, 0)",
+]
 
 
 def test_corrupted_state_arrays_are_refused_before_compiled_code():
@@ -168,6 +210,9 @@ for name, change in corruptions.items():
 print("DONE", flush=True)
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600, check=False)
-    assert result.returncode == 0 and "DONE" in result.stdout, (result.returncode, result.stdout[-2000:],
-                                                                  result.stderr[-2000:])
+    assert result.returncode == 0 and "DONE" in result.stdout, (
+        result.returncode,
+        result.stdout[-2000:],
+        result.stderr[-2000:],
+    )
     assert "ACCEPTED" not in result.stdout, result.stdout

@@ -1,5 +1,6 @@
 """Stale numba caches: every package that caches compiled code clears it when any source it
 compiles against changes (sorry_env.numba_cache), by one rule."""
+
 import ast
 import importlib
 import pathlib
@@ -45,9 +46,11 @@ def test_a_changed_dependency_clears_the_package_cache(tmp_path):
 
 def _caches_compiled_code(path):
     """Does the module call anything (njit, jit, ...) with ``cache=True``?"""
-    return any(isinstance(node, ast.Call) and any(
-        k.arg == "cache" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
-        for node in ast.walk(ast.parse(path.read_text())))
+    return any(
+        isinstance(node, ast.Call)
+        and any(k.arg == "cache" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
+        for node in ast.walk(ast.parse(path.read_text()))
+    )
 
 
 def _imported_first_party(package_dir):
@@ -67,7 +70,8 @@ def _imported_first_party(package_dir):
 
 def test_every_package_that_caches_compiled_code_watches_everything_it_compiles_against():
     """The rule of sorry_env.numba_cache. A directory whose modules cache compiled code
-    (``cache=True``) must be a package that calls clear_stale with every first-party package it imports, and what those depend on."""
+    (``cache=True``) must be a package that calls clear_stale with every first-party package it
+    imports, and what those depend on."""
     packages = [ROOT / name for name in FIRST_PARTY]
     subpackages = [init.parent for package in packages for init in package.glob("*/__init__.py")]
     for sub in subpackages:  # importing a package runs its cache check

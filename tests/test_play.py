@@ -1,4 +1,5 @@
 """The play command through a scripted stdin session."""
+
 import subprocess
 import sys
 
@@ -11,14 +12,21 @@ def write_policy(path, num_players):
     """An untrained policy file (play only needs a valid one)."""
     torch.manual_seed(0)
     actor = Actor("afterstate", [16], "relu", "hasbro2003")
-    save_policy(path, actor, rules="hasbro2003", num_players=num_players,
-                network={"kind": "afterstate", "hidden": [16], "activation": "relu"}, name="untrained")
+    save_policy(
+        path,
+        actor,
+        rules="hasbro2003",
+        num_players=num_players,
+        network={"kind": "afterstate", "hidden": [16], "activation": "relu"},
+        name="untrained",
+    )
     return path
 
 
 def run_play(args, stdin):
-    return subprocess.run([sys.executable, "-m", "agents.play", *args], input=stdin, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "agents.play", *args], input=stdin, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_a_whole_game_with_bad_input_answered():

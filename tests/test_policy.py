@@ -1,4 +1,5 @@
 """Policy files and the policy agent: legal play, and clear refusals of files that do not fit."""
+
 import json
 import pathlib
 
@@ -38,8 +39,9 @@ def play_game(agents_by_seat, rules, num_players, seed):
     return moves
 
 
-@pytest.mark.parametrize("num_players,sample,kind", [(2, False, "afterstate"), (4, True, "afterstate"),
-                                                     (3, False, "mlp"), (2, True, "mlp")])
+@pytest.mark.parametrize(
+    "num_players,sample,kind", [(2, False, "afterstate"), (4, True, "afterstate"), (3, False, "mlp"), (2, True, "mlp")]
+)
 def test_policy_agent_plays_only_legal_moves(tmp_path, num_players, sample, kind):
     path = write_policy(tmp_path / "p.safetensors", num_players, kind=kind)
     seats = game.seats_for(num_players)
@@ -87,7 +89,7 @@ def test_afterstate_logits_score_the_resulting_positions(tmp_path):
     logits = agent.actor(torch.as_tensor(policy_input(state, rules, me)[None]))[0]
     for action in game.legal_actions(state, "hasbro2003"):
         after = game.after_move(state, "hasbro2003", action)
-        obs = policy_input(after, rules, me)[None, :agent.actor.net.layers[0].in_features]
+        obs = policy_input(after, rules, me)[None, : agent.actor.net.layers[0].in_features]
         assert float(agent.actor.net(torch.as_tensor(obs))[0, 0]) == pytest.approx(float(logits[action]), abs=1e-5)
 
 
@@ -142,6 +144,7 @@ def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
     import os
 
     import agents.policy
+
     path = write_policy(tmp_path / "p.safetensors")
     assert os.stat(path).st_mode & 0o777 == 0o644 and os.listdir(tmp_path) == ["p.safetensors"]
     before = path.read_bytes()
@@ -157,6 +160,7 @@ def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["p.safetensors"]
     import training.export
     import training.value_fit
+
     for module in (training.export, training.value_fit):
         assert "os.replace" not in pathlib.Path(module.__file__).read_text()  # they go through save_policy
 

@@ -1,5 +1,6 @@
 """Untrusted policy files: every check runs on the header before anything is allocated, and a
 broken file is a ValueError naming the problem, never a traceback or a silent bad player."""
+
 import json
 import struct
 import subprocess
@@ -16,8 +17,14 @@ from agents.policy import Actor, PolicyAgent, load_policy, save_policy
 def write_policy(path, hidden=(32,), kind="afterstate"):
     torch.manual_seed(0)
     actor = Actor(kind, list(hidden), "relu", "hasbro2003")
-    save_policy(path, actor, rules="hasbro2003", num_players=2,
-                network={"kind": kind, "hidden": list(hidden), "activation": "relu"}, name="test")
+    save_policy(
+        path,
+        actor,
+        rules="hasbro2003",
+        num_players=2,
+        network={"kind": kind, "hidden": list(hidden), "activation": "relu"},
+        name="test",
+    )
     return path
 
 
@@ -57,8 +64,10 @@ def test_metadata_cannot_make_the_loader_build_a_huge_network(tmp_path, monkeypa
 
 def test_a_header_claiming_more_bytes_than_the_file_is_refused(tmp_path):
     path = tmp_path / "lie.safetensors"
-    header = {"net.layers.0.weight": {"dtype": "F32", "shape": [100_000, 100_000], "data_offsets": [0, 4 * 10**10]},
-              "__metadata__": {"sorry_policy": "{}"}}
+    header = {
+        "net.layers.0.weight": {"dtype": "F32", "shape": [100_000, 100_000], "data_offsets": [0, 4 * 10**10]},
+        "__metadata__": {"sorry_policy": "{}"},
+    }
     raw = json.dumps(header).encode()
     path.write_bytes(struct.pack("<Q", len(raw)) + raw + b"\0" * 64)
     with pytest.raises(ValueError, match="needs 40,000,000,000 bytes"):
@@ -89,6 +98,7 @@ def _meta(**changes):
             else:
                 target[last] = value
         return meta
+
     return change
 
 
@@ -124,8 +134,11 @@ def test_bad_metadata_is_a_value_error(tmp_path, name):
         PolicyAgent(bad)
 
 
-@pytest.mark.parametrize("raw", ["{not json", "[" * 100_000 + "]" * 100_000, '"text"', "x" * 2_000_000],
-                         ids=["broken", "deep", "text", "long"])
+@pytest.mark.parametrize(
+    "raw",
+    ["{not json", "[" * 100_000 + "]" * 100_000, '"text"', "x" * 2_000_000],
+    ids=["broken", "deep", "text", "long"],
+)
 def test_unreadable_metadata_is_a_short_value_error(tmp_path, raw):
     path = write_policy(tmp_path / "p.safetensors")
     with pytest.raises(ValueError) as error:
@@ -136,9 +149,11 @@ def test_unreadable_metadata_is_a_short_value_error(tmp_path, raw):
 def test_wrong_dtypes_and_missing_or_extra_tensors_are_refused(tmp_path):
     path = write_policy(tmp_path / "p.safetensors")
     tensors, _ = parts(path)
-    cases = {"f64": dict(tensors, **{"net.layers.0.bias": tensors["net.layers.0.bias"].double()}),
-             "missing": {k: v for k, v in tensors.items() if k != "net.layers.1.bias"},
-             "extra": dict(tensors, extra=torch.zeros(3))}
+    cases = {
+        "f64": dict(tensors, **{"net.layers.0.bias": tensors["net.layers.0.bias"].double()}),
+        "missing": {k: v for k, v in tensors.items() if k != "net.layers.1.bias"},
+        "extra": dict(tensors, extra=torch.zeros(3)),
+    }
     for name, bad in cases.items():
         with pytest.raises(ValueError, match="net.layers.0.bias is F64|missing|unexpected"):
             PolicyAgent(rewrite(path, tmp_path / f"{name}.safetensors", tensors=bad))
@@ -152,9 +167,18 @@ def test_bad_policy_files_get_a_message_from_the_commands(tmp_path):
     tensors, _ = parts(path)
     tensors["net.layers.0.weight"][0, 0] = float("nan")
     bad = rewrite(path, tmp_path / "nan.safetensors", tensors=tensors)
-    for command in (["training.evaluate", bad, "random", "--games", "2", "--workers", "1", "--out", tmp_path / "o"],
-                    ["agents.play", "--opponents", bad]):
-        result = subprocess.run([sys.executable, "-m", *map(str, command)], capture_output=True, text=True, check=False,
-                                input="q\n", timeout=300)
-        assert result.returncode == 2 and "non-finite" in result.stderr and "Traceback" not in result.stderr, \
+    for command in (
+        ["training.evaluate", bad, "random", "--games", "2", "--workers", "1", "--out", tmp_path / "o"],
+        ["agents.play", "--opponents", bad],
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", *map(str, command)],
+            capture_output=True,
+            text=True,
+            check=False,
+            input="q\n",
+            timeout=300,
+        )
+        assert result.returncode == 2 and "non-finite" in result.stderr and "Traceback" not in result.stderr, (
             result.stderr
+        )

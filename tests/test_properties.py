@@ -6,6 +6,7 @@ the move rules compared with the engine on thousands of positions.
 The invariant checker is compiled (numba) so that it can follow every step of thousands of
 games quickly; it is written here from the rules, not taken from the engine.
 """
+
 import itertools
 
 import numpy as np
@@ -27,8 +28,11 @@ def _issue2_play(rules):
     """Presets played as issue #2 defines the game: one drawn card per turn, every player for
     itself. Team play (multi-part sevens, partner moves) and hands of cards (play for points)
     change the turn structure; their own tests live with those variants."""
-    return (getattr(rules, "teams", "none") == "none" and not getattr(rules, "hand_size", 0)
-            and getattr(rules, "scoring", "none") == "none")
+    return (
+        getattr(rules, "teams", "none") == "none"
+        and not getattr(rules, "hand_size", 0)
+        and getattr(rules, "scoring", "none") == "none"
+    )
 
 
 PLAIN_PRESETS = [n for n, r in PRESETS.items() if _issue2_play(r)]
@@ -105,7 +109,9 @@ def _check_state(state, active, ppp, pack, size):
         if not active[seat]:
             continue
         for i in range(1, ppp):
-            if _steps_to_home(seat, state[E.PAWNS + seat * 4 + i - 1]) > _steps_to_home(seat, state[E.PAWNS + seat * 4 + i]):
+            if _steps_to_home(seat, state[E.PAWNS + seat * 4 + i - 1]) > _steps_to_home(
+                seat, state[E.PAWNS + seat * 4 + i]
+            ):
                 return 2
         for i in range(ppp):
             for j in range(i + 1, ppp):
@@ -234,8 +240,7 @@ def _check_actions(buf, n, card, n_actions):
 
 
 @_jit
-def _play_games(rules_arr, active, ppp, two_again, pack, size, n_actions, n_games, seed,
-                max_turns, result):
+def _play_games(rules_arr, active, ppp, two_again, pack, size, n_actions, n_games, seed, max_turns, result):
     """Random legal games; result[g] = (winner, cards played, error code, turn of the error)."""
     np.random.seed(seed)
     state = np.zeros(E.STATE_SIZE, np.int64)
@@ -267,9 +272,16 @@ def _config_arrays(name, seats):
     rules = PRESETS[name]
     active = np.zeros(4, np.int64)
     active[list(seats)] = 1
-    return (rules, game.rules_array(rules), active, rules.pawns_per_player,
-            int(rules.two_draws_again), np.array(rules.pack, np.int64), int(sum(rules.pack)),
-            game.num_actions(rules))
+    return (
+        rules,
+        game.rules_array(rules),
+        active,
+        rules.pawns_per_player,
+        int(rules.two_draws_again),
+        np.array(rules.pack, np.int64),
+        int(sum(rules.pack)),
+        game.num_actions(rules),
+    )
 
 
 MAX_TURNS = 2000
@@ -280,8 +292,9 @@ def test_random_games_keep_invariants_and_end_with_a_winner(name, seats):
     rules, r, active, ppp, two_again, pack, size, n_actions = _config_arrays(name, seats)
     n_games = 600
     result = np.zeros((n_games, 4), np.int64)
-    played = _play_games(r, active, ppp, two_again, pack, size, n_actions, n_games,
-                         len(name) * 7 + sum(seats), MAX_TURNS, result)
+    played = _play_games(
+        r, active, ppp, two_again, pack, size, n_actions, n_games, len(name) * 7 + sum(seats), MAX_TURNS, result
+    )
     errors = result[:played, 2]
     bad = np.flatnonzero(errors)
     assert not len(bad), f"game {bad[0]}: {ERRORS[int(errors[bad[0]])]} at turn {result[bad[0], 3]}"
@@ -308,24 +321,33 @@ def test_invariant_checker_catches_broken_states():
     rules, r, active, ppp, two_again, pack, size, n_actions = _config_arrays("hasbro2003", (0, 2))
     s = game.new_state("hasbro2003", 2, seed=1)
     assert _check_state(s, active, ppp, pack, size) == 0
-    t = s.copy(); t[E.PAWNS + 0] = 10; t[E.PAWNS + 1] = 10
+    t = s.copy()
+    t[E.PAWNS + 0] = 10
+    t[E.PAWNS + 1] = 10
     assert _check_state(t, active, ppp, pack, size) in (2, 3)
-    t = s.copy(); t[E.PAWNS + 0] = 10; t[E.PAWNS + 8] = 10
+    t = s.copy()
+    t[E.PAWNS + 0] = 10
+    t[E.PAWNS + 8] = 10
     assert _check_state(t, active, ppp, pack, size) == 4
-    t = s.copy(); t[E.REMAIN + 3] += 1
+    t = s.copy()
+    t[E.REMAIN + 3] += 1
     assert _check_state(t, active, ppp, pack, size) == 5
-    t = s.copy(); t[E.PAWNS + 4] = START
+    t = s.copy()
+    t[E.PAWNS + 4] = START
     assert _check_state(t, active, ppp, pack, size) == 1
-    t = s.copy(); t[E.PAWNS:E.PAWNS + 4] = HOME
+    t = s.copy()
+    t[E.PAWNS : E.PAWNS + 4] = HOME
     assert _check_state(t, active, ppp, pack, size) == 8
     prev = s.copy()
     nxt = game.step(s, "hasbro2003", game.legal_actions(s, "hasbro2003")[0])
     assert _check_transition(prev, nxt, active, ppp, two_again) == 0
-    bad = nxt.copy(); bad[E.TURN] += 1
+    bad = nxt.copy()
+    bad[E.TURN] += 1
     assert _check_transition(prev, bad, active, ppp, two_again) == 9
 
 
 # ---- every masked action steps, every unmasked one is refused ---------------------------
+
 
 def _sample_positions(name, seats, n_games, every, seed):
     """States met in random games played through the public game API."""
@@ -385,7 +407,7 @@ def test_game_functions_do_not_mutate_their_input():
         game.step(s, "hasbro2003", int(a))
         after = game.after_move(s, "hasbro2003", int(a))
         keep_after = after.copy()
-        for card, p in game.chance_outcomes(after, "hasbro2003"):
+        for card, _p in game.chance_outcomes(after, "hasbro2003"):
             game.deal(after, "hasbro2003", card)
         assert np.array_equal(after, keep_after)
     assert np.array_equal(s, keep)
@@ -416,6 +438,7 @@ def test_chance_outcomes_and_deal_follow_the_draw_pile():
 
 # ---- rewards through the env ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name,seats", [c for c in CONFIGS if c[0] in ("hasbro2003", "parker1958")])
 def test_full_games_through_the_env_reward_the_winner(name, seats):
     rng = np.random.default_rng(len(seats))
@@ -445,6 +468,7 @@ def test_full_games_through_the_env_reward_the_winner(name, seats):
 # ---- an independent reference of the move rules ---------------------------------------------
 # Written from the rule texts and issue #2, square by square; it shares nothing with the engine
 # but the pawn-code numbering (0..59 track, 60..64 safe 0..4, 65 Home, 66 Start).
+
 
 def _entry(seat):
     return 15 * seat + 2
@@ -620,10 +644,15 @@ def _engine_moves(s, rules):
         if kind in ("swap", "sorry"):
             ts = order[t // ppp]
             tc = int(s[E.PAWNS + ts * 4 + t % ppp])
-        key = {"pass": lambda: ("pass",), "start": lambda: ("start",),
-               "move": lambda: ("move", own[i]), "back1": lambda: ("back1", own[i]),
-               "split": lambda: ("split", own[i], own[j], first),
-               "swap": lambda: ("swap", own[i], ts, tc), "sorry": lambda: ("sorry", ts, tc)}[kind]()
+        key = {
+            "pass": lambda: ("pass",),
+            "start": lambda: ("start",),
+            "move": lambda: ("move", own[i]),
+            "back1": lambda: ("back1", own[i]),
+            "split": lambda: ("split", own[i], own[j], first),
+            "swap": lambda: ("swap", own[i], ts, tc),
+            "sorry": lambda: ("sorry", ts, tc),
+        }[kind]()
         assert key not in out, f"two actions for {key}"
         x = s.copy()
         E.apply_move(x, r, int(a))
@@ -675,8 +704,10 @@ def _random_position(rng, rules, seats):
 
 def _reference_check(s, rules):
     d = state_to_dict(s, rules)
-    pawns = [None if pl is None else [int(x) for x in s[E.PAWNS + k * 4:E.PAWNS + k * 4 + rules.pawns_per_player]]
-             for k, pl in enumerate(d["pawns"])]
+    pawns = [
+        None if pl is None else [int(x) for x in s[E.PAWNS + k * 4 : E.PAWNS + k * 4 + rules.pawns_per_player]]
+        for k, pl in enumerate(d["pawns"])
+    ]
     me, card = d["to_move"], d["card"]
     ref = {key: _reference_result(p, me, card, rules) for key, p in reference_moves(pawns, me, card, rules).items()}
     ref = {key: (_canon(p), tm, da, w) for key, (p, tm, da, w) in ref.items()}
@@ -685,8 +716,10 @@ def _reference_check(s, rules):
         only_ref = sorted(set(ref) - set(eng), key=str)
         only_eng = sorted(set(eng) - set(ref), key=str)
         differ = [(k, ref[k], eng[k]) for k in set(ref) & set(eng) if ref[k] != eng[k]]
-        pytest.fail(f"engine and reference disagree on {d}\n  only reference: {only_ref}\n"
-                    f"  only engine: {only_eng}\n  different results (ref, engine): {differ[:3]}")
+        pytest.fail(
+            f"engine and reference disagree on {d}\n  only reference: {only_ref}\n"
+            f"  only engine: {only_eng}\n  different results (ref, engine): {differ[:3]}"
+        )
     return len(ref)
 
 

@@ -1,6 +1,7 @@
 """The Ray RLlib backend (training/rllib_backend.py): config checks, the MultiAgentEnv adapter,
 an unreachable cluster address, a tiny local run with resume and export, and a two-node run
 on one machine (ray.cluster_utils.Cluster)."""
+
 from __future__ import annotations
 
 import json
@@ -30,17 +31,20 @@ def write_config(tmp_path, **changes) -> Path:
     return path
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"ppo": {"lr": -1}}, "ppo.lr"),
-    ({"ppo": {"learning_rate": 1e-3}}, "unknown key ppo.'learning_rate'"),
-    ({"opponents": {"mix": {"nobody": 1}}}, "opponents.mix"),
-    ({"opponents": {"mix": {"self": 0}}}, "positive sum"),
-    ({"game": {"num_players": 5}}, "game.num_players"),
-    ({"game": {"rules": "monopoly"}}, "game.rules"),
-    ({"env_runners": {"num_env_runners": -1}}, "num_env_runners"),
-    ({"ppo": {"minibatch_size": 10_000}}, "minibatch_size"),
-    ({"colour": "red"}, "unknown key 'colour'"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"ppo": {"lr": -1}}, "ppo.lr"),
+        ({"ppo": {"learning_rate": 1e-3}}, "unknown key ppo.'learning_rate'"),
+        ({"opponents": {"mix": {"nobody": 1}}}, "opponents.mix"),
+        ({"opponents": {"mix": {"self": 0}}}, "positive sum"),
+        ({"game": {"num_players": 5}}, "game.num_players"),
+        ({"game": {"rules": "monopoly"}}, "game.rules"),
+        ({"env_runners": {"num_env_runners": -1}}, "num_env_runners"),
+        ({"ppo": {"minibatch_size": 10_000}}, "minibatch_size"),
+        ({"colour": "red"}, "unknown key 'colour'"),
+    ],
+)
 def test_bad_config_is_refused_naming_the_key(tmp_path, changes, message):
     with pytest.raises(ValueError, match=message.replace(".", r"\.").replace("'", "'")):
         rb.load_config(write_config(tmp_path, **changes))
@@ -50,7 +54,7 @@ def test_bad_config_is_refused_naming_the_key(tmp_path, changes, message):
 def test_env_adapter_exposes_only_learning_seats_and_ends_with_rewards(players, mix):
     env = rb.SorryMultiAgentEnv({"num_players": players, "mix": mix, "seed": 3})
     rng = np.random.default_rng(0)
-    for game_index in range(3):
+    for _game_index in range(3):
         obs, _ = env.reset()
         learners = set(env.agents)
         if "heuristic" in mix:
@@ -60,7 +64,7 @@ def test_env_adapter_exposes_only_learning_seats_and_ends_with_rewards(players, 
         seen = set()
         while True:
             assert len(obs) == 1
-            (agent, o), = obs.items()
+            ((agent, o),) = obs.items()
             assert agent in learners and o["action_mask"].sum() > 0
             seen.add(agent)
             action = int(rng.choice(np.flatnonzero(o["action_mask"])))
@@ -98,8 +102,9 @@ def test_resume_refuses_a_directory_without_the_marker(tmp_path):
 def local_ray():
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR",
-             runtime_env={"env_vars": {"OMP_NUM_THREADS": "1"}})
+    ray.init(
+        num_cpus=2, include_dashboard=False, logging_level="ERROR", runtime_env={"env_vars": {"OMP_NUM_THREADS": "1"}}
+    )
     yield
     ray.shutdown()
 

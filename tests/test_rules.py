@@ -19,6 +19,7 @@ seat in turn order. Pawn slot i is the i-th pawn in canonical order, fewest step
 first; every position below lists each seat's pawns in that order (checked on loading), so
 the slots can be read off the literal.
 """
+
 import numpy as np
 import pytest
 
@@ -134,6 +135,7 @@ def check_move(d, action, pawns, to_move, draw_again=False, winner=None, rules=R
 
 # ---- the action formula (docs/action-space.md) ----------------------------------------------
 
+
 def test_action_layout_matches_the_docs():
     assert game.num_actions(RULES) == N_ACTIONS
     assert [MOVE(0), BACK1(0), SPLIT(0, 1, 1), SWAP(0, 0), SORRY(0)] == [2, 6, 10, 82, 130]
@@ -160,6 +162,7 @@ def test_canonical_order_fewest_steps_to_home_first():
 
 # ---- setup and the pack -------------------------------------------------------------------
 
+
 def _pack_of(state, rules):
     d = state_to_dict(state, rules)
     counts = dict(d["draw_pile"])
@@ -170,8 +173,7 @@ def _pack_of(state, rules):
 def test_pack_hasbro2003_has_45_cards_with_five_ones():
     s = game.new_state("hasbro2003", 4, seed=3)
     counts = _pack_of(s, RULES)
-    assert counts == {"1": 5, "2": 4, "3": 4, "4": 4, "5": 4, "7": 4, "8": 4, "10": 4, "11": 4,
-                      "12": 4, "SORRY": 4}
+    assert counts == {"1": 5, "2": 4, "3": 4, "4": 4, "5": 4, "7": 4, "8": 4, "10": 4, "11": 4, "12": 4, "SORRY": 4}
     assert sum(counts.values()) == 45
 
 
@@ -219,11 +221,11 @@ def test_empty_draw_pile_reshuffles_the_discards():
         out = state_to_dict(game.step(load(d, seed=seed), RULES, PASS), RULES)
         counts = dict(out["draw_pile"])
         counts[out["card"]] += 1
-        assert counts == {"1": 5, "2": 4, "3": 4, "4": 4, "5": 4, "7": 4, "8": 4, "10": 4, "11": 4,
-                          "12": 4, "SORRY": 4}
+        assert counts == {"1": 5, "2": 4, "3": 4, "4": 4, "5": 4, "7": 4, "8": 4, "10": 4, "11": 4, "12": 4, "SORRY": 4}
 
 
 # ---- starting a pawn ----------------------------------------------------------------------
+
 
 def test_one_starts_a_pawn_or_moves_one_forward():
     d = two(0, "1", seat(tr(10)), ALL_START)
@@ -249,8 +251,13 @@ def test_own_pawn_on_the_start_circle_blocks_starting(card):
 def test_starting_bumps_an_opponent_on_the_start_circle(card):
     d = four(0, card, ALL_START, seat(tr(4)), ALL_START, ALL_START)
     assert_legal(d, {START})
-    check_move(d, START, [seat(tr(4)), ALL_START, ALL_START, ALL_START],
-               to_move=0 if card == "2" else 1, draw_again=card == "2")
+    check_move(
+        d,
+        START,
+        [seat(tr(4)), ALL_START, ALL_START, ALL_START],
+        to_move=0 if card == "2" else 1,
+        draw_again=card == "2",
+    )
 
 
 @pytest.mark.parametrize("card", ["3", "4", "5", "7", "8", "10", "11", "12"])
@@ -271,14 +278,21 @@ def test_each_seat_starts_on_its_own_circle():
 
 # ---- forward cards, jumping, bumping, blocking --------------------------------------------
 
-@pytest.mark.parametrize("card,dest", [("1", 41), ("2", 42), ("3", 43), ("5", 45), ("7", 47),
-                                       ("8", 48), ("10", 50), ("11", 51), ("12", 52)])
+
+@pytest.mark.parametrize(
+    "card,dest", [("1", 41), ("2", 42), ("3", 43), ("5", 45), ("7", 47), ("8", 48), ("10", 50), ("11", 51), ("12", 52)]
+)
 def test_forward_cards_move_one_pawn_their_count(card, dest):
     d = two(0, card, [H, H, H, tr(40)], ALL_START)
     expected = {MOVE(3)} | ({BACK1(3)} if card == "10" else set())
     assert_legal(d, expected)
-    check_move(d, MOVE(3), [[H, H, H, tr(dest)], None, ALL_START, None],
-               to_move=0 if card == "2" else 2, draw_again=card == "2")
+    check_move(
+        d,
+        MOVE(3),
+        [[H, H, H, tr(dest)], None, ALL_START, None],
+        to_move=0 if card == "2" else 2,
+        draw_again=card == "2",
+    )
 
 
 def test_four_moves_one_pawn_four_backward():
@@ -329,6 +343,7 @@ def test_a_legal_move_must_be_made():
 
 # ---- Home ---------------------------------------------------------------------------------
 
+
 def test_home_by_exact_count_only():
     d = two(0, "3", [H, H, sf(4), sf(2)], ALL_START)
     assert_legal(d, {MOVE(3)})  # safe 2 + 3 = Home; safe 4 + 3 overshoots
@@ -368,8 +383,8 @@ def test_home_pawns_never_move(card):
 
 # ---- the safety zone ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("card,dest", [("1", tr(1)), ("2", tr(2)), ("3", sf(0)), ("5", sf(2)),
-                                       ("7", sf(4)), ("8", H)])
+
+@pytest.mark.parametrize("card,dest", [("1", tr(1)), ("2", tr(2)), ("3", sf(0)), ("5", sf(2)), ("7", sf(4)), ("8", H)])
 def test_backward_shortcut_four_from_circle_then_forward_enters_safety(card, dest):
     # 4 from the start circle: 4 -> 0, two squares behind the entry (2).
     d = two(0, "4", seat(tr(4)), ALL_START)
@@ -377,8 +392,7 @@ def test_backward_shortcut_four_from_circle_then_forward_enters_safety(card, des
     check_move(d, MOVE(0), [seat(tr(0)), None, ALL_START, None], to_move=2)
     # On a later turn a forward move passing the entry turns into the safety zone.
     d = two(0, card, seat(tr(0)), ALL_START)
-    check_move(d, MOVE(0), [seat(dest), None, ALL_START, None],
-               to_move=0 if card == "2" else 2, draw_again=card == "2")
+    check_move(d, MOVE(0), [seat(dest), None, ALL_START, None], to_move=0 if card == "2" else 2, draw_again=card == "2")
 
 
 def test_forward_overshooting_home_from_behind_the_entry_is_impossible():
@@ -401,8 +415,9 @@ def test_backward_moves_never_enter_the_safety_zone():
     check_move(d, BACK1(0), [seat(tr(2)), None, ALL_START, None], to_move=2)
 
 
-@pytest.mark.parametrize("start,dest", [(sf(0), tr(59)), (sf(1), tr(0)), (sf(2), tr(1)),
-                                        (sf(3), tr(2)), (sf(4), sf(0))])
+@pytest.mark.parametrize(
+    "start,dest", [(sf(0), tr(59)), (sf(1), tr(0)), (sf(2), tr(1)), (sf(3), tr(2)), (sf(4), sf(0))]
+)
 def test_four_backward_out_of_the_safety_zone_through_the_entry(start, dest):
     d = two(0, "4", seat(start), ALL_START)
     assert_legal(d, {MOVE(0)})
@@ -450,6 +465,7 @@ def test_safety_pawns_cannot_be_bumped_swapped_or_sorried():
 
 
 # ---- slides -------------------------------------------------------------------------------
+
 
 def test_landing_on_a_foreign_triangle_slides_to_its_end():
     d = two(0, "3", seat(tr(13)), ALL_START)  # 16: seat 1's short slide to 19
@@ -513,6 +529,7 @@ def test_backward_onto_own_triangle_does_not_slide():
 
 
 # ---- 7 ------------------------------------------------------------------------------------
+
 
 def test_seven_all_moves_and_splits():
     # 30 (slot 0) and 20 (slot 1): every split is legal, both orders.
@@ -606,6 +623,7 @@ def test_seven_split_halves_bump_and_slide():
 
 # ---- 10 -----------------------------------------------------------------------------------
 
+
 def test_ten_forward_ten_or_back_one():
     d = two(0, "10", seat(tr(21), tr(20)), ALL_START)
     # 21 - 1 = 20 is own; 21 + 10 = 31 slides to 34
@@ -621,6 +639,7 @@ def test_ten_back_one_bumps():
 
 
 # ---- 11 -----------------------------------------------------------------------------------
+
 
 def test_eleven_forward_or_swap_with_opponent_track_pawns_only():
     # targets from seat 0: seat 1 = t 0..3, seat 2 = t 4..7, seat 3 = t 8..11
@@ -704,6 +723,7 @@ def test_eleven_forward_onto_foreign_triangle_slides():
 
 # ---- Sorry! -------------------------------------------------------------------------------
 
+
 def test_sorry_takes_a_pawn_from_start_onto_an_opponent():
     d = two(0, "SORRY", ALL_START, seat(sf(1), tr(30)))
     assert_legal(d, {SORRY(1)})
@@ -740,6 +760,7 @@ def test_sorry_onto_a_triangle_slides():
 
 # ---- the 2's draw-again -------------------------------------------------------------------
 
+
 def test_two_draws_again_after_a_forfeit():
     d = two(0, "2", [H, H, sf(4), sf(2)], ALL_START, turn=7)
     assert_legal(d, {PASS})
@@ -772,6 +793,7 @@ def test_two_that_wins_ends_the_game():
 
 def test_draw_again_observed():
     from sorry_env.observation import DRAW_AGAIN_INDEX
+
     e = raw_env(num_players=2)
     e.reset(seed=1, options={"state": two(0, "2", seat(tr(20)), ALL_START)})
     assert e.observe("player_0")["observation"][DRAW_AGAIN_INDEX] == 0
@@ -783,11 +805,17 @@ def test_draw_again_observed():
 
 # ---- turn order ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("seats,order", [((0, 2), {0: 2, 2: 0}),
-                                         ((0, 1, 3), {0: 1, 1: 3, 3: 0}),
-                                         ((1, 3), {1: 3, 3: 1}),
-                                         ((2, 3), {2: 3, 3: 2}),
-                                         ((0, 1, 2, 3), {0: 1, 1: 2, 2: 3, 3: 0})])
+
+@pytest.mark.parametrize(
+    "seats,order",
+    [
+        ((0, 2), {0: 2, 2: 0}),
+        ((0, 1, 3), {0: 1, 1: 3, 3: 0}),
+        ((1, 3), {1: 3, 3: 1}),
+        ((2, 3), {2: 3, 3: 2}),
+        ((0, 1, 2, 3), {0: 1, 1: 2, 2: 3, 3: 0}),
+    ],
+)
 def test_turn_passes_left_skipping_empty_seats(seats, order):
     pawns = [ALL_START if k in seats else None for k in range(4)]
     for me, nxt in order.items():
@@ -798,8 +826,7 @@ def test_turn_passes_left_skipping_empty_seats(seats, order):
 def test_turn_order_through_the_env():
     e = raw_env(seats=(0, 1, 3))
     # only 3s left to draw: every turn is a forced PASS
-    e.reset(seed=0, options={"state": pos(3, "3", [ALL_START, ALL_START, None, ALL_START],
-                                          draw_pile={"3": 3})})
+    e.reset(seed=0, options={"state": pos(3, "3", [ALL_START, ALL_START, None, ALL_START], draw_pile={"3": 3})})
     seen = []
     for _ in range(4):
         seen.append(e.agent_selection)
@@ -809,6 +836,7 @@ def test_turn_order_through_the_env():
 
 
 # ---- winning, rewards, truncation ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_win_rewards_plus_one_winner_minus_one_others(num_players):
@@ -855,7 +883,7 @@ def test_truncation_at_max_turns():
     assert all(e.truncations.values())
     assert not any(e.terminations.values())
     assert e.rewards == {"player_0": 0.0, "player_2": 0.0}
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         _, r, term, trunc, _ = e.last()
         assert trunc and r == 0.0
         e.step(None)
@@ -870,7 +898,7 @@ def test_truncation_counts_cards_from_a_new_game():
     e = raw_env(num_players=4, max_turns=25)
     e.reset(seed=3)
     steps = 0
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             e.step(None)

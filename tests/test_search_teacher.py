@@ -1,6 +1,7 @@
 """Distillation of a search teacher: the teacher's data is what the engine and mcts say, the
 student moves towards the teacher's choices, and saved teacher data is reused only for the
 settings that made it."""
+
 import copy
 
 import numpy as np
@@ -17,18 +18,19 @@ from training.config import DEFAULTS
 
 
 def test_teacher_rows_hold_values_of_the_legal_moves_and_the_mcts_choice_is_their_best():
-    states, values, counts, games = search_teacher.collect("hasbro2003", 2, 40, iterations=30, rollout_plies=4,
-                                                           value=None, seed=3)
+    states, values, counts, games = search_teacher.collect(
+        "hasbro2003", 2, 40, iterations=30, rollout_plies=4, value=None, seed=3
+    )
     rules = game.rules_array("hasbro2003")
     buf = np.empty(game.num_actions("hasbro2003"), dtype=np.int64)
     assert games >= 1 and (counts > 1).all()  # only real choices are kept
     for k in range(len(counts)):
         state = states[k]
         assert E.card_index(state) >= 0 and E.winner(state) < 0
-        assert (state[E.DECK:E.DECK + 11] == 0).all()  # public: no draw-pile order
+        assert (state[E.DECK : E.DECK + 11] == 0).all()  # public: no draw-pile order
         assert E.legal_actions(state, rules, buf) == counts[k]
-        assert ((values[k, :counts[k]] >= 0) & (values[k, :counts[k]] <= 1)).all()
-        assert (values[k, counts[k]:] == 0).all()
+        assert ((values[k, : counts[k]] >= 0) & (values[k, : counts[k]] <= 1)).all()
+        assert (values[k, counts[k] :] == 0).all()
     # The mcts agent's choice is the move with the best of these values.
     k = int(np.argmax(counts))
     n = E.legal_actions(states[k], rules, buf)
@@ -39,15 +41,38 @@ def test_teacher_rows_hold_values_of_the_legal_moves_and_the_mcts_choice_is_thei
 
 
 def test_distillation_moves_the_student_towards_the_teacher():
-    states, values, counts, _ = search_teacher.collect("hasbro2003", 2, 300, iterations=30, rollout_plies=4,
-                                                       value=None, seed=5)
+    states, values, counts, _ = search_teacher.collect(
+        "hasbro2003", 2, 300, iterations=30, rollout_plies=4, value=None, seed=5
+    )
     torch.manual_seed(0)
     actor = Actor("afterstate", [32], "relu", "hasbro2003")
     rules = game.rules_array("hasbro2003")
-    first = search_teacher.distil(actor, rules, states, values, counts, epochs=1, batch_size=64, lr=1e-3,
-                                  temperature=0.01, seed=0, log=lambda *_: None)
-    last = search_teacher.distil(actor, rules, states, values, counts, epochs=6, batch_size=64, lr=1e-3,
-                                 temperature=0.01, seed=0, log=lambda *_: None)
+    first = search_teacher.distil(
+        actor,
+        rules,
+        states,
+        values,
+        counts,
+        epochs=1,
+        batch_size=64,
+        lr=1e-3,
+        temperature=0.01,
+        seed=0,
+        log=lambda *_: None,
+    )
+    last = search_teacher.distil(
+        actor,
+        rules,
+        states,
+        values,
+        counts,
+        epochs=6,
+        batch_size=64,
+        lr=1e-3,
+        temperature=0.01,
+        seed=0,
+        log=lambda *_: None,
+    )
     assert last["loss"] < first["loss"] and last["agreement"] > first["agreement"]
 
 

@@ -1,5 +1,6 @@
 """The browser game's JSON API (agents.serve) through Starlette's TestClient: games are
 created, played to the end and refused bad requests without changing; idle games expire."""
+
 import json
 import os
 import random
@@ -166,8 +167,12 @@ def test_bad_moves_are_refused_and_change_nothing(client):
 
 
 def test_unknown_games_routes_and_methods_get_json_errors(client):
-    for method, path in [("GET", "/api/games/nope"), ("POST", "/api/games/nope/move"),
-                         ("GET", "/api/games/nope/hint"), ("DELETE", "/api/games/nope")]:
+    for method, path in [
+        ("GET", "/api/games/nope"),
+        ("POST", "/api/games/nope/move"),
+        ("GET", "/api/games/nope/hint"),
+        ("DELETE", "/api/games/nope"),
+    ]:
         r = client.request(method, path, json={"action": 1})
         assert r.status_code == 404 and "no game 'nope'" in r.json()["error"], (method, path)
     r = client.get("/api/nothing")
@@ -176,24 +181,27 @@ def test_unknown_games_routes_and_methods_get_json_errors(client):
     assert r.status_code == 405 and "error" in r.json()
 
 
-@pytest.mark.parametrize("body, words", [
-    ({"rules": "monopoly"}, "unknown rules preset"),
-    ({"rules": 3}, "rules must be a preset name"),
-    ({"players": 5}, "num_players must be 2, 3 or 4"),
-    ({"players": "2"}, "num_players must be 2, 3 or 4"),
-    ({"rules": "hasbro2003_teams", "players": 2}, "team rules"),
-    ({"seat": 1}, "seat must be one of the seats in play [0, 2]"),
-    ({"seed": -1}, "seed must be a non-negative integer"),
-    ({"seed": "7"}, "seed must be a non-negative integer"),
-    ({"opponents": ["nobody"]}, "unknown agent 'nobody'"),
-    ({"opponents": ["heuristic:depth=3"]}, "has no setting 'depth'"),
-    ({"opponents": [""]}, "agent spec or a policy file"),
-    ({"opponents": [7]}, "agent spec or a policy file"),
-    ({"opponents": ["random", "random"]}, "must list 1 or 1 agents"),
-    ({"players": 4, "opponents": ["random", "random"]}, "must list 1 or 3 agents"),
-    ({"opponents": ["no/such/file.safetensors"]}, "does not exist"),
-    ({"colour": "red"}, "unknown fields ['colour']"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"rules": "monopoly"}, "unknown rules preset"),
+        ({"rules": 3}, "rules must be a preset name"),
+        ({"players": 5}, "num_players must be 2, 3 or 4"),
+        ({"players": "2"}, "num_players must be 2, 3 or 4"),
+        ({"rules": "hasbro2003_teams", "players": 2}, "team rules"),
+        ({"seat": 1}, "seat must be one of the seats in play [0, 2]"),
+        ({"seed": -1}, "seed must be a non-negative integer"),
+        ({"seed": "7"}, "seed must be a non-negative integer"),
+        ({"opponents": ["nobody"]}, "unknown agent 'nobody'"),
+        ({"opponents": ["heuristic:depth=3"]}, "has no setting 'depth'"),
+        ({"opponents": [""]}, "agent spec or a policy file"),
+        ({"opponents": [7]}, "agent spec or a policy file"),
+        ({"opponents": ["random", "random"]}, "must list 1 or 1 agents"),
+        ({"players": 4, "opponents": ["random", "random"]}, "must list 1 or 3 agents"),
+        ({"opponents": ["no/such/file.safetensors"]}, "does not exist"),
+        ({"colour": "red"}, "unknown fields ['colour']"),
+    ],
+)
 def test_bad_new_games_are_refused_before_any_game_exists(client, body, words):
     r = client.post("/api/games", json={"players": 2, "rules": "hasbro2003", **body})
     assert r.status_code == 422, r.text
@@ -267,8 +275,10 @@ def test_a_hint_is_a_legal_move_and_changes_nothing(client):
             break
 
 
-@pytest.mark.parametrize("rules, players", [("hasbro2003", 2), ("hasbro2003_teams", 4), ("parker1958_teams", 4),
-                                            ("hasbro2003_points", 3), ("hasbro2013", 4)])
+@pytest.mark.parametrize(
+    "rules, players",
+    [("hasbro2003", 2), ("hasbro2003_teams", 4), ("parker1958_teams", 4), ("hasbro2003_points", 3), ("hasbro2013", 4)],
+)
 def test_click_plans_name_the_cells_a_move_uses(rules, players):
     """Every legal move's clicks start at one of the mover's pawns (or a Start, a card or
     Pass) and, for a move without a slide, end where the moved pawn then stands; moves share
@@ -298,14 +308,20 @@ def test_click_plans_name_the_cells_a_move_uses(rules, players):
                 elif kind in ("start", "sorry"):
                     assert first in {f"start:{s}" for s in side}
                 else:
-                    stands = {cell_key(s, int(state[E.PAWNS + s * E.MAX_SLOTS + k])) for s in side
-                              for k in range(r.pawns_per_player)}
+                    stands = {
+                        cell_key(s, int(state[E.PAWNS + s * E.MAX_SLOTS + k]))
+                        for s in side
+                        for k in range(r.pawns_per_player)
+                    }
                     assert first in stands, (rules, a, clicks)
                 lands = cells[1].startswith(("track:", "safe:", "home:")) if len(cells) > 1 else False
                 if kind in ("move", "back1", "start", "seven_part") and lands:
                     after = game.after_move(state, r, a)
-                    now = {cell_key(s, int(after[E.PAWNS + s * E.MAX_SLOTS + k])) for s in side
-                           for k in range(r.pawns_per_player)}
+                    now = {
+                        cell_key(s, int(after[E.PAWNS + s * E.MAX_SLOTS + k]))
+                        for s in side
+                        for k in range(r.pawns_per_player)
+                    }
                     square = int(cells[1].split(":")[1]) if cells[1].startswith("track:") else None
                     slid = square is not None and any(step.slide for step in trace_move(state, r, a, after).steps)
                     assert slid or cells[1] in now, (rules, a, clicks, game.describe_action(state, r, a))
@@ -321,8 +337,16 @@ def test_click_plans_name_the_cells_a_move_uses(rules, players):
 def test_moves_are_told_with_their_consequences_and_pawns_keep_their_labels():
     r = get_rules("hasbro2003")
     session = GameServer(GameStore(), None, "heuristic").create({"players": 2, "opponents": ["heuristic"]})
-    d = {"to_move": 0, "card": "4", "pawns": [[["track", 20], ["safe", 3], ["start"], ["start"]], None,
-                                              [["track", 18], ["start"], ["start"], ["start"]], None]}
+    d = {
+        "to_move": 0,
+        "card": "4",
+        "pawns": [
+            [["track", 20], ["safe", 3], ["start"], ["start"]],
+            None,
+            [["track", 18], ["start"], ["start"], ["start"]],
+            None,
+        ],
+    }
     session.state = state_from_dict(d, r, seed=0)
     session.labels = PawnLabels(session.state, r)
     view = session.view()
@@ -351,9 +375,12 @@ def test_the_view_hides_other_hands(client):
 
 
 def test_sorry_serve_refuses_bad_options(capsys):
-    for argv, words in [(["--port", "70000"], "--port must be 1..65535"), (["--ttl", "0"], "--ttl must be positive"),
-                        (["--checkpoints", "/no/such/dir"], "is not a folder"),
-                        (["--hint-agent", "oracle"], "unknown agent 'oracle'")]:
+    for argv, words in [
+        (["--port", "70000"], "--port must be 1..65535"),
+        (["--ttl", "0"], "--ttl must be positive"),
+        (["--checkpoints", "/no/such/dir"], "is not a folder"),
+        (["--hint-agent", "oracle"], "unknown agent 'oracle'"),
+    ]:
         with pytest.raises(SystemExit) as stop:
             serve_main(argv)
         assert stop.value.code == 2
@@ -377,8 +404,13 @@ def test_a_shipped_policy_plays_by_its_listed_name(client):
 def test_sorry_serve_and_the_load_test_run_on_the_loopback_address():
     """bench_serve starts `python -m agents.serve` (default host 127.0.0.1) and plays games on it."""
     bench = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "bench_serve.py")
-    out = subprocess.run([sys.executable, bench, "--games", "2", "--moves", "3", "--seconds", "60"],
-                         check=False, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, bench, "--games", "2", "--moves", "3", "--seconds", "60"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     line = out.stdout.strip().splitlines()[-1]
     assert line.startswith("at once: 2 games, 6 moves in ") and "move latency median" in line, out.stdout

@@ -5,6 +5,7 @@ clicking on the board, and checks after every move that the drawn board is the s
 Without /usr/bin/chromium the test is skipped, except under CI (CI=true), where a missing
 browser is a failure: CI installs it (apt-get install chromium). Screenshots of a failure
 are saved in the test's tmp folder (its path is in the failure message)."""
+
 import contextlib
 import json
 import os
@@ -18,8 +19,16 @@ import warnings
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SEED = 11  # hasbro2003_fast, 2 players: a game of a few dozen moves for the person
 
 
@@ -258,7 +267,8 @@ def play(server, page, rules, players, seed, max_moves=None, delay=0):
             page.click(f'#choices button[data-action="{move["action"]}"]')
         page.wait_for_function(
             f"+document.getElementById('board').dataset.version > {view['version']}"
-            " && ['your-move', 'over'].includes(document.body.dataset.phase)")
+            " && ['your-move', 'over'].includes(document.body.dataset.phase)"
+        )
         kinds.add(len(move["clicks"]))
         moves += 1
         assert moves < 400, "the game did not end"

@@ -1,10 +1,12 @@
 """Training end to end on the smoke config: checkpoint, resume, export."""
+
 import json
 import pathlib
 import shutil
 
 import numpy as np
 import pytest
+
 from agents.gym_env import PolicyInputWrapper, SorryGymEnv
 from agents.policy import PolicyAgent, read_metadata
 from agents.policy_input import INPUT_SIZE, STATE_SIZE
@@ -59,9 +61,9 @@ def test_resume_continues_the_same_run(smoke_run, tmp_path):
     train(cfg, tmp_path, resume=True)
     after = json.loads((copy / "run_state.json").read_text())
     assert after["timesteps"] >= 4096 > before["timesteps"]
-    assert after["snapshots"][:len(before["snapshots"])] == before["snapshots"]  # pool kept, grown
+    assert after["snapshots"][: len(before["snapshots"])] == before["snapshots"]  # pool kept, grown
     assert len(after["snapshots"]) > len(before["snapshots"])
-    assert after["evaluations"][:len(before["evaluations"])] == before["evaluations"]
+    assert after["evaluations"][: len(before["evaluations"])] == before["evaluations"]
     model = load_checkpoint(copy, cfg)
     assert model.num_timesteps == after["timesteps"]
     assert model.policy.optimizer.state  # Adam moments travel with the checkpoint
@@ -124,8 +126,7 @@ def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
     from training.evaluate import run_tournament
 
     _, run_dir = smoke_run
-    results = run_tournament([str(run_dir / "policy.safetensors"), "random"], players=2, games=4, seed=0,
-                             workers=1)
+    results = run_tournament([str(run_dir / "policy.safetensors"), "random"], players=2, games=4, seed=0, workers=1)
     (tmp_path / "results.json").write_text(json.dumps(results))
     export_run(run_dir, tmp_path / "p.safetensors", [tmp_path / "results.json"])
     (tournament,) = read_metadata(tmp_path / "p.safetensors")["evaluation"]["tournaments"]
@@ -139,11 +140,13 @@ def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
     four = run_tournament(["random"] * 4, games=1, seed=0, workers=1)
     four["config"]["agents"][0] = "x.safetensors"
     (tmp_path / "four.json").write_text(json.dumps(four))
-    for results, message in [("unrelated.json", "no policy file took part"),
-                             ("search.json", "no policy file took part"),
-                             ("four.json", "played under hasbro2003 with 4 players"),
-                             ("nowhere.json", "not a sorry-eval results.json"),
-                             ("p.safetensors", "not a sorry-eval results.json")]:
+    for results, message in [
+        ("unrelated.json", "no policy file took part"),
+        ("search.json", "no policy file took part"),
+        ("four.json", "played under hasbro2003 with 4 players"),
+        ("nowhere.json", "not a sorry-eval results.json"),
+        ("p.safetensors", "not a sorry-eval results.json"),
+    ]:
         with pytest.raises(ValueError, match=message):
             export_run(run_dir, tmp_path / "q.safetensors", [tmp_path / results])
     with pytest.raises(ValueError, match="not a training run directory: it has no run_state.json"):
@@ -182,48 +185,66 @@ def test_shipped_configs_load_and_their_network_files_fit(path):
 
 def test_distillation_warm_start_runs_in_training(tmp_path):
     cfg = load_config(SMOKE)
-    cfg.update(name="smoke-distil", imitation={**cfg["imitation"], "samples": 0},
-               distillation={**cfg["distillation"], "decisions": 60, "iterations": 10, "workers": 1, "epochs": 1})
+    cfg.update(
+        name="smoke-distil",
+        imitation={**cfg["imitation"], "samples": 0},
+        distillation={**cfg["distillation"], "decisions": 60, "iterations": 10, "workers": 1, "epochs": 1},
+    )
     run = train(cfg, tmp_path)
     stats = json.loads((run.dir / "run_state.json").read_text())["imitation"]["distillation"]
     assert stats["decisions"] == 60 and 0 <= stats["agreement"] <= 1
     assert (run.dir / "teacher.npz").exists()
 
 
-@pytest.mark.parametrize("override, message", [
-    ({"game": {"num_players": 2, "rules": "hasbro2003_teams"}}, "game: team rules .* need 4 players"),
-    ({"game": {"num_players": 5}}, "num_players must be 2, 3 or 4"),
-    ({"game": {"rules": "hasbro2003_points"}, "network": {"kind": "mlp"}}, "do not support rules with hands"),
-    ({"game": {"rules": "chess"}}, "game.rules must be one of"),
-    ({"game": 3}, "game must be a mapping"),
-    ({"budget": {"timesteps": -5}}, "budget.timesteps must be > 0"),
-    ({"budget": {"timesteps": "abc"}}, "budget.timesteps must be an integer"),
-    ({"evaluation": {"games": 0}}, "evaluation.games must be > 0"),
-    ({"evaluation": {"opponents": ["foo"]}}, "evaluation.opponents: 'foo': unknown agent"),
-    ({"evaluation": {"opponents": [3]}}, "evaluation.opponents: agent specs are text, got 3"),
-    ({"evaluation": {"opponents": ["checkpoints/sorry-4p.safetensors"]}}, "trained for 4 players, not 2"),
-    ({"imitation": {"teacher": "mcts:iterations=abc"}}, "imitation.teacher: .* must be an integer"),
-    ({"network": {"hidden": "abc"}}, "network.hidden must be a list"),
-    ({"network": {"hidden": [0]}}, "network.hidden must be a list of layer widths > 0"),
-    ({"network": {"kind": "cnn"}}, "network.kind must be one of"),
-    ({"envs": 0}, "envs must be > 0"),
-    ({"ppo": {"gamma": 1.5}}, r"ppo.gamma must be in \(0, 1\]"),
-    ({"ppo": {"n_epochs": True}}, "ppo.n_epochs must be an integer"),
-    ({"opponents": {"mix": {"foo": 1}}}, r"opponents.mix: unknown kinds \['foo'\]"),
-    ({"opponents": {"mix": {"random": 0}}}, "opponents.mix: weights must be numbers >= 0 with a positive sum"),
-    ({"distillation": {"decisions": 10, "value": "nowhere.safetensors"}}, "distillation.value: no file"),
-    ({"game": {"num_players": 4}, "distillation": {"decisions": 10, "value": "checkpoints/value-2p.safetensors"}},
-     "distillation.value: .* trained for 2 players, not 4"),
-    ({"distillation": {"decisions": 10, "init": "checkpoints/value-2p.safetensors"}, "network": {"hidden": [64]}},
-     r"distillation.init .* its network \(\[256, 256\], relu\) differs"),
-    ({"network": {"kind": "mlp"}, "distillation": {"decisions": 10}}, "distillation trains an afterstate actor"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"game": {"num_players": 2, "rules": "hasbro2003_teams"}}, "game: team rules .* need 4 players"),
+        ({"game": {"num_players": 5}}, "num_players must be 2, 3 or 4"),
+        ({"game": {"rules": "hasbro2003_points"}, "network": {"kind": "mlp"}}, "do not support rules with hands"),
+        ({"game": {"rules": "chess"}}, "game.rules must be one of"),
+        ({"game": 3}, "game must be a mapping"),
+        ({"budget": {"timesteps": -5}}, "budget.timesteps must be > 0"),
+        ({"budget": {"timesteps": "abc"}}, "budget.timesteps must be an integer"),
+        ({"evaluation": {"games": 0}}, "evaluation.games must be > 0"),
+        ({"evaluation": {"opponents": ["foo"]}}, "evaluation.opponents: 'foo': unknown agent"),
+        ({"evaluation": {"opponents": [3]}}, "evaluation.opponents: agent specs are text, got 3"),
+        ({"evaluation": {"opponents": ["checkpoints/sorry-4p.safetensors"]}}, "trained for 4 players, not 2"),
+        ({"imitation": {"teacher": "mcts:iterations=abc"}}, "imitation.teacher: .* must be an integer"),
+        ({"network": {"hidden": "abc"}}, "network.hidden must be a list"),
+        ({"network": {"hidden": [0]}}, "network.hidden must be a list of layer widths > 0"),
+        ({"network": {"kind": "cnn"}}, "network.kind must be one of"),
+        ({"envs": 0}, "envs must be > 0"),
+        ({"ppo": {"gamma": 1.5}}, r"ppo.gamma must be in \(0, 1\]"),
+        ({"ppo": {"n_epochs": True}}, "ppo.n_epochs must be an integer"),
+        ({"opponents": {"mix": {"foo": 1}}}, r"opponents.mix: unknown kinds \['foo'\]"),
+        ({"opponents": {"mix": {"random": 0}}}, "opponents.mix: weights must be numbers >= 0 with a positive sum"),
+        ({"distillation": {"decisions": 10, "value": "nowhere.safetensors"}}, "distillation.value: no file"),
+        (
+            {
+                "game": {"num_players": 4},
+                "distillation": {"decisions": 10, "value": "checkpoints/value-2p.safetensors"},
+            },
+            "distillation.value: .* trained for 2 players, not 4",
+        ),
+        (
+            {
+                "distillation": {"decisions": 10, "init": "checkpoints/value-2p.safetensors"},
+                "network": {"hidden": [64]},
+            },
+            r"distillation.init .* its network \(\[256, 256\], relu\) differs",
+        ),
+        ({"network": {"kind": "mlp"}, "distillation": {"decisions": 10}}, "distillation trains an afterstate actor"),
+    ],
+)
 def test_config_mistakes_are_refused_at_load_with_their_key(tmp_path, override, message):
     import yaml
 
     cfg = yaml.safe_load(pathlib.Path(SMOKE).read_text())
     for key, value in override.items():
-        cfg[key] = {**cfg.get(key, {}), **value} if isinstance(value, dict) and isinstance(cfg.get(key), dict) else value
+        cfg[key] = (
+            {**cfg.get(key, {}), **value} if isinstance(value, dict) and isinstance(cfg.get(key), dict) else value
+        )
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(cfg))
     with pytest.raises(ValueError, match=message):
@@ -243,12 +264,18 @@ def test_train_command_reports_mistakes_without_a_traceback(tmp_path):
     import sys
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "training.train", *args, "--runs-dir", str(tmp_path)],
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "training.train", *args, "--runs-dir", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
-    for args, message in [(["nowhere.yaml"], "No such file or directory: 'nowhere.yaml'"),
-                          ([SMOKE, "--timesteps", "0"], "budget.timesteps must be > 0"),
-                          ([SMOKE, "--resume"], "--resume: no checkpoint in")]:
+    for args, message in [
+        (["nowhere.yaml"], "No such file or directory: 'nowhere.yaml'"),
+        ([SMOKE, "--timesteps", "0"], "budget.timesteps must be > 0"),
+        ([SMOKE, "--resume"], "--resume: no checkpoint in"),
+    ]:
         result = run(*args)
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, args
 

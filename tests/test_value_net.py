@@ -1,8 +1,10 @@
 """Learned values: teacher data carries the right outcomes, the compiled network computes what
 torch computes, mcts plays with it, and a network for another game is refused."""
+
 import numpy as np
 import pytest
 import torch
+from test_policy import play_game  # tests/ is on sys.path (pytest rootdir import mode)
 
 from agents import make_agent
 from agents.evaluation import DEFAULT_WEIGHTS
@@ -14,14 +16,18 @@ from sorry_env.observation import OBS_SIZE
 from training import value_fit
 from training.outcome_data import OutcomeData
 
-from test_policy import play_game  # tests/ is on sys.path (pytest rootdir import mode)
-
 
 def write_value_net(path, num_players=2, rules="hasbro2003", hidden=(16, 8)):
     torch.manual_seed(3)
     actor = Actor("afterstate", list(hidden), "relu", rules)
-    save_policy(path, actor, rules=rules, num_players=num_players,
-                network={"kind": "afterstate", "hidden": list(hidden), "activation": "relu"}, name="test")
+    save_policy(
+        path,
+        actor,
+        rules=rules,
+        num_players=num_players,
+        network={"kind": "afterstate", "hidden": list(hidden), "activation": "relu"},
+        name="test",
+    )
     return path
 
 
@@ -32,7 +38,7 @@ def test_teacher_positions_are_afterstates_labelled_with_the_winner(num_players)
     assert data.num_games >= 10 and len(data) == len(data.states) * num_players
     states = data.states.astype(np.int64)
     assert (states[:, E.CARD] == -1).all()  # the next card is not drawn yet
-    assert (states[:, E.DECK:E.DECK + 11] == 0).all() and (states[:, E.RNG] == 0).all()  # public only
+    assert (states[:, E.DECK : E.DECK + 11] == 0).all() and (states[:, E.RNG] == 0).all()  # public only
     finished = states[:, E.WINNER] >= 0
     assert (states[finished, E.WINNER] == data.winners[data.games[finished]]).all()
     rows = np.arange(len(data))
@@ -69,8 +75,14 @@ def test_mcts_refuses_a_value_network_for_another_game(tmp_path):
     with pytest.raises(ValueError, match="trained for 4 players, not 2"):
         play_game({s: agent for s in game.seats_for(2)}, "hasbro2003", 2, seed=0)
     mlp = tmp_path / "mlp.safetensors"
-    save_policy(mlp, Actor("mlp", [8], "relu", "hasbro2003"), rules="hasbro2003", num_players=2,
-                network={"kind": "mlp", "hidden": [8], "activation": "relu"}, name="test")
+    save_policy(
+        mlp,
+        Actor("mlp", [8], "relu", "hasbro2003"),
+        rules="hasbro2003",
+        num_players=2,
+        network={"kind": "mlp", "hidden": [8], "activation": "relu"},
+        name="test",
+    )
     with pytest.raises(ValueError, match="must be an 'afterstate' one"):
         make_agent(f"mcts:value={mlp}")
 

@@ -1,6 +1,7 @@
 """The batched env (sorry_env.vector) and its compiled-opponent mode (agents.vector_opponents):
 the same trajectories as the single env for the same seeds and actions, seeds independent of
 the batch split, masks equal to legal_actions, invariants, and clear errors on bad input."""
+
 import numpy as np
 import pytest
 
@@ -63,8 +64,10 @@ def test_selfplay_equals_single_env(preset, players):
             assert np.flatnonzero(obs["action_mask"][i]).tolist() == legal.tolist()
             single.step(int(actions[i]))
             done = any(single.terminations.values()) or any(single.truncations.values())
-            assert (bool(term[i]), bool(trunc[i])) == (any(single.terminations.values()),
-                                                        any(single.truncations.values()))
+            assert (bool(term[i]), bool(trunc[i])) == (
+                any(single.terminations.values()),
+                any(single.truncations.values()),
+            )
             for a, r in single.rewards.items():
                 assert rewards[i, int(a.split("_")[1])] == r
             if done:
@@ -77,7 +80,7 @@ def test_wins_reward_the_winning_side_and_reset():
     env = V.SorryVectorEnv(4, 2, rules="hasbro2003_fast")
     log = record_selfplay(env, 0, 400)
     finished = 0
-    for obs, to_move, actions, rewards, term, trunc in log:
+    for _obs, _to_move, _actions, rewards, term, _trunc in log:
         for i in np.flatnonzero(term):
             finished += 1
             assert sorted(rewards[i].tolist()) == [-1.0, 0.0, 0.0, 1.0]
@@ -187,11 +190,14 @@ def reference_opponent_games(preset, players, kinds, game_seed, learner_actions)
     return rows
 
 
-@pytest.mark.parametrize("preset,players,kinds", [
-    ("hasbro2003_fast", 2, ["heuristic"]),
-    ("hasbro2003", 3, ["greedy", "heuristic"]),
-    ("parker1958_teams", 4, ["heuristic", "greedy", "heuristic"]),
-])
+@pytest.mark.parametrize(
+    "preset,players,kinds",
+    [
+        ("hasbro2003_fast", 2, ["heuristic"]),
+        ("hasbro2003", 3, ["greedy", "heuristic"]),
+        ("parker1958_teams", 4, ["heuristic", "greedy", "heuristic"]),
+    ],
+)
 def test_compiled_opponents_equal_python_agents(preset, players, kinds):
     B, seed = 2, 11
     env = VectorOpponentEnv(B, players, opponents=kinds, rules=preset, policy_input=True)
@@ -291,14 +297,16 @@ def test_sb3_adapter_with_maskable_ppo():
 
     from training.vector_sb3 import SB3VecEnv
 
-    env = SB3VecEnv(VectorOpponentEnv(8, 2, opponents="random", rules="hasbro2003_fast", max_turns=40,
-                                      policy_input=True))
+    env = SB3VecEnv(
+        VectorOpponentEnv(8, 2, opponents="random", rules="hasbro2003_fast", max_turns=40, policy_input=True)
+    )
     env.seed(0)
     obs = env.reset()
     masks = get_action_masks(env)
     assert obs.shape == (8, INPUT_SIZE) and masks.shape == (8, 142) and masks.dtype == bool
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0,
-                        policy_kwargs={"net_arch": [16]})
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, policy_kwargs={"net_arch": [16]}
+    )
     model.learn(8 * 64)
     assert model.num_timesteps == 8 * 64
     env.step_async(np.array([np.flatnonzero(m)[0] for m in get_action_masks(env)]))

@@ -1,4 +1,5 @@
 """Self-play training and evaluation for sorry_env (see :mod:`training.evaluate`)."""
+
 from sorry_env.numba_cache import clear_stale
 
 # training compiles code (outcome_data, search_teacher) that inlines the engine and the

@@ -21,6 +21,7 @@ Run directories of older versions hold ``checkpoint.zip`` (SB3's pickle-based fo
 are refused with a message, never loaded (docs/hardening.md shows how to convert one you
 trust).
 """
+
 from __future__ import annotations
 
 import json
@@ -51,9 +52,11 @@ def find(run_dir) -> Path | None:
     if path.is_file():
         return path
     if (run_dir / LEGACY_FILE).exists():
-        raise ValueError(f"{run_dir} holds {LEGACY_FILE}, a checkpoint of an older sorry-train in Stable-Baselines3's "
-                         "pickle-based format; loading it could run code from the file, so it is not read. "
-                         "Train again, or convert a run you trust (docs/hardening.md)")
+        raise ValueError(
+            f"{run_dir} holds {LEGACY_FILE}, a checkpoint of an older sorry-train in Stable-Baselines3's "
+            "pickle-based format; loading it could run code from the file, so it is not read. "
+            "Train again, or convert a run you trust (docs/hardening.md)"
+        )
     return None
 
 
@@ -72,14 +75,22 @@ def save(model, path) -> None:
     _, keys, pos, has_gauss, gauss = np.random.get_state()
     version, py_state, py_gauss = random.getstate()
     meta = {
-        "format": FORMAT, "format_version": FORMAT_VERSION,
-        "num_timesteps": int(model.num_timesteps), "n_updates": int(model._n_updates),
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "num_timesteps": int(model.num_timesteps),
+        "n_updates": int(model._n_updates),
         "episode_num": int(model._episode_num),
         "ep_info_buffer": [{k: float(v) for k, v in info.items()} for info in (model.ep_info_buffer or [])],
         "optimizer_scalars": scalars,
-        "rng": {"numpy": {"keys": [int(k) for k in keys], "pos": int(pos), "has_gauss": int(has_gauss),
-                          "cached_gaussian": float(gauss)},
-                "python": {"version": version, "state": list(py_state), "gauss_next": py_gauss}},
+        "rng": {
+            "numpy": {
+                "keys": [int(k) for k in keys],
+                "pos": int(pos),
+                "has_gauss": int(has_gauss),
+                "cached_gaussian": float(gauss),
+            },
+            "python": {"version": version, "state": list(py_state), "gauss_next": py_gauss},
+        },
     }
     tmp = f"{path}.tmp"
     save_file(tensors, tmp, metadata={FORMAT: json.dumps(meta)})
@@ -114,8 +125,12 @@ def _expected(model, found: dict) -> dict:
         if not name.startswith("optimizer/"):
             continue
         parts = name.split("/")
-        if len(parts) != 3 or not parts[1].isdigit() or int(parts[1]) >= len(params) \
-                or parts[2] not in ("step", *ADAM_KEYS):
+        if (
+            len(parts) != 3
+            or not parts[1].isdigit()
+            or int(parts[1]) >= len(params)
+            or parts[2] not in ("step", *ADAM_KEYS)
+        ):
             continue  # reported as unexpected by check_expected
         shape = () if parts[2] == "step" else tuple(params[int(parts[1])].shape)
         expected[name] = ("F32", shape)
@@ -127,8 +142,7 @@ def restore(model, path) -> None:
     meta, found = _read(path)
     check_expected(path, found, _expected(model, found), "the model this run's config builds")
     tensors = load_checked(path, list(found))
-    model.policy.load_state_dict({k.removeprefix("policy/"): v for k, v in tensors.items()
-                                  if k.startswith("policy/")})
+    model.policy.load_state_dict({k.removeprefix("policy/"): v for k, v in tensors.items() if k.startswith("policy/")})
     state: dict[int, dict] = {}
     for name, value in tensors.items():
         if name.startswith("optimizer/"):
@@ -138,8 +152,12 @@ def restore(model, path) -> None:
     if not isinstance(scalars, dict):
         raise ValueError(f"{path}: optimizer_scalars must be an object")  # noqa: TRY004 (a file's content)
     for index, entry in scalars.items():
-        if not (isinstance(entry, dict) and index.isdigit() and int(index) in state
-                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in entry.values())):
+        if not (
+            isinstance(entry, dict)
+            and index.isdigit()
+            and int(index) in state
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in entry.values())
+        ):
             raise ValueError(f"{path}: malformed optimizer_scalars entry {excerpt(index)}: {excerpt(entry)}")
         state[int(index)].update(entry)
     optimizer = model.policy.optimizer
@@ -149,7 +167,8 @@ def restore(model, path) -> None:
     model._episode_num = meta["episode_num"]
     infos = meta.get("ep_info_buffer", [])
     if not isinstance(infos, list) or not all(
-            isinstance(i, dict) and all(isinstance(v, (int, float)) for v in i.values()) for i in infos):
+        isinstance(i, dict) and all(isinstance(v, (int, float)) for v in i.values()) for i in infos
+    ):
         raise ValueError(f"{path}: ep_info_buffer must be a list of objects of numbers")
     if model.ep_info_buffer is not None:
         model.ep_info_buffer.clear()
@@ -163,11 +182,22 @@ def _restore_rng(path, rng, torch_state) -> None:
         keys = np.array(np_state["keys"], dtype=np.uint64)
         py = rng["python"]
         py_state = tuple(int(x) for x in py["state"])
-        if (keys.shape != (624,) or (keys >= 2**32).any() or len(py_state) != 625
-                or not all(0 <= x < 2**32 for x in py_state)):
+        if (
+            keys.shape != (624,)
+            or (keys >= 2**32).any()
+            or len(py_state) != 625
+            or not all(0 <= x < 2**32 for x in py_state)
+        ):
             raise ValueError("wrong sizes")
-        np.random.set_state(("MT19937", keys.astype(np.uint32), int(np_state["pos"]), int(np_state["has_gauss"]),
-                             float(np_state["cached_gaussian"])))
+        np.random.set_state(
+            (
+                "MT19937",
+                keys.astype(np.uint32),
+                int(np_state["pos"]),
+                int(np_state["has_gauss"]),
+                float(np_state["cached_gaussian"]),
+            )
+        )
         random.setstate((int(py["version"]), py_state, None if py["gauss_next"] is None else float(py["gauss_next"])))
         torch.set_rng_state(torch_state)
     except (KeyError, TypeError, ValueError, OverflowError, RuntimeError) as exc:

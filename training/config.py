@@ -7,6 +7,7 @@ names, the network files it points to) before any work starts, so a mistake is r
 once with its key, not after a warm start of many minutes. File paths are read from the
 current directory (run from the repository root for the shipped configs).
 """
+
 from __future__ import annotations
 
 import copy
@@ -19,22 +20,22 @@ import yaml
 from sorry_env.rules import DEFAULT_MAX_TURNS
 
 DEFAULTS = {
-    "name": "run",                 # run directory: <runs_dir>/<name>
+    "name": "run",  # run directory: <runs_dir>/<name>
     "seed": 0,
     "game": {
         "num_players": 2,
-        "rules": "hasbro2003",     # preset name (sorry_env.PRESETS)
-        "max_turns": DEFAULT_MAX_TURNS,         # truncate a game after this many cards
+        "rules": "hasbro2003",  # preset name (sorry_env.PRESETS)
+        "max_turns": DEFAULT_MAX_TURNS,  # truncate a game after this many cards
     },
     "network": {
-        "kind": "afterstate",      # afterstate (score each move's resulting position) or mlp
-        "hidden": [256, 256],      # the actor's MLP (the part that is exported)
+        "kind": "afterstate",  # afterstate (score each move's resulting position) or mlp
+        "hidden": [256, 256],  # the actor's MLP (the part that is exported)
         "value_hidden": [256, 256],
-        "activation": "relu",      # relu or tanh
+        "activation": "relu",  # relu or tanh
     },
-    "ppo": {                       # sb3-contrib MaskablePPO arguments
+    "ppo": {  # sb3-contrib MaskablePPO arguments
         "learning_rate": 3.0e-4,
-        "n_steps": 256,            # per env and rollout
+        "n_steps": 256,  # per env and rollout
         "batch_size": 1024,
         "n_epochs": 4,
         "gamma": 0.995,
@@ -45,42 +46,42 @@ DEFAULTS = {
         "max_grad_norm": 0.5,
         "target_kl": None,
     },
-    "envs": 16,                    # environments batched in the one training process
-    "torch_threads": 1,            # 2 shared cores: one thread avoids oversubscription
+    "envs": 16,  # environments batched in the one training process
+    "torch_threads": 1,  # 2 shared cores: one thread avoids oversubscription
     "opponents": {
         "mix": {"snapshots": 0.5, "random": 0.5},  # kind -> weight (see training/opponents.py)
         "snapshot_every": 50_000,  # learner steps between snapshots joining the pool
-        "snapshot_window": 20,     # opponents are drawn from the last N snapshots
-        "snapshot_sample": True,   # snapshots sample their moves (False: argmax)
+        "snapshot_window": 20,  # opponents are drawn from the last N snapshots
+        "snapshot_sample": True,  # snapshots sample their moves (False: argmax)
     },
-    "imitation": {                 # warm start by cloning a scripted teacher (training/imitation.py)
-        "samples": 0,              # teacher moves to learn from; 0: no warm start
+    "imitation": {  # warm start by cloning a scripted teacher (training/imitation.py)
+        "samples": 0,  # teacher moves to learn from; 0: no warm start
         "teacher": "heuristic",
         "mix": {"heuristic": 0.5, "greedy": 0.25, "random": 0.25},  # the teacher's opponents
-        "chunk": 50_000,           # moves generated, then trained on, at a time
-        "epochs": 2,               # passes over each chunk
+        "chunk": 50_000,  # moves generated, then trained on, at a time
+        "epochs": 2,  # passes over each chunk
         "batch_size": 512,
         "learning_rate": 1.0e-3,
     },
-    "distillation": {              # warm start from a search teacher's move values (training/search_teacher.py)
-        "decisions": 0,            # teacher decisions to learn from; 0: none
-        "iterations": 400,         # the teacher's (montecarlo) playouts per decision
-        "rollout_plies": 6,        # moves per playout before the value network scores it
-        "value": None,             # value network file (training/value_fit.py); None: hand-written evaluation
-        "init": None,              # start the actor from this afterstate network file (same hidden sizes)
-        "workers": 2,              # processes playing teacher games
+    "distillation": {  # warm start from a search teacher's move values (training/search_teacher.py)
+        "decisions": 0,  # teacher decisions to learn from; 0: none
+        "iterations": 400,  # the teacher's (montecarlo) playouts per decision
+        "rollout_plies": 6,  # moves per playout before the value network scores it
+        "value": None,  # value network file (training/value_fit.py); None: hand-written evaluation
+        "init": None,  # start the actor from this afterstate network file (same hidden sizes)
+        "workers": 2,  # processes playing teacher games
         "epochs": 3,
-        "batch_size": 256,         # decisions per step
+        "batch_size": 256,  # decisions per step
         "learning_rate": 3.0e-4,
-        "temperature": 0.01,       # of the soft targets softmax(values / temperature)
+        "temperature": 0.01,  # of the soft targets softmax(values / temperature)
     },
     "budget": {"timesteps": 1_000_000},  # learner steps (opponents' moves not counted)
     "evaluation": {
-        "every": 100_000,          # learner steps between evaluations (and at the end)
-        "games": 200,              # per opponent
-        "opponents": ["random"],   # agent names; the learner plays one seat vs these
+        "every": 100_000,  # learner steps between evaluations (and at the end)
+        "games": 200,  # per opponent
+        "opponents": ["random"],  # agent names; the learner plays one seat vs these
     },
-    "checkpoint_every": 50_000,    # learner steps between checkpoints
+    "checkpoint_every": 50_000,  # learner steps between checkpoints
 }
 
 
@@ -114,19 +115,39 @@ NULLABLE = {"ppo.target_kl": float, "distillation.value": str, "distillation.ini
 # key -> (test, what it must be); keys not listed only have their type checked.
 POSITIVE, AT_LEAST_ZERO = (lambda v: v > 0, "> 0"), (lambda v: v >= 0, ">= 0")
 RANGES = {
-    "seed": AT_LEAST_ZERO, "game.max_turns": POSITIVE, "envs": POSITIVE, "torch_threads": POSITIVE,
-    "ppo.learning_rate": POSITIVE, "ppo.n_steps": POSITIVE, "ppo.batch_size": POSITIVE, "ppo.n_epochs": POSITIVE,
-    "ppo.gamma": (lambda v: 0 < v <= 1, "in (0, 1]"), "ppo.gae_lambda": (lambda v: 0 <= v <= 1, "in [0, 1]"),
-    "ppo.clip_range": POSITIVE, "ppo.ent_coef": AT_LEAST_ZERO, "ppo.vf_coef": AT_LEAST_ZERO,
-    "ppo.max_grad_norm": POSITIVE, "ppo.target_kl": POSITIVE,
-    "opponents.snapshot_every": POSITIVE, "opponents.snapshot_window": POSITIVE,
-    "imitation.samples": AT_LEAST_ZERO, "imitation.chunk": POSITIVE, "imitation.epochs": POSITIVE,
-    "imitation.batch_size": POSITIVE, "imitation.learning_rate": POSITIVE,
-    "distillation.decisions": AT_LEAST_ZERO, "distillation.iterations": POSITIVE,
-    "distillation.rollout_plies": AT_LEAST_ZERO, "distillation.workers": POSITIVE,
-    "distillation.epochs": POSITIVE, "distillation.batch_size": POSITIVE,
-    "distillation.learning_rate": POSITIVE, "distillation.temperature": POSITIVE,
-    "budget.timesteps": POSITIVE, "evaluation.every": POSITIVE, "evaluation.games": POSITIVE,
+    "seed": AT_LEAST_ZERO,
+    "game.max_turns": POSITIVE,
+    "envs": POSITIVE,
+    "torch_threads": POSITIVE,
+    "ppo.learning_rate": POSITIVE,
+    "ppo.n_steps": POSITIVE,
+    "ppo.batch_size": POSITIVE,
+    "ppo.n_epochs": POSITIVE,
+    "ppo.gamma": (lambda v: 0 < v <= 1, "in (0, 1]"),
+    "ppo.gae_lambda": (lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "ppo.clip_range": POSITIVE,
+    "ppo.ent_coef": AT_LEAST_ZERO,
+    "ppo.vf_coef": AT_LEAST_ZERO,
+    "ppo.max_grad_norm": POSITIVE,
+    "ppo.target_kl": POSITIVE,
+    "opponents.snapshot_every": POSITIVE,
+    "opponents.snapshot_window": POSITIVE,
+    "imitation.samples": AT_LEAST_ZERO,
+    "imitation.chunk": POSITIVE,
+    "imitation.epochs": POSITIVE,
+    "imitation.batch_size": POSITIVE,
+    "imitation.learning_rate": POSITIVE,
+    "distillation.decisions": AT_LEAST_ZERO,
+    "distillation.iterations": POSITIVE,
+    "distillation.rollout_plies": AT_LEAST_ZERO,
+    "distillation.workers": POSITIVE,
+    "distillation.epochs": POSITIVE,
+    "distillation.batch_size": POSITIVE,
+    "distillation.learning_rate": POSITIVE,
+    "distillation.temperature": POSITIVE,
+    "budget.timesteps": POSITIVE,
+    "evaluation.every": POSITIVE,
+    "evaluation.games": POSITIVE,
     "checkpoint_every": POSITIVE,
 }
 
@@ -149,8 +170,14 @@ def _check_types(cfg: dict, defaults: dict, where: str) -> None:
         else:
             ok = isinstance(value, want)
         if not ok:
-            noun = {float: "a number", int: "an integer", bool: "true or false", str: "text",
-                    list: "a list", dict: "a mapping"}[want]
+            noun = {
+                float: "a number",
+                int: "an integer",
+                bool: "true or false",
+                str: "text",
+                list: "a list",
+                dict: "a mapping",
+            }[want]
             raise ValueError(f"config: {name} must be {noun}, got {value!r}")
         if name in RANGES and not RANGES[name][0](value):
             raise ValueError(f"config: {name} must be {RANGES[name][1]}, got {value!r}")
@@ -162,19 +189,23 @@ def _check_network_file(cfg: dict, key: str) -> dict:
 
     path = cfg["distillation"][key]
     if not os.path.isfile(path):
-        raise ValueError(f"config: distillation.{key}: no file {path!r} (paths are read from the "
-                         f"current directory, {os.getcwd()})")
+        raise ValueError(
+            f"config: distillation.{key}: no file {path!r} (paths are read from the current directory, {os.getcwd()})"
+        )
     meta = read_metadata(path)
     try:
         check_trained_for(path, meta, cfg["game"]["rules"], cfg["game"]["num_players"])
     except ValueError as e:
         raise ValueError(f"config: distillation.{key}: {e}") from None
     if meta["network"]["kind"] != "afterstate":
-        raise ValueError(f"config: distillation.{key}: {path} holds a {meta['network']['kind']!r} network, "
-                         "not an afterstate one")
+        raise ValueError(
+            f"config: distillation.{key}: {path} holds a {meta['network']['kind']!r} network, not an afterstate one"
+        )
     if key == "value" and meta["network"]["activation"] != "relu":
-        raise ValueError(f"config: distillation.value: {path} uses {meta['network']['activation']!r}; "
-                         "the compiled search runs relu networks")
+        raise ValueError(
+            f"config: distillation.value: {path} uses {meta['network']['activation']!r}; "
+            "the compiled search runs relu networks"
+        )
     return meta
 
 
@@ -223,14 +254,17 @@ def validate(cfg: dict, warm_start: bool = True) -> None:
         except (ValueError, TypeError) as e:
             raise ValueError(f"config: {where}: {spec!r}: {e}") from None
     if d["decisions"] > 0 and net["kind"] != "afterstate":
-        raise ValueError("config: distillation trains an afterstate actor; set network.kind: afterstate "
-                         "or distillation.decisions: 0")
+        raise ValueError(
+            "config: distillation trains an afterstate actor; set network.kind: afterstate or distillation.decisions: 0"
+        )
     if d["decisions"] > 0 and warm_start:
         if d["value"] is not None:
             _check_network_file(cfg, "value")
         if d["init"] is not None:
             init = _check_network_file(cfg, "init")["network"]
             if (init["hidden"], init["activation"]) != (net["hidden"], net["activation"]):
-                raise ValueError(f"config: distillation.init {d['init']}: its network ({init['hidden']}, "
-                                 f"{init['activation']}) differs from network.hidden/activation "
-                                 f"({net['hidden']}, {net['activation']})")
+                raise ValueError(
+                    f"config: distillation.init {d['init']}: its network ({init['hidden']}, "
+                    f"{init['activation']}) differs from network.hidden/activation "
+                    f"({net['hidden']}, {net['activation']})"
+                )

@@ -1,4 +1,5 @@
 """The learning-curve PNG of a run: evaluation win rate against each opponent over steps."""
+
 from __future__ import annotations
 
 from pathlib import Path

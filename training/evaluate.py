@@ -60,6 +60,7 @@ With more than one worker the games run in spawned processes, which re-import th
 script: call it under ``if __name__ == "__main__":`` (a script without the guard gets a
 RuntimeError saying so) or pass ``workers=1``.
 """
+
 import argparse
 import copy
 import csv
@@ -141,8 +142,10 @@ class Table:
 
     def _step(self, state, game_index, entry, legal, action):
         if not isinstance(action, (int, np.integer)) or int(action) not in legal.tolist():
-            raise ValueError(f"agent {self.labels[entry]!r} chose illegal action {action!r} in game "
-                             f"{game_index}; legal: {legal.tolist()}")
+            raise ValueError(
+                f"agent {self.labels[entry]!r} chose illegal action {action!r} in game "
+                f"{game_index}; legal: {legal.tolist()}"
+            )
         E.step(state, self.rules_array, int(action))
 
     def play_many(self, game_indices):
@@ -166,14 +169,25 @@ class Table:
             engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
             # a fresh instance per game for the agents that act one at a time (an object
             # given by the caller is copied: games side by side must not share its state)
-            players = [agent if i in batched else (agents.make_agent(spec) if isinstance(spec, str) else copy.deepcopy(agent))
-                       for i, (agent, spec) in enumerate(zip(self.agents, self.specs))]
+            players = [
+                agent if i in batched else (agents.make_agent(spec) if isinstance(spec, str) else copy.deepcopy(agent))
+                for i, (agent, spec) in enumerate(zip(self.agents, self.specs))
+            ]
             for agent, reset_seed in zip(players, reset_seeds):
                 agent.reset(reset_seed)
             state = game.new_state(self.rules, seats=self.seats, seed=engine_seed)
             E.set_to_move(state, first_seat)
-            games.append((game_index, state, entry_seats, first_seat, {seat: i for i, seat in enumerate(entry_seats)},
-                          np.random.default_rng(view_seed), players))
+            games.append(
+                (
+                    game_index,
+                    state,
+                    entry_seats,
+                    first_seat,
+                    {seat: i for i, seat in enumerate(entry_seats)},
+                    np.random.default_rng(view_seed),
+                    players,
+                )
+            )
         running = games
         buf = np.empty(E.n_actions(self.rules_array), dtype=np.int64)
         while running:
@@ -182,7 +196,7 @@ class Table:
                 game_index, state, _, _, entry_at_seat, view_rng, players = g
                 while E.is_running(state, self.max_turns):
                     # game.legal_actions without its checks (the game runs): this loop is hot
-                    legal = np.sort(buf[:E.legal_actions(state, self.rules_array, buf)])
+                    legal = np.sort(buf[: E.legal_actions(state, self.rules_array, buf)])
                     turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
                     entry = entry_at_seat[int(E.to_move(state))]
                     if entry not in batched:
@@ -201,8 +215,11 @@ class Table:
 
     def _record(self, game_index, state, entry_seats, first_seat):
         winner_seat = game.winner(state)
-        winners = [] if winner_seat is None else \
-            [i for i, seat in enumerate(entry_seats) if game.same_side(self.rules, seat, winner_seat)]
+        winners = (
+            []
+            if winner_seat is None
+            else [i for i, seat in enumerate(entry_seats) if game.same_side(self.rules, seat, winner_seat)]
+        )
         points = None
         if winner_seat is not None and self.rules.scoring != "none":
             seat_points = scores(state, self.rules)
@@ -248,13 +265,24 @@ def check_picklable(agent_specs: list) -> None:
         try:
             pickle.dumps(spec)
         except Exception as error:  # pickling raises many types (PicklingError, TypeError, AttributeError)
-            raise ValueError(f"agent {agents.agent_label(spec)!r} cannot be sent to worker processes ({error}); "
-                             "define it at the top level of a module, give it as package.module:Name, "
-                             "or pass workers=1") from None
+            raise ValueError(
+                f"agent {agents.agent_label(spec)!r} cannot be sent to worker processes ({error}); "
+                "define it at the top level of a module, give it as package.module:Name, "
+                "or pass workers=1"
+            ) from None
 
 
-def play_games(agent_specs: list, games: int, seed: int, rules: Rules | str | None, max_turns: int, workers: int,
-               progress: bool, table_class: type = Table, torch_threads: int | None = None) -> list[dict]:
+def play_games(
+    agent_specs: list,
+    games: int,
+    seed: int,
+    rules: Rules | str | None,
+    max_turns: int,
+    workers: int,
+    progress: bool,
+    table_class: type = Table,
+    torch_threads: int | None = None,
+) -> list[dict]:
     """Records of games 0..games-1 in index order, played by `workers` processes, each with
     a `table_class` (Table; training.express_evaluate.ExpressTable for Sorry! Express) and
     `torch_threads` torch threads (default: SORRY_TORCH_THREADS, else 1)."""
@@ -280,8 +308,9 @@ def play_games(agent_specs: list, games: int, seed: int, rules: Rules | str | No
         context = multiprocessing.get_context("spawn")
         records = []
         try:
-            with ProcessPoolExecutor(workers, context, _start_worker,
-                                     (agent_specs, rules, max_turns, seed, table_class, torch_threads)) as pool:
+            with ProcessPoolExecutor(
+                workers, context, _start_worker, (agent_specs, rules, max_turns, seed, table_class, torch_threads)
+            ) as pool:
                 jobs = [pool.submit(_play_in_worker, range(g, min(g + chunk, games))) for g in range(0, games, chunk)]
                 for job in as_completed(jobs):  # the bar moves as chunks finish, in any order
                     records.extend(job.result())
@@ -289,8 +318,9 @@ def play_games(agent_specs: list, games: int, seed: int, rules: Rules | str | No
         except BrokenProcessPool as error:
             raise RuntimeError(
                 "a tournament worker process died (out of memory, a crash, or, most often, a "
-                "script without the `if __name__ == \"__main__\":` guard: the workers re-import "
-                "the main script); pass workers=1 to play in this process") from error
+                'script without the `if __name__ == "__main__":` guard: the workers re-import '
+                "the main script); pass workers=1 to play in this process"
+            ) from error
     return sorted(records, key=lambda record: record["game"])
 
 
@@ -364,12 +394,20 @@ def agent_labels(agent_specs: list[str]) -> list[str]:
     """Display names: a policy file's name, a registered agent's spec with any file paths in
     its settings shortened to file names, an agent object's name; '#k' on the k-th repeat."""
     names = [_short(spec) if isinstance(spec, str) else agents.agent_label(spec) for spec in agent_specs]
-    return [name if names[:i].count(name) == 0 else f"{name}#{names[:i].count(name) + 1}"
-            for i, name in enumerate(names)]
+    return [
+        name if names[:i].count(name) == 0 else f"{name}#{names[:i].count(name) + 1}" for i, name in enumerate(names)
+    ]
 
 
-def summarize(records: list[dict], agent_specs: list[str], seed: int, rules: Rules | str | None, max_turns: int,
-              seats: tuple[int, ...] | None = None, rules_name: str | None = None) -> dict:
+def summarize(
+    records: list[dict],
+    agent_specs: list[str],
+    seed: int,
+    rules: Rules | str | None,
+    max_turns: int,
+    seats: tuple[int, ...] | None = None,
+    rules_name: str | None = None,
+) -> dict:
     """The results dict (JSON-able) of a finished tournament. `seats` defaults to the
     engine's default seats; `rules` None with a `rules_name` is a game without rule presets
     (Sorry! Express: seats 0..n-1, rules_name "express")."""
@@ -380,26 +418,34 @@ def summarize(records: list[dict], agent_specs: list[str], seed: int, rules: Rul
     expected = len(sides(players, rules)[0]) / players  # an entry's share of the wins at equal strength
     agent_rows = []
     for i, (spec, label) in enumerate(zip(agent_specs, agent_labels(agent_specs))):
-        agent_rows.append({
-            "agent": label,
-            "spec": spec if isinstance(spec, str) else label,
-            **win_rate_with_interval(sum(i in record["winners"] for record in records), games),
-            "expected": expected,
-            "rating_mu": ratings[i]["mu"],
-            "rating_sigma": ratings[i]["sigma"],
-            "rating_ordinal": ratings[i]["ordinal"],
-            "mean_score": mean_score(records, i),
-            "moved_first": sum(record["seats"][i] == record["first_seat"] for record in records),
-            "games_at_seat": {str(seat): sum(record["seats"][i] == seat for record in records) for seat in seats},
-        })
+        agent_rows.append(
+            {
+                "agent": label,
+                "spec": spec if isinstance(spec, str) else label,
+                **win_rate_with_interval(sum(i in record["winners"] for record in records), games),
+                "expected": expected,
+                "rating_mu": ratings[i]["mu"],
+                "rating_sigma": ratings[i]["sigma"],
+                "rating_ordinal": ratings[i]["ordinal"],
+                "mean_score": mean_score(records, i),
+                "moved_first": sum(record["seats"][i] == record["first_seat"] for record in records),
+                "games_at_seat": {str(seat): sum(record["seats"][i] == seat for record in records) for seat in seats},
+            }
+        )
     turn_order = []
     for position in range(players):
         wins = sum(entry_at_turn_position(record, seats, position) in record["winners"] for record in records)
         turn_order.append({"position": position, **win_rate_with_interval(wins, games), "expected": expected})
     return {
-        "config": {"agents": [row["spec"] for row in agent_rows], "players": players, "seats": list(seats),
-                   "games": games, "seed": seed, "rules": get_rules(rules).name if rules is not None else rules_name,
-                   "max_turns": max_turns},
+        "config": {
+            "agents": [row["spec"] for row in agent_rows],
+            "players": players,
+            "seats": list(seats),
+            "games": games,
+            "seed": seed,
+            "rules": get_rules(rules).name if rules is not None else rules_name,
+            "max_turns": max_turns,
+        },
         "seating_balanced": games % players**2 == 0,
         "agents": agent_rows,
         "turn_order": turn_order,
@@ -410,9 +456,17 @@ def summarize(records: list[dict], agent_specs: list[str], seed: int, rules: Rul
     }
 
 
-def run_tournament(agent_specs: list, players: int | None = None, games: int = 1000, seed: int = 0,
-                   rules: Rules | str = "hasbro2003", workers: int | None = None,
-                   max_turns: int = DEFAULT_MAX_TURNS, progress: bool = False, torch_threads: int | None = None) -> dict:
+def run_tournament(
+    agent_specs: list,
+    players: int | None = None,
+    games: int = 1000,
+    seed: int = 0,
+    rules: Rules | str = "hasbro2003",
+    workers: int | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    progress: bool = False,
+    torch_threads: int | None = None,
+) -> dict:
     """Play `games` games between `agent_specs` (one per player: a spec, an agents.Agent or a
     function from the observation dict to an action) and return the results dict:
     ``config``, ``agents`` (win rate, Wilson interval, rating, mean score per lineup entry),
@@ -425,8 +479,10 @@ def run_tournament(agent_specs: list, players: int | None = None, games: int = 1
     if players not in game.DEFAULT_SEATS:
         raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
     if len(agent_specs) != players:
-        raise ValueError(f"{len(agent_specs)} agents listed for {players} players; list one agent per "
-                         f"player, e.g. heuristic {' '.join(['random'] * (players - 1))}")
+        raise ValueError(
+            f"{len(agent_specs)} agents listed for {players} players; list one agent per "
+            f"player, e.g. heuristic {' '.join(['random'] * (players - 1))}"
+        )
     game.seats_for(players, rules=rules)
     workers = os.cpu_count() if workers is None else workers
     for name, value in (("games", games), ("max_turns", max_turns), ("workers", workers)):
@@ -462,13 +518,18 @@ def format_table(results: dict) -> str:
             f"{'[' + percent(row['ci_low']) + ', ' + percent(row['ci_high']) + ']':<15} "
             f"{str(row['wins']) + '/' + str(row['games']):>11}  "
             f"{row['rating_mu']:>8.2f} ± {row['rating_sigma']:<6.2f}  {row['rating_ordinal']:>7.2f}"
-            + (f"  {row['mean_score']:>10.1f}" if scored else ""))
+            + (f"  {row['mean_score']:>10.1f}" if scored else "")
+        )
     first = results["turn_order"][0]
     lines += [
         "",
         f"equal strength: {percent(rows[0]['expected'])} each"
-        + (f" (partners win together: {rows[0]['agent']} + {rows[2]['agent']}, {rows[1]['agent']} + {rows[3]['agent']})"
-           if rows[0]["expected"] > 1 / config["players"] else ""),
+        + (
+            f" (partners win together: {rows[0]['agent']} + {rows[2]['agent']}, "
+            f"{rows[1]['agent']} + {rows[3]['agent']})"
+            if rows[0]["expected"] > 1 / config["players"]
+            else ""
+        ),
         f"first mover won {percent(first['win_rate'])} [{percent(first['ci_low'])}, {percent(first['ci_high'])}] "
         f"(expected {percent(first['expected'])}; advantage {100 * results['first_mover_advantage']:+.1f} points)",
         "win rate by turn position: "
@@ -478,8 +539,10 @@ def format_table(results: dict) -> str:
         f"{results['truncated']} games truncated at {config['max_turns']} turns (draws)",
     ]
     if not results["seating_balanced"]:
-        lines.append(f"note: {config['games']} games is not a multiple of {config['players'] ** 2}: "
-                     "seats and first moves are balanced only approximately")
+        lines.append(
+            f"note: {config['games']} games is not a multiple of {config['players'] ** 2}: "
+            "seats and first moves are balanced only approximately"
+        )
     return "\n".join(lines)
 
 
@@ -507,14 +570,20 @@ def game_csv_rows(results: dict) -> list[dict]:
     scored = results["agents"][0]["mean_score"] is not None
     rows = []
     for record in results["games"]:
-        row = {"game": record["game"],
-               "first_seat": record["first_seat"],
-               "winners": " ".join(labels[i] for i in record["winners"]),
-               "turns": record["turns"],
-               **{f"seat_{label}": seat for label, seat in zip(labels, record["seats"])}}
+        row = {
+            "game": record["game"],
+            "first_seat": record["first_seat"],
+            "winners": " ".join(labels[i] for i in record["winners"]),
+            "turns": record["turns"],
+            **{f"seat_{label}": seat for label, seat in zip(labels, record["seats"])},
+        }
         if scored:
-            row.update({f"score_{label}": "" if record["scores"] is None else record["scores"][i]
-                        for i, label in enumerate(labels)})
+            row.update(
+                {
+                    f"score_{label}": "" if record["scores"] is None else record["scores"][i]
+                    for i, label in enumerate(labels)
+                }
+            )
         rows.append(row)
     return rows
 
@@ -542,8 +611,9 @@ def write_outputs(results: dict, out_dir: str | pathlib.Path) -> list[pathlib.Pa
     win_rates.png in `out_dir`; returns their paths."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {name: out_dir / name for name in
-             ("results.json", "agents.csv", "turn_order.csv", "games.csv", "win_rates.png")}
+    paths = {
+        name: out_dir / name for name in ("results.json", "agents.csv", "turn_order.csv", "games.csv", "win_rates.png")
+    }
     summary = {key: value for key, value in results.items() if key != "games"}
     paths["results.json"].write_text(json.dumps(summary, indent=2) + "\n")
     write_csv(paths["agents.csv"], agent_csv_rows(results))
@@ -559,38 +629,64 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
         prog="sorry-eval",
         description="A tournament between Sorry! agents with rotated seats and first moves.",
         epilog="examples:\n  sorry-eval heuristic random --games 2000\n"
-               "  sorry-eval --game express greedy random random --games 2000\n"
-               "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p\n"
-               "  sorry-eval --league heuristic greedy random --games 400 --out runs/eval/league",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}), "
-                             "a policy file (.safetensors; sorry-export makes one from a training run), an "
-                             "sb3-contrib MaskablePPO model (.zip) trained on sorry_env/Sorry-v0, or your own "
-                             "agent as package.module:Name; with --league, the league's agents")
-    parser.add_argument("--league", action="store_true",
-                        help="play every pair (every set of --players agents) of the listed agents; writes a "
-                             "win-share matrix (table, league_matrix.csv, league.png) and ratings")
-    parser.add_argument("--players", type=int, choices=(2, 3, 4),
-                        help="number of players; must match the agents listed (default: their number)")
+        "  sorry-eval --game express greedy random random --games 2000\n"
+        "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p\n"
+        "  sorry-eval --league heuristic greedy random --games 400 --out runs/eval/league",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "agents",
+        nargs="+",
+        metavar="AGENT",
+        help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}), "
+        "a policy file (.safetensors; sorry-export makes one from a training run), an "
+        "sb3-contrib MaskablePPO model (.zip) trained on sorry_env/Sorry-v0, or your own "
+        "agent as package.module:Name; with --league, the league's agents",
+    )
+    parser.add_argument(
+        "--league",
+        action="store_true",
+        help="play every pair (every set of --players agents) of the listed agents; writes a "
+        "win-share matrix (table, league_matrix.csv, league.png) and ratings",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        choices=(2, 3, 4),
+        help="number of players; must match the agents listed (default: their number)",
+    )
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results")
-    parser.add_argument("--game", default="sorry", choices=("sorry", "express"),
-                        help="sorry (the board game) or express (Sorry! Express, the dice game; agents: "
-                             "random, greedy; see docs/express.md)")
+    parser.add_argument(
+        "--game",
+        default="sorry",
+        choices=("sorry", "express"),
+        help="sorry (the board game) or express (Sorry! Express, the dice game; agents: "
+        "random, greedy; see docs/express.md)",
+    )
     parser.add_argument("--rules", choices=sorted(PRESETS), help="board-game rules (default: hasbro2003)")
-    parser.add_argument("--max-turns", type=int,
-                        help=f"cards played (express: turns) before a game is stopped and counted as a draw "
-                             f"(default: {DEFAULT_MAX_TURNS}; express: {EXPRESS_MAX_TURNS})")
+    parser.add_argument(
+        "--max-turns",
+        type=int,
+        help=f"cards played (express: turns) before a game is stopped and counted as a draw "
+        f"(default: {DEFAULT_MAX_TURNS}; express: {EXPRESS_MAX_TURNS})",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
     parser.add_argument("--out", default="runs/eval", help="directory for results.json, CSVs and win_rates.png")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.add_argument("--record", nargs=2, metavar=("K", "DIR"),
-                        help="also save the first K games as replay files DIR/game-0000.json ... (sorry-replay "
-                             "prints and animates them; they are played again after the tournament)")
-    parser.add_argument("--torch-threads", type=int,
-                        help="torch threads per playing process (default: SORRY_TORCH_THREADS, else 1; policies "
-                             "answer one position at a time, where more threads only fight over the cores)")
+    parser.add_argument(
+        "--record",
+        nargs=2,
+        metavar=("K", "DIR"),
+        help="also save the first K games as replay files DIR/game-0000.json ... (sorry-replay "
+        "prints and animates them; they are played again after the tournament)",
+    )
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        help="torch threads per playing process (default: SORRY_TORCH_THREADS, else 1; policies "
+        "answer one position at a time, where more threads only fight over the cores)",
+    )
     return parser, parser.parse_args(argv)
 
 
@@ -619,6 +715,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--torch-threads must be at least 1, got {args.torch_threads}")
     if args.record:
         from .record import check_record_request, record_games
+
         if args.game != "sorry":
             parser.error("--record saves board-game replays; Sorry! Express (--game express) games cannot be recorded")
         try:
@@ -632,8 +729,17 @@ def main(argv: list[str] | None = None) -> None:
         if args.game != "sorry":
             parser.error("--league plays the board game (--game sorry) only")
         try:
-            league = run_league(args.agents, args.players or 2, args.games, args.seed, args.rules or "hasbro2003",
-                                args.workers, args.max_turns, not args.no_progress, args.torch_threads)
+            league = run_league(
+                args.agents,
+                args.players or 2,
+                args.games,
+                args.seed,
+                args.rules or "hasbro2003",
+                args.workers,
+                args.max_turns,
+                not args.no_progress,
+                args.torch_threads,
+            )
         except ValueError as error:
             parser.error(str(error))
         print(format_league(league))
@@ -647,12 +753,27 @@ def main(argv: list[str] | None = None) -> None:
 
             if args.rules is not None:
                 raise ValueError("--rules names board-game rules; Sorry! Express (--game express) has none")
-            results = run_express_tournament(args.agents, args.players, args.games, args.seed, args.workers,
-                                             args.max_turns, progress=not args.no_progress)
+            results = run_express_tournament(
+                args.agents,
+                args.players,
+                args.games,
+                args.seed,
+                args.workers,
+                args.max_turns,
+                progress=not args.no_progress,
+            )
         else:
-            results = run_tournament(args.agents, args.players, args.games, args.seed, args.rules or "hasbro2003",
-                                     args.workers, DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns,
-                                     progress=not args.no_progress, torch_threads=args.torch_threads)
+            results = run_tournament(
+                args.agents,
+                args.players,
+                args.games,
+                args.seed,
+                args.rules or "hasbro2003",
+                args.workers,
+                DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns,
+                progress=not args.no_progress,
+                torch_threads=args.torch_threads,
+            )
     except ValueError as error:
         parser.error(str(error))
     except KeyboardInterrupt:
@@ -668,8 +789,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"wrote {path}")
     if args.record:
         max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
-        for path in record_games(args.agents, record_k, record_dir, args.seed, args.rules or "hasbro2003", max_turns,
-                                 results["games"]):
+        for path in record_games(
+            args.agents, record_k, record_dir, args.seed, args.rules or "hasbro2003", max_turns, results["games"]
+        ):
             print(f"wrote {path}")
 
 

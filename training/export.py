@@ -7,6 +7,7 @@ CLI: ``sorry-export RUN_DIR OUT.safetensors [--tournament results.json ...]`` ex
 run's latest checkpoint with the run's config and evaluation history as metadata, plus the
 summary of tournaments measured with ``sorry-eval --out`` (its ``results.json``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,21 +25,33 @@ if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
 
 
-def export_model(model: MaskablePPO, path: str | Path, config: dict, timesteps: int, evaluation: dict | None = None,
-                 wall_seconds: float | None = None) -> None:
+def export_model(
+    model: MaskablePPO,
+    path: str | Path,
+    config: dict,
+    timesteps: int,
+    evaluation: dict | None = None,
+    wall_seconds: float | None = None,
+) -> None:
     """Write the model's actor to `path` atomically (a reader never sees half a file)."""
     export_actor(model.policy.mlp_extractor.actor, path, config, timesteps, evaluation, wall_seconds)
 
 
-def export_actor(actor, path, config: dict, timesteps: int, evaluation: dict | None = None,
-                 wall_seconds: float | None = None) -> None:
+def export_actor(
+    actor, path, config: dict, timesteps: int, evaluation: dict | None = None, wall_seconds: float | None = None
+) -> None:
     """Write `actor` (agents.policy.Actor) of a run with `config` to policy file `path`, atomically."""
     net = config["network"]
-    save_policy(path, actor, rules=config["game"]["rules"], num_players=config["game"]["num_players"],
-                network={"kind": net["kind"], "hidden": list(net["hidden"]), "activation": net["activation"]},
-                name=f"{config['name']}@{timesteps}",
-                training={"config": config, "timesteps": int(timesteps), "wall_seconds": wall_seconds},
-                evaluation=evaluation)
+    save_policy(
+        path,
+        actor,
+        rules=config["game"]["rules"],
+        num_players=config["game"]["num_players"],
+        network={"kind": net["kind"], "hidden": list(net["hidden"]), "activation": net["activation"]},
+        name=f"{config['name']}@{timesteps}",
+        training={"config": config, "timesteps": int(timesteps), "wall_seconds": wall_seconds},
+        evaluation=evaluation,
+    )
 
 
 def tournament_summary(results_path: str | Path, config: dict) -> dict:
@@ -50,11 +63,15 @@ def tournament_summary(results_path: str | Path, config: dict) -> dict:
         played = (results["config"]["rules"], results["config"]["players"])
         specs = results["config"]["agents"]
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"--tournament {results_path}: not a sorry-eval results.json ({type(e).__name__}: {e})") from None
+        raise ValueError(
+            f"--tournament {results_path}: not a sorry-eval results.json ({type(e).__name__}: {e})"
+        ) from None
     game = config["game"]
     if played != (game["rules"], game["num_players"]):
-        raise ValueError(f"--tournament {results_path}: played under {played[0]} with {played[1]} players, "
-                         f"but the run trains {game['rules']} with {game['num_players']}")
+        raise ValueError(
+            f"--tournament {results_path}: played under {played[0]} with {played[1]} players, "
+            f"but the run trains {game['rules']} with {game['num_players']}"
+        )
     if not any(str(spec).endswith(".safetensors") and ":" not in str(spec) for spec in specs):
         raise ValueError(f"--tournament {results_path}: no policy file took part (agents {specs})")
     return summary
@@ -76,8 +93,7 @@ def export_run(run_dir: str | Path, out: str | Path, tournaments: Iterable[str |
         config = state["config"]
         validate(config, warm_start=False)
         history = list(state["evaluations"])
-        evaluation = {"latest": history[-1] if history else None, "history": history,
-                      "imitation": state["imitation"]}
+        evaluation = {"latest": history[-1] if history else None, "history": history, "imitation": state["imitation"]}
         wall_seconds = state.get("wall_seconds")
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise ValueError(f"{run_dir / 'run_state.json'} is damaged ({type(exc).__name__}: {str(exc)[:120]})") from None
@@ -90,8 +106,13 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Export a training run's latest checkpoint as a policy file.")
     p.add_argument("run_dir", help="training run directory (holds checkpoint.safetensors and run_state.json)")
     p.add_argument("out", help="policy file to write (.safetensors)")
-    p.add_argument("--tournament", nargs="*", default=[], metavar="RESULTS_JSON",
-                   help="sorry-eval results.json files to record in the metadata")
+    p.add_argument(
+        "--tournament",
+        nargs="*",
+        default=[],
+        metavar="RESULTS_JSON",
+        help="sorry-eval results.json files to record in the metadata",
+    )
     args = p.parse_args(argv)
     try:
         export_run(args.run_dir, args.out, args.tournament)

@@ -12,8 +12,10 @@ from ``numpy.random.SeedSequence([seed, g])``. A game still running after ``max_
 turns (rolls) is a draw.
 
     sorry-eval --game express greedy random --games 2000 --seed 0
-    python -c "from training.express_evaluate import run_express_tournament as r; print(r(['greedy', 'random'], workers=1))"
+    python -c "from training.express_evaluate import run_express_tournament as r; \
+               print(r(['greedy', 'random'], workers=1))"
 """
+
 import os
 
 import numpy as np
@@ -53,8 +55,10 @@ class ExpressTable:
             entry = entry_at_seat[turn.seat]
             action = self.agents[entry].act(turn)
             if action not in legal:
-                raise ValueError(f"agent {self.specs[entry]!r} chose illegal action {action!r} in game "
-                                 f"{game_index}; legal: {legal.tolist()}")
+                raise ValueError(
+                    f"agent {self.specs[entry]!r} chose illegal action {action!r} in game "
+                    f"{game_index}; legal: {legal.tolist()}"
+                )
             E.step(state, int(action))
         winner_seat = game.winner(state)
         return {
@@ -67,8 +71,9 @@ class ExpressTable:
         }
 
 
-def run_express_tournament(agent_specs, players=None, games=1000, seed=0, workers=None, max_turns=None,
-                           progress=False) -> dict:
+def run_express_tournament(
+    agent_specs, players=None, games=1000, seed=0, workers=None, max_turns=None, progress=False
+) -> dict:
     """Play `games` Sorry! Express games between `agent_specs` (one per player, names from
     agents.express.EXPRESS_AGENTS) and return the results dict of
     training.evaluate.run_tournament. `max_turns` defaults to the env's limit; `workers`
@@ -77,8 +82,10 @@ def run_express_tournament(agent_specs, players=None, games=1000, seed=0, worker
     players = len(agent_specs) if players is None else players
     game.check_players(players)
     if len(agent_specs) != players:
-        raise ValueError(f"{len(agent_specs)} agents listed for {players} players; list one agent per "
-                         f"player, e.g. greedy {' '.join(['random'] * (players - 1))}")
+        raise ValueError(
+            f"{len(agent_specs)} agents listed for {players} players; list one agent per "
+            f"player, e.g. greedy {' '.join(['random'] * (players - 1))}"
+        )
     for spec in agent_specs:  # a bad name is refused before any worker starts
         make_express_agent(spec)
     max_turns = game.DEFAULT_MAX_TURNS if max_turns is None else max_turns
@@ -87,6 +94,7 @@ def run_express_tournament(agent_specs, players=None, games=1000, seed=0, worker
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     game.check_seed(seed)
-    records = play_games(agent_specs, games, seed, None, max_turns, min(workers, games), progress,
-                         table_class=ExpressTable)
+    records = play_games(
+        agent_specs, games, seed, None, max_turns, min(workers, games), progress, table_class=ExpressTable
+    )
     return summarize(records, agent_specs, seed, None, max_turns, seats=range(players), rules_name="express")

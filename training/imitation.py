@@ -9,6 +9,7 @@ mix. The policy head learns the teacher's moves (masked cross-entropy) and the v
 learns the discounted outcome of the teacher's games, so PPO's first advantages are not
 noise. Data is generated and consumed in chunks to bound memory.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -27,8 +28,9 @@ if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
 
 
-def teacher_demonstrations(env: gymnasium.Env, teacher: Agent, samples: int, gamma: float) -> tuple[np.ndarray,
-                           np.ndarray, np.ndarray, np.ndarray]:
+def teacher_demonstrations(
+    env: gymnasium.Env, teacher: Agent, samples: int, gamma: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(observations, masks, actions, returns) of at least `samples` teacher moves; returns
     are the learner's outcome discounted by gamma per learner move to the game's end."""
     obs_rows, mask_rows, actions, returns = [], [], [], []
@@ -68,12 +70,13 @@ def pretrain(model: MaskablePPO, cfg: dict, log: Callable[[str], object] = print
             order = np.random.default_rng(seen).permutation(len(actions))
             correct, losses = 0, []
             for start in range(0, len(order), im["batch_size"]):
-                idx = order[start:start + im["batch_size"]]
+                idx = order[start : start + im["batch_size"]]
                 obs_t, act_t = torch.as_tensor(obs[idx]), torch.as_tensor(actions[idx])
                 dist = policy.get_distribution(obs_t, action_masks=masks[idx])
                 values = policy.predict_values(obs_t).flatten()
-                loss = (-dist.log_prob(act_t).mean()
-                        + cfg["ppo"]["vf_coef"] * F.mse_loss(values, torch.as_tensor(returns[idx])))
+                loss = -dist.log_prob(act_t).mean() + cfg["ppo"]["vf_coef"] * F.mse_loss(
+                    values, torch.as_tensor(returns[idx])
+                )
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg["ppo"]["max_grad_norm"])
@@ -81,7 +84,9 @@ def pretrain(model: MaskablePPO, cfg: dict, log: Callable[[str], object] = print
                 losses.append(loss.item())
                 correct += int((dist.distribution.logits.argmax(1) == act_t).sum())
         stats = {"samples": seen, "loss": float(np.mean(losses)), "agreement": correct / len(actions)}
-        log(f"imitation of {im['teacher']}: {seen} samples, loss {stats['loss']:.3f}, "
-            f"agreement {stats['agreement']:.1%} (last epoch, training data)")
+        log(
+            f"imitation of {im['teacher']}: {seen} samples, loss {stats['loss']:.3f}, "
+            f"agreement {stats['agreement']:.1%} (last epoch, training data)"
+        )
     policy.set_training_mode(False)
     return stats

@@ -18,6 +18,7 @@ Written to ``--out``: ``league.json``, ``league_matrix.csv`` (rows: agent, colum
 opponent), ``league_agents.csv`` and ``league.png`` (a heatmap of the matrix). Team rules are
 not supported (partners would need pairs of lineup entries).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -37,13 +38,22 @@ from .evaluate import agent_labels, percent, run_tournament, wilson_interval, wr
 def lineups(n_agents: int, players: int) -> list[tuple[int, ...]]:
     """Indices of the agents of every lineup: each set of `players` distinct agents."""
     if n_agents < max(2, players):
-        raise ValueError(f"a league of {players}-player games needs at least {max(2, players)} agents, "
-                         f"got {n_agents}")
+        raise ValueError(f"a league of {players}-player games needs at least {max(2, players)} agents, got {n_agents}")
     return list(itertools.combinations(range(n_agents), players))
 
 
-def run_league(agent_specs, players: int = 2, games: int = 400, seed: int = 0, rules="hasbro2003",
-               workers=None, max_turns=None, progress=False, torch_threads=None, log=print) -> dict:
+def run_league(
+    agent_specs,
+    players: int = 2,
+    games: int = 400,
+    seed: int = 0,
+    rules="hasbro2003",
+    workers=None,
+    max_turns=None,
+    progress=False,
+    torch_threads=None,
+    log=print,
+) -> dict:
     """Play every lineup (see the module doc) and return the league results dict."""
     from sorry_env.rules import DEFAULT_MAX_TURNS
 
@@ -62,11 +72,24 @@ def run_league(agent_specs, players: int = 2, games: int = 400, seed: int = 0, r
     tournaments = []
     for k, lineup in enumerate(all_lineups):
         log(f"lineup {k + 1}/{len(all_lineups)}: {' vs '.join(labels[i] for i in lineup)}")
-        results = run_tournament([agent_specs[i] for i in lineup], players, games, seed, rules, workers,
-                                 DEFAULT_MAX_TURNS if max_turns is None else max_turns, progress, torch_threads)
-        tournaments.append({"lineup": [labels[i] for i in lineup],
-                            "win_rates": [row["win_rate"] for row in results["agents"]],
-                            "truncated": results["truncated"]})
+        results = run_tournament(
+            [agent_specs[i] for i in lineup],
+            players,
+            games,
+            seed,
+            rules,
+            workers,
+            DEFAULT_MAX_TURNS if max_turns is None else max_turns,
+            progress,
+            torch_threads,
+        )
+        tournaments.append(
+            {
+                "lineup": [labels[i] for i in lineup],
+                "win_rates": [row["win_rate"] for row in results["agents"]],
+                "truncated": results["truncated"],
+            }
+        )
         for record in results["games"]:
             winners = {lineup[e] for e in record["winners"]}
             for a, b in itertools.permutations(lineup, 2):
@@ -82,18 +105,48 @@ def run_league(agent_specs, players: int = 2, games: int = 400, seed: int = 0, r
     rows = []
     for i in range(n):
         low, high = wilson_interval(int(won[i]), int(played[i]))
-        rows.append({"agent": labels[i], "spec": agent_specs[i] if isinstance(agent_specs[i], str) else labels[i],
-                     "games": int(played[i]), "wins": int(won[i]), "win_rate": won[i] / played[i],
-                     "ci_low": low, "ci_high": high, "rating_mu": ratings[i].mu, "rating_sigma": ratings[i].sigma,
-                     "rating_ordinal": ratings[i].ordinal()})
-    matrix = [[None if met[i, j] == 0 else
-               {"wins": int(wins[i, j]), "games": int(met[i, j]), "win_rate": wins[i, j] / met[i, j],
+        rows.append(
+            {
+                "agent": labels[i],
+                "spec": agent_specs[i] if isinstance(agent_specs[i], str) else labels[i],
+                "games": int(played[i]),
+                "wins": int(won[i]),
+                "win_rate": won[i] / played[i],
+                "ci_low": low,
+                "ci_high": high,
+                "rating_mu": ratings[i].mu,
+                "rating_sigma": ratings[i].sigma,
+                "rating_ordinal": ratings[i].ordinal(),
+            }
+        )
+    matrix = [
+        [
+            None
+            if met[i, j] == 0
+            else {
+                "wins": int(wins[i, j]),
+                "games": int(met[i, j]),
+                "win_rate": wins[i, j] / met[i, j],
                 "ci_low": wilson_interval(int(wins[i, j]), int(met[i, j]))[0],
-                "ci_high": wilson_interval(int(wins[i, j]), int(met[i, j]))[1]}
-               for j in range(n)] for i in range(n)]
-    return {"config": {"agents": [row["spec"] for row in rows], "players": players, "games_per_lineup": games,
-                       "lineups": len(all_lineups), "seed": seed, "rules": get_rules(rules).name},
-            "agents": rows, "matrix": matrix, "tournaments": tournaments}
+                "ci_high": wilson_interval(int(wins[i, j]), int(met[i, j]))[1],
+            }
+            for j in range(n)
+        ]
+        for i in range(n)
+    ]
+    return {
+        "config": {
+            "agents": [row["spec"] for row in rows],
+            "players": players,
+            "games_per_lineup": games,
+            "lineups": len(all_lineups),
+            "seed": seed,
+            "rules": get_rules(rules).name,
+        },
+        "agents": rows,
+        "matrix": matrix,
+        "tournaments": tournaments,
+    }
 
 
 def format_league(league: dict) -> str:
@@ -101,19 +154,27 @@ def format_league(league: dict) -> str:
     labels = [row["agent"] for row in league["agents"]]
     width = max(8, *(len(label) for label in labels))
     config = league["config"]
-    lines = [(f"league: {len(labels)} agents, {config['players']} players, {config['lineups']} lineups x "
-             f"{config['games_per_lineup']} games, rules {config['rules']}, seed {config['seed']}"),
-             "", "row's win share in games with column's agent:",
-             " " * (width + 1) + " ".join(f"{label[:width]:>{width}}" for label in labels)]
+    lines = [
+        (
+            f"league: {len(labels)} agents, {config['players']} players, {config['lineups']} lineups x "
+            f"{config['games_per_lineup']} games, rules {config['rules']}, seed {config['seed']}"
+        ),
+        "",
+        "row's win share in games with column's agent:",
+        " " * (width + 1) + " ".join(f"{label[:width]:>{width}}" for label in labels),
+    ]
     for label, cells in zip(labels, league["matrix"]):
-        lines.append(f"{label:<{width}} " + " ".join(f"{'-' if c is None else percent(c['win_rate']):>{width}}"
-                                                     for c in cells))
+        lines.append(
+            f"{label:<{width}} " + " ".join(f"{'-' if c is None else percent(c['win_rate']):>{width}}" for c in cells)
+        )
     lines += ["", f"{'agent':<{width}} {'win rate':>8}  {'95% CI':<15} {'wins':>11}  {'rating mu ± sigma':>17}"]
     for row in sorted(league["agents"], key=lambda r: -r["rating_ordinal"]):
-        lines.append(f"{row['agent']:<{width}} {percent(row['win_rate']):>8}  "
-                     f"{'[' + percent(row['ci_low']) + ', ' + percent(row['ci_high']) + ']':<15} "
-                     f"{str(row['wins']) + '/' + str(row['games']):>11}  "
-                     f"{row['rating_mu']:>8.2f} ± {row['rating_sigma']:<6.2f}")
+        lines.append(
+            f"{row['agent']:<{width}} {percent(row['win_rate']):>8}  "
+            f"{'[' + percent(row['ci_low']) + ', ' + percent(row['ci_high']) + ']':<15} "
+            f"{str(row['wins']) + '/' + str(row['games']):>11}  "
+            f"{row['rating_mu']:>8.2f} ± {row['rating_sigma']:<6.2f}"
+        )
     return "\n".join(lines)
 
 
@@ -143,9 +204,13 @@ def write_league(league: dict, out_dir) -> list[pathlib.Path]:
     paths = [out_dir / name for name in ("league.json", "league_matrix.csv", "league_agents.csv", "league.png")]
     paths[0].write_text(json.dumps(league, indent=2) + "\n")
     labels = [row["agent"] for row in league["agents"]]
-    write_csv(paths[1], [{"agent": label, **{other: "" if c is None else f"{c['win_rate']:.4f}"
-                                            for other, c in zip(labels, cells)}}
-                         for label, cells in zip(labels, league["matrix"])])
+    write_csv(
+        paths[1],
+        [
+            {"agent": label, **{other: "" if c is None else f"{c['win_rate']:.4f}" for other, c in zip(labels, cells)}}
+            for label, cells in zip(labels, league["matrix"])
+        ],
+    )
     write_csv(paths[2], league["agents"])
     plot_league(league, paths[3])
     return paths

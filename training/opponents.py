@@ -7,6 +7,7 @@ a uniformly chosen one of the learner's last ``snapshot_window`` snapshots (poli
 added with :meth:`OpponentPool.add_snapshot`; older ones stay on disk but are no longer
 drawn). Each opponent seat of each game draws its own kind.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -37,17 +38,20 @@ def check_mix(mix, rules=None, num_players: int | None = None) -> None:
         except (ValueError, TypeError) as error:
             problems[kind] = str(error)
     if problems:
-        raise ValueError(f"unknown kinds {list(problems)}; use {SNAPSHOTS!r}, one of {sorted(AGENTS)} or another "
-                         f"agent spec ({'; '.join(problems.values())})")
+        raise ValueError(
+            f"unknown kinds {list(problems)}; use {SNAPSHOTS!r}, one of {sorted(AGENTS)} or another "
+            f"agent spec ({'; '.join(problems.values())})"
+        )
     weights = list(mix.values())
-    if (not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in weights)
-            or sum(weights) <= 0):
+    if (
+        not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in weights)
+        or sum(weights) <= 0
+    ):
         raise ValueError(f"weights must be numbers >= 0 with a positive sum, got {mix}")
 
 
 class OpponentPool:
-    def __init__(self, mix: dict[str, float], snapshot_sample: bool = True, snapshot_window: int = 20,
-                 seed: int = 0):
+    def __init__(self, mix: dict[str, float], snapshot_sample: bool = True, snapshot_window: int = 20, seed: int = 0):
         try:
             check_mix(mix)
         except ValueError as e:

@@ -11,6 +11,7 @@ The games are played by compiled code (`heuristic_outcome_games`): a million two
 (:func:`agents.policy_input.public_state`: no draw-pile order) in int16, and observations
 are built from them batch by batch (:func:`observations`): a million positions take 280 MB.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,9 +29,10 @@ from sorry_env.rules import DEFAULT_MAX_TURNS
 def heuristic_outcome_games(rules, active, w, epsilon, seed, max_turns, states, games, winners):
     """Play games of the epsilon-heuristic teacher until `states` (rows: positions) is full.
 
-    states[k]: public afterstate of the k-th recorded decision; games[k]: its game's index into `winners` (the winning seat, -1 if the game hit
-    `max_turns` card plays). Returns the number of games started; the last one may be cut
-    short when the buffer fills, and its winner is then -1 too."""
+    states[k]: public afterstate of the k-th recorded decision; games[k]: its game's index into
+    `winners` (the winning seat, -1 if the game hit `max_turns` card plays). Returns the number
+    of games started; the last one may be cut short when the buffer fills, and its winner is
+    then -1 too."""
     buf = E.action_buffer(rules)
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     public = np.empty(E.STATE_SIZE, dtype=np.int64)
@@ -84,8 +86,17 @@ class OutcomeData:
     """A set of teacher positions with outcomes. Each position is seen from every seat, so
     a batch row is (position, viewer) and its label is whether the viewer's side won."""
 
-    def __init__(self, rules_array: np.ndarray, num_players: int, positions: int, *, weights: np.ndarray,
-                 epsilon: float, seed: int, max_turns: int = DEFAULT_MAX_TURNS):
+    def __init__(
+        self,
+        rules_array: np.ndarray,
+        num_players: int,
+        positions: int,
+        *,
+        weights: np.ndarray,
+        epsilon: float,
+        seed: int,
+        max_turns: int = DEFAULT_MAX_TURNS,
+    ):
         self.seats = np.array(game.seats_for(num_players), dtype=np.int64)
         active = np.zeros(4, dtype=np.int64)
         active[self.seats] = 1
@@ -93,8 +104,9 @@ class OutcomeData:
         self.states = np.zeros((positions, E.STATE_SIZE), dtype=np.int16)
         self.games = np.zeros(positions, dtype=np.int64)
         winners = np.full(positions, -1, dtype=np.int64)
-        n_games = heuristic_outcome_games(rules_array, active, weights, float(epsilon), int(seed), int(max_turns),
-                                self.states, self.games, winners)
+        n_games = heuristic_outcome_games(
+            rules_array, active, weights, float(epsilon), int(seed), int(max_turns), self.states, self.games, winners
+        )
         self.winners = winners[:n_games]
         # Positions of unfinished games carry no outcome: drop them (they are the last rows,
         # or rare: a game that hit max_turns).

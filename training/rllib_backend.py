@@ -20,6 +20,7 @@ steps, snapshots), ``checkpoint/`` (RLlib's ``save_to_path``: learner, optimizer
 iteration counter), ``pool/`` (snapshot policy files), ``policy.safetensors`` (the result).
 RLlib checkpoints hold pickles: resume only from run directories you trust.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,7 +43,7 @@ MODULE_ID = "shared"
 MARKER = "rllib_run.json"
 
 DEFAULTS = {
-    "name": "rllib",               # run directory: <runs_dir>/<name>
+    "name": "rllib",  # run directory: <runs_dir>/<name>
     "seed": 0,
     "game": {"num_players": 2, "rules": "hasbro2003", "max_turns": DEFAULT_MAX_TURNS},
     "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
@@ -59,18 +60,18 @@ DEFAULTS = {
         "num_epochs": 4,
     },
     "env_runners": {
-        "num_env_runners": 2,      # Ray actors sampling games (0: sample in the driver)
+        "num_env_runners": 2,  # Ray actors sampling games (0: sample in the driver)
         "num_envs_per_env_runner": 1,
         "num_cpus_per_env_runner": 1,
         "rollout_fragment_length": 200,
     },
     "opponents": {
         "mix": {SELF: 0.5, "heuristic": 0.3, SNAPSHOTS: 0.2},  # per non-learner seat
-        "snapshot_every": 10,      # iterations between learner snapshots
-        "snapshot_window": 5,      # opponents drawn from the last N snapshots
+        "snapshot_every": 10,  # iterations between learner snapshots
+        "snapshot_window": 5,  # opponents drawn from the last N snapshots
     },
     "budget": {"iterations": 100},
-    "checkpoint_every": 5,         # iterations between checkpoints (and at the end)
+    "checkpoint_every": 5,  # iterations between checkpoints (and at the end)
 }
 
 _INT, _NUM = (int,), (int, float)
@@ -103,18 +104,27 @@ def validate(cfg: dict) -> None:
     """ValueError naming the key of the first bad value (before Ray starts)."""
     from agents import AGENTS
 
-    _check(isinstance(cfg["name"], str) and cfg["name"] and "/" not in cfg["name"], "name",
-           "a non-empty string without '/'", cfg["name"])
+    _check(
+        isinstance(cfg["name"], str) and cfg["name"] and "/" not in cfg["name"],
+        "name",
+        "a non-empty string without '/'",
+        cfg["name"],
+    )
     _check(_is(cfg["seed"], _INT) and cfg["seed"] >= 0, "seed", "an integer >= 0", cfg["seed"])
     g = cfg["game"]
-    _check(g["num_players"] in (2, 3, 4) and _is(g["num_players"], _INT), "game.num_players", "2, 3 or 4",
-           g["num_players"])
+    _check(
+        g["num_players"] in (2, 3, 4) and _is(g["num_players"], _INT), "game.num_players", "2, 3 or 4", g["num_players"]
+    )
     _check(g["rules"] in PRESETS, "game.rules", f"one of {sorted(PRESETS)}", g["rules"])
     _check(_is(g["max_turns"], _INT) and g["max_turns"] > 0, "game.max_turns", "an integer > 0", g["max_turns"])
     n = cfg["network"]
     for key in ("hidden", "value_hidden"):
-        _check(isinstance(n[key], list) and n[key] and all(_is(h, _INT) and h > 0 for h in n[key]),
-               f"network.{key}", "a non-empty list of integers > 0", n[key])
+        _check(
+            isinstance(n[key], list) and n[key] and all(_is(h, _INT) and h > 0 for h in n[key]),
+            f"network.{key}",
+            "a non-empty list of integers > 0",
+            n[key],
+        )
     _check(n["activation"] in ("relu", "tanh"), "network.activation", "relu or tanh", n["activation"])
     p = cfg["ppo"]
     for key in ("lr", "clip_param", "grad_clip"):
@@ -125,28 +135,52 @@ def validate(cfg: dict) -> None:
     _check(_is(p["lambda"], _NUM) and 0 <= p["lambda"] <= 1, "ppo.lambda", "in [0, 1]", p["lambda"])
     for key in ("train_batch_size", "minibatch_size", "num_epochs"):
         _check(_is(p[key], _INT) and p[key] > 0, f"ppo.{key}", "an integer > 0", p[key])
-    _check(p["minibatch_size"] <= p["train_batch_size"], "ppo.minibatch_size", "<= ppo.train_batch_size",
-           p["minibatch_size"])
+    _check(
+        p["minibatch_size"] <= p["train_batch_size"],
+        "ppo.minibatch_size",
+        "<= ppo.train_batch_size",
+        p["minibatch_size"],
+    )
     e = cfg["env_runners"]
-    _check(_is(e["num_env_runners"], _INT) and e["num_env_runners"] >= 0, "env_runners.num_env_runners",
-           "an integer >= 0", e["num_env_runners"])
+    _check(
+        _is(e["num_env_runners"], _INT) and e["num_env_runners"] >= 0,
+        "env_runners.num_env_runners",
+        "an integer >= 0",
+        e["num_env_runners"],
+    )
     for key in ("num_envs_per_env_runner", "rollout_fragment_length"):
         _check(_is(e[key], _INT) and e[key] > 0, f"env_runners.{key}", "an integer > 0", e[key])
-    _check(_is(e["num_cpus_per_env_runner"], _NUM) and e["num_cpus_per_env_runner"] >= 0,
-           "env_runners.num_cpus_per_env_runner", "a number >= 0", e["num_cpus_per_env_runner"])
+    _check(
+        _is(e["num_cpus_per_env_runner"], _NUM) and e["num_cpus_per_env_runner"] >= 0,
+        "env_runners.num_cpus_per_env_runner",
+        "a number >= 0",
+        e["num_cpus_per_env_runner"],
+    )
     o = cfg["opponents"]
     mix = o["mix"]
     _check(isinstance(mix, dict) and mix, "opponents.mix", "a mapping of kind to weight", mix)
     unknown = [k for k in mix if k not in (SELF, SNAPSHOTS) and k not in AGENTS]
     _check(not unknown, "opponents.mix", f"kinds among {SELF!r}, {SNAPSHOTS!r}, {sorted(AGENTS)}", unknown)
-    _check(all(_is(w, _NUM) and w >= 0 for w in mix.values()) and sum(mix.values()) > 0, "opponents.mix",
-           "weights >= 0 with a positive sum", mix)
+    _check(
+        all(_is(w, _NUM) and w >= 0 for w in mix.values()) and sum(mix.values()) > 0,
+        "opponents.mix",
+        "weights >= 0 with a positive sum",
+        mix,
+    )
     for key in ("snapshot_every", "snapshot_window"):
         _check(_is(o[key], _INT) and o[key] > 0, f"opponents.{key}", "an integer > 0", o[key])
-    _check(_is(cfg["budget"]["iterations"], _INT) and cfg["budget"]["iterations"] > 0, "budget.iterations",
-           "an integer > 0", cfg["budget"]["iterations"])
-    _check(_is(cfg["checkpoint_every"], _INT) and cfg["checkpoint_every"] > 0, "checkpoint_every",
-           "an integer > 0", cfg["checkpoint_every"])
+    _check(
+        _is(cfg["budget"]["iterations"], _INT) and cfg["budget"]["iterations"] > 0,
+        "budget.iterations",
+        "an integer > 0",
+        cfg["budget"]["iterations"],
+    )
+    _check(
+        _is(cfg["checkpoint_every"], _INT) and cfg["checkpoint_every"] > 0,
+        "checkpoint_every",
+        "an integer > 0",
+        cfg["checkpoint_every"],
+    )
 
 
 def load_config(path) -> dict:
@@ -166,6 +200,7 @@ def load_config(path) -> dict:
 
 
 # -- the environment ----------------------------------------------------------------------
+
 
 def _multi_agent_env_base():
     try:
@@ -190,8 +225,11 @@ class SorryMultiAgentEnv(_multi_agent_env_base()):
         from sorry_env import raw_env
 
         config = dict(config or {})
-        self.game = raw_env(num_players=config.get("num_players", 2), rules=config.get("rules", "hasbro2003"),
-                            max_turns=config.get("max_turns", DEFAULT_MAX_TURNS))
+        self.game = raw_env(
+            num_players=config.get("num_players", 2),
+            rules=config.get("rules", "hasbro2003"),
+            max_turns=config.get("max_turns", DEFAULT_MAX_TURNS),
+        )
         self.mix = {k: float(w) for k, w in config.get("mix", {SELF: 1.0}).items() if w > 0}
         self.snapshot_window = int(config.get("snapshot_window", 5))
         worker = getattr(config, "worker_index", 0)
@@ -214,7 +252,7 @@ class SorryMultiAgentEnv(_multi_agent_env_base()):
         from agents.policy import PolicyAgent
 
         agents = []
-        for name, data in snapshots[-self.snapshot_window:]:
+        for name, data in snapshots[-self.snapshot_window :]:
             with tempfile.TemporaryDirectory() as tmp:  # the loader reads files, with all its checks
                 path = Path(tmp) / f"{name.replace('/', '_')}.safetensors"
                 path.write_bytes(data)
@@ -289,11 +327,17 @@ class SorryMultiAgentEnv(_multi_agent_env_base()):
         done = {a: True for a in self._played}
         rewards = {a: float(g.rewards[a]) for a in self._played}
         self.agents = []
-        return ({}, rewards, {**({} if truncated else done), "__all__": not truncated},
-                {**(done if truncated else {}), "__all__": truncated}, {})
+        return (
+            {},
+            rewards,
+            {**({} if truncated else done), "__all__": not truncated},
+            {**(done if truncated else {}), "__all__": truncated},
+            {},
+        )
 
 
 # -- the policy network -------------------------------------------------------------------
+
 
 def _module_class():
     import torch
@@ -333,10 +377,14 @@ def _module_class():
 
 # -- export -------------------------------------------------------------------------------
 
+
 def actor_tensors(module) -> dict:
     """The module's actor weights under the names of an ``mlp`` policy file (numpy)."""
-    return {"net." + k.removeprefix("pi."): v.detach().cpu().numpy().copy()
-            for k, v in module.state_dict().items() if k.startswith("pi.")}
+    return {
+        "net." + k.removeprefix("pi."): v.detach().cpu().numpy().copy()
+        for k, v in module.state_dict().items()
+        if k.startswith("pi.")
+    }
 
 
 def write_policy(path, tensors: dict, cfg: dict, name: str, training: dict) -> None:
@@ -349,13 +397,21 @@ def write_policy(path, tensors: dict, cfg: dict, name: str, training: dict) -> N
     actor = Actor("mlp", network["hidden"], network["activation"], cfg["game"]["rules"])
     actor.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()})
     tmp = f"{path}.tmp"
-    save_policy(tmp, actor, rules=cfg["game"]["rules"], num_players=cfg["game"]["num_players"], network=network,
-                name=name, training=training)
+    save_policy(
+        tmp,
+        actor,
+        rules=cfg["game"]["rules"],
+        num_players=cfg["game"]["num_players"],
+        network=network,
+        name=name,
+        training=training,
+    )
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
 
 
 # -- Ray ----------------------------------------------------------------------------------
+
 
 def check_address(address: str, timeout: float = 3.0) -> None:
     """ValueError within `timeout` seconds unless a Ray head answers at HOST:PORT."""
@@ -368,8 +424,10 @@ def check_address(address: str, timeout: float = 3.0) -> None:
         with socket.create_connection((host, int(port)), timeout=timeout):
             pass
     except OSError as e:
-        raise ValueError(f"--address {address}: no Ray head reachable there ({e}); "
-                         "start one with `ray start --head` or check the address") from None
+        raise ValueError(
+            f"--address {address}: no Ray head reachable there ({e}); "
+            "start one with `ray start --head` or check the address"
+        ) from None
 
 
 def start_ray(address: str | None) -> None:
@@ -391,22 +449,39 @@ def build_algorithm(cfg: dict):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     g, p, e, o = cfg["game"], cfg["ppo"], cfg["env_runners"], cfg["opponents"]
-    env_config = {"num_players": g["num_players"], "rules": g["rules"], "max_turns": g["max_turns"],
-                  "mix": o["mix"], "snapshot_window": o["snapshot_window"], "seed": cfg["seed"]}
+    env_config = {
+        "num_players": g["num_players"],
+        "rules": g["rules"],
+        "max_turns": g["max_turns"],
+        "mix": o["mix"],
+        "snapshot_window": o["snapshot_window"],
+        "seed": cfg["seed"],
+    }
     module = RLModuleSpec(module_class=_module_class(), model_config=dict(cfg["network"]))
     config = (
         PPOConfig()
         .environment(SorryMultiAgentEnv, env_config=env_config, disable_env_checking=True)
         .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kw: MODULE_ID)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE_ID: module}))
-        .env_runners(num_env_runners=e["num_env_runners"], num_envs_per_env_runner=e["num_envs_per_env_runner"],
-                     num_cpus_per_env_runner=e["num_cpus_per_env_runner"],
-                     rollout_fragment_length=e["rollout_fragment_length"])
+        .env_runners(
+            num_env_runners=e["num_env_runners"],
+            num_envs_per_env_runner=e["num_envs_per_env_runner"],
+            num_cpus_per_env_runner=e["num_cpus_per_env_runner"],
+            rollout_fragment_length=e["rollout_fragment_length"],
+        )
         .learners(num_learners=0)
-        .training(lr=p["lr"], gamma=p["gamma"], lambda_=p["lambda"], clip_param=p["clip_param"],
-                  entropy_coeff=p["entropy_coeff"], vf_loss_coeff=p["vf_loss_coeff"], grad_clip=p["grad_clip"],
-                  train_batch_size_per_learner=p["train_batch_size"], minibatch_size=p["minibatch_size"],
-                  num_epochs=p["num_epochs"])
+        .training(
+            lr=p["lr"],
+            gamma=p["gamma"],
+            lambda_=p["lambda"],
+            clip_param=p["clip_param"],
+            entropy_coeff=p["entropy_coeff"],
+            vf_loss_coeff=p["vf_loss_coeff"],
+            grad_clip=p["grad_clip"],
+            train_batch_size_per_learner=p["train_batch_size"],
+            minibatch_size=p["minibatch_size"],
+            num_epochs=p["num_epochs"],
+        )
         .debugging(seed=cfg["seed"], log_level="ERROR")
         # A failing env runner is a bug here (the env is deterministic code), not a lost node to replace.
         .fault_tolerance(restart_failed_env_runners=False)
@@ -426,11 +501,13 @@ def runner_node_ids(algo) -> list[str]:
     """The Ray node id of each remote env runner (for tests and the log)."""
     import ray
 
-    return algo.env_runner_group.foreach_env_runner(lambda r: ray.get_runtime_context().get_node_id(),
-                                                     local_env_runner=False)
+    return algo.env_runner_group.foreach_env_runner(
+        lambda r: ray.get_runtime_context().get_node_id(), local_env_runner=False
+    )
 
 
 # -- runs ---------------------------------------------------------------------------------
+
 
 class RLlibRun:
     """A run directory; the marker file holds what a resume needs besides RLlib's checkpoint."""
@@ -441,8 +518,14 @@ class RLlibRun:
         self.checkpoint_dir = run_dir / "checkpoint"
         self.pool_dir = run_dir / "pool"
         self.policy_path = run_dir / "policy.safetensors"
-        self.state = {"config": cfg, "iteration": 0, "env_steps": 0, "snapshots": [], "wall_seconds": 0.0,
-                      "iterations": []}
+        self.state = {
+            "config": cfg,
+            "iteration": 0,
+            "env_steps": 0,
+            "snapshots": [],
+            "wall_seconds": 0.0,
+            "iterations": [],
+        }
 
     def write_state(self) -> None:
         tmp = self.marker.with_suffix(".tmp")
@@ -456,17 +539,21 @@ def open_run(cfg: dict, runs_dir, resume: bool) -> RLlibRun:
     run = RLlibRun(cfg, Path(runs_dir) / cfg["name"])
     if resume:
         if not run.marker.is_file():
-            raise ValueError(f"--resume: {run.dir} is not an RLlib run directory of sorry-train-rllib "
-                             f"(no {MARKER}); RLlib checkpoints hold pickles, so only our own run "
-                             "directories are resumed")
+            raise ValueError(
+                f"--resume: {run.dir} is not an RLlib run directory of sorry-train-rllib "
+                f"(no {MARKER}); RLlib checkpoints hold pickles, so only our own run "
+                "directories are resumed"
+            )
         state = json.loads(run.marker.read_text())
         # The budget may grow and the number of env runners change; anything else is another run.
         ignored = {"budget": None, "env_runners": None}
         if {**state["config"], **ignored} != {**cfg, **ignored}:
             raise ValueError(f"{run.marker}: the run was started with another config; use a new name")
         if not (run.checkpoint_dir / "rllib_checkpoint.json").is_file():
-            raise ValueError(f"--resume: {run.dir} has no checkpoint yet (stopped before its first one); "
-                             f"remove it (rm -r {run.dir}) and start again without --resume")
+            raise ValueError(
+                f"--resume: {run.dir} has no checkpoint yet (stopped before its first one); "
+                f"remove it (rm -r {run.dir}) and start again without --resume"
+            )
         state["config"] = cfg
         run.state = state
         return run
@@ -498,12 +585,19 @@ def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = F
             steps = int(sampled.get("num_env_steps_sampled", 0))
             run.state["env_steps"] = int(sampled.get("num_env_steps_sampled_lifetime", run.state["env_steps"] + steps))
             returns = sampled.get("agent_episode_returns_mean", {})
-            run.state["iterations"].append({"iteration": algo.iteration, "env_steps": steps,
-                                            "seconds": round(seconds, 3),
-                                            "steps_per_second": round(steps / seconds, 1),
-                                            "return_mean": {k: round(float(v), 3) for k, v in returns.items()}})
-            log(f"iteration {algo.iteration}: {steps} steps in {seconds:.1f} s ({steps / seconds:.0f}/s), "
-                f"lifetime {run.state['env_steps']}")
+            run.state["iterations"].append(
+                {
+                    "iteration": algo.iteration,
+                    "env_steps": steps,
+                    "seconds": round(seconds, 3),
+                    "steps_per_second": round(steps / seconds, 1),
+                    "return_mean": {k: round(float(v), 3) for k, v in returns.items()},
+                }
+            )
+            log(
+                f"iteration {algo.iteration}: {steps} steps in {seconds:.1f} s ({steps / seconds:.0f}/s), "
+                f"lifetime {run.state['env_steps']}"
+            )
             it = algo.iteration
             if it % cfg["opponents"]["snapshot_every"] == 0:
                 path = run.pool_dir / f"snapshot_{it}.safetensors"
@@ -517,13 +611,15 @@ def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = F
                 checkpoint(algo, run)
     finally:
         algo.stop()
-    log(f"{cfg['name']}: {run.state['iteration']} iterations, {run.state['env_steps']} env steps; "
-        f"policy: {run.policy_path}")
+    log(
+        f"{cfg['name']}: {run.state['iteration']} iterations, {run.state['env_steps']} env steps; "
+        f"policy: {run.policy_path}"
+    )
     return run
 
 
 def _broadcast(algo, snapshots: list) -> None:
-    window = snapshots[-algo.config.env_config["snapshot_window"]:]
+    window = snapshots[-algo.config.env_config["snapshot_window"] :]
     algo.env_runner_group.foreach_env_runner(lambda r: _set_snapshots_on_runner(r, window))
 
 
@@ -540,10 +636,19 @@ def checkpoint(algo, run: RLlibRun) -> None:
     os.replace(tmp, run.checkpoint_dir)
     shutil.rmtree(old, ignore_errors=True)
     run.state["iteration"] = int(algo.iteration)
-    write_policy(run.policy_path, actor_tensors(algo.get_module(MODULE_ID)), run.cfg,
-                 f"{run.cfg['name']}@it{algo.iteration}",
-                 {"config": run.cfg, "iteration": int(algo.iteration), "env_steps": run.state["env_steps"],
-                  "wall_seconds": run.state["wall_seconds"], "backend": "rllib"})
+    write_policy(
+        run.policy_path,
+        actor_tensors(algo.get_module(MODULE_ID)),
+        run.cfg,
+        f"{run.cfg['name']}@it{algo.iteration}",
+        {
+            "config": run.cfg,
+            "iteration": int(algo.iteration),
+            "env_steps": run.state["env_steps"],
+            "wall_seconds": run.state["wall_seconds"],
+            "backend": "rllib",
+        },
+    )
     run.write_state()
 
 

@@ -4,6 +4,7 @@ The actor is the very module a policy file stores, so export copies its weights 
 and the policy agent computes the same logits. The critic reads only the observation part
 of the policy input; it is a training aid and is never exported.
 """
+
 from __future__ import annotations
 
 import torch
@@ -39,8 +40,7 @@ class ActorCritic(nn.Module):
 
 
 class SelfPlayPolicy(MaskableActorCriticPolicy):
-    def __init__(self, *args, kind: str, hidden: list[int], value_hidden: list[int], activation: str, rules,
-                 **kwargs):
+    def __init__(self, *args, kind: str, hidden: list[int], value_hidden: list[int], activation: str, rules, **kwargs):
         self.network = {"kind": kind, "hidden": list(hidden), "activation": activation}
         self.value_hidden = list(value_hidden)
         self.rules = rules

@@ -14,6 +14,7 @@ cross-entropy of the student's softmax over the same moves (:func:`distil`). Wit
 temperature of a hundredth, a move the teacher rates one point of win chance better gets
 e (2.7) times the weight.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,8 +48,7 @@ CHUNK = 2000  # teacher decisions per task
 
 
 @njit(cache=True)
-def search_games(rules, active, w, seed, iterations, rollout_plies, params, sizes, max_turns,
-                 states, values, counts):
+def search_games(rules, active, w, seed, iterations, rollout_plies, params, sizes, max_turns, states, values, counts):
     """Play teacher-vs-heuristic games until `states` is full; the teacher's seat rotates
     over the active seats game by game. Row k: states[k] the public state at a teacher
     decision (card drawn) and values[k, :counts[k]] the teacher's estimates of its legal
@@ -72,8 +72,20 @@ def search_games(rules, active, w, seed, iterations, rollout_plies, params, size
             elif E.to_move(state) != teacher:
                 action = heuristic_choice(state, rules, w, buf, n)
             else:
-                monte_carlo_values(state, rules, w, buf, n, E.randint(seeds, 1 << 31), iterations,
-                                   rollout_plies, 0.0, params, sizes, row_values)
+                monte_carlo_values(
+                    state,
+                    rules,
+                    w,
+                    buf,
+                    n,
+                    E.randint(seeds, 1 << 31),
+                    iterations,
+                    rollout_plies,
+                    0.0,
+                    params,
+                    sizes,
+                    row_values,
+                )
                 public_state(state, public)
                 states[k] = public
                 values[k, :n] = row_values[:n]
@@ -85,9 +97,16 @@ def search_games(rules, active, w, seed, iterations, rollout_plies, params, size
     return g
 
 
-def collect(rules_name: str, num_players: int, decisions: int, iterations: int, rollout_plies: int,
-            value: str | None, seed: int,
-            max_turns: int = DEFAULT_MAX_TURNS) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def collect(
+    rules_name: str,
+    num_players: int,
+    decisions: int,
+    iterations: int,
+    rollout_plies: int,
+    value: str | None,
+    seed: int,
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(states, values, counts, games) of `decisions` teacher decisions (one process)."""
     rules_array = game.rules_array(rules_name)
     params, sizes = NO_NET if value is None else pack(value)[:2]
@@ -98,8 +117,20 @@ def collect(rules_name: str, num_players: int, decisions: int, iterations: int, 
     states = np.zeros((decisions, E.STATE_SIZE), dtype=np.int64)
     values = np.zeros((decisions, width), dtype=np.float32)
     counts = np.zeros(decisions, dtype=np.int64)
-    games = search_games(rules_array, active, DEFAULT_WEIGHTS.array(), int(seed), int(iterations), int(rollout_plies),
-                         params, sizes, int(max_turns), states, values, counts)
+    games = search_games(
+        rules_array,
+        active,
+        DEFAULT_WEIGHTS.array(),
+        int(seed),
+        int(iterations),
+        int(rollout_plies),
+        params,
+        sizes,
+        int(max_turns),
+        states,
+        values,
+        counts,
+    )
     return states, values, counts, games
 
 
@@ -121,31 +152,59 @@ def teacher_data(cfg: dict, path: Path, log: Callable[[str], object] = print) ->
     # result independent of the number of workers.
     sizes = [min(CHUNK, d["decisions"] - first) for first in range(0, d["decisions"], CHUNK)]
     start = time.time()
-    log(f"distillation: {d['decisions']} decisions of montecarlo:iterations={d['iterations']} "
-        f"against heuristic players on {d['workers']} processes")
+    log(
+        f"distillation: {d['decisions']} decisions of montecarlo:iterations={d['iterations']} "
+        f"against heuristic players on {d['workers']} processes"
+    )
     with ProcessPoolExecutor(d["workers"], mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(collect, g["rules"], g["num_players"], size, d["iterations"], d["rollout_plies"],
-                               d["value"], cfg["seed"] * 100_003 + 17 * i)
-                   for i, size in enumerate(sizes)]
+        futures = [
+            pool.submit(
+                collect,
+                g["rules"],
+                g["num_players"],
+                size,
+                d["iterations"],
+                d["rollout_plies"],
+                d["value"],
+                cfg["seed"] * 100_003 + 17 * i,
+            )
+            for i, size in enumerate(sizes)
+        ]
         with tqdm(total=d["decisions"], desc="teacher decisions", unit="decision") as bar:
             for done in as_completed(futures):
                 bar.update(len(done.result()[2]))
         parts = [f.result() for f in futures]
     width = int(max(p[2].max() for p in parts))
-    data = {"states": np.concatenate([p[0] for p in parts]),
-            "values": np.concatenate([p[1][:, :width] for p in parts]),
-            "counts": np.concatenate([p[2] for p in parts]),
-            "games": np.array(sum(p[3] for p in parts)),
-            "seconds": np.array(time.time() - start), "made_by": np.array(made_by)}
+    data = {
+        "states": np.concatenate([p[0] for p in parts]),
+        "values": np.concatenate([p[1][:, :width] for p in parts]),
+        "counts": np.concatenate([p[2] for p in parts]),
+        "games": np.array(sum(p[3] for p in parts)),
+        "seconds": np.array(time.time() - start),
+        "made_by": np.array(made_by),
+    }
     np.savez(path, **data)
-    log(f"distillation: {len(data['counts'])} decisions from {int(data['games'])} games "
-        f"in {float(data['seconds']):.0f} s")
+    log(
+        f"distillation: {len(data['counts'])} decisions from {int(data['games'])} games "
+        f"in {float(data['seconds']):.0f} s"
+    )
     return data
 
 
-def distil(actor: Actor, rules_array: np.ndarray, states: np.ndarray, values: np.ndarray, counts: np.ndarray, *,
-           epochs: int, batch_size: int, lr: float,
-           temperature: float, seed: int, log: Callable[[str], object] = print) -> dict:
+def distil(
+    actor: Actor,
+    rules_array: np.ndarray,
+    states: np.ndarray,
+    values: np.ndarray,
+    counts: np.ndarray,
+    *,
+    epochs: int,
+    batch_size: int,
+    lr: float,
+    temperature: float,
+    seed: int,
+    log: Callable[[str], object] = print,
+) -> dict:
     """Train `actor` (kind afterstate) towards softmax(values / temperature) over each
     decision's moves. Returns the last epoch's loss and the share of decisions where the
     student's best move is the teacher's."""
@@ -155,9 +214,10 @@ def distil(actor: Actor, rules_array: np.ndarray, states: np.ndarray, values: np
     for epoch in range(epochs):
         order = rng.permutation(len(states))
         losses, agree, start = [], 0, time.time()
-        for first in tqdm(range(0, len(order), batch_size), desc=f"distil epoch {epoch + 1}/{epochs}", unit="batch",
-                          leave=False):
-            idx = order[first:first + batch_size]
+        for first in tqdm(
+            range(0, len(order), batch_size), desc=f"distil epoch {epoch + 1}/{epochs}", unit="batch", leave=False
+        ):
+            idx = order[first : first + batch_size]
             obs, rows, _ = afterstates(states[idx], rules_array)
             # Rows of one decision are consecutive and in engine order, like values[b, :counts[b]].
             position = np.arange(len(rows)) - np.repeat(np.cumsum(counts[idx]) - counts[idx], counts[idx])
@@ -175,8 +235,10 @@ def distil(actor: Actor, rules_array: np.ndarray, states: np.ndarray, values: np
             losses.append(loss.item())
             agree += int((logits.argmax(1) == target.argmax(1)).sum())
         stats = {"loss": float(np.mean(losses)), "agreement": agree / len(order)}
-        log(f"distil epoch {epoch + 1}: loss {stats['loss']:.4f}, agreement with the teacher "
-            f"{stats['agreement']:.1%} ({time.time() - start:.0f} s)")
+        log(
+            f"distil epoch {epoch + 1}: loss {stats['loss']:.4f}, agreement with the teacher "
+            f"{stats['agreement']:.1%} ({time.time() - start:.0f} s)"
+        )
     return stats
 
 
@@ -189,9 +251,23 @@ def warm_start(model: MaskablePPO, cfg: dict, run_dir: Path, log: Callable[[str]
         actor.net.load_state_dict(load_policy(d["init"])[0].net.state_dict())
     data = teacher_data(cfg, run_dir / "teacher.npz", log)
     model.policy.set_training_mode(True)
-    stats = distil(actor, game.rules_array(cfg["game"]["rules"]), data["states"], data["values"], data["counts"],
-                   epochs=d["epochs"], batch_size=d["batch_size"], lr=d["learning_rate"],
-                   temperature=d["temperature"], seed=cfg["seed"], log=log)
+    stats = distil(
+        actor,
+        game.rules_array(cfg["game"]["rules"]),
+        data["states"],
+        data["values"],
+        data["counts"],
+        epochs=d["epochs"],
+        batch_size=d["batch_size"],
+        lr=d["learning_rate"],
+        temperature=d["temperature"],
+        seed=cfg["seed"],
+        log=log,
+    )
     model.policy.set_training_mode(False)
-    return {"decisions": int(len(data["counts"])), "games": int(data["games"]),
-            "teacher_seconds": float(data["seconds"]), **stats}
+    return {
+        "decisions": int(len(data["counts"])),
+        "games": int(data["games"]),
+        "teacher_seconds": float(data["seconds"]),
+        **stats,
+    }

@@ -18,6 +18,7 @@ A run directory holds:
 Everything on the schedule (snapshots, evaluations, checkpoints) happens at rollout
 boundaries, where the weights and the step count belong together.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,10 +44,10 @@ from .curve import plot_learning_curve
 from .evaluate import wilson_interval
 from .export import export_model
 from .imitation import pretrain
-from .search_teacher import warm_start as distil_search
 from .match import play_win_rate
 from .opponents import OpponentPool
 from .sb3_policy import SelfPlayPolicy
+from .search_teacher import warm_start as distil_search
 
 
 class Run:
@@ -78,8 +79,9 @@ class Run:
             state = json.loads(self.state_path.read_text())
             # The budget may grow on resume; anything else changed would make a different run.
             if {**state["config"], "budget": None} != {**self.cfg, "budget": None}:
-                raise ValueError(f"{self.state_path}: the run was started with another config; "
-                                 "use a new name to start a new run")
+                raise ValueError(
+                    f"{self.state_path}: the run was started with another config; use a new name to start a new run"
+                )
             for path in state["snapshots"]:
                 self.pool.add_snapshot(self.snapshot_file(path))
             self.evaluations = list(state["evaluations"])
@@ -106,11 +108,25 @@ class Run:
     def evaluate(self, model: MaskablePPO) -> dict:
         """Export the current policy and measure it against each evaluation opponent."""
         ev, game = self.cfg["evaluation"], self.cfg["game"]
-        export_model(model, self.policy_path, self.cfg, model.num_timesteps,
-                     {"latest": self.evaluations[-1] if self.evaluations else None})
-        rates = {name: play_win_rate(self.policy_path, name, game["num_players"], game["rules"], ev["games"],
-                                seed=self.cfg["seed"] + 1_000_000, max_turns=game["max_turns"])
-                 for name in ev["opponents"]}
+        export_model(
+            model,
+            self.policy_path,
+            self.cfg,
+            model.num_timesteps,
+            {"latest": self.evaluations[-1] if self.evaluations else None},
+        )
+        rates = {
+            name: play_win_rate(
+                self.policy_path,
+                name,
+                game["num_players"],
+                game["rules"],
+                ev["games"],
+                seed=self.cfg["seed"] + 1_000_000,
+                max_turns=game["max_turns"],
+            )
+            for name in ev["opponents"]
+        }
         result = {"timesteps": int(model.num_timesteps), "games": ev["games"], "win_rates": rates}
         self.evaluations.append(result)
         self.last["evaluation"] = model.num_timesteps
@@ -121,10 +137,15 @@ class Run:
         the two leaves a model at most one interval newer than the state, which resumes."""
         run_checkpoint.save(model, self.checkpoint_path)
         self.last["checkpoint"] = model.num_timesteps
-        state = {"config": self.cfg, "timesteps": int(model.num_timesteps),
-                 "snapshots": [str(Path(p).relative_to(self.dir)) for p in self.pool.snapshot_paths],
-                 "evaluations": self.evaluations, "imitation": self.imitation, "last": self.last,
-                 "wall_seconds": self.wall_seconds()}
+        state = {
+            "config": self.cfg,
+            "timesteps": int(model.num_timesteps),
+            "snapshots": [str(Path(p).relative_to(self.dir)) for p in self.pool.snapshot_paths],
+            "evaluations": self.evaluations,
+            "imitation": self.imitation,
+            "last": self.last,
+            "wall_seconds": self.wall_seconds(),
+        }
         tmp = self.dir / "run_state.tmp.json"
         tmp.write_text(json.dumps(state, indent=1))
         os.replace(tmp, self.state_path)
@@ -147,8 +168,14 @@ class SelfPlayCallback(BaseCallback):
         self.rollout_speeds: list[float] = []
 
     def _on_training_start(self):
-        self.bar = tqdm(total=self.total, initial=self.model.num_timesteps, unit="step", smoothing=0.1,
-                        mininterval=2, dynamic_ncols=True)
+        self.bar = tqdm(
+            total=self.total,
+            initial=self.model.num_timesteps,
+            unit="step",
+            smoothing=0.1,
+            mininterval=2,
+            dynamic_ncols=True,
+        )
         self.start_time, self.start_steps = time.perf_counter(), self.model.num_timesteps
 
     def _on_rollout_start(self):
@@ -187,8 +214,11 @@ class SelfPlayCallback(BaseCallback):
             self.logger.record(f"eval/win_rate_vs_{name}", rate)
         games = result["games"]
         # With the 95% interval: a few hundred games move by several points from noise alone.
-        rates = ", ".join(f"vs {n} {r:.1%} [{low:.1%}, {high:.1%}]" for n, r in result["win_rates"].items()
-                          for low, high in [wilson_interval(round(r * games), games)])
+        rates = ", ".join(
+            f"vs {n} {r:.1%} [{low:.1%}, {high:.1%}]"
+            for n, r in result["win_rates"].items()
+            for low, high in [wilson_interval(round(r * games), games)]
+        )
         tqdm.write(f"step {result['timesteps']}: win rate {rates} ({result['games']} games each)")
 
 
@@ -197,9 +227,16 @@ def make_env(cfg: dict, opponent_sampler) -> PolicyInputWrapper:
     `opponent_sampler` at every reset) with the policy input as observation."""
     game = cfg["game"]
     # torch_threads=None: the run sets torch's threads itself (config torch_threads).
-    return PolicyInputWrapper(SorryGymEnv(game["num_players"], rules=game["rules"], max_turns=game["max_turns"],
-                                          opponent_sampler=opponent_sampler, illegal_action="raise",
-                                          torch_threads=None))
+    return PolicyInputWrapper(
+        SorryGymEnv(
+            game["num_players"],
+            rules=game["rules"],
+            max_turns=game["max_turns"],
+            opponent_sampler=opponent_sampler,
+            illegal_action="raise",
+            torch_threads=None,
+        )
+    )
 
 
 def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> DummyVecEnv:
@@ -213,10 +250,23 @@ def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> DummyVecEnv:
 
 def make_model(cfg: dict, venv: DummyVecEnv, tb_dir: str | Path) -> MaskablePPO:
     net = cfg["network"]
-    policy_kwargs = {"kind": net["kind"], "hidden": list(net["hidden"]), "value_hidden": list(net["value_hidden"]),
-                     "activation": net["activation"], "rules": cfg["game"]["rules"]}
-    return MaskablePPO(SelfPlayPolicy, venv, policy_kwargs=policy_kwargs, seed=cfg["seed"], device="cpu",
-                       tensorboard_log=str(tb_dir), verbose=0, **cfg["ppo"])
+    policy_kwargs = {
+        "kind": net["kind"],
+        "hidden": list(net["hidden"]),
+        "value_hidden": list(net["value_hidden"]),
+        "activation": net["activation"],
+        "rules": cfg["game"]["rules"],
+    }
+    return MaskablePPO(
+        SelfPlayPolicy,
+        venv,
+        policy_kwargs=policy_kwargs,
+        seed=cfg["seed"],
+        device="cpu",
+        tensorboard_log=str(tb_dir),
+        verbose=0,
+        **cfg["ppo"],
+    )
 
 
 def open_run(cfg: dict, runs_dir: str | Path = "runs", resume: bool = False) -> Run:
@@ -229,8 +279,9 @@ def open_run(cfg: dict, runs_dir: str | Path = "runs", resume: bool = False) -> 
             raise FileNotFoundError(f"--resume: no checkpoint in {run.dir}")
         run.load_state()
     elif run.state_path.exists():
-        raise FileExistsError(f"{run.dir} already holds a run: pass --resume to continue it, "
-                              "or change the config's name")
+        raise FileExistsError(
+            f"{run.dir} already holds a run: pass --resume to continue it, or change the config's name"
+        )
     run.dir.mkdir(parents=True, exist_ok=True)
     return run
 
@@ -259,12 +310,18 @@ def run_training(run: Run, resume: bool) -> Run:
     if remaining > 0:
         model.learn(remaining, callback=callback, tb_log_name="ppo", reset_num_timesteps=not resume)
     run.checkpoint(model)
-    plot_learning_curve(run.evaluations, cfg["game"]["num_players"], run.dir / "learning_curve.png",
-                        f"{cfg['name']}: {cfg['game']['num_players']} players, {cfg['game']['rules']}")
+    plot_learning_curve(
+        run.evaluations,
+        cfg["game"]["num_players"],
+        run.dir / "learning_curve.png",
+        f"{cfg['name']}: {cfg['game']['num_players']} players, {cfg['game']['rules']}",
+    )
     speeds = callback.rollout_speeds
-    print(f"{cfg['name']}: {model.num_timesteps} steps in {run.wall_seconds():.0f} s of wall time"
-          + (f", rollout steps/s median {np.median(speeds):.0f}" if speeds else "")
-          + f"; policy: {run.policy_path}; curve: {run.dir / 'learning_curve.png'}")
+    print(
+        f"{cfg['name']}: {model.num_timesteps} steps in {run.wall_seconds():.0f} s of wall time"
+        + (f", rollout steps/s median {np.median(speeds):.0f}" if speeds else "")
+        + f"; policy: {run.policy_path}; curve: {run.dir / 'learning_curve.png'}"
+    )
     return run
 
 

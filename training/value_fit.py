@@ -17,6 +17,7 @@ The file is the value network of ``montecarlo:value=PATH`` (:mod:`agents.value_n
 it plays the move whose position it values most. Positions are kept as public state arrays
 and turned into observations batch by batch, so 8 million positions take about 2.2 GB.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,8 +75,9 @@ def main(argv: list[str] | None = None) -> None:
     rules_array = game.rules_array(args.rules)
     start = time.time()
 
-    data = OutcomeData(rules_array, args.players, args.positions, weights=DEFAULT_WEIGHTS.array(),
-                       epsilon=args.epsilon, seed=args.seed)
+    data = OutcomeData(
+        rules_array, args.players, args.positions, weights=DEFAULT_WEIGHTS.array(), epsilon=args.epsilon, seed=args.seed
+    )
     print(f"{len(data.states):,} positions from {data.num_games:,} teacher games in {time.time() - start:.0f} s")
 
     views = len(data.seats)
@@ -97,9 +99,8 @@ def main(argv: list[str] | None = None) -> None:
         t0, losses = time.time(), []
         bar = tqdm(range(0, len(order), args.batch_size), desc=f"epoch {epoch + 1}/{args.epochs}", unit="batch")
         for first in bar:
-            obs, labels = data.batch(order[first:first + args.batch_size])
-            loss = F.binary_cross_entropy_with_logits(actor.net(torch.from_numpy(obs))[:, 0],
-                                                      torch.from_numpy(labels))
+            obs, labels = data.batch(order[first : first + args.batch_size])
+            loss = F.binary_cross_entropy_with_logits(actor.net(torch.from_numpy(obs))[:, 0], torch.from_numpy(labels))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -107,18 +108,31 @@ def main(argv: list[str] | None = None) -> None:
             if len(losses) % 200 == 0:
                 bar.set_postfix(loss=f"{np.mean(losses[-200:]):.4f}")
         with torch.no_grad():
-            test_loss = F.binary_cross_entropy_with_logits(actor.net(torch.from_numpy(test_obs))[:, 0],
-                                                           torch.from_numpy(test_labels)).item()
-        print(f"epoch {epoch + 1}: training loss {np.mean(losses):.4f}, held-out loss {test_loss:.4f} "
-              f"(hand-written {baseline:.4f}), {len(order) / (time.time() - t0):,.0f} rows/s")
+            test_loss = F.binary_cross_entropy_with_logits(
+                actor.net(torch.from_numpy(test_obs))[:, 0], torch.from_numpy(test_labels)
+            ).item()
+        print(
+            f"epoch {epoch + 1}: training loss {np.mean(losses):.4f}, held-out loss {test_loss:.4f} "
+            f"(hand-written {baseline:.4f}), {len(order) / (time.time() - t0):,.0f} rows/s"
+        )
 
     seconds = time.time() - start
-    save_policy(args.out, actor, rules=args.rules, num_players=args.players,
-                network={"kind": "afterstate", "hidden": hidden, "activation": "relu"},
-                name=f"value-{args.players}p",
-                training={"command": "training.value_fit", "args": vars(args), "positions": len(data.states),
-                          "games": data.num_games, "wall_seconds": seconds},
-                evaluation={"held_out_loss": test_loss, "hand_written_loss": baseline})  # atomic
+    save_policy(
+        args.out,
+        actor,
+        rules=args.rules,
+        num_players=args.players,
+        network={"kind": "afterstate", "hidden": hidden, "activation": "relu"},
+        name=f"value-{args.players}p",
+        training={
+            "command": "training.value_fit",
+            "args": vars(args),
+            "positions": len(data.states),
+            "games": data.num_games,
+            "wall_seconds": seconds,
+        },
+        evaluation={"held_out_loss": test_loss, "hand_written_loss": baseline},
+    )  # atomic
     print(f"wrote {args.out} ({seconds / 60:.1f} min)")
 
 

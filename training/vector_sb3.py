@@ -20,6 +20,7 @@ Example::
 Seeds: ``env.seed(s)`` makes the next ``reset()`` seed game i with ``s + i`` (the batched
 env's seed scheme); without it a reset draws fresh seeds.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -69,8 +70,10 @@ class SB3VecEnv(VecEnv):
         self.env.close()
 
     def get_attr(self, attr_name: str, indices=None) -> list:
-        return [getattr(self, attr_name) if attr_name == "render_mode" else getattr(self.env, attr_name)
-                for _ in self._get_indices(indices)]
+        return [
+            getattr(self, attr_name) if attr_name == "render_mode" else getattr(self.env, attr_name)
+            for _ in self._get_indices(indices)
+        ]
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         raise AttributeError(f"the batched env's attributes are shared by all games; cannot set {attr_name!r}")

@@ -10,6 +10,7 @@ otherwise; it reads policy files that a client names, so keep it on the loopback
 The game logic is :mod:`agents.serve.games`, the web layer :mod:`agents.serve.app`; see
 docs/browser.md. Needs the ``serve`` extra (Starlette and uvicorn).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,12 @@ def main(argv=None) -> int:
     p.add_argument("--ttl", type=float, default=30.0, help="minutes a game may sit idle before it is forgotten")
     p.add_argument("--max-games", type=int, default=64, help="games held at once")
     p.add_argument("--hint-agent", default=None, help="agent spec that answers hints (default: mcts)")
-    p.add_argument("--checkpoints", type=pathlib.Path, default=None,
-                   help="folder of policy files offered as opponents (default: the shipped checkpoints/)")
+    p.add_argument(
+        "--checkpoints",
+        type=pathlib.Path,
+        default=None,
+        help="folder of policy files offered as opponents (default: the shipped checkpoints/)",
+    )
     args = p.parse_args(argv)
     if not 0 < args.port < 65536:
         p.error(f"--port must be 1..65535, got {args.port}")
@@ -41,14 +46,19 @@ def main(argv=None) -> int:
     except ImportError as exc:
         p.error(f"{exc}: sorry-serve needs the serve extra: pip install -e '.[serve]'")
     try:
-        app = create_app(GameStore(ttl=args.ttl * 60, max_games=args.max_games),
-                         checkpoints=args.checkpoints or DEFAULT_CHECKPOINTS,
-                         hint_agent=args.hint_agent or DEFAULT_HINT_AGENT)
+        app = create_app(
+            GameStore(ttl=args.ttl * 60, max_games=args.max_games),
+            checkpoints=args.checkpoints or DEFAULT_CHECKPOINTS,
+            hint_agent=args.hint_agent or DEFAULT_HINT_AGENT,
+        )
     except ValueError as exc:
         p.error(f"--hint-agent: {exc}")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: --host {args.host} lets other machines in, and clients may name any policy file "
-              "on this disk as an opponent", file=sys.stderr)
+        print(
+            f"warning: --host {args.host} lets other machines in, and clients may name any policy file "
+            "on this disk as an opponent",
+            file=sys.stderr,
+        )
     print(f"Sorry! in the browser: http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

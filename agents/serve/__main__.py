@@ -1,4 +1,5 @@
 """python -m agents.serve: the same as sorry-serve."""
+
 import sys
 
 from . import main

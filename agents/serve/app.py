@@ -19,6 +19,7 @@ request never changes a game):
 Agents think in worker threads, so one game's slow opponent never holds up another game;
 each game's lock makes its requests take turns.
 """
+
 from __future__ import annotations
 
 import json
@@ -73,16 +74,24 @@ def list_policies(folder: pathlib.Path | None) -> list[dict]:
             meta = read_metadata(path)
         except ValueError:
             continue
-        found.append({"spec": f"{folder.name}/{path.name}", "path": str(path), "name": meta.get("name", path.stem),
-                      "rules": meta["rules"]["name"], "players": int(meta["num_players"])})
+        found.append(
+            {
+                "spec": f"{folder.name}/{path.name}",
+                "path": str(path),
+                "name": meta.get("name", path.stem),
+                "rules": meta["rules"]["name"],
+                "players": int(meta["num_players"]),
+            }
+        )
     return found
 
 
 class GameServer:
     """The store of games plus what a new game needs: the policy folder and the hint agent."""
 
-    def __init__(self, store: GameStore, checkpoints: pathlib.Path | None, hint_agent: str,
-                 max_turns: int = DEFAULT_MAX_TURNS):
+    def __init__(
+        self, store: GameStore, checkpoints: pathlib.Path | None, hint_agent: str, max_turns: int = DEFAULT_MAX_TURNS
+    ):
         make_agent(hint_agent)  # a bad hint spec is refused at start-up, not at the first hint
         self.store = store
         self.checkpoints = checkpoints
@@ -105,13 +114,24 @@ class GameServer:
                     seats[str(n)] = list(game.seats_for(n, rules=rules))
                 except ValueError:
                     pass
-            presets.append({"name": name, "players": [int(n) for n in seats], "seats": seats,
-                            "teams": rules.teams != "none",
-                            "hands": bool(rules.hand_size), "pawns": rules.pawns_per_player})
-        return {"presets": presets, "agents": sorted(AGENTS),
-                "policies": [{k: p[k] for k in ("spec", "name", "rules", "players")} for p in self.policies],
-                "hint_agent": self.hint_spec, "max_turns": self.max_turns,
-                "defaults": {"players": 2, "rules": "hasbro2003", "opponents": ["heuristic"]}}
+            presets.append(
+                {
+                    "name": name,
+                    "players": [int(n) for n in seats],
+                    "seats": seats,
+                    "teams": rules.teams != "none",
+                    "hands": bool(rules.hand_size),
+                    "pawns": rules.pawns_per_player,
+                }
+            )
+        return {
+            "presets": presets,
+            "agents": sorted(AGENTS),
+            "policies": [{k: p[k] for k in ("spec", "name", "rules", "players")} for p in self.policies],
+            "hint_agent": self.hint_spec,
+            "max_turns": self.max_turns,
+            "defaults": {"players": 2, "rules": "hasbro2003", "opponents": ["heuristic"]},
+        }
 
     def _agent(self, spec, seat: int, rules, players: int, seed: int):
         """(label, agent) for one opponent spec, checked against the game; ValueError if not."""
@@ -146,8 +166,10 @@ class GameServer:
             specs = [specs]
         others = [seats[(seats.index(seat) + k) % len(seats)] for k in range(1, len(seats))]
         if not isinstance(specs, list) or len(specs) not in (1, len(others)):
-            raise ValueError(f"opponents must list 1 or {len(others)} agents for {players} players "
-                             f"(the seats after yours in turn order), got {specs!r}")
+            raise ValueError(
+                f"opponents must list 1 or {len(others)} agents for {players} players "
+                f"(the seats after yours in turn order), got {specs!r}"
+            )
         if len(specs) == 1:
             specs = specs * len(others)
         opponents = {}
@@ -178,8 +200,12 @@ async def _json_body(request: Request) -> dict:
     return body
 
 
-def create_app(store: GameStore | None = None, checkpoints: pathlib.Path | None = DEFAULT_CHECKPOINTS,
-               hint_agent: str = DEFAULT_HINT_AGENT, max_turns: int = DEFAULT_MAX_TURNS) -> Starlette:
+def create_app(
+    store: GameStore | None = None,
+    checkpoints: pathlib.Path | None = DEFAULT_CHECKPOINTS,
+    hint_agent: str = DEFAULT_HINT_AGENT,
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> Starlette:
     """The ASGI app. `store` holds the games (its ttl and cap); `checkpoints` is the folder
     whose policy files are offered as opponents; `hint_agent` answers hints."""
     server = GameServer(store if store is not None else GameStore(), checkpoints, hint_agent, max_turns)
@@ -217,7 +243,7 @@ def create_app(store: GameStore | None = None, checkpoints: pathlib.Path | None 
         body = await _json_body(request)
         unknown = set(body) - MOVE_KEYS
         if unknown or "action" not in body:
-            raise GameError(f"a move is {{\"action\": index, \"version\": n (optional)}}, got {body!r}", status=422)
+            raise GameError(f'a move is {{"action": index, "version": n (optional)}}, got {body!r}', status=422)
         action, version = body["action"], body.get("version")
         if not _is_int(action) or (version is not None and not _is_int(version)):
             raise GameError(f"action and version must be integers, got {action!r} and {version!r}", status=422)
@@ -264,7 +290,9 @@ def create_app(store: GameStore | None = None, checkpoints: pathlib.Path | None 
 
 def _locked(session: GameSession, work):
     """`work` run under the game's lock (in a worker thread)."""
+
     def run():
         with session.lock:
             return work()
+
     return run

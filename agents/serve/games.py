@@ -27,6 +27,7 @@ Sorry! is the own pawn (or Start), then the other pawn; a split seven is the fir
 where it lands, the second pawn, where it lands. Two moves can share every click (an 11
 moved onto a pawn, or swapped with it): the page then asks which, by their descriptions.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -115,16 +116,28 @@ def click_plan(state: np.ndarray, rules: Rules, action: int) -> list[str]:
     # neither bump nor slide onto an own pawn in a legal split).
     seat_j, slot_j = E.movable_pawn(r, me, j)
     code_j = _pawn_code(state, seat_j, slot_j)
-    return prefix + [pawn, cell_key(seat, _landing(seat, code, first)),
-                     cell_key(seat_j, code_j), cell_key(seat_j, _landing(seat_j, code_j, 7 - first))]
+    return prefix + [
+        pawn,
+        cell_key(seat, _landing(seat, code, first)),
+        cell_key(seat_j, code_j),
+        cell_key(seat_j, _landing(seat_j, code_j, 7 - first)),
+    ]
 
 
 class GameSession:
     """One game: a person at `human_seat` against agents at the other seats."""
 
-    def __init__(self, game_id: str, rules: Rules, num_players: int, human_seat: int,
-                 opponents: dict[int, tuple[str, Agent]], seed: int, hint_agent: tuple[str, Agent],
-                 max_turns: int = DEFAULT_MAX_TURNS):
+    def __init__(
+        self,
+        game_id: str,
+        rules: Rules,
+        num_players: int,
+        human_seat: int,
+        opponents: dict[int, tuple[str, Agent]],
+        seed: int,
+        hint_agent: tuple[str, Agent],
+        max_turns: int = DEFAULT_MAX_TURNS,
+    ):
         self.id = game_id
         self.rules = rules
         self.num_players = num_players
@@ -166,18 +179,22 @@ class GameSession:
         """The person's legal moves (empty when it is not their turn)."""
         if self.over or game.to_move(self.state) != self.human_seat:
             return []
-        return [{"action": int(a), "kind": game.decode_action(self.rules, a)[0],
-                 "description": option_text(self.state, self.rules, a, self.labels),
-                 "clicks": click_plan(self.state, self.rules, a)}
-                for a in game.legal_actions(self.state, self.rules)]
+        return [
+            {
+                "action": int(a),
+                "kind": game.decode_action(self.rules, a)[0],
+                "description": option_text(self.state, self.rules, a, self.labels),
+                "clicks": click_plan(self.state, self.rules, a),
+            }
+            for a in game.legal_actions(self.state, self.rules)
+        ]
 
     def result(self) -> dict | None:
         if not self.over:
             return None
         w = game.winner(self.state)
         if w is None:
-            return {"winner": None, "you_win": False,
-                    "text": f"A draw: no one finished within {self.max_turns} cards."}
+            return {"winner": None, "you_win": False, "text": f"A draw: no one finished within {self.max_turns} cards."}
         mine = game.same_side(self.rules, self.human_seat, w)
         if w == self.human_seat:
             text = "You win!"
@@ -191,11 +208,21 @@ class GameSession:
         """Everything the page shows, as JSON."""
         seats = game.seats(self.state)
         return {
-            "id": self.id, "rules": self.rules.name, "players": self.num_players, "seed": self.seed,
-            "you": self.human_seat, "version": self.version, "max_turns": self.max_turns,
+            "id": self.id,
+            "rules": self.rules.name,
+            "players": self.num_players,
+            "seed": self.seed,
+            "you": self.human_seat,
+            "version": self.version,
+            "max_turns": self.max_turns,
             "seats": [{"seat": s, "colour": COLOUR_NAMES[s], "player": self.player_name(s)} for s in seats],
-            "state": self.public_state(), "labels": self.pawn_labels(), "over": self.over, "result": self.result(),
-            "legal": self.legal_moves(), "hint_agent": self.hint_label, "log": self.log,
+            "state": self.public_state(),
+            "labels": self.pawn_labels(),
+            "over": self.over,
+            "result": self.result(),
+            "legal": self.legal_moves(),
+            "hint_agent": self.hint_label,
+            "log": self.log,
         }
 
     # ---- changing -----------------------------------------------------------------------
@@ -211,10 +238,17 @@ class GameSession:
         words = narrate(before, self.rules, action, move, self.labels.previous)
         colour = COLOUR_NAMES[seat]
         # "Yellow plays 5: ..." becomes "Yellow (heuristic) plays 5: ...".
-        text = f"{colour} ({self.player_name(seat)}){words[len(colour):]}" if words.startswith(colour) else words
-        entry = {"seat": seat, "colour": colour, "player": self.player_name(seat),
-                 "card": CARD_NAMES[card] if card is not None else None, "action": int(action),
-                 "text": text, "clicks": clicks, "turn": int(before[E.TURN])}
+        text = f"{colour} ({self.player_name(seat)}){words[len(colour) :]}" if words.startswith(colour) else words
+        entry = {
+            "seat": seat,
+            "colour": colour,
+            "player": self.player_name(seat),
+            "card": CARD_NAMES[card] if card is not None else None,
+            "action": int(action),
+            "text": text,
+            "clicks": clicks,
+            "turn": int(before[E.TURN]),
+        }
         self.log.append(entry)
         return {**entry, "state": self.public_state(), "labels": self.pawn_labels()}
 
@@ -297,8 +331,11 @@ class GameStore:
         with self._lock:
             session = self._games.get(game_id)
             if session is None:
-                raise GameError(f"no game {game_id!r} (unknown, finished and deleted, or expired after "
-                                f"{self.ttl / 60:g} idle minutes)", status=404)
+                raise GameError(
+                    f"no game {game_id!r} (unknown, finished and deleted, or expired after "
+                    f"{self.ttl / 60:g} idle minutes)",
+                    status=404,
+                )
             session.last_used = self.clock()
             return session
 

@@ -7,6 +7,7 @@
 
 Rules, action and observation layouts: ``docs/express.md``.
 """
+
 from ..numba_cache import clear_stale as _clear_stale
 
 _clear_stale("sorry_env.express")  # its engine compiles against nothing outside it (see numba_cache)

@@ -62,6 +62,7 @@ first index   count  meaning
                      :data:`SWAP_PAIRS` ``[i]``
 ============  =====  ===================================================================
 """
+
 import numpy as np
 from numba import njit
 
@@ -184,7 +185,7 @@ def legal_mask(state, mask):
                     for b in range(n):
                         mask[RECOLOUR0 + b * N_COLOURS + c] = 1
         else:
-            mask[SWAP0:SWAP0 + 6] = 1
+            mask[SWAP0 : SWAP0 + 6] = 1
 
 
 @njit(cache=True)
@@ -214,7 +215,7 @@ def any_playable(state):
 @njit(cache=True)
 def roll(state):
     """Roll the three dice of a new turn from the state's generator."""
-    state[DICE:DICE + N_FACES] = 0
+    state[DICE : DICE + N_FACES] = 0
     for _ in range(2):
         state[DICE + PLAIN_DIE[randint(state, 6)]] += 1
     state[DICE + SORRY_DIE[randint(state, 6)]] += 1
@@ -291,7 +292,7 @@ def check_win(state):
         seat = (state[TO_MOVE] + k) % n
         if home_count(state, seat) == PAWNS_PER_COLOUR:
             state[WINNER] = seat
-            state[DICE:DICE + N_FACES] = 0
+            state[DICE : DICE + N_FACES] = 0
             return seat
     return -1
 

@@ -62,6 +62,7 @@ Version history
 ---------------
 - v0: first release.
 """
+
 from typing import ClassVar
 
 import numpy as np
@@ -86,24 +87,32 @@ def env(**kwargs):
 
 
 class raw_env(AECEnv):
-    metadata: ClassVar[dict] = {"render_modes": ["ansi"], "name": "sorry_express_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict] = {
+        "render_modes": ["ansi"],
+        "name": "sorry_express_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     def __init__(self, num_players=4, max_turns=DEFAULT_MAX_TURNS, render_mode=None):
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
-                                      or max_turns < 1):
+        if max_turns is not None and (
+            isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1
+        ):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self.num_players = game.check_players(num_players)
         self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
         self.render_mode = render_mode
         self.possible_agents = [f"player_{s}" for s in range(self.num_players)]
         self._agent_seat = {a: s for s, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (E.OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (E.N_ACTIONS,), dtype=np.int8),
-        })
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (E.OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (E.N_ACTIONS,), dtype=np.int8),
+            }
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(E.N_ACTIONS) for a in self.possible_agents}
         self._state = None
@@ -159,8 +168,12 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if (isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer))
-                or not 0 <= action < E.N_ACTIONS or not self._mask[action]):
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            or not 0 <= action < E.N_ACTIONS
+            or not self._mask[action]
+        ):
             game.check_action(self._state, action)  # raises, naming the legal actions
         state = self._state
         E.step(state, int(action))

@@ -12,6 +12,7 @@ Example::
     s2 = game.step(s, moves[0])        # the next roll comes from the state's generator
     game.describe_action(s, moves[0])  # 'Red die: take a Red pawn from the Start base'
 """
+
 import numpy as np
 
 from ..game import check_seed
@@ -27,8 +28,11 @@ PLAYER_COUNTS = (2, 3, 4)
 
 
 def check_players(num_players) -> int:
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
-            or num_players not in PLAYER_COUNTS:
+    if (
+        isinstance(num_players, bool)
+        or not isinstance(num_players, (int, np.integer))
+        or num_players not in PLAYER_COUNTS
+    ):
         raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
     return int(num_players)
 
@@ -39,8 +43,9 @@ def new_state(num_players=4, seed=0, first=None) -> np.ndarray:
     integer used modulo 2**32)."""
     n = check_players(num_players)
     check_seed(seed)
-    if first is not None and (isinstance(first, bool) or not isinstance(first, (int, np.integer))
-                              or not 0 <= first < n):
+    if first is not None and (
+        isinstance(first, bool) or not isinstance(first, (int, np.integer)) or not 0 <= first < n
+    ):
         raise ValueError(f"first must be a seat 0..{n - 1} or None, got {first!r}")
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     E.init_state(state, n, -1 if first is None else int(first), int(seed) & 0xFFFFFFFF)
@@ -63,21 +68,24 @@ def legal_actions(state) -> np.ndarray:
     """Legal action indices, ascending."""
     _require_running(state)
     buf = np.empty(E.N_ACTIONS, dtype=np.int64)
-    return buf[:E.legal_actions(state, buf)].copy()
+    return buf[: E.legal_actions(state, buf)].copy()
 
 
 def check_action(state, action) -> int:
     """`action` as an int if legal, else a ValueError naming it and the legal actions."""
     legal = legal_actions(state)
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ValueError(f"action must be an integer in 0..{E.N_ACTIONS - 1}, got {action!r}; "  # noqa: TRY004 (bad input: ValueError)
-                         f"legal: {legal.tolist()}")
+        raise ValueError(
+            f"action must be an integer in 0..{E.N_ACTIONS - 1}, got {action!r}; "  # noqa: TRY004 (bad input: ValueError)
+            f"legal: {legal.tolist()}"
+        )
     a = int(action)
     if not 0 <= a < E.N_ACTIONS:
         raise ValueError(f"action {a} is out of range 0..{E.N_ACTIONS - 1}; legal: {legal.tolist()}")
     if a not in legal:
-        raise ValueError(f"action {a} ({describe_action(state, a)}) is illegal with dice {dice(state)}; "
-                         f"legal: {legal.tolist()}")
+        raise ValueError(
+            f"action {a} ({describe_action(state, a)}) is illegal with dice {dice(state)}; legal: {legal.tolist()}"
+        )
     return a
 
 
@@ -124,7 +132,7 @@ def base_colour(state, seat) -> str:
 def owned(state) -> np.ndarray:
     """(players, 4) array: pawns of each colour each seat owns."""
     n = num_players(state)
-    return state[E.OWNED:E.OWNED + 4 * E.N_COLOURS].reshape(4, E.N_COLOURS)[:n].copy()
+    return state[E.OWNED : E.OWNED + 4 * E.N_COLOURS].reshape(4, E.N_COLOURS)[:n].copy()
 
 
 def start_base(state) -> np.ndarray:
@@ -200,8 +208,11 @@ def render_text(state) -> str:
     lines = [head, "Start base: " + "  ".join(f"{COLOUR_NAMES[c]} {start[c]}" for c in range(E.N_COLOURS))]
     for seat in range(n):
         home = int(state[E.BASES + seat])
-        waiting = ", ".join(f"{COLOUR_NAMES[c]} {own[seat, c]}" for c in range(E.N_COLOURS)
-                            if c != home and own[seat, c]) or "empty"
-        lines.append(f"player_{seat}: {COLOUR_NAMES[home]} base, home section {own[seat, home]}/4, "
-                     f"waiting area: {waiting}")
+        waiting = (
+            ", ".join(f"{COLOUR_NAMES[c]} {own[seat, c]}" for c in range(E.N_COLOURS) if c != home and own[seat, c])
+            or "empty"
+        )
+        lines.append(
+            f"player_{seat}: {COLOUR_NAMES[home]} base, home section {own[seat, home]}/4, waiting area: {waiting}"
+        )
     return "\n".join(lines)

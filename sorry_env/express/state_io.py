@@ -22,6 +22,7 @@ never stored: future rolls come from the seed given to :func:`state_from_dict`.
 the dice in face order, so ``state_to_dict(state_from_dict(d, seed))`` equals ``d`` once
 ``d`` is written that way and has ``dice``.
 """
+
 import numpy as np
 
 from ..game import check_seed
@@ -60,27 +61,33 @@ def state_from_dict(d, seed: int) -> np.ndarray:
     n = len(bases)
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     state[E.N_PLAYERS] = n
-    state[E.BASES:E.BASES + 4] = -1
+    state[E.BASES : E.BASES + 4] = -1
     for seat, colour in enumerate(bases):
         state[E.BASES + seat] = COLOUR_NAMES.index(colour)
     pawns = d["pawns"]
     if not isinstance(pawns, (list, tuple)) or len(pawns) != n:
         raise ValueError(f"'pawns' must list one dict per player ({n}, as 'bases'), got {pawns!r}")
     for seat, counts in enumerate(pawns):
-        if not isinstance(counts, dict) or set(counts) - set(COLOUR_NAMES) \
-                or any(not _integer(v) or v < 0 for v in counts.values()):
-            raise ValueError(f"pawns: player {seat} must map colour names {list(COLOUR_NAMES)} to "
-                             f"non-negative integer counts, got {counts!r}")
+        if (
+            not isinstance(counts, dict)
+            or set(counts) - set(COLOUR_NAMES)
+            or any(not _integer(v) or v < 0 for v in counts.values())
+        ):
+            raise ValueError(
+                f"pawns: player {seat} must map colour names {list(COLOUR_NAMES)} to "
+                f"non-negative integer counts, got {counts!r}"
+            )
         for colour, count in counts.items():
             state[E.OWNED + seat * E.N_COLOURS + COLOUR_NAMES.index(colour)] = count
     for c, colour in enumerate(COLOUR_NAMES):
-        owned = int(state[E.OWNED + c:E.OWNED + 4 * E.N_COLOURS:E.N_COLOURS].sum())
+        owned = int(state[E.OWNED + c : E.OWNED + 4 * E.N_COLOURS : E.N_COLOURS].sum())
         if owned > E.PAWNS_PER_COLOUR:
             raise ValueError(f"pawns: the players own {owned} {colour} pawns; there are only {E.PAWNS_PER_COLOUR}")
     for seat in range(n):
         if E.home_count(state, seat) == E.PAWNS_PER_COLOUR:
-            raise ValueError(f"player {seat}'s home section already holds all four {bases[seat]} pawns: "
-                             "the game is over")
+            raise ValueError(
+                f"player {seat}'s home section already holds all four {bases[seat]} pawns: the game is over"
+            )
     to_move = d["to_move"]
     if not _integer(to_move) or not 0 <= to_move < n:
         raise ValueError(f"to_move must be a player 0..{n - 1}, got {to_move!r}")
@@ -102,11 +109,14 @@ def state_from_dict(d, seed: int) -> np.ndarray:
     for f in dice:
         state[E.DICE + FACE_NAMES.index(f)] += 1
     if state[E.DICE + E.SLIDE] > 2 or state[E.DICE + E.SORRY] > 1:
-        raise ValueError(f"dice {list(dice)} cannot come from one roll: two dice have a Slide face, "
-                         "only the third has Sorry!")
+        raise ValueError(
+            f"dice {list(dice)} cannot come from one roll: two dice have a Slide face, only the third has Sorry!"
+        )
     if not E.any_playable(state):
-        raise ValueError(f"none of the dice {list(dice)} can change anything for player {to_move}, so "
-                         "the turn would already be over; give a playable die or null to roll")
+        raise ValueError(
+            f"none of the dice {list(dice)} can change anything for player {to_move}, so "
+            "the turn would already be over; give a playable die or null to roll"
+        )
     return state
 
 
@@ -117,7 +127,13 @@ def state_to_dict(state: np.ndarray) -> dict:
         "to_move": int(state[E.TO_MOVE]),
         "turn": int(state[E.TURN]),
         "bases": [COLOUR_NAMES[int(state[E.BASES + seat])] for seat in range(n)],
-        "pawns": [{COLOUR_NAMES[c]: int(state[E.OWNED + seat * E.N_COLOURS + c]) for c in range(E.N_COLOURS)
-                   if state[E.OWNED + seat * E.N_COLOURS + c]} for seat in range(n)],
+        "pawns": [
+            {
+                COLOUR_NAMES[c]: int(state[E.OWNED + seat * E.N_COLOURS + c])
+                for c in range(E.N_COLOURS)
+                if state[E.OWNED + seat * E.N_COLOURS + c]
+            }
+            for seat in range(n)
+        ],
         "dice": [FACE_NAMES[f] for f in range(E.N_FACES) for _ in range(int(state[E.DICE + f]))],
     }
