@@ -137,13 +137,20 @@ def _start(b, states, rules, active, seats, kinds, weights, game_seeds, episodes
 
 
 @njit(cache=True)
-def _write(b, states, rules, learners, max_turns, with_state, obs, masks):
-    V.write_view(states[b], rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
+def _write_public_state(state, with_state, out):
+    """With `with_state`, the public state array after the observation in `out` (the
+    trained policies' input vector)."""
     if with_state:
         public = np.empty(E.STATE_SIZE, dtype=np.int64)
-        public_state(states[b], public)
+        public_state(state, public)
         for k in range(E.STATE_SIZE):
-            obs[b, OBS_SIZE + k] = public[k]
+            out[OBS_SIZE + k] = public[k]
+
+
+@njit(cache=True)
+def _write(b, states, rules, learners, max_turns, with_state, obs, masks):
+    V.write_view(states[b], rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
+    _write_public_state(states[b], with_state, obs[b])
 
 
 @njit(cache=True)
@@ -201,18 +208,11 @@ def _learner_one(
     E.step(state, rules, actions[b])
     learner = learners[b]
     moves = _play_opponents(b, state, rules, kinds, weights, learner, rngs, max_turns)
-    winner = E.winner(state)
+    winner = V.record_end(b, state, max_turns, terminated, truncated, ended)
     rewards[b] = 0.0 if winner < 0 else (1.0 if E.same_side(rules, learner, winner) else -1.0)
-    terminated[b] = winner >= 0
-    truncated[b] = winner < 0 and E.turns_played(state) >= max_turns
-    ended[b] = terminated[b] or truncated[b]
     if ended[b]:
         observe(state, rules, learner, final_obs[b, :OBS_SIZE])
-        if with_state:
-            public = np.empty(E.STATE_SIZE, dtype=np.int64)
-            public_state(state, public)
-            for k in range(E.STATE_SIZE):
-                final_obs[b, OBS_SIZE + k] = public[k]
+        _write_public_state(state, with_state, final_obs[b])
         episodes[b] += 1
         moves += _start(
             b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns
@@ -221,106 +221,20 @@ def _learner_one(
     _write(b, states, rules, learners, max_turns, with_state, obs, masks)
 
 
+# As in sorry_env.vector, the drivers pass their arguments on as one tuple (those of
+# _learner_one after `states`): one signature, and the parallel one only swaps in prange.
 @njit(cache=True)
-def learner_step_serial(
-    states,
-    rules,
-    active,
-    seats,
-    kinds,
-    weights,
-    game_seeds,
-    episodes,
-    learners,
-    rngs,
-    max_turns,
-    with_state,
-    actions,
-    obs,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    ended,
-    final_obs,
-    opponent_moves,
-):
+def learner_step_serial(states, *args):
+    """Every game's learner move and the opponents' replies, one thread."""
     for b in range(states.shape[0]):
-        _learner_one(
-            b,
-            states,
-            rules,
-            active,
-            seats,
-            kinds,
-            weights,
-            game_seeds,
-            episodes,
-            learners,
-            rngs,
-            max_turns,
-            with_state,
-            actions,
-            obs,
-            masks,
-            rewards,
-            terminated,
-            truncated,
-            ended,
-            final_obs,
-            opponent_moves,
-        )
+        _learner_one(b, states, *args)
 
 
 @njit(cache=True, parallel=True)
-def learner_step_parallel(
-    states,
-    rules,
-    active,
-    seats,
-    kinds,
-    weights,
-    game_seeds,
-    episodes,
-    learners,
-    rngs,
-    max_turns,
-    with_state,
-    actions,
-    obs,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    ended,
-    final_obs,
-    opponent_moves,
-):
+def learner_step_parallel(states, *args):
+    """learner_step_serial with the games spread over numba's threads (same result)."""
     for b in prange(states.shape[0]):
-        _learner_one(
-            b,
-            states,
-            rules,
-            active,
-            seats,
-            kinds,
-            weights,
-            game_seeds,
-            episodes,
-            learners,
-            rngs,
-            max_turns,
-            with_state,
-            actions,
-            obs,
-            masks,
-            rewards,
-            terminated,
-            truncated,
-            ended,
-            final_obs,
-            opponent_moves,
-        )
+        _learner_one(b, states, *args)
 
 
 def opponent_codes(opponents, num_players: int) -> np.ndarray:

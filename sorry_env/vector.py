@@ -132,6 +132,24 @@ def first_illegal(masks, actions):
     return -1
 
 
+@njit(cache=True)
+def record_end(b, state, max_turns, terminated, truncated, ended):
+    """Game b's terminated / truncated / ended flags after a move in `state`; returns the
+    winner (-1 while there is none)."""
+    winner = state[E.WINNER]
+    terminated[b] = winner >= 0
+    truncated[b] = winner < 0 and state[E.TURN] >= max_turns
+    ended[b] = terminated[b] or truncated[b]
+    return winner
+
+
+@njit(cache=True)
+def next_episode(b, states, rules, active, game_seeds, episodes):
+    """Start game b's next episode in its slot (autoreset)."""
+    episodes[b] += 1
+    new_episode(states[b], rules, active, game_seeds[b], episodes[b])
+
+
 # ---- self-play stepping ----------------------------------------------------------------------
 @njit(cache=True)
 def _selfplay_one(
@@ -155,101 +173,34 @@ def _selfplay_one(
     state = states[b]
     mover = state[E.TO_MOVE]
     E.step(state, rules, actions[b])
-    winner = state[E.WINNER]
+    winner = record_end(b, state, max_turns, terminated, truncated, ended)
     for seat in range(4):
         rewards[b, seat] = 0.0
         if winner >= 0 and active[seat]:
             rewards[b, seat] = 1.0 if E.same_side(rules, seat, winner) else -1.0
-    terminated[b] = winner >= 0
-    truncated[b] = winner < 0 and state[E.TURN] >= max_turns
-    ended[b] = terminated[b] or truncated[b]
     if ended[b]:
         observe(state, rules, mover, final_obs[b])
-        episodes[b] += 1
-        new_episode(state, rules, active, game_seeds[b], episodes[b])
+        next_episode(b, states, rules, active, game_seeds, episodes)
     to_move[b] = state[E.TO_MOVE]
     write_view(state, rules, to_move[b], max_turns, obs[b], masks[b])
 
 
+# The drivers pass their arguments on as one tuple (`*args`: those of _selfplay_one after
+# `states`), so the two share one signature and the parallel one only swaps range for prange.
 @njit(cache=True)
-def selfplay_step_serial(
-    states,
-    rules,
-    active,
-    game_seeds,
-    episodes,
-    max_turns,
-    actions,
-    obs,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    to_move,
-    ended,
-    final_obs,
-):
-    """Step every game b with actions[b] (legal: checked by the caller), one thread."""
+def selfplay_step_serial(states, *args):
+    """Step every game b with actions[b] (legal: checked by the caller), one thread.
+    Arguments: those of _selfplay_one after `b`."""
     for b in range(states.shape[0]):
-        _selfplay_one(
-            b,
-            states,
-            rules,
-            active,
-            game_seeds,
-            episodes,
-            max_turns,
-            actions,
-            obs,
-            masks,
-            rewards,
-            terminated,
-            truncated,
-            to_move,
-            ended,
-            final_obs,
-        )
+        _selfplay_one(b, states, *args)
 
 
 @njit(cache=True, parallel=True)
-def selfplay_step_parallel(
-    states,
-    rules,
-    active,
-    game_seeds,
-    episodes,
-    max_turns,
-    actions,
-    obs,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    to_move,
-    ended,
-    final_obs,
-):
+def selfplay_step_parallel(states, *args):
     """selfplay_step_serial with the games spread over numba's threads (games are
     independent, so the result is the same)."""
     for b in prange(states.shape[0]):
-        _selfplay_one(
-            b,
-            states,
-            rules,
-            active,
-            game_seeds,
-            episodes,
-            max_turns,
-            actions,
-            obs,
-            masks,
-            rewards,
-            terminated,
-            truncated,
-            to_move,
-            ended,
-            final_obs,
-        )
+        _selfplay_one(b, states, *args)
 
 
 @njit(cache=True)
@@ -423,6 +374,10 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.n_actions))
         self._rewards = np.zeros((self.num_envs, 4), dtype=np.float32)
 
+    def _args(self):
+        """The compiled calls' leading arguments: the games and their settings."""
+        return (self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns)
+
     def _observation(self):
         return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
 
@@ -431,17 +386,7 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         Returns (observation dict, infos with ``to_move``)."""
         seeds = game_seeds_for(seed, self.num_envs)
         self.game_seeds[:] = seeds
-        reset_all(
-            self.states,
-            self._rules,
-            self._active,
-            self.game_seeds,
-            self.episodes,
-            self.max_turns,
-            self._obs,
-            self._masks,
-            self._to_move,
-        )
+        reset_all(*self._args(), self._obs, self._masks, self._to_move)
         self._started = True
         return self._observation(), {"to_move": self._to_move.copy()}
 
@@ -452,12 +397,7 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         actions = check_actions(actions, self.num_envs, self._masks, self.describe)
         run = selfplay_step_parallel if self.parallel else selfplay_step_serial
         run(
-            self.states,
-            self._rules,
-            self._active,
-            self.game_seeds,
-            self.episodes,
-            self.max_turns,
+            *self._args(),
             actions,
             self._obs,
             self._masks,
