@@ -28,7 +28,7 @@ from sorry_env import game
 from sorry_env import vector as V
 
 
-@njit(cache=True)
+@njit  # not cached: benchmarks do not cache compiled code (sorry_env.numba_cache)
 def random_legal(masks, rng_state, out):
     """out[b] := a uniformly random legal action of game b (a 64-bit LCG in rng_state[0])."""
     for b in range(masks.shape[0]):

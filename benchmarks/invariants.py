@@ -40,7 +40,7 @@ from sorry_env.state_io import state_from_dict, state_to_dict
 CHECKS = ("no_legal", "bad_actions", "pawn_code", "two_on_square", "draw_pile", "hands", "turn", "winner", "roundtrip")
 
 
-@njit(cache=True)
+@njit  # not cached: benchmarks do not cache compiled code (sorry_env.numba_cache)
 def _check(state, rules, buf, mask, seen, counts):
     """Add the invariants `state` breaks to `counts` (indices as CHECKS); returns the number
     of legal actions (0 at the end of a game)."""
@@ -102,7 +102,7 @@ def _check(state, rules, buf, mask, seen, counts):
     return n
 
 
-@njit(cache=True)
+@njit  # not cached: benchmarks do not cache compiled code (sorry_env.numba_cache)
 def play_games(rules, active, first_seed, games, max_turns, counts):
     """Play `games` random games from seeds first_seed.. and check every position; returns
     (moves, truncated games)."""

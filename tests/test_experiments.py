@@ -124,13 +124,16 @@ def test_value_iteration_scores_decided_positions_by_the_result_and_others_by_th
     "script, args, expected",
     [
         ("search_headroom.py", ["--decisions", "6", "--iterations", "40"], "implied rate of a playout searcher"),
-        (
+        # The two longest runs (20-40 s: each compiles its uncached numba code in a fresh process)
+        # are slow tests; the unit tests above cover their parts in the default run.
+        pytest.param(
             "search_headroom.py",
             ["--decisions", "3", "--iterations", "20", "--plies", "2", "--nested", "3", "--nested-playouts", "10"],
             "second step (next own decision searched with 3 playouts",
+            marks=pytest.mark.slow,
         ),
         ("heuristic_weights.py", ["--pairs", "3", "--scales", "2", "--players", "3"], "leader"),
-        (
+        pytest.param(
             "value_iteration.py",
             [
                 "--init",
@@ -147,6 +150,7 @@ def test_value_iteration_scores_decided_positions_by_the_result_and_others_by_th
                 "20",
             ],
             "round 1: as a one-move player, wins",
+            marks=pytest.mark.slow,
         ),
     ],
 )

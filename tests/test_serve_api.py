@@ -81,7 +81,7 @@ def test_options_list_presets_agents_and_shipped_policies(client):
     names = {p["name"]: p for p in opts["presets"]}
     assert names["hasbro2003"]["players"] == [2, 3, 4] and names["hasbro2003_teams"]["players"] == [4]
     assert names["hasbro2003"]["seats"]["2"] == [0, 2]
-    assert {"heuristic", "random", "mcts", "expectimax", "greedy"} <= set(opts["agents"])
+    assert {"heuristic", "random", "montecarlo", "expectimax", "greedy"} <= set(opts["agents"])
     if DEFAULT_CHECKPOINTS.is_dir():
         specs = {p["spec"]: p for p in opts["policies"]}
         assert specs["checkpoints/sorry-2p.safetensors"]["players"] == 2

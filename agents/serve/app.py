@@ -44,7 +44,7 @@ from .games import GameError, GameSession, GameStore
 STATIC = pathlib.Path(__file__).parent / "static"
 # The shipped policies: checkpoints/ beside the package in a source checkout.
 DEFAULT_CHECKPOINTS = pathlib.Path(__file__).resolve().parents[2] / "checkpoints"
-DEFAULT_HINT_AGENT = "mcts"  # the ladder's strongest search agent (README: 56.0% against the heuristic)
+DEFAULT_HINT_AGENT = "montecarlo"  # the strongest search agent on the ladder (docs/agents.md: 56.0% vs the heuristic)
 CREATE_KEYS = {"players", "rules", "opponents", "seat", "seed"}
 MOVE_KEYS = {"action", "version"}
 MAX_BODY = 64 * 1024  # bytes: far more than any request of this API needs
