@@ -68,13 +68,14 @@ from sorry_env.render import render_ansi
 from sorry_env.rules import DEFAULT_MAX_TURNS, get_rules
 from sorry_env.scoring import scores
 from sorry_env.state_io import state_from_dict, state_to_dict
+from sorry_env.version import GYM_ENV_ID
 
 from . import agent_label, as_agent, set_torch_threads
 from .base import Agent, Turn
 from .policy_input import INPUT_SIZE, STATE_SIZE, layout, public_state, rules_dict
 
 ILLEGAL_REWARD = -1.0
-ENV_ID = "sorry_env/Sorry-v0"
+ENV_ID = GYM_ENV_ID  # one home: sorry_env/version.py
 
 
 def game_tag(rules, num_players: int) -> dict:

@@ -53,7 +53,6 @@ import torch
 from safetensors.torch import save_file
 from torch import nn
 
-import sorry_env.version
 from sorry_env import game
 from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import Rules, get_rules
@@ -65,7 +64,6 @@ from .tensor_file import excerpt
 
 FORMAT = "sorry_policy"
 FORMAT_VERSION = 2
-LAYOUT_VERSION = sorry_env.version.LAYOUT_VERSION  # one home: sorry_env/version.py
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 KINDS = ("mlp", "afterstate")
 # A shipped 2-player policy holds 0.4 million parameters; the cap stops a file's metadata or

@@ -42,6 +42,3 @@ def play_win_rate(
             done = terminated or truncated
         wins += info["learner_won"]
     return wins / games
-
-
-win_rate = play_win_rate  # the old name, kept for callers written before the rename
