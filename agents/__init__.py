@@ -21,6 +21,7 @@ from sorry_env.numba_cache import clear_stale
 clear_stale("agents", "sorry_env")
 
 from .base import Agent, CallableAgent, Turn, public_view  # noqa: E402
+from .catalog import shipped  # noqa: E402
 from .expectimax import ExpectimaxAgent  # noqa: E402
 from .greedy import GreedyAgent  # noqa: E402
 from .heuristic import HeuristicAgent  # noqa: E402
@@ -154,6 +155,17 @@ def make_agent(spec: str, seed=None) -> Agent:
         from .sb3_agent import SB3Agent  # imports torch and sb3: only when a model is asked for
 
         return SB3Agent(spec, seed=seed)
+    from .catalog import BY_NAME, TRAINED
+
+    if spec in BY_NAME:  # a shipped policy by its catalog name (sorry-play --list)
+        from .policy import PolicyAgent
+
+        return PolicyAgent(BY_NAME[spec].path, seed=seed)
+    if spec == TRAINED:
+        raise ValueError(
+            f"{TRAINED!r} stands for the shipped policy of a game: sorry-play and the browser game resolve it; "
+            "elsewhere name the file or its catalog name (agents.shipped(rules, players), sorry-play --list)"
+        )
     if spec.endswith(".safetensors") or os.path.isfile(spec):
         from .policy import PolicyAgent  # imports torch: only when a policy is asked for
 
@@ -162,7 +174,7 @@ def make_agent(spec: str, seed=None) -> Agent:
         return _import_agent(spec, seed)
     raise ValueError(
         f"unknown agent {name!r}; choose from {sorted(AGENTS)} (or the aliases {sorted(ALIASES)}), "
-        "a policy file (.safetensors), "
+        "a policy file (.safetensors) or a shipped policy's name (sorry-play --list), "
         "an sb3 model (.zip) or package.module:Name"
     )
 
@@ -253,6 +265,7 @@ __all__ = [
     "CallableAgent",
     "public_view",
     "make_agent",
+    "shipped",
     "as_agent",
     "action_for",
     "agent_label",

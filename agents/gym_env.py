@@ -47,8 +47,9 @@ again or the game ends. Options: ``{"state": STATE_DICT}`` (:mod:`sorry_env.stat
 
 Accessors
 ---------
-``learner_seat``; ``public_state()`` (the engine state with the hidden parts zeroed: what a
-policy network may add to its input, :class:`PolicyInputWrapper`); ``turn()`` (the
+``learner_seat``; ``public_state()`` (the engine state with the hidden parts zeroed);
+``own_view()`` (what the learner may know of it, with hands also the other hands hidden:
+what a policy network adds to its input, :class:`PolicyInputWrapper`); ``turn()`` (the
 learner's :class:`agents.Turn`, for scripted teachers); ``state_dict()``.
 """
 
@@ -72,7 +73,7 @@ from sorry_env.version import GYM_ENV_ID
 
 from . import agent_label, as_agent, set_torch_threads
 from .base import Agent, Turn
-from .policy_input import INPUT_SIZE, STATE_SIZE, layout, public_state, rules_dict
+from .policy_input import INPUT_SIZE, STATE_SIZE, layout, own_view, public_state, rules_dict
 
 ILLEGAL_REWARD = -1.0
 ENV_ID = GYM_ENV_ID  # one home: sorry_env/version.py
@@ -281,6 +282,14 @@ class SorryGymEnv(gymnasium.Env):
         public_state(self._require_state(), out)
         return out
 
+    def own_view(self) -> np.ndarray:
+        """What the learner may know of the engine state (:func:`sorry_env.engine.own_view`:
+        the public state, with hands also the other hands hidden): the extra input of the
+        trained policies (:mod:`agents.policy_input`)."""
+        out = np.empty(STATE_SIZE, dtype=np.int64)
+        own_view(self._require_state(), self._rules, self.learner_seat, out)
+        return out
+
     def turn(self, rng: np.random.Generator | None = None) -> Turn:
         """The learner's Turn (what a scripted agent in its seat would be shown)."""
         if self._over:
@@ -345,7 +354,7 @@ class SorryGymEnv(gymnasium.Env):
 
 class PolicyInputWrapper(gymnasium.ObservationWrapper):
     """Observations as the trained policies' input vectors (:mod:`agents.policy_input`): the
-    env's observation followed by :meth:`SorryGymEnv.public_state`. What the self-play
+    env's observation followed by :meth:`SorryGymEnv.own_view`. What the self-play
     trainer learns from; ``action_masks()`` passes through."""
 
     def __init__(self, env: gymnasium.Env):
@@ -355,7 +364,7 @@ class PolicyInputWrapper(gymnasium.ObservationWrapper):
     def observation(self, observation: dict) -> np.ndarray:
         out = np.empty(INPUT_SIZE, dtype=np.float32)
         out[:OBS_SIZE] = observation["observation"]
-        out[OBS_SIZE:] = self.env.unwrapped.public_state()
+        out[OBS_SIZE:] = self.env.unwrapped.own_view()
         return out
 
     def action_masks(self) -> np.ndarray:

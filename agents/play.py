@@ -3,9 +3,14 @@
     sorry-play                                         # you vs the heuristic, 2 players
     sorry-play --players 4 --opponents heuristic random checkpoints/sorry-4p.safetensors
     sorry-play --opponents checkpoints/sorry-2p.safetensors --seed 7
+    sorry-play --rules hasbro2013 --players 4 --opponents trained   # the shipped policy for that game
+    sorry-play --list                                  # the shipped policies (agents.catalog)
 
 ``--opponents`` lists the other seats in turn order after yours (one entry: every opponent
-is that agent); each entry is an agent name or a policy file. The board is drawn before each
+is that agent); each entry is an agent name, a policy file, a shipped policy's catalog name
+(``hasbro2013-4p``) or ``trained``: the shipped policy for the game's rules and player count.
+``--estimate`` prints, before each of your moves, the win chance a policy file's value
+network gives you (the shipped policy of the game unless ``--estimate FILE`` names one). The board is drawn before each
 of your moves, your legal moves are listed in words, and you answer with a move's number
 (``q`` quits). Opponents' moves are printed as they happen.
 
@@ -33,6 +38,7 @@ from sorry_env.render import COLOUR_NAMES, render_ansi
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules
 
 from . import AGENTS, Turn, make_agent, set_torch_threads
+from .catalog import TRAINED, catalog_rows, resolve_spec
 
 
 class Quit(Exception):
@@ -75,9 +81,11 @@ def play(
     seed: int,
     max_turns: int,
     read: Callable[[str], str] = input,
+    estimator=None,
 ) -> int | None:
     """One game; `opponents` maps each other seat to (label, agent). Returns the winner seat
-    (None if the game was truncated)."""
+    (None if the game was truncated). `estimator` (a PolicyAgent with a value network) adds
+    its win-chance estimate for you before each of your moves."""
     rng = np.random.default_rng(seed)
     state = game.new_state(rules, num_players, seed=seed)
     ppp = rules.pawns_per_player
@@ -89,6 +97,9 @@ def play(
         legal = game.legal_actions(state, rules)
         if seat == human_seat and len(legal) > 1:
             print("\n" + render_ansi(state, ppp, labels, hand, teams))
+            if estimator is not None:
+                chance = estimator.win_chance(state, rules, human_seat)
+                print(f"Win chance ({estimator.name}): {chance:.0%}")
             action = ask_move(state, rules, legal, read, labels)
         elif seat == human_seat:
             action = int(legal[0])  # forced: no question to ask
@@ -120,10 +131,32 @@ def build_opponents(
         raise ValueError(f"--opponents: give 1 or {len(others)} agents for {num_players} players, got {len(specs)}")
     opponents = {}
     for k, (seat, spec) in enumerate(zip(others, specs)):
-        agent = make_agent(spec, seed=seed + 1 + k)
+        agent = make_agent(resolve_spec(spec, rules, num_players), seed=seed + 1 + k)
         agent.check_game(rules, num_players)
         opponents[seat] = (os.path.basename(spec), agent)  # a policy file shows as its file name
     return opponents
+
+
+def build_estimator(spec: str, rules: Rules, num_players: int):
+    """The policy agent whose value network estimates your win chance (--estimate), checked
+    against the game; ValueError if the spec is not a policy with a value network."""
+    from .policy import PolicyAgent
+
+    agent = make_agent(resolve_spec(spec, rules, num_players))
+    if not isinstance(agent, PolicyAgent):
+        raise ValueError(f"--estimate {spec}: not a policy file")
+    agent.check_game(rules, num_players)
+    if not agent.has_value:
+        raise ValueError(f"--estimate {spec}: {agent.path} holds no value network (files exported before it was kept)")
+    return agent
+
+
+def print_catalog() -> None:
+    """The shipped policies, one line each: name, rules, players and file (or that it is missing)."""
+    print("Shipped trained policies (use the name, or 'trained' for the game's own, as an opponent):")
+    for row in catalog_rows():
+        where = row["path"] if row["present"] else f"{row['path']} (missing)"
+        print(f"  {row['name']:<22} rules {row['rules']:<18} {row['players']} players  {where}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,8 +175,17 @@ def _main(argv: list[str] | None = None) -> int:
         nargs="+",
         default=["heuristic"],
         metavar="AGENT",
-        help=f"agent names ({', '.join(sorted(AGENTS))}) or policy files, one per opponent "
-        "in turn order after you, or one for all",
+        help=f"agent names ({', '.join(sorted(AGENTS))}), policy files, shipped policy names (--list) "
+        f"or {TRAINED!r} (the shipped policy for this game), one per opponent in turn order after you, or one for all",
+    )
+    p.add_argument("--list", action="store_true", help="list the shipped trained policies and exit")
+    p.add_argument(
+        "--estimate",
+        nargs="?",
+        const=TRAINED,
+        metavar="POLICY",
+        help="show a policy's estimate of your win chance before each of your moves "
+        "(default: the shipped policy for this game)",
     )
     p.add_argument("--seat", type=int, help="your seat (default: the first seat in play; you are Red at seat 0)")
     p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
@@ -152,6 +194,9 @@ def _main(argv: list[str] | None = None) -> int:
         "--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="call the game a draw after this many cards"
     )
     args = p.parse_args(argv)
+    if args.list:
+        print_catalog()
+        return 0
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # a stray non-UTF-8 byte is a wrong answer, not a crash
 
@@ -167,6 +212,7 @@ def _main(argv: list[str] | None = None) -> int:
         p.error(f"--seat must be one of the seats in play {list(seats)}")
     try:
         opponents = build_opponents(args.opponents, seats, human_seat, rules, args.players, args.seed)
+        estimator = None if args.estimate is None else build_estimator(args.estimate, rules, args.players)
         set_torch_threads()  # policies answer one position at a time: one thread (SORRY_TORCH_THREADS to change)
     except ValueError as exc:
         p.error(str(exc))
@@ -176,7 +222,7 @@ def _main(argv: list[str] | None = None) -> int:
         + ", ".join(f"{COLOUR_NAMES[s]} = {label}" for s, (label, _) in opponents.items())
     )
     try:
-        winner = play(human_seat, opponents, rules, args.players, args.seed, args.max_turns)
+        winner = play(human_seat, opponents, rules, args.players, args.seed, args.max_turns, estimator=estimator)
     except Quit as why:
         print(f"\nGame abandoned: {why}.")
         return 1

@@ -3,9 +3,10 @@
 Policy input
 ------------
 A policy sees one float32 vector per decision (:func:`agents.policy_input.policy_input`): the
-env's observation of the acting seat (``OBS_SIZE`` floats) followed by the public part of the
-engine state array (``STATE_SIZE`` small integers, hidden parts zeroed). The Gymnasium env
-emits the same vector.
+env's observation of the acting seat (``OBS_SIZE`` floats) followed by that seat's own view of
+the engine state array (``STATE_SIZE`` small integers; the draw order and, with hands, the
+other hands hidden). Nothing the seat cannot see enters it, so every preset, play for points
+included, can have a policy. The Gymnasium env emits the same vector.
 
 Actor kinds (``network.kind``)
 ------------------------------
@@ -23,10 +24,15 @@ Tensors ``net.layers.{k}.weight`` / ``net.layers.{k}.bias``: the actor's MLP. Th
       "format": "sorry_policy", "format_version": 2, "name": "2p@2500000",
       "layout": {"version": "sorry_v0", "obs_size": 1151, "state_size": 139, "n_actions": 142},
       "rules": {...Rules fields...}, "num_players": 2,
-      "network": {"kind": "afterstate", "hidden": [256, 256], "activation": "relu"},
+      "network": {"kind": "afterstate", "hidden": [256, 256], "activation": "relu",
+                  "value_hidden": [256, 256]},
       "training": {"config": {...}, "timesteps": ..., "wall_seconds": ...},
       "evaluation": {...}
     }
+
+``network.value_hidden`` is optional: when present the file also holds the training run's
+value network (tensors ``value.layers.{k}.*``, observation -> expected outcome, +1 win and
+-1 loss), and :meth:`PolicyAgent.win_chance` gives its estimate of a position.
 
 ``layout.version`` is the layout id (:data:`sorry_env.version.LAYOUT_VERSION`, the env's
 version name ``raw_env.metadata["name"]``); with
@@ -91,7 +97,9 @@ class Actor(nn.Module):
     """Policy inputs (batch, INPUT_SIZE) -> action logits (batch, n_actions). Logits of
     illegal actions are meaningless: mask them (:func:`masked_logits`)."""
 
-    def __init__(self, kind: str, hidden: list[int], activation: str, rules: Rules | str):
+    def __init__(
+        self, kind: str, hidden: list[int], activation: str, rules: Rules | str, value_hidden: list[int] | None = None
+    ):
         super().__init__()
         if kind not in KINDS:
             raise ValueError(f"network kind must be one of {KINDS}, got {kind!r}")
@@ -99,6 +107,9 @@ class Actor(nn.Module):
         self.rules_array = game.rules_array(rules)
         self.n_actions = game.num_actions(rules)
         self.net = MLP([OBS_SIZE, *hidden, self.n_actions if kind == "mlp" else 1], activation)
+        # Optional: the training run's critic, observation -> expected outcome (+1 win, -1 loss),
+        # kept so the file can tell its estimate of a position (PolicyAgent.win_chance).
+        self.value = None if value_hidden is None else MLP([OBS_SIZE, *value_hidden, 1], activation)
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         if self.kind == "mlp":
@@ -130,6 +141,8 @@ def save_policy(
     reader never sees half a file: it is written next to `path` and renamed into place) and
     readable by everyone (safetensors writes owner-only files; policy files are for sharing).
     The one writer of policy and value-network files."""
+    if actor.value is not None:
+        network = {**network, "value_hidden": [layer.out_features for layer in actor.value.layers[:-1]]}
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -193,17 +206,33 @@ def check_network(path, network) -> dict:
         isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in hidden
     ):
         raise ValueError(f"{path}: network hidden must be a list of layer widths > 0, got {excerpt(hidden)}")
+    value_hidden = network.get("value_hidden")
+    if value_hidden is not None and (
+        not isinstance(value_hidden, list)
+        or not all(isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in value_hidden)
+    ):
+        raise ValueError(
+            f"{path}: network value_hidden must be a list of layer widths > 0, got {excerpt(value_hidden)}"
+        )
+    unknown = set(network) - {"kind", "hidden", "activation", "value_hidden"}
+    if unknown:
+        raise ValueError(f"{path}: unknown network entries {sorted(unknown)}")
     return network
 
 
-def actor_tensors(kind: str, hidden: list[int], n_actions: int) -> dict[str, tuple[str, tuple]]:
+def actor_tensors(
+    kind: str, hidden: list[int], n_actions: int, value_hidden: list[int] | None = None
+) -> dict[str, tuple[str, tuple]]:
     """name -> (dtype, shape) of the tensors an Actor of this shape holds (what a policy file
     must contain), computed without building it."""
-    sizes = [OBS_SIZE, *hidden, n_actions if kind == "mlp" else 1]
     tensors = {}
-    for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-        tensors[f"net.layers.{k}.weight"] = ("F32", (b, a))
-        tensors[f"net.layers.{k}.bias"] = ("F32", (b,))
+    mlps = [("net", [OBS_SIZE, *hidden, n_actions if kind == "mlp" else 1])]
+    if value_hidden is not None:
+        mlps.append(("value", [OBS_SIZE, *value_hidden, 1]))
+    for prefix, sizes in mlps:
+        for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            tensors[f"{prefix}.layers.{k}.weight"] = ("F32", (b, a))
+            tensors[f"{prefix}.layers.{k}.bias"] = ("F32", (b,))
     return tensors
 
 
@@ -227,7 +256,7 @@ def _checked_header(path):
     if isinstance(players, bool) or players not in (2, 3, 4):
         raise ValueError(f"{path}: num_players must be 2, 3 or 4, got {excerpt(players)}")
     net_cfg = check_network(path, meta.get("network"))
-    expected = actor_tensors(net_cfg["kind"], net_cfg["hidden"], want["n_actions"])
+    expected = actor_tensors(net_cfg["kind"], net_cfg["hidden"], want["n_actions"], net_cfg.get("value_hidden"))
     parameters = sum(math.prod(shape) for _, shape in expected.values())
     if parameters > MAX_PARAMETERS:
         raise ValueError(
@@ -246,7 +275,7 @@ def load_policy(path) -> tuple[Actor, dict]:
     meta, found, rules, expected = _checked_header(path)
     tensors = tensor_file.load_checked(path, list(expected))
     net_cfg = meta["network"]
-    actor = Actor(net_cfg["kind"], list(net_cfg["hidden"]), net_cfg["activation"], rules)
+    actor = Actor(net_cfg["kind"], list(net_cfg["hidden"]), net_cfg["activation"], rules, net_cfg.get("value_hidden"))
     actor.load_state_dict(tensors)
     actor.eval()
     return actor, meta
@@ -254,15 +283,22 @@ def load_policy(path) -> tuple[Actor, dict]:
 
 def check_trained_for(path: str | os.PathLike, meta: dict, rules: Rules | str, num_players: int) -> None:
     """ValueError unless the network of file `path` (metadata `meta`) was trained for these
-    rules and player count."""
+    rules and player count; the message names what it was trained for and the shipped file
+    that fits the game asked for (:mod:`agents.catalog`)."""
+    from .catalog import fitting_hint
+
     r = get_rules(rules)
     if rules_dict(r) != meta["rules"]:
+        differs = sorted(k for k, v in rules_dict(r).items() if meta["rules"].get(k) != v)
         raise ValueError(
-            f"network {path} was trained for rules {meta['rules']['name']!r} "
-            f"({meta['rules']}), not {r.name!r} ({rules_dict(r)})"
+            f"network {path} was trained for rules {meta['rules']['name']!r} with {meta['num_players']} players, "
+            f"not {r.name!r} (rules differing: {', '.join(differs)}); {fitting_hint(r, num_players)}"
         )
     if num_players != int(meta["num_players"]):
-        raise ValueError(f"network {path} was trained for {meta['num_players']} players, not {num_players}")
+        raise ValueError(
+            f"network {path} was trained for {meta['num_players']} players, not {num_players} "
+            f"(rules {meta['rules']['name']!r}); {fitting_hint(r, num_players)}"
+        )
 
 
 class PolicyAgent(Agent):
@@ -295,6 +331,25 @@ class PolicyAgent(Agent):
         mask = np.zeros(self.actor.n_actions, dtype=bool)
         mask[turn.legal] = True
         return int(self.act_batch(inputs[None], mask[None])[0])
+
+    @property
+    def has_value(self) -> bool:
+        """True when the file holds its training run's value network (:meth:`win_chance`)."""
+        return self.actor.value is not None
+
+    @torch.no_grad()
+    def win_chance(self, state: np.ndarray, rules: Rules | str, seat: int) -> float | None:
+        """The policy's estimate, in [0, 1], that `seat`'s side wins from `state` (read from
+        the seat's own observation: nothing hidden from it), or None if the file holds no
+        value network. The network learned the outcome (+1 win, -1 loss, discounted per
+        move) of self-play games; (value + 1) / 2, clipped. Discounting pulls estimates far
+        from the end slightly towards even."""
+        if self.actor.value is None:
+            return None
+        self.check_game(rules, len(game.seats(state)))
+        obs = policy_input(state, game.rules_array(rules), seat)[None, :OBS_SIZE]
+        value = float(self.actor.value(torch.from_numpy(obs))[0, 0])
+        return min(1.0, max(0.0, (value + 1.0) / 2.0))
 
     @property
     def acts_in_batches(self) -> bool:

@@ -1,19 +1,23 @@
 """What a trained policy sees: its input vector, and the afterstates of the legal moves.
 
-The input vector (:func:`policy_input`, ``INPUT_SIZE`` float32) is the env's observation of
-the acting seat followed by the public part of the engine state array (:func:`public_state`:
-small integers, hidden parts zeroed). The self-play env emits it; the policy agent builds it
-from a Turn.
+The input vector (:func:`policy_input`, ``INPUT_SIZE`` float32) is built from the acting
+seat's own information only: the env's observation of that seat followed by its view of
+the engine state array (:func:`sorry_env.engine.own_view`: small integers; the draw order
+and generator zeroed, and with hands the other seats' hands zeroed and counted with the
+draw pile as unseen cards). Two states that differ only in what the seat cannot see (an
+opponent's hand, the draw order) give the same input. Without hands the view is
+:func:`sorry_env.engine.public_state`, so the inputs of files trained before hands were
+supported are unchanged. The self-play envs emit the same vector (:func:`own_view` is the
+one builder of its state part); the policy agent builds it from a Turn.
 
 Afterstates are the positions the legal moves lead to (the move played and the turn ended,
 the next card not drawn yet), as observations of the mover (compiled). An afterstate policy
 scores each move by the position it leaves, the way backgammon programs evaluate moves.
-Because the next card is not drawn, afterstates need no hidden information: the public part
-of the state array is enough to compute them.
-
-Games with hands (play for points) are not supported (:func:`check_supported`): the state
-array holds every hand, so its public part would need the other hands hidden, and an
-afterstate would include the mover's hidden replacement card.
+Because nothing hidden is drawn, afterstates need no hidden information: the mover's view
+is enough to compute them. With hands (play for points) the afterstate is the position
+after the card is played and before the mover draws its replacement
+(:func:`sorry_env.engine.play_before_draw`): the replacement is hidden when the mover
+chooses.
 """
 
 import dataclasses
@@ -24,9 +28,9 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env import game
-from sorry_env.engine import public_state
+from sorry_env.engine import own_view, public_state  # noqa: F401 (public_state: re-exported)
 from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import R_HAND_SIZE, Rules, get_rules
+from sorry_env.rules import Rules, get_rules
 from sorry_env.version import LAYOUT_VERSION
 
 STATE_SIZE = E.STATE_SIZE
@@ -63,12 +67,6 @@ def rules_from_dict(d: dict, path="rules") -> Rules:
         raise ValueError(f"{path}: its rules are not valid ({excerpt(str(exc), 200)})") from None
 
 
-def check_supported(rules_array: np.ndarray) -> None:
-    """ValueError for rules a trained policy cannot play: those with hands."""
-    if rules_array[R_HAND_SIZE]:
-        raise ValueError("trained policies do not support rules with hands (play for points)")
-
-
 @njit(cache=True)
 def count_afterstates(states, rules):
     """Number of (state, legal action) pairs in a batch of states (each with a card to play)."""
@@ -92,7 +90,7 @@ def afterstate_observations(states, rules, obs, rows, actions):
         n = E.legal_actions(states[b], rules, buf)
         for j in range(n):
             child[:] = states[b]
-            E.play(child, rules, buf[j])
+            E.play_before_draw(child, rules, buf[j])
             observe(child, rules, mover, obs[k])
             rows[k] = b
             actions[k] = buf[j]
@@ -100,8 +98,8 @@ def afterstate_observations(states, rules, obs, rows, actions):
 
 
 def afterstates(states: np.ndarray, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(observations, rows, actions) of every legal move of every state in the batch."""
-    check_supported(rules)
+    """(observations, rows, actions) of every legal move of every state in the batch (states:
+    own views, :func:`own_view`, or full states: only what the mover may know is read)."""
     n = count_afterstates(states, rules)
     obs = np.empty((n, OBS_SIZE), dtype=np.float32)
     rows = np.empty(n, dtype=np.int64)
@@ -111,11 +109,11 @@ def afterstates(states: np.ndarray, rules: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def policy_input(state: np.ndarray, rules_array: np.ndarray, viewer: int, out: np.ndarray | None = None) -> np.ndarray:
-    """The input vector of `viewer` in `state` (written into `out` if given)."""
-    check_supported(rules_array)
+    """The input vector of `viewer` in `state` (written into `out` if given): its observation
+    and its own view of the state array, nothing hidden from it."""
     out = np.empty(INPUT_SIZE, dtype=np.float32) if out is None else out
     observe(state, rules_array, viewer, out[:OBS_SIZE])
-    public = np.empty(STATE_SIZE, dtype=np.int64)
-    public_state(state, public)
-    out[OBS_SIZE:] = public
+    view = np.empty(STATE_SIZE, dtype=np.int64)
+    own_view(state, rules_array, viewer, view)
+    out[OBS_SIZE:] = view
     return out

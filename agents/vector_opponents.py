@@ -19,8 +19,8 @@ checks) is :mod:`sorry_env.vector`; the opponents' move choices are agents
   again or the game ends. Observations and masks are the learner's. ``rewards`` is
   float32[B]: +1 when the learner's side won, -1 when another side won, 0 otherwise.
 - ``policy_input=True`` makes the observation the trained policies' input vector
-  (:mod:`agents.policy_input`: the observation followed by the public state array), as the
-  MaskablePPO trainer uses.
+  (:mod:`agents.policy_input`: the observation followed by the learner's own view of the
+  state array), as the MaskablePPO trainer uses.
 - ``infos["opponent_moves"]``: opponent moves played in this step, per game (their cost per
   learner step is what ``benchmarks/bench_vector.py`` reports).
 
@@ -51,7 +51,7 @@ from sorry_env.rules import DEFAULT_MAX_TURNS, R_HAND_SIZE
 from .evaluation import DEFAULT_WEIGHTS
 from .greedy import greedy_choice
 from .heuristic import heuristic_choice
-from .policy_input import INPUT_SIZE, check_supported, public_state
+from .policy_input import INPUT_SIZE, own_view
 
 OPPONENT_KINDS = ("random", "greedy", "heuristic")
 RANDOM, GREEDY, HEURISTIC = range(3)
@@ -137,12 +137,12 @@ def _start(b, states, rules, active, seats, kinds, weights, game_seeds, episodes
 
 
 @njit(cache=True)
-def _write_public_state(state, with_state, out):
-    """With `with_state`, the public state array after the observation in `out` (the
-    trained policies' input vector)."""
+def _write_own_view(state, rules, learner, with_state, out):
+    """With `with_state`, the learner's own view of the state array after the observation in
+    `out` (the trained policies' input vector, :mod:`agents.policy_input`)."""
     if with_state:
         public = np.empty(E.STATE_SIZE, dtype=np.int64)
-        public_state(state, public)
+        own_view(state, rules, learner, public)
         for k in range(E.STATE_SIZE):
             out[OBS_SIZE + k] = public[k]
 
@@ -150,7 +150,7 @@ def _write_public_state(state, with_state, out):
 @njit(cache=True)
 def _write(b, states, rules, learners, max_turns, with_state, obs, masks):
     V.write_view(states[b], rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
-    _write_public_state(states[b], with_state, obs[b])
+    _write_own_view(states[b], rules, learners[b], with_state, obs[b])
 
 
 @njit(cache=True)
@@ -212,7 +212,7 @@ def _learner_one(
     rewards[b] = 0.0 if winner < 0 else (1.0 if E.same_side(rules, learner, winner) else -1.0)
     if ended[b]:
         observe(state, rules, learner, final_obs[b, :OBS_SIZE])
-        _write_public_state(state, with_state, final_obs[b])
+        _write_own_view(state, rules, learner, with_state, final_obs[b])
         episodes[b] += 1
         moves += _start(
             b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns
@@ -272,8 +272,6 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         self._weights = DEFAULT_WEIGHTS.array()
         self._seats = np.array(self.seats, dtype=np.int64)
         self.policy_input = bool(policy_input)
-        if self.policy_input:
-            check_supported(self._rules)
         width = INPUT_SIZE if self.policy_input else OBS_SIZE
         low, high = (-1.0, np.inf) if self.policy_input else (0.0, 1.0)
         self._obs = np.zeros((self.num_envs, width), dtype=np.float32)

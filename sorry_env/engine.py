@@ -929,6 +929,36 @@ def public_state(state, out):
 
 
 @njit(cache=True)
+def own_view(state, rules, viewer, out):
+    """`out` := what `viewer` may know of `state`: :func:`public_state`, and with hands (play
+    for points) the other seats' hands zeroed, their cards counted with the draw pile in
+    ``REMAIN`` (cards `viewer` has not seen; which of them are in the pile is hidden). Without
+    hands it equals :func:`public_state`. Two states that differ only in what `viewer` cannot
+    see (another hand, the draw order, the generator) give the same view."""
+    public_state(state, out)
+    if rules[R_HAND_SIZE] == 0:
+        return
+    for seat in range(4):
+        if seat == viewer:
+            continue
+        for c in range(N_CARDS):
+            out[REMAIN + c] += state[HANDS + seat * N_CARDS + c]
+            out[HANDS + seat * N_CARDS + c] = 0
+
+
+@njit(cache=True)
+def play_before_draw(state, rules, action):
+    """:func:`play` without the replacement card a player with a hand draws: the position
+    the mover chose, before anything hidden is revealed (with hands the state's own hand is
+    one card short). Without hands it equals :func:`play`. For afterstate evaluation only:
+    the game goes on from :func:`play`."""
+    apply_move(state, rules, action)
+    if state[SEVEN_LEFT] > 0:
+        return
+    end_turn(state, rules)
+
+
+@njit(cache=True)
 def deal(state, rules, card):
     """Make `card` the card to play, taking it out of the draw pile (for search over the
     possible draws), at a chance node. An empty draw pile is first reshuffled from the

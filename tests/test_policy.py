@@ -129,15 +129,6 @@ def test_files_that_are_not_policies_are_refused(tmp_path):
         PolicyAgent(tmp_path / "missing.safetensors")
 
 
-def test_policy_inputs_refuse_rules_with_hands():
-    # The state array holds every hand: a policy input for such rules would show them all.
-
-    rules = game.rules_array("hasbro2003_points")
-    state = game.new_state("hasbro2003_points", 2, seed=0)
-    with pytest.raises(ValueError, match="do not support rules with hands"):
-        policy_input(state, rules, int(E.to_move(state)))
-
-
 def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
     """One writer for policy and value files: readable by all, no temporary file left, and a
     failed write leaves the old file untouched (export and value_fit both use it)."""

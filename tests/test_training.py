@@ -201,7 +201,6 @@ def test_distillation_warm_start_runs_in_training(tmp_path):
     [
         ({"game": {"num_players": 2, "rules": "hasbro2003_teams"}}, "game: team rules .* need 4 players"),
         ({"game": {"num_players": 5}}, "num_players must be 2, 3 or 4"),
-        ({"game": {"rules": "hasbro2003_points"}, "network": {"kind": "mlp"}}, "do not support rules with hands"),
         ({"game": {"rules": "chess"}}, "game.rules must be one of"),
         ({"game": 3}, "game must be a mapping"),
         ({"budget": {"timesteps": -5}}, "budget.timesteps must be > 0"),

@@ -286,8 +286,6 @@ def test_bad_construction_and_seeds():
         VectorOpponentEnv(2, 2, opponents="mcts")
     with pytest.raises(ValueError, match="one per opponent seat"):
         VectorOpponentEnv(2, 3, opponents=["random"])
-    with pytest.raises(ValueError, match="hands"):
-        VectorOpponentEnv(2, 2, rules="hasbro2003_points", policy_input=True)
 
 
 def test_sb3_adapter_with_maskable_ppo():

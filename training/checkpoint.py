@@ -41,6 +41,8 @@ LEGACY_FILE = "checkpoint.zip"
 FORMAT = "sorry_checkpoint"
 FORMAT_VERSION = 1
 ACTOR_PREFIX = "policy/mlp_extractor.actor."
+CRITIC_PREFIX = "policy/mlp_extractor.critic."
+VALUE_PREFIX = "policy/value_net."
 ADAM_KEYS = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
 
 
@@ -205,8 +207,10 @@ def _restore_rng(path, rng, torch_state) -> None:
 
 
 def load_actor(path, cfg: dict) -> tuple[Actor, int]:
-    """(the policy's actor, its step count) from checkpoint `path` of a run with config
-    `cfg`: what sorry-export needs, without Stable-Baselines3."""
+    """(the policy's actor with the run's value network, its step count) from checkpoint
+    `path` of a run with config `cfg`: what sorry-export needs, without Stable-Baselines3."""
+    from .export import with_value
+
     meta, found = _read(path)
     net = cfg["network"]
     actor = Actor(net["kind"], list(net["hidden"]), net["activation"], cfg["game"]["rules"])
@@ -215,5 +219,15 @@ def load_actor(path, cfg: dict) -> tuple[Actor, int]:
     check_expected(path, actor_found, expected, "the actor of this run's config")
     tensors = load_checked(path, list(expected))
     actor.load_state_dict({k.removeprefix(ACTOR_PREFIX): v for k, v in tensors.items()})
+    critic_names = [k for k in found if k.startswith(CRITIC_PREFIX) or k.startswith(VALUE_PREFIX)]
+    critic = {
+        k.removeprefix("policy/").removeprefix("mlp_extractor."): v for k, v in load_checked(path, critic_names).items()
+    }
+    try:
+        actor = with_value(actor, critic, cfg)
+    except (KeyError, RuntimeError) as exc:
+        raise ValueError(
+            f"{path}: its value network does not fit this run's config ({excerpt(str(exc), 200)})"
+        ) from None
     actor.eval()
     return actor, meta["num_timesteps"]

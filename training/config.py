@@ -215,7 +215,6 @@ def validate(cfg: dict, warm_start: bool = True) -> None:
     run skips the warm start, so it does not need them any more)."""
     import agents
     from agents.policy import ACTIVATIONS, KINDS
-    from agents.policy_input import check_supported
     from sorry_env import game
     from sorry_env.rules import PRESETS
 
@@ -227,7 +226,6 @@ def validate(cfg: dict, warm_start: bool = True) -> None:
         raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
     try:
         game.seats_for(g["num_players"], rules=g["rules"])
-        check_supported(game.rules_array(g["rules"]))
     except ValueError as e:
         raise ValueError(f"config: game: {e}") from None
     if net["kind"] not in KINDS:

@@ -1,7 +1,8 @@
 """Export a MaskablePPO policy to a self-describing policy file (see agents/policy.py).
 
-Only the actor is kept (training/sb3_policy.py): the value network is a training aid and
-stays in the training checkpoint.
+The actor is kept (training/sb3_policy.py), and with it the run's critic (the value MLP on
+the observation, +1 win / -1 loss), which lets the file tell its estimate of a position
+(:meth:`agents.policy.PolicyAgent.win_chance`); the optimizer state stays in the checkpoint.
 
 CLI: ``sorry-export RUN_DIR OUT.safetensors [--tournament results.json ...]`` exports the
 run's latest checkpoint with the run's config and evaluation history as metadata, plus the
@@ -33,8 +34,31 @@ def export_model(
     evaluation: dict | None = None,
     wall_seconds: float | None = None,
 ) -> None:
-    """Write the model's actor to `path` atomically (a reader never sees half a file)."""
-    export_actor(model.policy.mlp_extractor.actor, path, config, timesteps, evaluation, wall_seconds)
+    """Write the model's actor and critic to `path` atomically (a reader never sees half a file)."""
+    policy = model.policy
+    critic = {f"critic.{k}": v for k, v in policy.mlp_extractor.critic.state_dict().items()}
+    critic.update({f"value_net.{k}": v for k, v in policy.value_net.state_dict().items()})
+    actor = with_value(policy.mlp_extractor.actor, critic, config)
+    export_actor(actor, path, config, timesteps, evaluation, wall_seconds)
+
+
+def with_value(actor, critic: dict, config: dict):
+    """A copy of `actor` (agents.policy.Actor) holding the run's value network, from the
+    critic's tensors as sb3 names them (``critic.{2k}.*`` layers, then ``value_net.*``)."""
+    from agents.policy import Actor
+
+    net = config["network"]
+    out = Actor(net["kind"], list(net["hidden"]), net["activation"], config["game"]["rules"], list(net["value_hidden"]))
+    tensors = {k: v for k, v in actor.state_dict().items()}
+    n_hidden = len(net["value_hidden"])
+    for k in range(n_hidden):
+        for part in ("weight", "bias"):
+            tensors[f"value.layers.{k}.{part}"] = critic[f"critic.{2 * k}.{part}"]
+    for part in ("weight", "bias"):
+        tensors[f"value.layers.{n_hidden}.{part}"] = critic[f"value_net.{part}"]
+    out.load_state_dict(tensors)
+    out.eval()
+    return out
 
 
 def export_actor(

@@ -38,12 +38,12 @@ from starlette.staticfiles import StaticFiles
 from sorry_env import board_layout, game
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
 
-from .. import AGENTS, make_agent
+from .. import AGENTS, catalog, make_agent
 from .games import GameError, GameSession, GameStore
 
 STATIC = pathlib.Path(__file__).parent / "static"
-# The shipped policies: checkpoints/ beside the package in a source checkout.
-DEFAULT_CHECKPOINTS = pathlib.Path(__file__).resolve().parents[2] / "checkpoints"
+# The shipped policies: checkpoints/ beside the package in a source checkout (agents.catalog).
+DEFAULT_CHECKPOINTS = catalog.checkpoints_dir()
 DEFAULT_HINT_AGENT = "montecarlo"  # the strongest search agent on the ladder (docs/agents.md: 56.0% vs the heuristic)
 CREATE_KEYS = {"players", "rules", "opponents", "seat", "seed"}
 MOVE_KEYS = {"action", "version"}
@@ -69,6 +69,8 @@ def list_policies(folder: pathlib.Path | None) -> list[dict]:
     )
 
     found = []
+    in_catalog = folder.resolve() == catalog.checkpoints_dir().resolve()
+    shipped_names = {e.file: e.name for e in catalog.CATALOG} if in_catalog else {}
     for path in sorted(folder.glob("*.safetensors")):
         try:
             meta = read_metadata(path)
@@ -81,6 +83,8 @@ def list_policies(folder: pathlib.Path | None) -> list[dict]:
                 "name": meta.get("name", path.stem),
                 "rules": meta["rules"]["name"],
                 "players": int(meta["num_players"]),
+                "shipped": shipped_names.get(path.name),  # catalog name of a shipped file, else None
+                "value": "value_hidden" in meta["network"],  # holds a value network (win chance)
             }
         )
     return found
@@ -127,7 +131,8 @@ class GameServer:
         return {
             "presets": presets,
             "agents": sorted(AGENTS),
-            "policies": [{k: p[k] for k in ("spec", "name", "rules", "players")} for p in self.policies],
+            "policies": [{k: p[k] for k in ("spec", "name", "rules", "players", "shipped")} for p in self.policies],
+            "trained": catalog.TRAINED,
             "hint_agent": self.hint_spec,
             "max_turns": self.max_turns,
             "defaults": {"players": 2, "rules": "hasbro2003", "opponents": ["heuristic"]},
@@ -137,8 +142,11 @@ class GameServer:
         """(label, agent) for one opponent spec, checked against the game; ValueError if not."""
         if not isinstance(spec, str) or not spec.strip():
             raise ValueError(f"an opponent must be an agent spec or a policy file (text), got {spec!r}")
-        shipped = {p["spec"]: p["path"] for p in self.policies}
-        path = shipped.get(spec, spec)
+        listed = {p["spec"]: p["path"] for p in self.policies}
+        listed.update({p["shipped"]: p["path"] for p in self.policies if p["shipped"]})
+        if spec == catalog.TRAINED:
+            spec = catalog.resolve_spec(spec, rules, players)
+        path = listed.get(spec, spec)
         agent = make_agent(path, seed=seed)
         agent.check_game(rules, players)
         return os.path.basename(spec), agent
@@ -179,7 +187,17 @@ class GameServer:
             except ValueError as exc:
                 raise ValueError(f"opponent {k + 1} ({spec!r}): {exc}") from None
         hint = (self.hint_spec, make_agent(self.hint_spec, seed=seed + 99))
-        return GameSession(self.store.new_id(), rules, players, seat, opponents, seed, hint, self.max_turns)
+        estimator = self._estimator(rules, players)
+        return GameSession(self.store.new_id(), rules, players, seat, opponents, seed, hint, self.max_turns, estimator)
+
+    def _estimator(self, rules, players: int):
+        """The listed shipped policy of this game if it holds a value network (it tells the
+        person's win chance), else None."""
+        entry = catalog.find(rules, players)
+        listed = {p["shipped"]: p for p in self.policies if p["shipped"]}
+        if entry is None or entry.name not in listed or not listed[entry.name]["value"]:
+            return None
+        return make_agent(listed[entry.name]["path"])
 
 
 async def _json_body(request: Request) -> dict:

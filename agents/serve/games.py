@@ -30,6 +30,7 @@ moved onto a pawn, or swapped with it): the page then asks which, by their descr
 
 from __future__ import annotations
 
+import os
 import secrets
 import threading
 import time
@@ -137,6 +138,7 @@ class GameSession:
         seed: int,
         hint_agent: tuple[str, Agent],
         max_turns: int = DEFAULT_MAX_TURNS,
+        estimator=None,
     ):
         self.id = game_id
         self.rules = rules
@@ -145,6 +147,7 @@ class GameSession:
         self.opponents = opponents
         self.seed = seed
         self.hint_label, self.hint_agent = hint_agent
+        self.estimator = estimator  # a PolicyAgent with a value network: your win chance, or None
         self.max_turns = max_turns
         self.state = game.new_state(rules, num_players, seed=seed)
         # Separate generators: asking for a hint must not change the opponents' play.
@@ -204,6 +207,14 @@ class GameSession:
             text = f"{COLOUR_NAMES[w]} ({self.player_name(w)}) wins."
         return {"winner": w, "you_win": mine, "text": text}
 
+    def estimate(self) -> dict | None:
+        """The estimator's win chance for the person while it is their turn (None otherwise):
+        read from the person's own observation, so it reveals nothing hidden."""
+        if self.estimator is None or self.over or game.to_move(self.state) != self.human_seat:
+            return None
+        chance = self.estimator.win_chance(self.state, self.rules, self.human_seat)
+        return {"agent": os.path.basename(self.estimator.path), "win_chance": chance}
+
     def view(self) -> dict:
         """Everything the page shows, as JSON."""
         seats = game.seats(self.state)
@@ -222,6 +233,7 @@ class GameSession:
             "result": self.result(),
             "legal": self.legal_moves(),
             "hint_agent": self.hint_label,
+            "estimate": self.estimate(),
             "log": self.log,
         }
 

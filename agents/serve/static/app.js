@@ -82,7 +82,14 @@ function fillOpponents() {
   const players = Number($("players").value);
   for (const a of options.agents) list.appendChild(new Option(a, a));
   for (const p of options.policies) {
-    if (p.rules === $("rules").value && p.players === players) list.appendChild(new Option(p.spec, p.spec));
+    if (p.rules !== $("rules").value || p.players !== players) continue;
+    // A shipped policy is offered by its catalog name and as "trained" (the game's own policy).
+    if (p.shipped) {
+      list.appendChild(new Option(`${options.trained} (${p.shipped})`, options.trained));
+      list.appendChild(new Option(p.shipped, p.shipped));
+    } else {
+      list.appendChild(new Option(p.spec, p.spec));
+    }
   }
   box.appendChild(list);
   others.forEach((seat, k) => {
@@ -419,6 +426,9 @@ function setView(v) {
     status(`Your move: card ${st.card || "from your hand"}.`);
   }
   $("choices").replaceChildren();
+  $("estimate").textContent = v.estimate
+    ? `Your win chance (${v.estimate.agent}): ${Math.round(100 * v.estimate.win_chance)}%`
+    : "";
   $("hint-text").textContent = "";
   mark([], "hint");
   refreshSelection();

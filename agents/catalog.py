@@ -1,0 +1,119 @@
+"""The shipped trained policies: one per preset family and player count (docs/shipped.md).
+
+    import agents
+    agents.shipped("hasbro2013", 4)          # Path of checkpoints/hasbro2013-4p.safetensors
+    agents.make_agent("hasbro2013-4p")       # the same policy by its catalog name
+    sorry-play --list                        # the catalog, with each file's rules and players
+
+A policy plays only the rules and player count it was trained for; :func:`shipped` finds the
+file that fits a game, or says which games have one. In ``sorry-play --opponents`` and the
+browser game the spec ``trained`` means "the shipped policy for this game"
+(:func:`resolve_spec`). Files live in ``checkpoints/`` beside the package (a source
+checkout); ``SORRY_CHECKPOINTS`` names another folder.
+
+Looking a game up reads no file and imports no torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+
+from sorry_env.rules import PRESETS, Rules, get_rules
+
+# The default folder of the shipped files: checkpoints/ beside the package.
+DEFAULT_CHECKPOINTS = pathlib.Path(__file__).resolve().parents[1] / "checkpoints"
+# The agent spec that stands for the shipped policy of the game being set up.
+TRAINED = "trained"
+
+
+@dataclasses.dataclass(frozen=True)
+class ShippedPolicy:
+    """One catalog entry: a policy file trained for `rules` (a preset name) with `players`."""
+
+    name: str  # catalog name, also an agent spec: "hasbro2013-4p"
+    rules: str
+    players: int
+    file: str  # file name in the checkpoints folder
+
+    @property
+    def path(self) -> pathlib.Path:
+        return checkpoints_dir() / self.file
+
+
+def _entry(rules: str, players: int, file: str | None = None) -> ShippedPolicy:
+    name = f"{rules}-{players}p"
+    return ShippedPolicy(name, rules, players, file or f"{name}.safetensors")
+
+
+# The two oldest files keep their names (sorry-2p, sorry-4p: README and configs point at them).
+CATALOG: tuple[ShippedPolicy, ...] = (
+    _entry("hasbro2003", 2, "sorry-2p.safetensors"),
+    _entry("hasbro2003", 3),
+    _entry("hasbro2003", 4, "sorry-4p.safetensors"),
+    _entry("hasbro2003_teams", 4),
+    _entry("parker1958_teams", 4),
+    _entry("hasbro2013", 2),
+    _entry("hasbro2013", 4),
+    _entry("hasbro2003_points", 2),
+    _entry("hasbro2003_points", 4),
+)
+BY_NAME = {entry.name: entry for entry in CATALOG}
+
+
+def checkpoints_dir() -> pathlib.Path:
+    """The folder of the shipped files: ``$SORRY_CHECKPOINTS`` or checkpoints/ beside the package."""
+    folder = os.environ.get("SORRY_CHECKPOINTS")
+    return pathlib.Path(folder) if folder else DEFAULT_CHECKPOINTS
+
+
+def _preset_name(rules: Rules | str) -> str | None:
+    """The preset `rules` is (a custom Rules equal to a preset counts as it), or None."""
+    r = get_rules(rules)
+    if r.name in PRESETS and PRESETS[r.name] == r:
+        return r.name
+    return next((name for name, preset in PRESETS.items() if preset == r), None)
+
+
+def find(rules: Rules | str, players: int) -> ShippedPolicy | None:
+    """The catalog entry for these rules and player count, or None."""
+    preset = _preset_name(rules)
+    return next((e for e in CATALOG if e.rules == preset and e.players == players), None)
+
+
+def shipped(rules: Rules | str, players: int) -> pathlib.Path:
+    """Path of the shipped policy trained for `rules` (a preset name or Rules) and `players`;
+    ValueError naming the games that have one if there is none, or if its file is missing."""
+    entry = find(rules, players)
+    if entry is None:
+        raise ValueError(
+            f"no shipped policy for rules {get_rules(rules).name!r} with {players} players; "
+            f"shipped: {', '.join(e.name for e in CATALOG)} (sorry-play --list)"
+        )
+    if not entry.path.is_file():
+        raise ValueError(f"the shipped policy {entry.name} should be {entry.path}, but that file is missing")
+    return entry.path
+
+
+def fitting_hint(rules: Rules | str, players: int) -> str:
+    """One sentence for refusals: the shipped file that fits this game, or that none does."""
+    entry = find(rules, players)
+    if entry is None:
+        return f"no shipped policy plays {get_rules(rules).name} with {players} players (sorry-play --list)"
+    return f"the shipped policy for {entry.rules} with {players} players is {entry.name} ({entry.path})"
+
+
+def resolve_spec(spec: str, rules: Rules | str, players: int) -> str:
+    """An agent spec with ``trained`` replaced by the shipped policy file of this game (other
+    specs, catalog names included, are returned unchanged: :func:`agents.make_agent` knows
+    those)."""
+    return str(shipped(rules, players)) if spec == TRAINED else spec
+
+
+def catalog_rows() -> list[dict]:
+    """The catalog as rows for listings: name, rules, players, path, and whether the file is there."""
+    return [
+        {"name": e.name, "rules": e.rules, "players": e.players, "path": str(e.path), "present": e.path.is_file()}
+        for e in CATALOG
+    ]
