@@ -127,3 +127,25 @@ def test_the_shipped_estimates_follow_the_game(rules, players):
         ahead += chances[seats.index(winner)]
         behind += np.mean([c for s, c in zip(seats, chances) if not game.same_side(rules, s, winner)])
     assert ahead > behind
+
+
+def test_the_browser_game_offers_the_shipped_policies_by_name_with_an_estimate():
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from agents.serve.app import create_app
+
+    with TestClient(create_app(hint_agent="heuristic")) as client:
+        options = client.get("/api/options").json()
+        shipped = {p["shipped"] for p in options["policies"]}
+        assert {catalog.find(r, n).name for r, n in FAMILIES} <= shipped and options["trained"] == "trained"
+        body = {"rules": "hasbro2003_points", "players": 2, "opponents": ["trained"], "seed": 3}
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 201, r.text
+        view = r.json()["game"]
+        assert view["seats"][1]["player"] == "trained"
+        if view["legal"]:
+            assert view["estimate"]["agent"] == "hasbro2003_points-2p.safetensors"
+            assert 0.0 <= view["estimate"]["win_chance"] <= 1.0
+        r = client.post("/api/games", json={**body, "opponents": ["hasbro2013-2p"]})
+        assert r.status_code == 422 and "the shipped policy for hasbro2003_points with 2 players" in r.json()["error"]

@@ -6,6 +6,7 @@ Command line (``sorry-eval`` or ``python -m training.evaluate``)::
     sorry-eval heuristic random --games 2000 --seed 0
     sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p
     sorry-eval checkpoints/policy.safetensors "montecarlo:iterations=400" --rules hasbro2003_fast
+    sorry-eval trained heuristic heuristic heuristic --rules hasbro2013  # the game's shipped policy
     sorry-eval --game express greedy random random --games 2000  # Sorry! Express (docs/express.md)
 
 List one agent per player: anything :func:`agents.make_agent` accepts (a registered name,
@@ -747,6 +748,13 @@ def main(argv: list[str] | None = None) -> None:
         for path in write_league(league, args.out):
             print(f"wrote {path}")
         return
+    if args.game == "sorry" and agents.catalog.TRAINED in args.agents:
+        # "trained": the shipped policy of this game (agents.catalog); each player is one agent.
+        try:
+            rules = args.rules or "hasbro2003"
+            args.agents = [agents.catalog.resolve_spec(spec, rules, len(args.agents)) for spec in args.agents]
+        except ValueError as error:
+            parser.error(str(error))
     try:
         if args.game == "express":
             from .express_evaluate import run_express_tournament
