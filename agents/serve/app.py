@@ -144,9 +144,8 @@ class GameServer:
             raise ValueError(f"an opponent must be an agent spec or a policy file (text), got {spec!r}")
         listed = {p["spec"]: p["path"] for p in self.policies}
         listed.update({p["shipped"]: p["path"] for p in self.policies if p["shipped"]})
-        if spec == catalog.TRAINED:
-            spec = catalog.resolve_spec(spec, rules, players)
-        path = listed.get(spec, spec)
+        resolved = catalog.resolve_spec(spec, rules, players)  # "trained": the game's shipped file
+        path = listed.get(resolved, resolved)
         agent = make_agent(path, seed=seed)
         agent.check_game(rules, players)
         return os.path.basename(spec), agent
