@@ -13,7 +13,12 @@ after every move the engine state is checked for:
 - ``draw_pile``: the public counts (``REMAIN``) disagree with the cards left in the deck;
 - ``hands``: with hands, the seats do not hold their hand size at a decision;
 - ``turn``: the turn counter went backwards or jumped;
-- ``winner``: a winner whose side does not have every pawn Home.
+- ``winner``: a winner whose side does not have every pawn Home;
+- ``tokens``: Fire and Ice fields out of range (``sorry_env.checks``: Fire on a pawn not in
+  play, Ice on an empty square or off the track, a fire decision with a card or without a
+  fire move; any token under rules without them);
+- ``ice_moved``: the iced pawn left its square (or another seat's pawn took it) in a move
+  that did not move Ice (only a 1 moves Ice).
 
 Every ``--roundtrip-every``-th game, one position is written with ``state_to_dict`` and loaded
 back with ``state_from_dict`` (Python); ``roundtrip`` counts positions whose legal actions or
@@ -33,11 +38,24 @@ from numba import njit
 
 from sorry_env import PRESETS, game
 from sorry_env import engine as E
+from sorry_env.checks import _token_problem
 from sorry_env.geometry import HOME, SAFE0, START, TRACK
-from sorry_env.rules import N_CARDS, R_HAND_SIZE, R_PACK_SIZE, R_PAWNS, R_TEAMS
+from sorry_env.rules import C1, N_CARDS, R_HAND_SIZE, R_PACK_SIZE, R_PAWNS, R_TEAMS
 from sorry_env.state_io import state_from_dict, state_to_dict
 
-CHECKS = ("no_legal", "bad_actions", "pawn_code", "two_on_square", "draw_pile", "hands", "turn", "winner", "roundtrip")
+CHECKS = (
+    "no_legal",
+    "bad_actions",
+    "pawn_code",
+    "two_on_square",
+    "draw_pile",
+    "hands",
+    "turn",
+    "winner",
+    "roundtrip",
+    "tokens",
+    "ice_moved",
+)
 
 
 @njit  # not cached: benchmarks do not cache compiled code (sorry_env.numba_cache)
@@ -45,6 +63,8 @@ def _check(state, rules, buf, mask, seen, counts):
     """Add the invariants `state` breaks to `counts` (indices as CHECKS); returns the number
     of legal actions (0 at the end of a game)."""
     ppp = rules[R_PAWNS]
+    if _token_problem(state, rules, ppp):
+        counts[9] += 1
     track = np.full(TRACK, -1, dtype=np.int64)
     for seat in range(4):
         safe = np.zeros(HOME - SAFE0, dtype=np.int64)
@@ -121,9 +141,13 @@ def play_games(rules, active, first_seed, games, max_turns, counts):
                 truncated += state[E.WINNER] < 0 and n > 0
                 break
             turn = state[E.TURN]
+            ice_seat = E.ice_pawn(state)[0]
+            ice, card = state[E.ICE], state[E.CARD]
             E.step(state, rules, buf[E.randint(state, n)])
             if state[E.TURN] < turn or state[E.TURN] > turn + 1:
                 counts[6] += 1
+            if ice_seat >= 0 and card != C1 and (state[E.ICE] != ice or E.ice_pawn(state)[0] != ice_seat):
+                counts[10] += 1
             moves += 1
     return moves, truncated
 
