@@ -21,7 +21,7 @@ Tensors ``net.layers.{k}.weight`` / ``net.layers.{k}.bias``: the actor's MLP. Th
 
     {
       "format": "sorry_policy", "format_version": 2, "name": "2p@2500000",
-      "layout": {"version": "sorry_v0", "obs_size": 1151, "state_size": 139, "n_actions": 142},
+      "layout": {"version": "sorry_v1", "obs_size": 1184, "state_size": 142, "n_actions": 142},
       "rules": {...Rules fields...}, "num_players": 2,
       "network": {"kind": "afterstate", "hidden": [256, 256], "activation": "relu"},
       "training": {"config": {...}, "timesteps": ..., "wall_seconds": ...},

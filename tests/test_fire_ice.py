@@ -171,7 +171,9 @@ def test_state_dict_round_trip_and_errors():
         with pytest.raises(ValueError, match=message):
             load([track(12), S, S], [track(18), S, S], None, **extra)
     with pytest.raises(ValueError, match="no Fire and Ice"):
-        state_from_dict({"to_move": 0, "pawns": [[S] * 3, None, [S] * 3, None], "ice": None}, game.get_rules("hasbro2013"), 1)
+        state_from_dict(
+            {"to_move": 0, "pawns": [[S] * 3, None, [S] * 3, None], "ice": None}, game.get_rules("hasbro2013"), 1
+        )
 
 
 def test_check_state_rejects_bad_tokens():
@@ -257,3 +259,38 @@ def test_invariant_checker_flags_a_moved_iced_pawn_and_bad_tokens():
     s[E.ICE] = 31  # square 30 is empty
     invariants._check(s, R, *buffers, counts)
     assert counts[invariants.CHECKS.index("tokens")] == 1
+
+
+@pytest.mark.parametrize("seats", [(0, 2), (0, 1, 2, 3)])
+def test_every_masked_action_steps_and_every_unmasked_is_refused(seats):
+    rng = np.random.default_rng(len(seats))
+    positions, kinds = [], set()
+    for g in range(6):
+        s = game.new_state(RULES, seats=seats, seed=50 + g)
+        k = 0
+        while game.winner(s) is None and k < 400:
+            if k % 3 == 0 or game.fire_decision(s) or game.card(s) in ("1", "2"):
+                positions.append(s)
+            s = game.step(s, RULES, int(rng.choice(game.legal_actions(s, RULES))))
+            k += 1
+    n = game.num_actions(RULES)
+    for s in positions[::4]:
+        keep = s.copy()
+        legal = game.legal_actions(s, RULES)
+        assert np.flatnonzero(game.legal_mask(s, RULES)).tolist() == legal.tolist()
+        for a in legal:
+            kinds.add(game.decode_action(RULES, int(a))[0])
+            s2 = game.step(s, RULES, int(a))
+            check_state(s2, R)
+            assert game.describe_action(s, RULES, int(a))
+            if game.fire_decision(s):  # the same turn goes on, a card drawn, no card counted
+                assert game.to_move(s2) == game.to_move(s) and game.card(s2) and s2[E.TURN] == s[E.TURN]
+            else:
+                assert s2[E.TURN] == s[E.TURN] + 1
+        legal_set = set(legal.tolist())
+        for a in rng.choice(n, 60, replace=False):
+            if int(a) not in legal_set:
+                with pytest.raises(ValueError):
+                    game.check_action(s, RULES, int(a))
+        assert np.array_equal(s, keep)
+    assert {"no_fire_move", "fire_move", "move", "start"} <= kinds

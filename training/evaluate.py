@@ -640,7 +640,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
         metavar="AGENT",
         help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}), "
         "a policy file (.safetensors; sorry-export makes one from a training run), an "
-        "sb3-contrib MaskablePPO model (.zip) trained on sorry_env/Sorry-v0, or your own "
+        "sb3-contrib MaskablePPO model (.zip) trained on sorry_env/Sorry-v1, or your own "
         "agent as package.module:Name; with --league, the league's agents",
     )
     parser.add_argument(
