@@ -271,7 +271,7 @@ class SorryGymEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
-        return render_ansi(self._require_state(), self.rules.pawns_per_player)
+        return render_ansi(self._require_state(), self.rules.pawns_per_player, fire_ice=self.rules.fire_ice)
 
     # -- accessors ----------------------------------------------------------------------
     def public_state(self) -> np.ndarray:

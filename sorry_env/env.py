@@ -288,7 +288,8 @@ class raw_env(AECEnv):
         state = self._game()
         if self.render_mode == "ansi":
             hand_seat = int(state[E.TO_MOVE]) if self.rules.hand_size else None
-            return render_ansi(state, self.rules.pawns_per_player, self._labels, hand_seat, self.rules.teams != "none")
+            teams = self.rules.teams != "none"
+            return render_ansi(state, self.rules.pawns_per_player, self._labels, hand_seat, teams, self.rules.fire_ice)
         from .draw import board_array  # Pillow is imported only when pictures are asked for
 
         caption = None

@@ -294,3 +294,67 @@ def test_every_masked_action_steps_and_every_unmasked_is_refused(seats):
                     game.check_action(s, RULES, int(a))
         assert np.array_equal(s, keep)
     assert {"no_fire_move", "fire_move", "move", "start"} <= kinds
+
+
+def test_text_render_and_narration_show_the_tokens():
+    from sorry_env import raw_env
+    from sorry_env.narrate import describe_move
+
+    rules = game.get_rules(RULES)
+    s = load([track(12), S, S], [track(18), track(17), S], None, fire=[0, 0], ice=[2, 0], fire_decision=True)
+    from sorry_env.render import render_ansi
+
+    text = render_ansi(s, 3, fire_ice=True)
+    assert "Fire: R1 (square 12) | Ice: Y1 (square 18)" in text and "decides on a fire move" in text
+    after = game.step(s, RULES, FIRE_MOVE)
+    told = describe_move(s, rules, FIRE_MOVE, after)
+    # The slide ends on 19 past the iced pawn on 18, sweeping only the pawn on 17.
+    assert "fire move from square 12 to square 16" in told and "sweeping Yellow's Y2 back to Start" in told
+    assert codes(after, 2)[0] == 18
+    one = load([track(20), S, S], [track(30), S, S], "1")
+    a = int(game.legal_actions(one, RULES)[-1])
+    told = describe_move(one, rules, a, game.step(one, RULES, a))
+    assert told.startswith("Red plays 1: moves Ice onto Yellow's Y1 on square 30, then ")
+    env = raw_env(num_players=2, rules=RULES, render_mode="ansi")
+    env.reset(seed=3)
+    assert "Fire: middle | Ice: middle" in env.render()
+
+
+def test_image_render_draws_the_tokens():
+    pytest.importorskip("PIL")
+    from sorry_env.draw import board_array
+
+    s = load([track(12), S, S], [track(18), S, S], "3", fire=[0, 0], ice=[2, 0])
+    plain = load([track(12), S, S], [track(18), S, S], "3")
+    image, without = board_array(s, RULES), board_array(plain, RULES)
+    assert image.shape == without.shape and (image != without).any()
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "expectimax:depth=2", "montecarlo:iterations=40"])
+def test_every_agent_plays_full_games_with_fire_decisions(spec):
+    from agents import Turn, make_agent
+
+    rules = game.get_rules(RULES)
+    agents = {0: make_agent(spec, seed=1), 2: make_agent("heuristic", seed=2)}
+    decisions = 0
+    for seed in range(6 if spec in ("random", "greedy") else 2):  # the cheap agents play more games
+        state = game.new_state(RULES, 2, seed=seed)
+        rng = np.random.default_rng(seed)
+        while E.is_running(state, 2000):
+            turn = Turn.from_state(state, rules, rng)
+            decisions += game.fire_decision(state) and turn.seat == 0
+            action = agents[turn.seat].act(turn)
+            assert action in turn.legal
+            E.step(state, R, action)
+        assert game.winner(state) is not None
+    # The agent met fire decisions: it put Fire on its pawns with a 2. Greedy never does (Fire
+    # adds no progress at once; docs/agents.md), so it meets none.
+    assert (decisions == 0) if spec == "greedy" else (decisions > 0)
+
+
+def test_trained_policies_are_refused_for_fire_and_ice():
+    from agents import make_agent
+
+    agent = make_agent("checkpoints/sorry-2p.safetensors")
+    with pytest.raises(ValueError, match="was trained for rules 'hasbro2003'.*not 'hasbro2013_fire_ice'"):
+        agent.check_game(game.get_rules(RULES), 2)
