@@ -358,3 +358,55 @@ def test_trained_policies_are_refused_for_fire_and_ice():
     agent = make_agent("checkpoints/sorry-2p.safetensors")
     with pytest.raises(ValueError, match="was trained for rules 'hasbro2003'.*not 'hasbro2013_fire_ice'"):
         agent.check_game(game.get_rules(RULES), 2)
+
+
+def test_the_play_command_plays_a_whole_fire_and_ice_game():
+    import subprocess
+
+    args = [sys.executable, "-m", "agents.play", "--rules", RULES, "--opponents", "heuristic", "--seed", "4"]
+    last = "1\n" * 2000  # always the first listed move
+    result = subprocess.run(args, input=last, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "Fire: " in result.stdout and "Ice: " in result.stdout
+    assert "Ice onto" in result.stdout or "moves Ice onto" in result.stdout
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_pettingzoo_api_seed_and_pickle(players):
+    import pickle
+
+    from pettingzoo.test import api_test, seed_test
+
+    from sorry_env import env, raw_env
+
+    api_test(raw_env(num_players=players, rules=RULES), num_cycles=300)
+    seed_test(lambda: env(num_players=players, rules=RULES), num_cycles=300)
+    e = raw_env(num_players=players, rules=RULES)
+    e.reset(seed=1)
+    for _ in range(40):
+        mask = e.observe(e.agent_selection)["action_mask"]
+        e.step(int(np.flatnonzero(mask)[-1]))
+    copy = pickle.loads(pickle.dumps(e))
+    assert copy.state_dict() == e.state_dict()
+    again = raw_env(num_players=players, rules=RULES)
+    again.reset(seed=9, options={"state": e.state_dict()})
+    assert again.state_dict()["fire"] == e.state_dict()["fire"] and again.state_dict()["ice"] == e.state_dict()["ice"]
+
+
+def test_gymnasium_env_shows_the_fire_decision():
+    from agents.gym_env import SorryGymEnv
+    from sorry_env.observation import FIRE_DECISION_INDEX, ICE_BASE
+
+    env = SorryGymEnv(num_players=2, opponents=("heuristic",), rules=RULES, seat=0)
+    rng = np.random.default_rng(0)
+    seen_decision = seen_ice = False
+    for episode in range(4):
+        obs, _ = env.reset(seed=episode)
+        done = False
+        while not done:
+            assert obs["action_mask"].shape == (802,)
+            seen_decision |= obs["observation"][FIRE_DECISION_INDEX] == 1
+            seen_ice |= obs["observation"][ICE_BASE : ICE_BASE + 16].any()
+            obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            done = terminated or truncated
+    assert seen_decision and seen_ice
