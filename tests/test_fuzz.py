@@ -131,6 +131,7 @@ RULE_FIELDS = {
     "teams": st.one_of(st.sampled_from(["none", "parker1958", "hasbro2003"]), SCALARS),
     "hand_size": st.one_of(st.sampled_from([0, 5]), SCALARS),
     "scoring": st.one_of(st.sampled_from(["none", "hasbro2003", "parker1939"]), SCALARS),
+    "fire_ice": st.one_of(st.booleans(), SCALARS),
 }
 
 
