@@ -2,6 +2,7 @@
 
     python benchmarks/invariants.py --games 1000000          # per preset family
     python benchmarks/invariants.py --games 20000 --seed 3 --roundtrip-every 50
+    python benchmarks/invariants.py --rules hasbro2013_fire_ice --games 30000
 
 The games run in compiled code (uniformly random legal moves, as the fuzz study played them);
 after every move the engine state is checked for:
@@ -174,9 +175,11 @@ def roundtrip_ok(rules_name: str, seats, seed: int, plies: int) -> bool:
     )
 
 
-def families():
-    """(label, preset, seats) for every preset and player count it allows."""
+def families(only=None):
+    """(label, preset, seats) for every preset (or the one named `only`) and player count it allows."""
     for name, rules in PRESETS.items():
+        if only is not None and name != only:
+            continue
         for players in (4,) if rules.teams != "none" else (2, 3, 4):
             yield f"{name} {players}p", name, game.DEFAULT_SEATS[players]
 
@@ -187,13 +190,14 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-turns", type=int, default=2000)
     p.add_argument("--roundtrip-every", type=int, default=100, help="state-dict round trip every N-th game (0: off)")
+    p.add_argument("--rules", choices=sorted(PRESETS), help="check this preset only (default: every preset)")
     p.add_argument("--chunk", type=int, default=10_000, help="games per compiled call (progress granularity)")
     args = p.parse_args(argv)
     if args.games < 1 or args.seed < 0 or args.max_turns < 1 or args.chunk < 1 or args.roundtrip_every < 0:
         p.error("--games, --max-turns and --chunk must be >= 1; --seed and --roundtrip-every >= 0")
     total_violations = 0
     start_all = time.perf_counter()
-    for label, name, seats in families():
+    for label, name, seats in families(args.rules):
         rules = game.rules_array(name)
         active = np.zeros(4, dtype=np.int64)
         active[list(seats)] = 1
