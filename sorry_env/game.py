@@ -160,7 +160,9 @@ def after_move(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray
     """A copy after `action` and the end of the turn, before the next draw (a chance node:
     card is -1). Use :func:`chance_outcomes` and :func:`deal` to expand it. With hands the
     mover's replacement card is drawn too, so the result is already a decision state; so is
-    a part of a split seven under the Hasbro 2003 team rules (same player, same card)."""
+    a part of a split seven under the Hasbro 2003 team rules (same player, same card), and
+    (Fire and Ice) a turn's end that leaves the next player a fire decision
+    (:func:`fire_decision`); after the fire decision itself the same player's card is next."""
     check_state(state, rules_array(rules))
     _require_running(state, rules)
     s = state.copy()
@@ -296,7 +298,6 @@ def describe_action(state: np.ndarray, rules: Rules | str, action: int) -> str:
     if kind == "no_fire_move":
         return "no fire move (draw a card)"
     if kind == "fire_move":
-        seat, _ = E.fire_pawn(state)
         square = int(E.fire_move_target(state, rules_array(rules), int(state[E.TO_MOVE])))
         return f"fire move: the Fire pawn jumps to the slide at square {square} and slides"
     c = action_card(state, rules, action)
