@@ -274,3 +274,35 @@ def test_sorry_eval_express_agent_mistakes_without_a_traceback(spec, words, tmp_
     with pytest.raises(SystemExit) as info:
         evaluate.main(["--game", "express", spec, "random", "--workers", "1", "--out", str(tmp_path)])
     assert info.value.code == 2 and words in capsys.readouterr().err
+
+
+# ---- the training script --------------------------------------------------------------------
+def test_training_script_writes_a_playable_express_policy(tmp_path, capsys):
+    from training import express_train
+
+    out = str(tmp_path / "trained.safetensors")
+    express_train.main(["--players", "3", "--minutes", "0.0001", "--games", "6", "--hidden", "8", "--out", out])
+    log = capsys.readouterr().out
+    assert "update    1" in log and "steps/s" in log and f"wrote {out}" in log
+    meta = load_express_policy(out)[1]
+    assert meta["num_players"] == 3 and meta["training"]["updates"] == 1 and meta["training"]["learner_steps"] > 0
+    results = run_express_tournament([out, "random", "greedy"], games=3, workers=1)
+    assert sum(row["wins"] for row in results["agents"]) == 3
+
+
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["--hidden", "8,x"], "comma-separated"),
+        (["--hidden", "0"], "widths must be positive"),
+        (["--mix", "1,1"], "--mix needs 3"),
+        (["--games", "0"], "--games must be positive"),
+        (["--out", "/no/such/dir/p.safetensors"], "not a writable directory"),
+    ],
+)
+def test_training_script_refuses_bad_arguments(argv, words, capsys):
+    from training import express_train
+
+    with pytest.raises(SystemExit) as info:
+        express_train.main(argv)
+    assert info.value.code == 2 and words in capsys.readouterr().err

@@ -174,7 +174,7 @@ def ppo_update(actor, critic, optimizer, batch, args, rng):
             loss.backward()
             nn.utils.clip_grad_norm_([*actor.parameters(), *critic.parameters()], 0.5)
             optimizer.step()
-    return float(policy_loss), float(value_loss), float(entropy)
+    return policy_loss.item(), value_loss.item(), entropy.item()
 
 
 def main(argv=None):
