@@ -16,10 +16,16 @@ section:
   (a Slide shows on about a third of the rolls);
 - ``supply`` for each pawn of its base's colour that it can still take (in the Start base or
   in another player's waiting area), since those are what its colour dice and Wilds bring;
-- minus ``exposed`` for each pawn of its waiting area whose colour is another player's base
-  colour (that player wants it, and a colour die or a Wild takes it);
-- minus ``sorry`` for each home-section pawn beyond the first while another player can roll
-  a Sorry! (a Sorry! takes one of them).
+- ``held`` for each pawn of its waiting area whose colour is another player's base colour
+  (exposed to that player's colour dice and Wilds, but one that player cannot take from
+  the Start base; measured, its sign hardly matters: docs/express.md);
+- minus ``sorry`` for each home-section pawn beyond the first (another player's Sorry!
+  takes one);
+- ``pawns`` for each pawn it owns (greedy's tie-break, and denial).
+
+The weights (``WEIGHTS``: slide, supply, held, sorry, pawns) sit on a flat optimum
+(``experiments/express_weights.py``): only a large Slide weight changes the play much,
+for the worse.
 
 A seat's *score* is its value minus the largest value among the other players, so taking
 a pawn from the leader counts twice. A won game is ``+WIN`` for the winner and ``-WIN`` for
