@@ -202,10 +202,10 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
 
     The agent sees only what the player to move may see (the draw order is re-drawn from
     `rng`; default: a fresh generator). `agent` is an Agent (reuse one object over the game),
-    a spec or a function of the observation dict. In a Sorry! Express env the spec names
-    Express agents (:func:`agents.express.make_express_agent`). ValueError if the game is over, if the agent
+    a spec or a function of the observation dict. ValueError if the game is over, if the agent
     cannot play this game (a policy trained for other rules or another player count), or if
-    it picks an illegal action."""
+    it picks an illegal action. In a Sorry! Express env (``sorry_env.express``) the same spec
+    names the Express agent (:func:`agents.express.make_express_agent`)."""
     raw = getattr(env, "unwrapped", env)
     from sorry_env.express.env import raw_env as ExpressEnv
 
