@@ -4,7 +4,8 @@ For each config and each env path: the trainer's model and env as ``sorry-train`
 them (training.train.make_envs / make_model), with no warm start and no evaluation, one
 snapshot of the untrained model in the opponent pool (so the config's ``snapshots`` share is
 played), one rollout + update of warm-up, then ``--rollouts`` rollouts + updates timed by
-wall clock. Reported: overall learner steps/s, and where the wall time went:
+wall clock and by this process's CPU time (steadier on a shared machine). Reported: overall
+learner steps/s (wall and per CPU second), and where the CPU time went:
 
 - ``env``: inside the VecEnv's step/reset (the games, the opponents' moves, observations),
 - ``opponents``: the part of ``env`` spent in opponent moves that Python drives (snapshot
@@ -54,10 +55,10 @@ class Phases(BaseCallback):
         self.rollout = 0.0
 
     def _on_rollout_start(self):
-        self._start = time.perf_counter()
+        self._start = time.process_time()
 
     def _on_rollout_end(self):
-        self.rollout += time.perf_counter() - self._start
+        self.rollout += time.process_time() - self._start
 
     def _on_step(self):
         return True
@@ -68,11 +69,11 @@ def timed(obj, name, counter, key):
     inner = getattr(obj, name)
 
     def wrapper(*args, **kwargs):
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             return inner(*args, **kwargs)
         finally:
-            counter[key] += time.perf_counter() - start
+            counter[key] += time.process_time() - start
 
     setattr(obj, name, wrapper)
 
@@ -86,7 +87,7 @@ def load_old_env(path: str):
 
 
 def build(cfg: dict, path: str, pool: OpponentPool, counter: dict):
-    """The VecEnv of `path`, with its step/reset (and opponent moves) timed into counter."""
+    """The VecEnv of `path`, with its step/reset (and opponent moves) timed (CPU seconds) into counter."""
     if path == "batched":
         from training.batched_env import BatchedSelfPlayEnv
 
@@ -164,20 +165,23 @@ def measure(cfg: dict, path: str, rollouts: int, workdir: Path) -> dict:
     counter.update(env=0.0, opponents=0.0)
     OPPONENT_TIME["opponents"] = 0.0
     phases = Phases()
-    start, steps0 = time.perf_counter(), model.num_timesteps
+    start, cpu_start, steps0 = time.perf_counter(), time.process_time(), model.num_timesteps
     model.learn(rollouts * per_rollout, callback=phases, reset_num_timesteps=False)
     wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
     if path != "batched":
         counter["opponents"] = OPPONENT_TIME["opponents"]
     steps = model.num_timesteps - steps0
     return {
         "steps": steps,
         "wall": wall,
+        "cpu": cpu,
         "overall": steps / wall,
+        "overall_cpu": steps / cpu,
         "env": counter["env"] - counter["opponents"],
         "opponents": counter["opponents"],
         "rollout_other": phases.rollout - counter["env"],
-        "update": wall - phases.rollout,
+        "update": cpu - phases.rollout,
     }
 
 
@@ -218,14 +222,19 @@ def main() -> None:
         for path in args.paths:
             with tempfile.TemporaryDirectory() as tmp:
                 r = measure(cfg, path, args.rollouts, Path(tmp))
-            results[path] = r
             shares = ", ".join(
-                f"{k} {r[k]:.1f} s ({r[k] / r['wall']:.0%})" for k in ("env", "opponents", "rollout_other", "update")
+                f"{k} {r[k]:.1f} s ({r[k] / r['cpu']:.0%})" for k in ("env", "opponents", "rollout_other", "update")
             )
-            print(f"  {path:>13}: {r['overall']:7,.0f} steps/s ({r['steps']} steps, {r['wall']:.1f} s): {shares}")
+            print(
+                f"  {path:>13}: {r['overall']:7,.0f} steps/s wall ({r['wall']:.1f} s), {r['overall_cpu']:7,.0f} per "
+                f"CPU second ({r['steps']} steps, {r['cpu']:.1f} CPU s: {shares})"
+            )
+            results.setdefault(path, []).append(r)
         base = args.paths[0]
-        for path in args.paths[1:]:
-            print(f"  {path} / {base}: {results[path]['overall'] / results[base]['overall']:.2f}x")
+        for path in dict.fromkeys(args.paths[1:]):
+            for clock in ("overall", "overall_cpu"):
+                ratio = np.median([r[clock] for r in results[path]]) / np.median([r[clock] for r in results[base]])
+                print(f"  {path} / {base} ({'wall' if clock == 'overall' else 'CPU'}, medians): {ratio:.2f}x")
     print("load:", " ".join(f"{x:.2f}" for x in np.array(__import__("os").getloadavg())))
 
 

@@ -210,9 +210,17 @@ def test_config_rollout_key(tmp_path):
         load_config(bad)
 
 
-def test_per_game_rollouts_still_train(tmp_path):
+def test_per_game_rollouts_still_train_and_a_run_from_before_the_key_resumes_batched(tmp_path):
+    import json
+
     cfg = load_config(SMOKE)
     cfg.update(rollout="per_game", name="smoke-per-game")
     cfg["budget"]["timesteps"] = 1024
     run = T.train(cfg, tmp_path)
     assert run.last["checkpoint"] >= 1024
+    state = json.loads(run.state_path.read_text())
+    del state["config"]["rollout"]  # as run_state.json files written before the key existed
+    run.state_path.write_text(json.dumps(state))
+    cfg.update(rollout="batched")
+    cfg["budget"]["timesteps"] = 2048
+    assert T.train(cfg, tmp_path, resume=True).last["checkpoint"] >= 2048

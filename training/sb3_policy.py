@@ -43,21 +43,46 @@ def sparse_rows(x):
     return columns, values, offsets
 
 
+@njit(cache=True)
+def sparse_weight_gradient(columns, values, offsets, grad_out, grad_weight_t):
+    """grad_weight_t[c] += x[i, c] * grad_out[i] over the nonzero entries x[i, c] (sparse_rows
+    form): the weight gradient of x @ W.T, transposed, without touching the zero entries."""
+    for i in range(offsets.shape[0] - 1):
+        for k in range(offsets[i], offsets[i + 1]):
+            column, value = columns[k], values[k]
+            for j in range(grad_out.shape[1]):
+                grad_weight_t[column, j] += value * grad_out[i, j]
+
+
+class _SparseProduct(torch.autograd.Function):
+    """x @ weight.T for a sparse x given as sparse_rows; the gradient flows to weight only."""
+
+    @staticmethod
+    def forward(ctx, weight, columns, values, offsets):
+        ctx.rows, ctx.in_features = (columns, values, offsets), weight.shape[1]
+        return F.embedding_bag(
+            torch.from_numpy(columns),
+            weight.t().contiguous(),  # (in, out): one row per input entry
+            torch.from_numpy(offsets[:-1]),
+            mode="sum",
+            per_sample_weights=torch.from_numpy(values),
+        )
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        columns, values, offsets = ctx.rows
+        grad_weight_t = np.zeros((ctx.in_features, grad_out.shape[1]), dtype=np.float32)
+        sparse_weight_gradient(columns, values, offsets, grad_out.contiguous().numpy(), grad_weight_t)
+        return torch.from_numpy(grad_weight_t).t(), None, None, None
+
+
 def sparse_linear(layer: nn.Linear, x: np.ndarray) -> torch.Tensor:
     """``layer(x)`` for observations `x` (float32[n, OBS_SIZE], about 2% nonzero: one-hot
     encodings) as a sum of the weight columns of the nonzero entries, with its gradient:
-    the same function as the dense product, about 4x faster forward and backward on one
+    the same function as the dense product, with much less work forward and backward on one
     thread (docs/research/2026-11-24-trainer-speed.md)."""
     columns, values, offsets = sparse_rows(np.ascontiguousarray(x, dtype=np.float32))
-    weight = layer.weight.t().contiguous()  # (in, out): one row per input entry
-    out = F.embedding_bag(
-        torch.from_numpy(columns),
-        weight,
-        torch.from_numpy(offsets[:-1]),
-        mode="sum",
-        per_sample_weights=torch.from_numpy(values),
-    )
-    return out + layer.bias
+    return _SparseProduct.apply(layer.weight, columns, values, offsets) + layer.bias
 
 
 def sparse_mlp(mlp: MLP, x: np.ndarray) -> torch.Tensor:
