@@ -107,7 +107,7 @@ def build(cfg: dict, path: str, pool: OpponentPool, counter: dict):
         )
         venv.seed(cfg["seed"])
     else:
-        raise SystemExit(f"unknown path {path!r}")
+        raise ValueError(f"unknown path {path!r}")
     timed(venv, "step_wait", counter, "env")
     timed(venv, "reset", counter, "env")
     return venv
@@ -208,8 +208,22 @@ def main() -> None:
     p.add_argument("--rollouts", type=int, default=3, help="timed rollouts (+ updates) per path")
     p.add_argument("--envs", type=int, help="games per rollout step instead of the config's (n_steps scaled to match)")
     args = p.parse_args()
-    for config in args.configs:
-        cfg = load_config(config)
+    if args.rollouts < 1:
+        p.error("--rollouts must be >= 1")
+    if args.envs is not None and args.envs < 1:
+        p.error("--envs must be >= 1")
+    for path in args.paths:
+        kind, _, envs = path.partition("@")
+        kind = kind.removesuffix(DENSE)
+        if kind not in ("gym", "batched") and not (kind.startswith("old:") and Path(kind[4:]).is_file()):
+            p.error(f"unknown path {path!r}: gym, batched or old:FILE (an existing file), with +dense and @B optional")
+        if envs and not (envs.isdigit() and int(envs) >= 1):
+            p.error(f"path {path!r}: @B needs a number of games >= 1")
+    try:
+        configs = {config: load_config(config) for config in args.configs}
+    except (OSError, ValueError) as e:
+        p.error(str(e))
+    for config, cfg in configs.items():
         if args.envs:
             set_envs(cfg, args.envs)
         net = cfg["network"]
