@@ -179,6 +179,21 @@ def test_sparse_first_layer_equals_the_dense_one():
     torch.testing.assert_close(grad, layer.weight.grad, rtol=1e-5, atol=1e-5)
 
 
+def test_sparse_first_layer_follows_optimizer_steps_and_loads():
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(OBS_SIZE, 8)
+    x = np.zeros((4, OBS_SIZE), dtype=np.float32)
+    x[:, [3, 70, 900]] = 1.0
+    optimizer = torch.optim.Adam(layer.parameters(), lr=0.1)
+    for _ in range(2):  # the cached transposed weight must follow each step
+        sparse_linear(layer, x).square().sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        torch.testing.assert_close(sparse_linear(layer, x), layer(torch.from_numpy(x)))
+    layer.load_state_dict(torch.nn.Linear(OBS_SIZE, 8).state_dict())
+    torch.testing.assert_close(sparse_linear(layer, x), layer(torch.from_numpy(x)))
+
+
 @pytest.mark.parametrize("kind", ["afterstate", "mlp"])
 def test_training_forward_gives_the_actors_logits(kind):
     from agents.policy import Actor, masked_logits

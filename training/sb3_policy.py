@@ -58,11 +58,11 @@ class _SparseProduct(torch.autograd.Function):
     """x @ weight.T for a sparse x given as sparse_rows; the gradient flows to weight only."""
 
     @staticmethod
-    def forward(ctx, weight, columns, values, offsets):
+    def forward(ctx, weight, weight_t, columns, values, offsets):
         ctx.rows, ctx.in_features = (columns, values, offsets), weight.shape[1]
         return F.embedding_bag(
             torch.from_numpy(columns),
-            weight.t().contiguous(),  # (in, out): one row per input entry
+            weight_t,
             torch.from_numpy(offsets[:-1]),
             mode="sum",
             per_sample_weights=torch.from_numpy(values),
@@ -73,7 +73,18 @@ class _SparseProduct(torch.autograd.Function):
         columns, values, offsets = ctx.rows
         grad_weight_t = np.zeros((ctx.in_features, grad_out.shape[1]), dtype=np.float32)
         sparse_weight_gradient(columns, values, offsets, grad_out.contiguous().numpy(), grad_weight_t)
-        return torch.from_numpy(grad_weight_t).t(), None, None, None
+        return torch.from_numpy(grad_weight_t).t(), None, None, None, None
+
+
+def _transposed(layer: nn.Linear) -> torch.Tensor:
+    """layer.weight.T (in, out) as a contiguous copy, one row per input entry; kept until the
+    weight changes (an optimizer step or a load bumps its version), so rollout steps reuse it."""
+    version = layer.weight._version
+    cached = getattr(layer, "_sparse_weight_t", None)
+    if cached is None or cached[0] != version or cached[1].shape[::-1] != layer.weight.shape:
+        cached = (version, layer.weight.detach().t().contiguous())
+        layer._sparse_weight_t = cached
+    return cached[1]
 
 
 def sparse_linear(layer: nn.Linear, x: np.ndarray) -> torch.Tensor:
@@ -82,7 +93,7 @@ def sparse_linear(layer: nn.Linear, x: np.ndarray) -> torch.Tensor:
     the same function as the dense product, with much less work forward and backward on one
     thread (docs/research/2026-11-24-trainer-speed.md)."""
     columns, values, offsets = sparse_rows(np.ascontiguousarray(x, dtype=np.float32))
-    return _SparseProduct.apply(layer.weight, columns, values, offsets) + layer.bias
+    return _SparseProduct.apply(layer.weight, _transposed(layer), columns, values, offsets) + layer.bias
 
 
 def sparse_mlp(mlp: MLP, x: np.ndarray) -> torch.Tensor:
