@@ -88,7 +88,7 @@ def play(
         seat = int(E.to_move(state))
         legal = game.legal_actions(state, rules)
         if seat == human_seat and len(legal) > 1:
-            print("\n" + render_ansi(state, ppp, labels, hand, teams))
+            print("\n" + render_ansi(state, ppp, labels, hand, teams, rules.fire_ice))
             action = ask_move(state, rules, legal, read, labels)
         elif seat == human_seat:
             action = int(legal[0])  # forced: no question to ask
@@ -104,7 +104,7 @@ def play(
             print(text + (" (forced: your only move)" if len(legal) == 1 else ""))
         else:
             print(f"{COLOUR_NAMES[seat]} ({opponents[seat][0]}){text}")
-    print("\n" + render_ansi(state, ppp, labels, hand, teams))
+    print("\n" + render_ansi(state, ppp, labels, hand, teams, rules.fire_ice))
     return game.winner(state)
 
 

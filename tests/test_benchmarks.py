@@ -66,6 +66,8 @@ def test_speed_scripts_run_end_to_end(monkeypatch, capsys, script, args, expecte
         ("bench_search", ["--games", "0"], "--games must be >= 1"),
         ("bench_search", ["--agents", "mcts:iterations=x"], "must be an integer"),
         ("bench_search", ["--rules", "nosuchrules"], "unknown rules preset"),
+        ("bench_engine_ab", ["--base", "HEAD", "--games", "0"], "--games and --repeats must be >= 1"),
+        ("bench_engine_ab", ["--base", "no-such-revision-x"], "git archive no-such-revision-x"),
         ("bench_trainer", ["--rollouts", "0"], "--rollouts must be >= 1"),
         ("bench_trainer", ["--paths", "compiled"], "unknown path 'compiled'"),
         ("bench_trainer", ["--configs", "configs/nosuch.yaml"], "configs/nosuch.yaml"),
@@ -75,3 +77,10 @@ def test_speed_scripts_refuse_bad_settings(monkeypatch, capsys, script, args, me
     code, out, err = run(monkeypatch, capsys, script, args)
     assert code == 2 and message in err, err
     assert out == ""
+
+
+@pytest.mark.slow
+def test_engine_ab_compares_with_an_older_commit(monkeypatch, capsys):
+    code, out, err = run(monkeypatch, capsys, "bench_engine_ab", ["--base", "HEAD", "--games", "20", "--repeats", "1"])
+    assert code == 0, err
+    assert re.search(r"best of 1: HEAD [\d,]+ moves/s, this tree [\d,]+ moves/s, ratio [\d.]+", out), out
