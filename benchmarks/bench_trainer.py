@@ -126,7 +126,7 @@ def use_dense_forward(dense: bool) -> None:
         cls._sparse_methods = (cls.forward_actor, cls.forward_critic)
     if dense:
         cls.forward_actor = lambda self, features: self.actor(features)
-        cls.forward_critic = lambda self, features: self.critic(features[:, :sb3_policy.OBS_SIZE])
+        cls.forward_critic = lambda self, features: self.critic(features[:, : sb3_policy.OBS_SIZE])
     else:
         cls.forward_actor, cls.forward_critic = cls._sparse_methods
 

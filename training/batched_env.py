@@ -284,8 +284,10 @@ class BatchedSelfPlayEnv(VecEnv):
         E.legal_mask(state, self._rules, mask)
         legal = np.flatnonzero(mask)
         action = agent.act(Turn.from_state(state, self.rules, self._rng, legal))
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not (
-            0 <= action < self.n_actions and mask[action]
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            or not (0 <= action < self.n_actions and mask[action])
         ):
             raise ValueError(
                 f"opponent {agent.name!r} (game {b}, seat {game.to_move(state)}) chose illegal action "
