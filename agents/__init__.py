@@ -216,8 +216,15 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
     `rng`; default: a fresh generator). `agent` is an Agent (reuse one object over the game),
     a spec or a function of the observation dict. ValueError if the game is over, if the agent
     cannot play this game (a policy trained for other rules or another player count), or if
-    it picks an illegal action."""
+    it picks an illegal action. In a Sorry! Express env (``sorry_env.express``) the same spec
+    names the Express agent (:func:`agents.express.make_express_agent`)."""
     raw = getattr(env, "unwrapped", env)
+    from sorry_env.express.env import raw_env as ExpressEnv
+
+    if isinstance(raw, ExpressEnv):  # Sorry! Express: the same spec names, its own agents
+        from .express import express_action_for
+
+        return express_action_for(raw, agent, rng)
     if not hasattr(raw, "state_array") or not hasattr(raw, "rules"):
         raise TypeError(f"action_for needs a sorry_env PettingZoo env, got {type(env).__name__}")
     agent = as_agent(agent)

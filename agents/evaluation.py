@@ -302,7 +302,25 @@ def seat_equities(state, rules, w, equity):
             total += w[W_BACKWARD] * w[W_PROGRESS] * _backward_gain(chances, seat, code)
             if code == START_CIRCLE[seat] and has_start[seat]:
                 total -= w[W_BLOCKED]
+        total += _fire_gain(state, rules, w, seat)
         equity[seat] = total
+
+
+# Fire and Ice: the share of a fire move's gain a pawn holding Fire is worth before the move
+# is made (it may be iced or bumped first, and the move comes only at the owner's next turn).
+FIRE_SHARE = 0.5
+
+
+@njit(cache=True)
+def _fire_gain(state, rules, w, seat):
+    """Fire and Ice: what holding Fire is worth to `seat` (0 without Fire on its pawn): a
+    share of the progress its fire move would make (to the triangle, then the slide)."""
+    target = E.fire_move_target(state, rules, seat)
+    if target < 0:
+        return 0.0
+    fire_seat, slot = E.fire_pawn(state)
+    code = E.pawn_code(state, fire_seat, slot)
+    return FIRE_SHARE * (_pawn_worth(w, seat, SLIDE_END[target]) - _pawn_worth(w, seat, code))
 
 
 @njit(cache=True)

@@ -1,4 +1,7 @@
-"""Agents for Sorry! Express (:mod:`sorry_env.express`): uniformly random and greedy play.
+"""Agents for Sorry! Express (:mod:`sorry_env.express`): random, greedy, and by the board game's
+names ``heuristic``, ``expectimax`` and ``montecarlo`` (:mod:`agents.express_search`) and
+trained policy files (:mod:`agents.express_policy`); :func:`make_express_agent` builds one
+from a spec.
 
 They share the interface of :mod:`agents.base` (``reset(seed)``, ``act(turn)``) but act on an
 :class:`ExpressTurn`, built with :meth:`ExpressTurn.from_state`, the one way to make one from
@@ -14,13 +17,17 @@ its number of pawns, and last the largest opponent home section (smaller is bett
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 
 from sorry_env.express import engine as E
 from sorry_env.express import game
 
+from . import ALIASES
+from . import _settings as spec_settings
 from .base import Agent
+from .express_search import ExpressExpectimaxAgent, ExpressHeuristicAgent, ExpressMonteCarloAgent
 from .random_agent import RandomAgent
 
 
@@ -69,6 +76,7 @@ def greedy_score(state: np.ndarray, seat: int) -> int:
 
 class ExpressGreedyAgent(Agent):
     name = "greedy"
+    plays_express = True
 
     def __init__(self, seed=None):
         self.reset(seed)
@@ -87,11 +95,65 @@ class ExpressGreedyAgent(Agent):
         return best_action
 
 
-EXPRESS_AGENTS = {"random": RandomAgent, "greedy": ExpressGreedyAgent}
+class ExpressRandomAgent(RandomAgent):
+    """Uniformly random legal play (it reads only ``turn.legal``, so the board game's works)."""
+
+    plays_express = True
+
+
+EXPRESS_AGENTS = {
+    "random": ExpressRandomAgent,
+    "greedy": ExpressGreedyAgent,
+    "heuristic": ExpressHeuristicAgent,
+    "expectimax": ExpressExpectimaxAgent,
+    "montecarlo": ExpressMonteCarloAgent,
+}
 
 
 def make_express_agent(spec: str, seed=None) -> Agent:
-    """An Express agent from its name (see EXPRESS_AGENTS); they take no settings."""
-    if not isinstance(spec, str) or spec not in EXPRESS_AGENTS:
-        raise ValueError(f"unknown Express agent {spec!r}; choose from {sorted(EXPRESS_AGENTS)}")
-    return EXPRESS_AGENTS[spec](seed=seed)
+    """An Express agent from a spec, parsed as the board game's (:func:`agents.make_agent`):
+
+    - a name of EXPRESS_AGENTS (``mcts`` is an alias of ``montecarlo``), with optional
+      ``name:key=value,...`` settings passed to its constructor: ``"expectimax:depth=3"``;
+      a setting it does not have, or a value of the wrong kind, is refused with its name;
+    - an Express policy file (``*.safetensors``, :mod:`agents.express_policy`); a board-game
+      policy file is refused with a message saying so."""
+    if not isinstance(spec, str):
+        raise TypeError(f"an Express agent spec is text, got {spec!r}")
+    name, _, settings = spec.partition(":")
+    name = ALIASES.get(name, name)
+    if name in EXPRESS_AGENTS:
+        maker = EXPRESS_AGENTS[name]
+        return maker(seed=seed, **spec_settings(maker, name, spec, settings))
+    if spec.endswith(".safetensors") or os.path.isfile(spec):
+        from .express_policy import ExpressPolicyAgent  # imports torch: only when a policy is asked for
+
+        return ExpressPolicyAgent(spec, seed=seed)
+    raise ValueError(
+        f"unknown Express agent {name!r}; choose from {sorted(EXPRESS_AGENTS)} (or the aliases {sorted(ALIASES)}) "
+        "or an Express policy file (.safetensors)"
+    )
+
+
+def express_action_for(raw, agent, rng: np.random.Generator | None = None) -> int:
+    """The action `agent` (an Agent or a spec) chooses for the player to move in a Sorry!
+    Express env (``raw``: the unwrapped :class:`sorry_env.express.env.raw_env`); what
+    :func:`agents.action_for` does for an Express env."""
+    if isinstance(agent, str):
+        agent = make_express_agent(agent)
+    elif not isinstance(agent, Agent) or not getattr(agent, "plays_express", False):
+        raise ValueError(
+            f"{agent!r} is not a Sorry! Express agent; name one ({sorted(EXPRESS_AGENTS)} or an Express "
+            "policy file) or pass an object of agents.express.make_express_agent"
+        )
+    state = raw.state_array
+    mover = raw.agent_selection
+    if not raw.agents or raw.terminations.get(mover) or raw.truncations.get(mover):
+        raise ValueError("the game is over (won or truncated): nobody is to move")
+    legal = game.legal_actions(state)
+    agent.check_game("express", game.num_players(state))
+    turn = ExpressTurn.from_state(state, rng if rng is not None else np.random.default_rng(), legal)
+    action = agent.act(turn)
+    if action not in legal:
+        raise ValueError(f"agent {agent.name!r} chose illegal action {action!r}; legal: {legal.tolist()}")
+    return int(action)

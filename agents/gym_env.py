@@ -1,9 +1,9 @@
 """Sorry! as a single-agent Gymnasium env: you play one seat, agents play the others.
 
 =====================  ==========================================================
-Import                 ``gymnasium.make("sorry_env/Sorry-v0", ...)`` after ``import sorry_env``,
+Import                 ``gymnasium.make("sorry_env/Sorry-v1", ...)`` after ``import sorry_env``,
                        or ``from agents.gym_env import SorryGymEnv``
-Observation space      ``Dict(observation=Box(0, 1, (1151,), float32),
+Observation space      ``Dict(observation=Box(0, 1, (1184,), float32),
                        action_mask=Box(0, 1, (n_actions,), int8))``: the PettingZoo env's,
                        from the same encoder (:func:`sorry_env.observation.observe`)
 Action space           ``Discrete(n_actions)``: 142 for the default rules (see ``sorry_env.env``)
@@ -272,7 +272,7 @@ class SorryGymEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
-        return render_ansi(self._require_state(), self.rules.pawns_per_player)
+        return render_ansi(self._require_state(), self.rules.pawns_per_player, fire_ice=self.rules.fire_ice)
 
     # -- accessors ----------------------------------------------------------------------
     def public_state(self) -> np.ndarray:

@@ -96,7 +96,7 @@ def play(
         seat = int(E.to_move(state))
         legal = game.legal_actions(state, rules)
         if seat == human_seat and len(legal) > 1:
-            print("\n" + render_ansi(state, ppp, labels, hand, teams))
+            print("\n" + render_ansi(state, ppp, labels, hand, teams, rules.fire_ice))
             if estimator is not None:
                 chance = estimator.win_chance(state, rules, human_seat)
                 print(f"Win chance ({estimator.name}): {chance:.0%}")
@@ -115,7 +115,7 @@ def play(
             print(text + (" (forced: your only move)" if len(legal) == 1 else ""))
         else:
             print(f"{COLOUR_NAMES[seat]} ({opponents[seat][0]}){text}")
-    print("\n" + render_ansi(state, ppp, labels, hand, teams))
+    print("\n" + render_ansi(state, ppp, labels, hand, teams, rules.fire_ice))
     return game.winner(state)
 
 

@@ -22,7 +22,7 @@ Tensors ``net.layers.{k}.weight`` / ``net.layers.{k}.bias``: the actor's MLP. Th
 
     {
       "format": "sorry_policy", "format_version": 2, "name": "2p@2500000",
-      "layout": {"version": "sorry_v0", "obs_size": 1151, "state_size": 139, "n_actions": 142},
+      "layout": {"version": "sorry_v1", "obs_size": 1184, "state_size": 142, "n_actions": 142},
       "rules": {...Rules fields...}, "num_players": 2,
       "network": {"kind": "afterstate", "hidden": [256, 256], "activation": "relu",
                   "value_hidden": [256, 256]},
@@ -70,6 +70,7 @@ from .tensor_file import excerpt
 
 FORMAT = "sorry_policy"
 FORMAT_VERSION = 2
+EXPRESS_FORMAT = "sorry_express_policy"  # agents.express_policy's key: such a file is refused by name
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 KINDS = ("mlp", "afterstate")
 # A shipped 2-player policy holds 0.4 million parameters; the cap stops a file's metadata or
@@ -176,6 +177,11 @@ def read_header(path) -> tuple[dict, dict]:
         hint = "; a training run's checkpoint becomes one with sorry-export" if str(path).endswith(".zip") else ""
         raise ValueError(f"{exc}{hint}") from None
     if FORMAT not in header:
+        if EXPRESS_FORMAT in header:
+            raise ValueError(
+                f"{path} is a policy file for Sorry! Express, not the board game; "
+                "play it with sorry-eval --game express"
+            )
         raise ValueError(f"{path} is a safetensors file without sorry_policy metadata")
     try:
         meta = json.loads(header[FORMAT])

@@ -67,7 +67,7 @@ def model_game(path, data: dict) -> dict:
 
 
 class SB3Agent(Agent):
-    """Plays a MaskablePPO model trained on ``sorry_env/Sorry-v0``."""
+    """Plays a MaskablePPO model trained on ``sorry_env/Sorry-v1``."""
 
     uses_torch = True
 

@@ -25,7 +25,12 @@ def after_move_into(child, state, rules, action):
 @njit(cache=True)
 def is_chance_node(state, rules):
     """A running game waiting for the next card to be drawn (never the case with hands)."""
-    return E.winner(state) < 0 and E.card_index(state) < 0 and rules[R_HAND_SIZE] == 0
+    return (
+        E.winner(state) < 0
+        and E.card_index(state) < 0
+        and rules[R_HAND_SIZE] == 0
+        and not E.fire_decision_pending(state)  # Fire and Ice: a decision before the draw
+    )
 
 
 @njit(cache=True)

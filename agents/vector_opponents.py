@@ -94,14 +94,22 @@ def _opponent_action(state, rules, kinds, weights, learner, rngs, b, buf, view):
     if n == 1:
         return buf[0]
     legal = np.sort(buf[:n])
-    seat = E.to_move(state)
-    kind = kinds[_turn_position(state, learner, seat) - 1]
+    kind = kinds[_turn_position(state, learner, E.to_move(state)) - 1]
+    return scripted_choice(state, rules, kind, weights, rngs, b, legal, n, view)
+
+
+@njit(cache=True)
+def scripted_choice(state, rules, kind, weights, rngs, b, legal, n, view):
+    """The move compiled opponent `kind` (RANDOM, GREEDY or HEURISTIC) chooses for the seat
+    to move among the sorted legal[:n], drawing from game b's generator ``rngs[b]``; `view`
+    is scratch space of the state's size. Also the self-play trainer's scripted opponents
+    (training.batched_env)."""
     if kind == RANDOM:
         return legal[_rand(rngs, b, n)]
     view[:] = state
     if rules[R_HAND_SIZE]:  # hide the other hands and the draw order, as Turn.from_state does
         E.seed_generator(view, _rand32(rngs, b))
-        E.redeal_hidden(view, rules, seat)
+        E.redeal_hidden(view, rules, E.to_move(state))
     if kind == GREEDY:
         return greedy_choice(view, rules, legal, n)
     return heuristic_choice(view, rules, weights, legal, n)

@@ -1,6 +1,6 @@
 """Steps per second of the batched env (sorry_env.vector) for batch sizes 1..4096.
 
-Self-play: every step is one move in each of B games, with observations (float32[B, 1151])
+Self-play: every step is one move in each of B games, with observations (float32[B, 1184])
 and masks (int8[B, N]) built for the seat to move and automatic resets; random legal actions
 are drawn by a small compiled loop (timed with the env, as an agent's choice would be).
 Compiled opponents: the learner plays random legal moves against random / heuristic

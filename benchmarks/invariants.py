@@ -2,6 +2,7 @@
 
     python benchmarks/invariants.py --games 1000000          # per preset family
     python benchmarks/invariants.py --games 20000 --seed 3 --roundtrip-every 50
+    python benchmarks/invariants.py --rules hasbro2013_fire_ice --games 30000
 
 The games run in compiled code (uniformly random legal moves, as the fuzz study played them);
 after every move the engine state is checked for:
@@ -13,7 +14,12 @@ after every move the engine state is checked for:
 - ``draw_pile``: the public counts (``REMAIN``) disagree with the cards left in the deck;
 - ``hands``: with hands, the seats do not hold their hand size at a decision;
 - ``turn``: the turn counter went backwards or jumped;
-- ``winner``: a winner whose side does not have every pawn Home.
+- ``winner``: a winner whose side does not have every pawn Home;
+- ``tokens``: Fire and Ice fields out of range (``sorry_env.checks``: Fire on a pawn not in
+  play, Ice on an empty square or off the track, a fire decision with a card or without a
+  fire move; any token under rules without them);
+- ``ice_moved``: the iced pawn left its square (or another seat's pawn took it) in a move
+  that did not move Ice (only a 1 moves Ice).
 
 Every ``--roundtrip-every``-th game, one position is written with ``state_to_dict`` and loaded
 back with ``state_from_dict`` (Python); ``roundtrip`` counts positions whose legal actions or
@@ -33,11 +39,24 @@ from numba import njit
 
 from sorry_env import PRESETS, game
 from sorry_env import engine as E
+from sorry_env.checks import _token_problem
 from sorry_env.geometry import HOME, SAFE0, START, TRACK
-from sorry_env.rules import N_CARDS, R_HAND_SIZE, R_PACK_SIZE, R_PAWNS, R_TEAMS
+from sorry_env.rules import C1, N_CARDS, R_HAND_SIZE, R_PACK_SIZE, R_PAWNS, R_TEAMS
 from sorry_env.state_io import state_from_dict, state_to_dict
 
-CHECKS = ("no_legal", "bad_actions", "pawn_code", "two_on_square", "draw_pile", "hands", "turn", "winner", "roundtrip")
+CHECKS = (
+    "no_legal",
+    "bad_actions",
+    "pawn_code",
+    "two_on_square",
+    "draw_pile",
+    "hands",
+    "turn",
+    "winner",
+    "roundtrip",
+    "tokens",
+    "ice_moved",
+)
 
 
 @njit  # not cached: benchmarks do not cache compiled code (sorry_env.numba_cache)
@@ -45,6 +64,8 @@ def _check(state, rules, buf, mask, seen, counts):
     """Add the invariants `state` breaks to `counts` (indices as CHECKS); returns the number
     of legal actions (0 at the end of a game)."""
     ppp = rules[R_PAWNS]
+    if _token_problem(state, rules, ppp):
+        counts[9] += 1
     track = np.full(TRACK, -1, dtype=np.int64)
     for seat in range(4):
         safe = np.zeros(HOME - SAFE0, dtype=np.int64)
@@ -121,9 +142,13 @@ def play_games(rules, active, first_seed, games, max_turns, counts):
                 truncated += state[E.WINNER] < 0 and n > 0
                 break
             turn = state[E.TURN]
+            ice_seat = E.ice_pawn(state)[0]
+            ice, card = state[E.ICE], state[E.CARD]
             E.step(state, rules, buf[E.randint(state, n)])
             if state[E.TURN] < turn or state[E.TURN] > turn + 1:
                 counts[6] += 1
+            if ice_seat >= 0 and card != C1 and (state[E.ICE] != ice or E.ice_pawn(state)[0] != ice_seat):
+                counts[10] += 1
             moves += 1
     return moves, truncated
 
@@ -150,9 +175,11 @@ def roundtrip_ok(rules_name: str, seats, seed: int, plies: int) -> bool:
     )
 
 
-def families():
-    """(label, preset, seats) for every preset and player count it allows."""
+def families(only=None):
+    """(label, preset, seats) for every preset (or the one named `only`) and player count it allows."""
     for name, rules in PRESETS.items():
+        if only is not None and name != only:
+            continue
         for players in (4,) if rules.teams != "none" else (2, 3, 4):
             yield f"{name} {players}p", name, game.DEFAULT_SEATS[players]
 
@@ -163,13 +190,14 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-turns", type=int, default=2000)
     p.add_argument("--roundtrip-every", type=int, default=100, help="state-dict round trip every N-th game (0: off)")
+    p.add_argument("--rules", choices=sorted(PRESETS), help="check this preset only (default: every preset)")
     p.add_argument("--chunk", type=int, default=10_000, help="games per compiled call (progress granularity)")
     args = p.parse_args(argv)
     if args.games < 1 or args.seed < 0 or args.max_turns < 1 or args.chunk < 1 or args.roundtrip_every < 0:
         p.error("--games, --max-turns and --chunk must be >= 1; --seed and --roundtrip-every >= 0")
     total_violations = 0
     start_all = time.perf_counter()
-    for label, name, seats in families():
+    for label, name, seats in families(args.rules):
         rules = game.rules_array(name)
         active = np.zeros(4, dtype=np.int64)
         active[list(seats)] = 1

@@ -2,7 +2,7 @@
 
     python examples/sb3_maskable_ppo.py --timesteps 100000 --opponents heuristic
 
-The learner plays one seat (a random one each game) of `sorry_env/Sorry-v0`; the other
+The learner plays one seat (a random one each game) of `sorry_env/Sorry-v1`; the other
 seats are played by the opponents given. MaskablePPO reads the legal actions from the env's
 `action_masks()`. The saved `.zip` is an agent for `sorry-eval` and every other place that
 takes an agent spec (it records which game it was trained for).
@@ -14,7 +14,7 @@ import time
 import gymnasium
 from sb3_contrib import MaskablePPO
 
-import sorry_env  # noqa: F401  (registers sorry_env/Sorry-v0)
+import sorry_env  # noqa: F401  (registers sorry_env/Sorry-v1)
 from training.evaluate import main as sorry_eval
 
 
@@ -32,7 +32,7 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
-    env = gymnasium.make("sorry_env/Sorry-v0", num_players=args.players, opponents=args.opponents)
+    env = gymnasium.make("sorry_env/Sorry-v1", num_players=args.players, opponents=args.opponents)
     model = MaskablePPO(
         "MultiInputPolicy",
         env,

@@ -2,7 +2,7 @@
 
     python examples/selfplay_ppo.py --total-timesteps 500000
 
-The learner plays a random seat of `sorry_env/Sorry-v0`; every other seat is a frozen copy
+The learner plays a random seat of `sorry_env/Sorry-v1`; every other seat is a frozen copy
 of the learner (a function from the observation dict to an action, refreshed every
 `--snapshot-every` updates). Illegal actions get a logit of -1e9, so they are never sampled.
 Steps per second are logged every update; at the end the greedy policy plays a tournament
@@ -21,7 +21,7 @@ from torch import nn
 from torch.distributions import Categorical
 
 import agents
-import sorry_env  # noqa: F401  (registers sorry_env/Sorry-v0)
+import sorry_env  # noqa: F401  (registers sorry_env/Sorry-v1)
 from training.evaluate import run_tournament
 
 
@@ -84,7 +84,7 @@ def main(argv=None) -> None:
     minibatch_size = batch_size // args.num_minibatches
     updates = max(1, args.total_timesteps // batch_size)
 
-    probe = gymnasium.make("sorry_env/Sorry-v0", num_players=args.num_players, opponents="random")
+    probe = gymnasium.make("sorry_env/Sorry-v1", num_players=args.num_players, opponents="random")
     obs_size, n_actions = probe.observation_space["observation"].shape[0], probe.action_space.n
     net = Network(obs_size, n_actions)
     frozen = copy.deepcopy(net)  # the opponents: refreshed in place, so every env sees the new copy
@@ -92,7 +92,7 @@ def main(argv=None) -> None:
     envs = gymnasium.vector.SyncVectorEnv(
         [
             lambda: gymnasium.make(
-                "sorry_env/Sorry-v0", num_players=args.num_players, opponents=[as_player(frozen, greedy=False)]
+                "sorry_env/Sorry-v1", num_players=args.num_players, opponents=[as_player(frozen, greedy=False)]
             )
         ]
         * args.num_envs,

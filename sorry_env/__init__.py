@@ -3,7 +3,7 @@
 - ``env()`` / ``raw_env()``: the PettingZoo environment (:mod:`sorry_env.env`).
 - :mod:`sorry_env.game`: the engine as plain functions, for search and tools.
 - :mod:`sorry_env.rules`: rule configurations and presets.
-- ``gymnasium.make("sorry_env/Sorry-v0", num_players=2, opponents=["heuristic"])``: a
+- ``gymnasium.make("sorry_env/Sorry-v1", num_players=2, opponents=["heuristic"])``: a
   single-agent Gymnasium env (one seat learns, agents play the others), registered here and
   defined in :mod:`agents.gym_env` (imported only when made: sorry_env never imports agents).
 - :mod:`sorry_env.express`: Sorry! Express, the dice game, as its own env (``sorry_env/express-v0``).

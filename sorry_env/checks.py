@@ -15,8 +15,8 @@ import numpy as np
 from numba import njit
 
 from . import engine as E
-from .geometry import START
-from .rules import N_CARDS, R_PACK, R_PACK_SIZE, R_PAWNS
+from .geometry import HOME, START, TRACK
+from .rules import N_CARDS, R_FIRE_ICE, R_PACK, R_PACK_SIZE, R_PAWNS
 
 _repr = reprlib.Repr()
 _repr.maxlevel, _repr.maxstring, _repr.maxother, _repr.maxlong = 3, 40, 40, 40
@@ -47,6 +47,10 @@ _PROBLEMS = (
     "DECK holds something that is not a card index",
     "HANDS counts must be 0..5",
     "SEVEN_LEFT must be 0..6 and SEVEN_MOVED 0..255",
+    "FIRE, ICE and FIRE_PENDING must be 0 without Fire and Ice",
+    "FIRE must be 0 (middle) or 1 + seat*4 + slot of a pawn in play (track or safety zone)",
+    "ICE must be 0 (middle) or 1 + a track square holding a pawn",
+    "FIRE_PENDING must be 0, or 1 with no card drawn and a fire move to decide on",
 )
 
 
@@ -94,13 +98,42 @@ def _header_problem(state, rules):
             return 10
     if state[E.SEVEN_LEFT] < 0 or state[E.SEVEN_LEFT] > 6 or state[E.SEVEN_MOVED] < 0 or state[E.SEVEN_MOVED] > 255:
         return 11
+    return _token_problem(state, rules, ppp)
+
+
+@njit(cache=True)
+def _token_problem(state, rules, ppp):
+    """Fire and Ice fields (see _header_problem)."""
+    fire, ice, pending = state[E.FIRE], state[E.ICE], state[E.FIRE_PENDING]
+    if rules[R_FIRE_ICE] == 0:
+        return 12 if fire != 0 or ice != 0 or pending != 0 else 0
+    if fire != 0:
+        seat, slot = (fire - 1) // E.MAX_SLOTS, (fire - 1) % E.MAX_SLOTS
+        if fire < 0 or seat > 3 or slot >= ppp or state[E.ACTIVE + seat] != 1:
+            return 13
+        if state[E.PAWNS + fire - 1] >= HOME:
+            return 13
+    if ice != 0:
+        if ice < 0 or ice > TRACK:
+            return 14
+        found = False
+        for seat in range(4):
+            for slot in range(ppp):
+                if state[E.ACTIVE + seat] == 1 and state[E.PAWNS + seat * E.MAX_SLOTS + slot] == ice - 1:
+                    found = True
+        if not found:
+            return 14
+    if pending != 0 and (
+        pending != 1 or state[E.CARD] != -1 or E.fire_move_target(state, rules, state[E.TO_MOVE]) < 0
+    ):
+        return 15
     return 0
 
 
 def check_state(state, rules_array: np.ndarray) -> None:
     """ValueError unless `state` is an int64 array of the engine's shape whose header fields
     are in range for the rules: seats, player to move, card, winner, counters, pawn codes,
-    draw position, pile counts, deck cards, hands and a split seven. The shape and dtype are
+    draw position, pile counts, deck cards, hands, a split seven and the Fire and Ice tokens. The shape and dtype are
     checked in Python, the fields by a compiled loop (about a microsecond); it does not replay
     the game, so a state can pass and still be one no game reaches, but it cannot send
     compiled code out of bounds."""

@@ -43,7 +43,7 @@ from .board_layout import (
     track_cell,
 )
 from .geometry import HOME, SAFE0, SAFE_LEN, SIDE, START, START_CIRCLE, TRACK
-from .render import COLOUR_NAMES, hand_text
+from .render import COLOUR_NAMES, hand_text, token_text
 from .rules import CARD_NAMES, get_rules
 
 # Seat colours (Red, Blue, Yellow, Green), their light tints, and the board's own colours.
@@ -53,6 +53,7 @@ BOARD = (240, 234, 214)
 SQUARE = (255, 255, 250)
 LINE = (90, 90, 90)
 TEXT = (30, 30, 30)
+FIRE_RING, ICE_RING = (245, 120, 0), (120, 200, 255)  # Fire and Ice: rings round the token's pawn
 DEFAULT_SIZE = 640
 
 
@@ -101,7 +102,13 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
                 at_home.append(numbers[i])
             else:
                 col, row = track_cell(code) if code < TRACK else safe_cell(seat, code - SAFE0)
-                _pawn(d, ((col + 0.5) * cell, (row + 0.5) * cell), pawn_r, seat, numbers[i], medium)
+                x, y = (col + 0.5) * cell, (row + 0.5) * cell
+                # Fire and Ice: a ring round the pawn holding the token (orange Fire, pale blue Ice).
+                for token, ring in ((E.fire_pawn(state), FIRE_RING), (E.ice_pawn(state), ICE_RING)):
+                    if (int(token[0]), int(token[1])) == (seat, i):
+                        r = pawn_r * (1.35 if ring is FIRE_RING else 1.18)
+                        d.ellipse([x - r, y - r, x + r, y + r], outline=ring, width=max(2, int(cell * 0.08)))
+                _pawn(d, (x, y), pawn_r, seat, numbers[i], medium)
         for (x, y), group, radius in (
             (start_centre(seat), in_start, START_RADIUS),
             (home_centre(seat), at_home, HOME_RADIUS),
@@ -111,7 +118,7 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
                 offset = (k - (len(group) - 1) / 2) * r_small * 2.1
                 _pawn(d, (x * cell + offset, (y + 0.05) * cell), r_small, seat, number, small)
             d.text((x * cell, (y + radius * 0.6) * cell), str(len(group)), fill=TEXT, font=medium, anchor="mm")
-    _centre_panel(d, state, rules, cell, (small, medium, large), caption)
+    _centre_panel(d, state, rules, cell, (small, medium, large), caption, labels)
     return img
 
 
@@ -193,7 +200,7 @@ def _pawn(d, xy, radius, seat, number, font):
     d.text((x, y), str(number), fill=ink, font=font, anchor="mm")
 
 
-def _centre_panel(d, state, rules, cell, fonts, caption):
+def _centre_panel(d, state, rules, cell, fonts, caption, labels=None):
     small, medium, large = fonts
     mid = GRID / 2 * cell
     to_move = int(state[E.TO_MOVE])
@@ -251,6 +258,10 @@ def _centre_panel(d, state, rules, cell, fonts, caption):
     if rules.teams != "none":
         y += cell * 0.45
         d.text((mid, y), "teams: A = Red + Yellow,  B = Blue + Green", fill=TEXT, font=small, anchor="mm")
+    if rules.fire_ice:
+        y += cell * 0.45
+        pending = "  ·  fire decision" if state[E.FIRE_PENDING] else ""
+        d.text((mid, y), token_text(state, labels) + pending, fill=TEXT, font=small, anchor="mm")
     if caption:
         _wrapped(d, caption, mid, y + cell * 0.6, cell * 9.5, small)
 

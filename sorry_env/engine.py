@@ -39,6 +39,12 @@ offset           size   content
                         (0: none); the same player keeps the turn until it is 0
 ``SEVEN_MOVED``  1      bit i set: movable slot i already moved in that seven (slots
                         keep their order, unsorted, until the seven is finished)
+``FIRE``         1      Fire and Ice: 0 Fire in the middle, else 1 + the pawn's index
+                        ``seat*4 + slot`` (kept on the same pawn when slots re-sort)
+``ICE``          1      0 Ice in the middle, else 1 + the track square of the iced pawn
+                        (an iced pawn never moves, so its square names it)
+``FIRE_PENDING`` 1      1: the player to move first decides on a fire move (no card
+                        drawn yet; a decision node, not a chance node)
 ===============  =====  ==========================================================
 
 Randomness lives in the state (``RNG``), so a state plus an action fully determines the
@@ -72,6 +78,13 @@ first index           count                   meaning
 
 Split index: ``S + (i*(P-1) + j')*6 + (a-1)`` with ``j' = j - (j > i)`` (Hasbro 2003 teams:
 ``S + i*6 + (a-1)``). Swap index: ``W + i*T + t``. Sorry! index: ``Y + c*T + t``.
+
+Fire and Ice (``R_FIRE_ICE``): with ``N0`` the card actions above, index ``k*N0 + a``
+(k = 0..T) plays card action ``a`` after a token choice k: on a 1, k = 1 + t puts Ice on
+target t (k = 0: no opponent pawn on the track, Ice to the middle); on a 2, k = 1 + i puts
+Fire on own pawn slot i (k = 0: Fire stays where it is); other cards use k = 0. Then
+``(T+1)*N0`` declines and ``(T+1)*N0 + 1`` makes the fire move at a fire decision
+(:func:`action_token` decodes k).
 """
 
 import numpy as np
@@ -81,6 +94,7 @@ from .geometry import (
     BACKWARD,
     FORWARD,
     HOME,
+    SAFETY_ENTRY,
     SLIDE_END,
     SLIDE_OWNER,
     START,
@@ -89,6 +103,7 @@ from .geometry import (
     TRACK,
 )
 from .rules import (
+    C1,
     C2,
     C7,
     C10,
@@ -97,6 +112,7 @@ from .rules import (
     MAX_PACK,
     N_CARDS,
     R_FAST_PLAY,
+    R_FIRE_ICE,
     R_HAND_SIZE,
     R_PACK,
     R_PACK_SIZE,
@@ -124,7 +140,10 @@ DECK = REMAIN + N_CARDS
 HANDS = DECK + MAX_PACK  # play-for-points: seat*11 + card -> copies of that card in hand
 SEVEN_LEFT = HANDS + 4 * N_CARDS  # Hasbro 2003 teams: steps of a split seven still to move
 SEVEN_MOVED = SEVEN_LEFT + 1  # ... and the movable slots that already moved (bit mask)
-STATE_SIZE = SEVEN_MOVED + 1
+FIRE = SEVEN_MOVED + 1  # Fire and Ice: 0 middle, else 1 + seat*4 + slot of the fire pawn
+ICE = FIRE + 1  # 0 middle, else 1 + track square of the iced pawn
+FIRE_PENDING = ICE + 1  # 1: the player to move decides on a fire move before the draw
+STATE_SIZE = FIRE_PENDING + 1
 
 MAX_SLOTS = 4
 # Distance a single-pawn move of each card covers (negative: backward); 0: no such move.
@@ -196,6 +215,32 @@ def hand_count(state, seat, card):
 
 
 @njit(cache=True)
+def fire_decision_pending(state):
+    """True if the player to move first decides on a fire move (Fire and Ice; no card yet)."""
+    return state[FIRE_PENDING] != 0
+
+
+@njit(cache=True)
+def fire_pawn(state):
+    """(seat, slot) of the pawn holding Fire, (-1, -1) while Fire is in the middle."""
+    if state[FIRE] == 0:
+        return -1, -1
+    return (state[FIRE] - 1) // MAX_SLOTS, (state[FIRE] - 1) % MAX_SLOTS
+
+
+@njit(cache=True)
+def ice_pawn(state):
+    """(seat, slot) of the iced pawn, (-1, -1) while Ice is in the middle."""
+    square = state[ICE] - 1
+    if square < 0:
+        return -1, -1
+    for k in range(16):
+        if state[ACTIVE + k // MAX_SLOTS] and state[PAWNS + k] == square:
+            return k // MAX_SLOTS, k % MAX_SLOTS
+    return -1, -1
+
+
+@njit(cache=True)
 def seed_generator(state, seed):
     """Set the state's random generator (every later shuffle comes from it) from `seed`."""
     state[RNG] = seed & 0xFFFFFFFF
@@ -204,7 +249,20 @@ def seed_generator(state, seed):
 # ---- action layout ------------------------------------------------------------------------
 # Kinds of action, as decode_action returns them (ACTION_KINDS: their names in sorry_env.game).
 ACT_PASS, ACT_START, ACT_MOVE, ACT_BACK1, ACT_SPLIT, ACT_SEVEN_PART, ACT_SWAP, ACT_SORRY, ACT_DISCARD = range(9)
-ACTION_KINDS = ("pass", "start", "move", "back1", "split", "seven_part", "swap", "sorry", "discard")
+ACT_FIRE_DECLINE, ACT_FIRE_MOVE = 9, 10  # Fire and Ice: the decision before the draw
+ACTION_KINDS = (
+    "pass",
+    "start",
+    "move",
+    "back1",
+    "split",
+    "seven_part",
+    "swap",
+    "sorry",
+    "discard",
+    "no_fire_move",
+    "fire_move",
+)
 
 
 @njit(cache=True)
@@ -232,9 +290,12 @@ def num_actions(rules):
     """Size of the action space: the card actions above, or with hands (play for points)
     one block of them per card kind (``card * n_card_actions + action``) followed by
     N_CARDS discard actions (``N_CARDS * n_card_actions + card``)."""
-    n_card = action_offsets(rules)[8]
+    offsets = action_offsets(rules)
+    n_card = offsets[8]
     if rules[R_HAND_SIZE]:
         return N_CARDS * n_card + N_CARDS
+    if rules[R_FIRE_ICE]:
+        return (offsets[1] + 1) * n_card + 2
     return n_card
 
 
@@ -323,10 +384,14 @@ def _slide_if_foreign_triangle(state, seat, slot, ppp):
     if square >= TRACK or SLIDE_OWNER[square] == -1 or SLIDE_OWNER[square] == seat:
         return
     end = SLIDE_END[square]
+    iced = state[ICE] - 1  # an iced pawn is not swept; the slide stops short of it
     sq = square
     while sq != end:
         sq = (sq + 1) % TRACK
-        _send_to_start_at(state, sq, ppp, seat, slot)
+        if sq != iced:
+            _send_to_start_at(state, sq, ppp, seat, slot)
+    if end == iced:
+        end = (end + TRACK - 1) % TRACK
     state[PAWNS + seat * MAX_SLOTS + slot] = end
 
 
@@ -403,8 +468,8 @@ def _landing_check(state, rules, seat, dest):
     ppp = rules[R_PAWNS]
     if dest == HOME:
         return LEGAL
-    if _own_slot_at(state, seat, ppp, dest) >= 0:
-        return ILLEGAL
+    if _own_slot_at(state, seat, ppp, dest) >= 0 or dest == state[ICE] - 1:
+        return ILLEGAL  # own pawn there, or the iced pawn (it cannot be bumped)
     if rules[R_TEAMS] and dest < TRACK and _own_slot_at(state, (seat + 2) % 4, ppp, dest) >= 0:
         return ON_PARTNER
     return LEGAL
@@ -413,8 +478,8 @@ def _landing_check(state, rules, seat, dest):
 @njit(cache=True)
 def _move_check(state, rules, seat, slot, step):
     code = state[PAWNS + seat * MAX_SLOTS + slot]
-    if code >= HOME:
-        return ILLEGAL
+    if code >= HOME or code == state[ICE] - 1:
+        return ILLEGAL  # in Home or Start, or iced
     dest = _step_dest(seat, code, step)
     if dest < 0:
         return ILLEGAL
@@ -435,7 +500,7 @@ def _split_check(state, rules, me, i, j, a, scratch):
         # Fast path: without a slide or partners, the first half only moves pawn i (its bump
         # hits an opponent), so the second half is judged against i's new square.
         d2 = FORWARD[sj, state[PAWNS + sj * MAX_SLOTS + kj], 7 - a]
-        if d2 < 0:
+        if d2 < 0 or state[PAWNS + sj * MAX_SLOTS + kj] == state[ICE] - 1 or d2 == state[ICE] - 1:
             return ILLEGAL
         if d2 == HOME:
             return LEGAL
@@ -459,6 +524,8 @@ def legal_actions(state, rules, out):
     every move of every card held that moves a pawn (or declines an 11 swap); if no card
     can move, discarding any card held."""
     if rules[R_HAND_SIZE] == 0:
+        if rules[R_FIRE_ICE]:
+            return _fire_ice_actions(state, rules, out)
         return _card_actions(state, rules, out)
     me = state[TO_MOVE]
     n_card = action_offsets(rules)[8]
@@ -552,13 +619,14 @@ def _card_actions(state, rules, out):
         n_swaps = 0
         for i in range(P):
             si, ki = movable_pawn(rules, me, i)
-            if state[PAWNS + si * MAX_SLOTS + ki] >= TRACK:
+            iced = state[ICE] - 1  # an iced pawn is swapped neither way
+            if state[PAWNS + si * MAX_SLOTS + ki] >= TRACK or state[PAWNS + si * MAX_SLOTS + ki] == iced:
                 continue
             for t in range(T):
                 seat, slot = target_pawn(state, rules, me, t)
                 if seat < 0 or same_side(rules, me, seat):
                     continue  # swaps are with opponents only
-                if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
+                if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK and state[PAWNS + seat * MAX_SLOTS + slot] != iced:
                     out[n] = SWAP0 + i * T + t
                     n += 1
                     n_swaps += 1
@@ -583,7 +651,8 @@ def _card_actions(state, rules, out):
                     seat, slot = target_pawn(state, rules, me, t)
                     if seat < 0 or seat == mover or same_side(rules, mover, seat) != (on_team == 1):
                         continue
-                    if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK:
+                    code = state[PAWNS + seat * MAX_SLOTS + slot]
+                    if code < TRACK and code != state[ICE] - 1:  # an iced pawn cannot be taken
                         out[n] = SORRY0 + c * T + t
                         n += 1
     # Team rules: ending on a partner's pawn bumps it. Parker 1958 allows that only when no
@@ -596,6 +665,93 @@ def _card_actions(state, rules, out):
         out[0] = 0
         n = 1
     return n
+
+
+@njit(cache=True)
+def fire_move_target(state, rules, seat):
+    """Fire and Ice: the square a fire move of `seat`'s fire pawn ends its forward move on
+    (the triangle of the next slide ahead that is not the pawn's colour), or -1 if `seat`
+    has no fire move: Fire not on its pawn, the pawn iced, off the track (safety zone, Start,
+    Home), its own safety entry before that triangle, or the triangle holding an own pawn
+    or the iced pawn (a move may never end there)."""
+    if state[FIRE] == 0 or (state[FIRE] - 1) // MAX_SLOTS != seat:
+        return -1
+    code = state[PAWNS + state[FIRE] - 1]
+    if code >= TRACK or code == state[ICE] - 1:
+        return -1
+    to_entry = (SAFETY_ENTRY[seat] - code + TRACK) % TRACK
+    for d in range(1, to_entry + 1):
+        sq = (code + d) % TRACK
+        if SLIDE_OWNER[sq] != -1 and SLIDE_OWNER[sq] != seat:
+            if _landing_check(state, rules, seat, sq) == ILLEGAL:
+                return -1
+            return sq
+    return -1
+
+
+@njit(cache=True)
+def _fire_ice_actions(state, rules, out):
+    """Fire and Ice: the fire decision, or the card's actions each after its token choices
+    (see the module docstring)."""
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N0 = action_offsets(rules)
+    if state[FIRE_PENDING]:
+        out[0] = (T + 1) * N0  # no fire move
+        out[1] = (T + 1) * N0 + 1  # the fire move
+        return 2
+    card = state[CARD]
+    me = state[TO_MOVE]
+    if card != C1 and card != C2:
+        return _card_actions(state, rules, out)
+    buf = np.empty(N0, dtype=np.int64)
+    n = 0
+    if card == C1:
+        # Ice must go onto an opponent's pawn on the track (the one it is on counts); the
+        # card's moves are judged with Ice already there.
+        saved = state[ICE]
+        for t in range(T):
+            seat, slot = target_pawn(state, rules, me, t)
+            if seat < 0 or same_side(rules, me, seat):
+                continue
+            code = state[PAWNS + seat * MAX_SLOTS + slot]
+            if code >= TRACK:
+                continue
+            state[ICE] = code + 1
+            m = _card_actions(state, rules, buf)
+            for x in range(m):
+                out[n] = (1 + t) * N0 + buf[x]
+                n += 1
+        state[ICE] = saved
+        if n > 0:
+            return n
+        state[ICE] = 0  # no eligible pawn: Ice goes to the middle
+        m = _card_actions(state, rules, out)
+        state[ICE] = saved
+        return m
+    # A 2: Fire may move onto an own pawn in play (k = 1 + i) or stay (k = 0); where Fire
+    # is does not change what the card may do.
+    m = _card_actions(state, rules, buf)
+    for k in range(P + 1):
+        if k > 0:
+            code = state[PAWNS + me * MAX_SLOTS + k - 1]
+            if code >= HOME or state[FIRE] == me * MAX_SLOTS + k:  # not in play, or Fire is there
+                continue
+        for x in range(m):
+            out[n] = k * N0 + buf[x]
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def action_token(rules, action):
+    """Fire and Ice: the token choice k of an action (``k*N0 + a``, see the module
+    docstring); 0 for a fire decision and without Fire and Ice."""
+    if rules[R_FIRE_ICE] == 0:
+        return 0
+    offsets = action_offsets(rules)
+    n0 = offsets[8]
+    if action >= (offsets[1] + 1) * n0:
+        return 0
+    return action // n0
 
 
 @njit(cache=True)
@@ -686,6 +842,13 @@ def decode_action(rules, action):
             return -1, ACT_DISCARD, action - N_CARDS * n_card, -1, -1, -1
         kind, i, j, first, target = decode_card_action(rules, action % n_card)
         return action // n_card, kind, i, j, first, target
+    if rules[R_FIRE_ICE]:
+        offsets = action_offsets(rules)
+        n_card = offsets[8]
+        fire0 = (offsets[1] + 1) * n_card
+        if action >= fire0:
+            return -1, ACT_FIRE_DECLINE + action - fire0, -1, -1, -1, -1
+        action = action % n_card  # the token choice: action_token
     kind, i, j, first, target = decode_card_action(rules, action)
     return -1, kind, i, j, first, target
 
@@ -696,6 +859,10 @@ def apply_move(state, rules, action):
     legality (see legal_actions). With hands the card leaves the hand (and stays CARD, so
     end_turn sees a played 2); a discard leaves CARD = -1."""
     card, kind, i, j, first, target = decode_action(rules, action)
+    if rules[R_FIRE_ICE]:
+        _apply_tokens(state, rules, action, kind)
+        if kind >= ACT_FIRE_DECLINE:
+            return
     if rules[R_HAND_SIZE]:
         me = state[TO_MOVE]
         if kind == ACT_DISCARD:
@@ -705,6 +872,52 @@ def apply_move(state, rules, action):
         state[HANDS + me * N_CARDS + card] -= 1
         state[CARD] = card
     _apply_decoded(state, rules, kind, i, j, first, target)
+
+
+@njit(cache=True)
+def _apply_tokens(state, rules, action, kind):
+    """Fire and Ice: carry out the fire decision, or the token choice of a card action."""
+    ppp = rules[R_PAWNS]
+    me = state[TO_MOVE]
+    if kind == ACT_FIRE_MOVE:
+        fire = state[FIRE] - 1
+        square = fire_move_target(state, rules, me)
+        state[FIRE_PENDING] = 0
+        _land(state, me, fire % MAX_SLOTS, square, ppp)
+        _sort_seats(state, rules)
+        return
+    if kind == ACT_FIRE_DECLINE:
+        state[FIRE_PENDING] = 0
+        return
+    k = action_token(rules, action)
+    if state[CARD] == C1:
+        if k == 0:
+            state[ICE] = 0
+        else:
+            seat, slot = target_pawn(state, rules, me, k - 1)
+            state[ICE] = state[PAWNS + seat * MAX_SLOTS + slot] + 1
+    elif state[CARD] == C2 and k > 0:
+        state[FIRE] = me * MAX_SLOTS + k  # 1 + index of own slot k - 1
+
+
+@njit(cache=True, inline="always")
+def _sort_seats(state, rules):
+    """Re-sort every seat's pawns into canonical order, Fire staying on its pawn (it goes to
+    the middle if that pawn was sent to Start or reached Home)."""
+    ppp = rules[R_PAWNS]
+    fire = state[FIRE] - 1
+    fire_code = -1
+    if fire >= 0:
+        fire_code = state[PAWNS + fire]
+        if fire_code >= HOME:
+            state[FIRE] = 0
+            fire = -1
+    for s in range(4):
+        if state[ACTIVE + s]:
+            sort_seat(state, s, ppp)
+    if fire >= 0:
+        seat = fire // MAX_SLOTS
+        state[FIRE] = seat * MAX_SLOTS + _own_slot_at(state, seat, ppp, fire_code) + 1
 
 
 @njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
@@ -754,9 +967,7 @@ def _apply_decoded(state, rules, kind, i, j, a, t):
         seat, slot = target_pawn(state, rules, me, t)
         square = state[PAWNS + seat * MAX_SLOTS + slot]
         _land(state, mover, _start_slot(state, mover, ppp), square, ppp)
-    for s in range(4):
-        if state[ACTIVE + s]:
-            sort_seat(state, s, ppp)
+    _sort_seats(state, rules)
 
 
 @njit(cache=True)
@@ -788,6 +999,9 @@ def end_turn(state, rules):
     else:
         state[DRAW_AGAIN] = 0
         state[TO_MOVE] = other_seat(state, me, 1)
+        # Fire and Ice: a fire move is decided at the start of the owner's turn, before the draw.
+        if rules[R_FIRE_ICE] and fire_move_target(state, rules, state[TO_MOVE]) >= 0:
+            state[FIRE_PENDING] = 1
 
 
 # ---- cards --------------------------------------------------------------------------------
@@ -952,9 +1166,10 @@ def play_before_draw(state, rules, action):
     the mover chose, before anything hidden is revealed (with hands the state's own hand is
     one card short). Without hands it equals :func:`play`. For afterstate evaluation only:
     the game goes on from :func:`play`."""
+    fire_decision = state[FIRE_PENDING]
     apply_move(state, rules, action)
-    if state[SEVEN_LEFT] > 0:
-        return
+    if fire_decision or state[SEVEN_LEFT] > 0:
+        return  # as play: a fire decision or a split seven under way keeps the turn
     end_turn(state, rules)
 
 
@@ -993,11 +1208,13 @@ def shuffle_draw_pile(state, rules):
 def play(state, rules, action):
     """Move and end the turn (with hands, the mover first draws a replacement card), leaving
     the next card undrawn. A part of a split seven that leaves steps to move keeps the turn
-    and the card."""
+    and the card; a fire decision (Fire and Ice) keeps the turn, the card still to draw.
+    Ending a turn may leave the next player a fire decision (FIRE_PENDING)."""
     mover = state[TO_MOVE]
+    fire_decision = state[FIRE_PENDING]
     apply_move(state, rules, action)
-    if state[SEVEN_LEFT] > 0:
-        return
+    if fire_decision or state[SEVEN_LEFT] > 0:
+        return  # a fire decision goes on to the draw; a split seven under way keeps the turn
     if rules[R_HAND_SIZE]:
         draw_to_hand(state, rules, mover)
     end_turn(state, rules)
@@ -1006,9 +1223,10 @@ def play(state, rules, action):
 @njit(cache=True)
 def step(state, rules, action):
     """One full step: play the action, then draw the next card unless the game is over, the
-    turn continues (a split seven under way), or the players hold hands."""
+    turn continues (a split seven under way), the players hold hands, or the next player
+    first decides on a fire move."""
     play(state, rules, action)
-    if state[WINNER] < 0 and state[CARD] < 0 and rules[R_HAND_SIZE] == 0:
+    if state[WINNER] < 0 and state[CARD] < 0 and rules[R_HAND_SIZE] == 0 and state[FIRE_PENDING] == 0:
         draw(state, rules)
 
 

@@ -2,14 +2,14 @@
 
 =====================  ==========================================================
 Import                 ``from sorry_env import env, raw_env``
-Registered id          ``pettingzoo.make("aec", "sorry_env/sorry-v0")`` after ``import sorry_env``
-Actions                Discrete: 142 (4 pawns), 80 (2013), 227 / 515 (Hasbro / Parker teams), 1573 (hands)
+Registered id          ``pettingzoo.make("aec", "sorry_env/sorry-v1")`` after ``import sorry_env``
+Actions                Discrete: 142 (4 pawns), 80 (2013), 802 (2013 Fire and Ice), 227 / 515 (teams), 1573 (hands)
 Parallel API           no (turn-based, a player may move twice in a row after a 2)
 Manual control         no (see the play command)
 Agents                 ``player_<seat>`` for each seat in play (2 players: player_0, player_2)
 Action shape           ()
 Action values          0 .. n_actions - 1
-Observation shape      ``{"observation": (1151,), "action_mask": (n_actions,)}``
+Observation shape      ``{"observation": (1184,), "action_mask": (n_actions,)}``
 Observation values     observation in [0, 1] (float32); action_mask 0/1 (int8)
 =====================  ==========================================================
 
@@ -76,6 +76,8 @@ was.
 Version history
 ---------------
 - v0: first release.
+- v1: Fire and Ice (preset ``hasbro2013_fire_ice``): the observation grows to 1184 entries,
+  the state array to 142 (docs/versioning.md); every other preset plays as in v0.
 """
 
 from collections.abc import Iterable
@@ -286,7 +288,8 @@ class raw_env(AECEnv):
         state = self._game()
         if self.render_mode == "ansi":
             hand_seat = int(state[E.TO_MOVE]) if self.rules.hand_size else None
-            return render_ansi(state, self.rules.pawns_per_player, self._labels, hand_seat, self.rules.teams != "none")
+            teams = self.rules.teams != "none"
+            return render_ansi(state, self.rules.pawns_per_player, self._labels, hand_seat, teams, self.rules.fire_ice)
         from .draw import board_array  # Pillow is imported only when pictures are asked for
 
         caption = None

@@ -160,7 +160,9 @@ def after_move(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray
     """A copy after `action` and the end of the turn, before the next draw (a chance node:
     card is -1). Use :func:`chance_outcomes` and :func:`deal` to expand it. With hands the
     mover's replacement card is drawn too, so the result is already a decision state; so is
-    a part of a split seven under the Hasbro 2003 team rules (same player, same card)."""
+    a part of a split seven under the Hasbro 2003 team rules (same player, same card), and
+    (Fire and Ice) a turn's end that leaves the next player a fire decision
+    (:func:`fire_decision`); after the fire decision itself the same player's card is next."""
     check_state(state, rules_array(rules))
     _require_running(state, rules)
     s = state.copy()
@@ -238,10 +240,34 @@ def decode_action(rules: Rules | str, action: int) -> tuple[str, int, int, int, 
     "swap" (pawn i with target slot t), "sorry" (i: 0 from own Start, 1 from the partner's;
     target slot t), "discard" (play for points: i is the card). Movable pawn slots 0..P-1 are
     the acting seat's pawns in canonical order, then (team rules) the partner's. Unused fields
-    are -1. The engine's decoder (:func:`sorry_env.engine.decode_action`) in words."""
+    are -1. Fire and Ice adds "no_fire_move" and "fire_move" (the decision before the draw;
+    every field -1) and a token choice on the 1 and 2 (:func:`action_token`). The engine's
+    decoder (:func:`sorry_env.engine.decode_action`) in words."""
     a = _action_index(rules, action)
     _, kind, i, j, first, target = E.decode_action(rules_array(rules), a)
     return E.ACTION_KINDS[kind], int(i), int(j), int(first), int(target)
+
+
+def action_token(rules: Rules | str, action: int) -> int:
+    """Fire and Ice: the token choice k of an action index (``k*N0 + a``): on a 1, k = 1 + t
+    puts Ice on target slot t (k = 0: Ice to the middle, no opponent pawn on the track); on a
+    2, k = 1 + i puts Fire on own pawn slot i (k = 0: Fire stays). 0 for every other action
+    and under rules without Fire and Ice."""
+    return int(E.action_token(rules_array(rules), _action_index(rules, action)))
+
+
+def fire_decision(state: np.ndarray) -> bool:
+    """True if the player to move is deciding on a fire move, before the draw (Fire and Ice)."""
+    return bool(E.fire_decision_pending(state))
+
+
+def tokens(state: np.ndarray) -> dict:
+    """Fire and Ice: where each token is, ``{"fire": (seat, slot) or None, "ice": ...}``
+    (slot: the seat's pawn in canonical order)."""
+    out = {}
+    for name, (seat, slot) in (("fire", E.fire_pawn(state)), ("ice", E.ice_pawn(state))):
+        out[name] = (int(seat), int(slot)) if seat >= 0 else None
+    return out
 
 
 def _action_index(rules, action) -> int:
@@ -269,8 +295,19 @@ def describe_action(state: np.ndarray, rules: Rules | str, action: int) -> str:
     kind, i, j, first, t = decode_action(rules, action)
     if kind == "discard":
         return f"discard a {CARD_NAMES[i]} (no card in the hand can move)"
+    if kind == "no_fire_move":
+        return "no fire move (draw a card)"
+    if kind == "fire_move":
+        square = int(E.fire_move_target(state, rules_array(rules), int(state[E.TO_MOVE])))
+        return f"fire move: the Fire pawn jumps to the slide at square {square} and slides"
     c = action_card(state, rules, action)
     words = _ActionWords(state, rules).describe(kind, i, j, first, t, c)
+    k = action_token(rules, action) if get_rules(rules).fire_ice else 0
+    if get_rules(rules).fire_ice and c == 0:
+        ice = _ActionWords(state, rules).target(k - 1) if k else "the middle (no opponent pawn on the track)"
+        words = f"Ice onto {ice}, then {words}"
+    elif get_rules(rules).fire_ice and c == 1 and k:
+        words = f"Fire onto {_ActionWords(state, rules).pawn(k - 1)}, then {words}"
     if not get_rules(rules).hand_size:
         return words
     # With hands the card is part of the choice; these moves' words already name it.
@@ -325,7 +362,7 @@ class _ActionWords:
 
 
 def _require_card(state, rules):
-    if state[E.CARD] < 0 and not get_rules(rules).hand_size:
+    if state[E.CARD] < 0 and not get_rules(rules).hand_size and not E.fire_decision_pending(state):
         raise ValueError("no card in play: this is a chance node; deal or draw a card first")
 
 
@@ -333,8 +370,10 @@ def _require_chance_node(state, rules, caller):
     check_state(state, rules_array(rules))
     if get_rules(rules).hand_size:
         raise ValueError(f"{caller}: with hands there are no chance nodes (after_move already draws)")
-    if state[E.CARD] >= 0 or state[E.WINNER] >= 0:
-        raise ValueError(f"{caller} needs a running game with no card in play (from after_move)")
+    if state[E.CARD] >= 0 or state[E.WINNER] >= 0 or E.fire_decision_pending(state):
+        raise ValueError(
+            f"{caller} needs a running game with no card in play (from after_move), not a fire decision"
+        )
 
 
 def _require_running(state, rules):

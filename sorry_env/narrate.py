@@ -40,7 +40,7 @@ class Step:
     """One pawn's own movement within a move, and what it caused."""
 
     pawn: Pawn
-    kind: str  # "start", "move", "swap" or "sorry"
+    kind: str  # "start", "move", "swap", "sorry" or "fire" (a fire move: Fire and Ice)
     src: int  # pawn code before (sorry_env.geometry codes)
     dst: int  # pawn code after, slide included
     n: int = 0  # kind "move": squares moved (negative: backward)
@@ -89,8 +89,16 @@ def trace_move(before, rules, action, after, labels: list | None = None) -> Move
     me = int(before[E.TO_MOVE])
     pos = pawn_codes(before, rules)
     kind, i, j, first, t = game.decode_action(rules, action)
-    card = None if kind == "discard" else game.action_card(before, rules, action)
+    fire_decision = kind in ("fire_move", "no_fire_move")
+    card = None if kind == "discard" or fire_decision else game.action_card(before, rules, action)
     steps = []
+    # Fire and Ice: the iced pawn's square once the action's token choice is made (a 1 moves
+    # Ice first); a slide does not sweep it and stops short of it.
+    iced = int(before[E.ICE]) - 1
+    if rules.fire_ice and card == CARD_NAMES.index("1"):
+        k = game.action_token(rules, action)
+        target_seat, target_slot = (int(x) for x in E.target_pawn(before, r, me, k - 1)) if k else (0, 0)
+        iced = pos[target_seat][target_slot] if k else -1
 
     def land(seat, slot, dest, step):
         pos[seat][slot] = dest
@@ -111,11 +119,15 @@ def trace_move(before, rules, action, after, labels: list | None = None) -> Move
         sq = square
         while sq != end:
             sq = (sq + 1) % TRACK
+            if sq == iced:
+                continue
             for s, codes in enumerate(pos):
                 for k, code in enumerate(codes):
                     if code == sq and (s, k) != (seat, slot):
                         codes[k] = START
                         step.swept.append((s, k))
+        if end == iced:
+            end = (end - 1) % TRACK
         pos[seat][slot] = end
         step.slide = (square, end)
         step.dst = end
@@ -164,6 +176,12 @@ def trace_move(before, rules, action, after, labels: list | None = None) -> Move
         if pos[seat][slot] == mine:
             slide_if_foreign(seat, slot, other)
         steps += [step, other]
+    elif kind == "fire_move":
+        seat, slot = (int(x) for x in E.fire_pawn(before))
+        src, dest = pos[seat][slot], int(E.fire_move_target(before, r, me))
+        step = Step((seat, slot), "fire", src, dest, (dest - src) % TRACK)
+        land(seat, slot, dest, step)
+        steps.append(step)
     elif kind == "sorry":
         mover = (me + 2 * i) % 4
         seat, slot = (int(x) for x in E.target_pawn(before, r, me, t))
@@ -274,6 +292,8 @@ def _account(before, rules, action, move: Move, numbers: list) -> tuple:
         return None, f"discards a {CARD_NAMES[game.decode_action(rules, action)[1]]} (no card in the hand can move)"
     if move.kind == "pass":
         return card, "declines to swap and passes" if card == "11" else "no legal move, passes"
+    if move.kind == "no_fire_move":
+        return None, "makes no fire move"
     if not move.consistent:
         return card, f"{game.describe_action(before, rules, action)} (pawn tracking lost: see the board)"
 
@@ -293,6 +313,9 @@ def _account(before, rules, action, move: Move, numbers: list) -> tuple:
             if victim is not None:
                 text += f", sending {_names([victim], numbers)} back to Start"
                 step = dataclasses.replace(step, bumped=step.bumped[1:])
+        elif step.kind == "fire":
+            triangle = step.slide[0] if step.slide else step.dst
+            text = f"{pawn(step.pawn)} makes a fire move from {where(seat, step.src)} to square {triangle}"
         elif step.kind == "swap":
             if step is move.steps[1]:
                 if not step.slide:  # the other pawn only says something if it slid after the swap
@@ -322,10 +345,32 @@ def _account(before, rules, action, move: Move, numbers: list) -> tuple:
             text += f", bumping {_names(step.bumped, numbers)} back to Start"
         parts.append(text)
     text = "; ".join(parts) if parts else game.describe_action(before, rules, action)
+    token = _token_text(before, rules, action, numbers)
+    if token:
+        text = f"{token}, then {text}"
     if move.kind == "seven_part":  # Hasbro 2003 teams: a seven split among pawns, one part at a time
         left = (int(before[E.SEVEN_LEFT]) or 7) - game.decode_action(rules, action)[3]
         text += f" ({left} of the 7 still to move)" if left else " (the 7 is finished)"
     return card, text
+
+
+def _token_text(before, rules, action, numbers) -> str:
+    """Fire and Ice: what the action's token choice did, or "" (see game.action_token)."""
+    if not rules.fire_ice or int(before[E.CARD]) not in (0, 1) or E.fire_decision_pending(before):
+        return ""
+    k = game.action_token(rules, action)
+    r = game.rules_array(rules)
+    me = int(before[E.TO_MOVE])
+    if int(before[E.CARD]) == 0:
+        if not k:
+            return "Ice goes to the middle (no opponent pawn on the track)"
+        seat, slot = (int(x) for x in E.target_pawn(before, r, me, k - 1))
+        code = int(before[E.PAWNS + seat * E.MAX_SLOTS + slot])
+        return f"moves Ice onto {_names([(seat, slot)], numbers)} on {where(seat, code)}"
+    if not k:
+        return ""
+    code = int(before[E.PAWNS + me * E.MAX_SLOTS + k - 1])
+    return f"moves Fire onto {_names([(me, k - 1)], numbers)} on {where(me, code)}"
 
 
 def describe_move(before, rules, action, after, labels: PawnLabels | None = None) -> str:

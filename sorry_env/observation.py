@@ -23,6 +23,10 @@ index range    content
 1131..1141     the viewer's own hand (play for points): copies of each card / 5
 1142           Hasbro 2003 teams: steps of a split seven still to move / 7
 1143..1150     ... and 1 for each movable pawn slot that already moved in it
+1151..1166     Fire and Ice: 1 at ``1151 + p*4 + i`` for the pawn holding Fire (all
+               zero: Fire in the middle)
+1167..1182     ... 1 at ``1167 + p*4 + i`` for the iced pawn (all zero: Ice in the middle)
+1183           1 if the player to move is deciding on a fire move (before the draw)
 =============  =====================================================================
 """
 
@@ -42,7 +46,10 @@ TEAM_BASE = PROGRESS_BASE + 16
 HAND_BASE = TEAM_BASE + 4
 SEVEN_LEFT_INDEX = HAND_BASE + N_CARDS
 SEVEN_MOVED_BASE = SEVEN_LEFT_INDEX + 1
-OBS_SIZE = SEVEN_MOVED_BASE + 8
+FIRE_BASE = SEVEN_MOVED_BASE + 8
+ICE_BASE = FIRE_BASE + 16
+FIRE_DECISION_INDEX = ICE_BASE + 16
+OBS_SIZE = FIRE_DECISION_INDEX + 1
 
 
 @njit(cache=True)
@@ -64,6 +71,11 @@ def observe(state, rules, viewer, out):
             shown = (code - SIDE * viewer) % TRACK if code < TRACK else code
             out[PAWN_BASE + (p * 4 + i) * N_CODES + shown] = 1.0
             out[PROGRESS_BASE + p * 4 + i] = STEPS_TO_HOME[seat, code] / 66.0
+            if state[E.FIRE] == seat * E.MAX_SLOTS + i + 1:
+                out[FIRE_BASE + p * 4 + i] = 1.0
+            if code == state[E.ICE] - 1:
+                out[ICE_BASE + p * 4 + i] = 1.0
+    out[FIRE_DECISION_INDEX] = state[E.FIRE_PENDING]
     out[SEVEN_LEFT_INDEX] = state[E.SEVEN_LEFT] / 7.0
     for i in range(8):
         out[SEVEN_MOVED_BASE + i] = (state[E.SEVEN_MOVED] >> i) & 1

@@ -41,10 +41,24 @@ def hand_text(state, seat: int) -> str:
     return " ".join(cards) if cards else "(empty)"
 
 
-def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False) -> str:
+def token_text(state, labels=None) -> str:
+    """Fire and Ice: where the two tokens are, e.g. ``Fire: R2 (square 12) | Ice: middle``."""
+    parts = []
+    for name, (seat, slot) in (("Fire", E.fire_pawn(state)), ("Ice", E.ice_pawn(state))):
+        if seat < 0:
+            parts.append(f"{name}: middle")
+            continue
+        code = int(state[E.PAWNS + seat * E.MAX_SLOTS + slot])
+        place = f"safe {code - SAFE0}" if code >= SAFE0 else f"square {code}"
+        parts.append(f"{name}: {pawn_label(labels, int(seat), int(slot))} ({place})")
+    return " | ".join(parts)
+
+
+def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False, fire_ice=False) -> str:
     """The board as text. `labels`: a :class:`sorry_env.narrate.PawnLabels` following this
     game (None: pawns numbered by slot); `hand_seat`: show that seat's hand (play for
-    points); `teams`: name the partnerships."""
+    points); `teams`: name the partnerships; `fire_ice`: say where Fire and Ice are (shown
+    whenever a token is on a pawn, too)."""
     grid = [["" for _ in range(GRID)] for _ in range(GRID)]
     for sq in range(TRACK):
         col, row = track_cell(sq)
@@ -101,6 +115,8 @@ def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False) -> str:
         )
     if teams:
         lines.append("teams: Red + Yellow against Blue + Green (each moves its partner's pawns too)")
+    if fire_ice or state[E.FIRE] or state[E.ICE]:
+        lines.append(token_text(state, labels))
     card = int(state[E.CARD])
     if hand_seat is not None:
         lines.append(f"{COLOUR_NAMES[hand_seat]}'s hand: {hand_text(state, hand_seat)}")
@@ -109,6 +125,8 @@ def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False) -> str:
         if card >= 0
         else ("to play a card" if hand_seat is not None else "(no card drawn)")
     )
+    if state[E.FIRE_PENDING]:
+        playing = "decides on a fire move before drawing"
     lines.append(
         f"turn {int(state[E.TURN])}: {COLOUR_NAMES[to_move]} {playing}"
         + (" (draw again)" if state[E.DRAW_AGAIN] else "")

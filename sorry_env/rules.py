@@ -43,7 +43,8 @@ R_TEAMS = 5  # TEAMS_NONE, TEAMS_PARKER1958 or TEAMS_HASBRO2003
 R_HAND_SIZE = 6  # 0: draw a card each turn; 5: play for points with hands
 R_PACK = 7  # N_CARDS counts
 R_PACK_SIZE = R_PACK + N_CARDS
-N_RULES = R_PACK_SIZE + 1
+R_FIRE_ICE = R_PACK_SIZE + 1  # 1: the 2013 Fire and Ice power-ups (docs/rules.md)
+N_RULES = R_FIRE_ICE + 1
 
 
 def _short(value, limit: int = 80) -> str:
@@ -66,6 +67,7 @@ class Rules:
     teams: str = "none"
     hand_size: int = 0
     scoring: str = "none"
+    fire_ice: bool = False
 
     def __post_init__(self):
         # Checked when built, each mistake naming its field: a custom Rules reaches compiled
@@ -88,7 +90,7 @@ class Rules:
         object.__setattr__(self, "pack", tuple(int(c) for c in pack))
         if sum(self.pack) == 0:
             raise ValueError("pack is empty")
-        for field in ("two_draws_again", "fast_play"):
+        for field in ("two_draws_again", "fast_play", "fire_ice"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"{field} must be True or False, got {getattr(self, field)!r}")
         starts = self.start_cards
@@ -113,6 +115,10 @@ class Rules:
             raise ValueError(f"scoring must be one of {SCORING}, got {_short(self.scoring)}")
         if not integer(self.sorry_forward) or self.sorry_forward not in (0, 4):
             raise ValueError(f"sorry_forward must be 0 (off) or 4, got {self.sorry_forward!r}")
+        # Fire and Ice come with the 2013 edition, which has neither partnerships nor hands:
+        # the token choices are defined for one player's own pawns and one card in play.
+        if self.fire_ice and (self.teams != "none" or self.hand_size):
+            raise ValueError("fire_ice needs teams='none' and hand_size=0 (the 2013 edition has neither)")
 
     def array(self) -> np.ndarray:
         a = np.zeros(N_RULES, dtype=np.int64)
@@ -125,6 +131,7 @@ class Rules:
         a[R_HAND_SIZE] = self.hand_size
         a[R_PACK : R_PACK + N_CARDS] = self.pack
         a[R_PACK_SIZE] = sum(self.pack)
+        a[R_FIRE_ICE] = int(self.fire_ice)
         return a
 
 
@@ -145,6 +152,15 @@ PRESETS = {
     # pawn 4 forward, a 2 does not draw again (Wikipedia). Fire and Ice are left out.
     "hasbro2013": Rules(
         name="hasbro2013", pawns_per_player=3, start_cards=NUMBER_CARDS, sorry_forward=4, two_draws_again=False
+    ),
+    # ... with the Fire and Ice power-ups (issue 14; docs/rules.md, "Fire and Ice").
+    "hasbro2013_fire_ice": Rules(
+        name="hasbro2013_fire_ice",
+        pawns_per_player=3,
+        start_cards=NUMBER_CARDS,
+        sorry_forward=4,
+        two_draws_again=False,
+        fire_ice=True,
     ),
 }
 

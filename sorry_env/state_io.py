@@ -21,6 +21,13 @@ Schema (every key but ``pawns`` and ``to_move`` optional)::
 
 With hands (play for points) there is no card in play: ``card`` must be null or absent.
 
+Fire and Ice (``hasbro2013_fire_ice``): ``"fire"`` and ``"ice"`` each name the pawn holding
+the token as ``[seat, i]`` (the i-th entry of that seat's ``pawns`` list), or null while
+the token is in the middle (the default). Ice is only ever on a pawn on the track, Fire on
+a pawn on the track or in its safety zone. ``"fire_decision": true`` (card null) is the
+moment before the draw when the player to move decides on a fire move; it needs a fire
+move to exist. ``state_to_dict`` writes all three keys under these rules, none otherwise.
+
 Under the Hasbro 2003 team rules a seven may be split among many pawns, one part per step;
 while such a seven is under way the dict has ``"split_seven": {"left": 1..6, "moved": [i, ...]}``
 (steps still to move; movable slots already moved), ``card`` is "7", and the pawns are
@@ -40,6 +47,7 @@ from .geometry import HOME, SAFE0, SAFE_LEN, SLIDE_END, SLIDE_OWNER, START, TRAC
 from .rules import CARD_INDEX, CARD_NAMES, N_CARDS, Rules
 
 KEYS = {"to_move", "card", "draw_again", "turn", "pawns", "draw_pile", "hands", "split_seven"}
+KEYS |= {"fire", "ice", "fire_decision"}  # Fire and Ice presets only
 
 
 def _code(seat, pos):
@@ -198,9 +206,25 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     state[E.TURN] = turn
     state[E.DRAW_AGAIN] = int(draw_again)
     state[E.CARD] = -1
+    fire_ref = _tokens(d, rules, state, active)
     if not _split_seven(d, rules, card, state):
         for seat in active:
             E.sort_seat(state, seat, ppp)
+    if fire_ref is not None:  # the pawn holding Fire, found again after sorting
+        seat, code = fire_ref
+        slot = next(i for i in range(ppp) if state[E.PAWNS + seat * E.MAX_SLOTS + i] == code)
+        state[E.FIRE] = seat * E.MAX_SLOTS + slot + 1
+    fire_decision = d.get("fire_decision", False)
+    if not isinstance(fire_decision, bool):
+        raise ValueError(f"fire_decision must be true or false, got {excerpt(fire_decision)}")
+    if fire_decision:
+        if card is not None:
+            raise ValueError("fire_decision comes before the draw: 'card' must be null")
+        if E.fire_move_target(state, r, to_move) < 0:
+            raise ValueError(
+                f"fire_decision: seat {to_move} has no fire move (Fire not on its pawn, or that pawn cannot make one)"
+            )
+        state[E.FIRE_PENDING] = 1
     if rules.hand_size:
         if hands is None:
             for seat in active:
@@ -209,7 +233,8 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
         else:
             state[E.HANDS : E.HANDS + 4 * N_CARDS] = hands.reshape(-1)
     elif card is None:
-        E.draw(state, r)
+        if not fire_decision:
+            E.draw(state, r)
     else:
         state[E.CARD] = CARD_INDEX[card]
     # A loaded game must be playable: the engine offers PASS when nothing else is legal, except
@@ -256,6 +281,41 @@ def _split_seven(d, rules, card, state):
     state[E.SEVEN_LEFT] = seven["left"]
     state[E.SEVEN_MOVED] = sum(1 << i for i in seven["moved"])
     return True
+
+
+def _tokens(d, rules, state, active):
+    """Load Ice (its square) and check Fire (Fire and Ice presets); returns (seat, code) of
+    the pawn holding Fire, or None. `state` holds the pawns in the dict's order."""
+    given = [k for k in ("fire", "ice", "fire_decision") if k in d]
+    if not rules.fire_ice:
+        if given:
+            raise ValueError(f"rules {rules.name!r} have no Fire and Ice; remove {given} from the state")
+        return None
+    refs = {}
+    for key in ("fire", "ice"):
+        ref = d.get(key)
+        if ref is None:
+            continue
+        if (
+            not isinstance(ref, (list, tuple))
+            or len(ref) != 2
+            or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in ref)
+            or ref[0] not in active
+            or not 0 <= ref[1] < rules.pawns_per_player
+        ):
+            raise ValueError(
+                f"{key} must be null (the middle) or [seat, i]: a seat in play {active} and one of its pawns "
+                f"0..{rules.pawns_per_player - 1}, got {excerpt(ref)}"
+            )
+        code = int(state[E.PAWNS + int(ref[0]) * E.MAX_SLOTS + int(ref[1])])
+        if key == "ice" and code >= TRACK:
+            raise ValueError(f"ice is on a pawn in {code_to_position(code)[0]}: Ice only goes on a pawn on the track")
+        if key == "fire" and code >= HOME:
+            raise ValueError(f"fire is on a pawn in {code_to_position(code)[0]}: Fire leaves a pawn in Start or Home")
+        refs[key] = (int(ref[0]), code)
+    if "ice" in refs:
+        state[E.ICE] = refs["ice"][1] + 1
+    return refs.get("fire")
 
 
 def _hands(d, rules, active):
@@ -305,6 +365,12 @@ def state_to_dict(state: np.ndarray, rules: Rules) -> dict:
         "pawns": pawns,
         "draw_pile": {CARD_NAMES[c]: int(state[E.REMAIN + c]) for c in range(N_CARDS)},
     }
+    if rules.fire_ice:
+        fire_seat, fire_slot = E.fire_pawn(state)
+        ice_seat, ice_slot = E.ice_pawn(state)
+        d["fire"] = [int(fire_seat), int(fire_slot)] if fire_seat >= 0 else None
+        d["ice"] = [int(ice_seat), int(ice_slot)] if ice_seat >= 0 else None
+        d["fire_decision"] = bool(E.fire_decision_pending(state))
     if state[E.SEVEN_LEFT] > 0:
         d["split_seven"] = {
             "left": int(state[E.SEVEN_LEFT]),

@@ -9,7 +9,7 @@ lives in :mod:`agents.vector_opponents`: it needs the agents' compiled move choi
 
 Arrays (``B = num_envs``, ``N = n_actions``)
 ------------------------------------------------
-``observation``  float32[B, 1151]  the single env's observation (:mod:`sorry_env.observation`)
+``observation``  float32[B, 1184]  the single env's observation (:mod:`sorry_env.observation`)
                                    of the seat to move in each game
 ``action_mask``  int8[B, N]        1 on the legal actions of that seat
 rewards          float32[B, 4]     per seat (index = seat): +1 to the winning side, -1 to the

@@ -12,7 +12,7 @@
 
 __version__ = "0.1.0"
 
-ENV_VERSION = 0
+ENV_VERSION = 1
 ENV_ID = f"sorry_env/sorry-v{ENV_VERSION}"  # pettingzoo.make("aec", ENV_ID)
 GYM_ENV_ID = f"sorry_env/Sorry-v{ENV_VERSION}"  # gymnasium.make(GYM_ENV_ID): the single-agent view, same version
 ENV_NAME = f"sorry_v{ENV_VERSION}"  # raw_env.metadata["name"]

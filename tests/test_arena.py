@@ -111,7 +111,7 @@ def train_tiny_model(path, **env_kwargs):
     import gymnasium
     from sb3_contrib import MaskablePPO
 
-    env = gymnasium.make("sorry_env/Sorry-v0", **env_kwargs)
+    env = gymnasium.make("sorry_env/Sorry-v1", **env_kwargs)
     model = MaskablePPO("MultiInputPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu")
     model.learn(32)
     model.save(path)
@@ -159,7 +159,7 @@ def test_an_sb3_model_for_another_observation_is_refused(tmp_path):
     flat = FlattenObservation(SorryGymEnv(2, "random"))
     model = MaskablePPO("MlpPolicy", flat, n_steps=32, batch_size=32, n_epochs=1, device="cpu")
     model.save(tmp_path / "flat.zip")
-    with pytest.raises(ValueError, match="was not trained on the Gymnasium env sorry_env/Sorry-v0"):
+    with pytest.raises(ValueError, match="was not trained on the Gymnasium env sorry_env/Sorry-v1"):
         agents.make_agent(str(tmp_path / "flat.zip"))
     assert gymnasium  # imported for the registry
 

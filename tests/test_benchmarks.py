@@ -44,6 +44,11 @@ def run(monkeypatch, capsys, script, args):
             ["--games", "1", "--agents", "expectimax:depth=1", "mcts:iterations=8"],
             r"mcts:iterations=8, moves with a choice: \d+ moves, mean [\d.]+ ms, p99 [\d.]+ ms",
         ),
+        (
+            "bench_trainer",
+            ["--configs", "configs/smoke.yaml", "--paths", "gym+dense", "batched@16", "--rollouts", "1"],
+            r"batched@16 / gym\+dense \(CPU, medians\): [\d.]+x",
+        ),
     ],
 )
 def test_speed_scripts_run_end_to_end(monkeypatch, capsys, script, args, expected):
@@ -61,9 +66,21 @@ def test_speed_scripts_run_end_to_end(monkeypatch, capsys, script, args, expecte
         ("bench_search", ["--games", "0"], "--games must be >= 1"),
         ("bench_search", ["--agents", "mcts:iterations=x"], "must be an integer"),
         ("bench_search", ["--rules", "nosuchrules"], "unknown rules preset"),
+        ("bench_engine_ab", ["--base", "HEAD", "--games", "0"], "--games and --repeats must be >= 1"),
+        ("bench_engine_ab", ["--base", "no-such-revision-x"], "git archive no-such-revision-x"),
+        ("bench_trainer", ["--rollouts", "0"], "--rollouts must be >= 1"),
+        ("bench_trainer", ["--paths", "compiled"], "unknown path 'compiled'"),
+        ("bench_trainer", ["--configs", "configs/nosuch.yaml"], "configs/nosuch.yaml"),
     ],
 )
 def test_speed_scripts_refuse_bad_settings(monkeypatch, capsys, script, args, message):
     code, out, err = run(monkeypatch, capsys, script, args)
     assert code == 2 and message in err, err
     assert out == ""
+
+
+@pytest.mark.slow
+def test_engine_ab_compares_with_an_older_commit(monkeypatch, capsys):
+    code, out, err = run(monkeypatch, capsys, "bench_engine_ab", ["--base", "HEAD", "--games", "20", "--repeats", "1"])
+    assert code == 0, err
+    assert re.search(r"best of 1: HEAD [\d,]+ moves/s, this tree [\d,]+ moves/s, ratio [\d.]+", out), out

@@ -86,11 +86,11 @@ def test_api_test_other_seats_and_presets():
 
 
 def test_registered_with_pettingzoo_make():
-    e = pettingzoo.make("aec", "sorry_env/sorry-v0", num_players=2)
+    e = pettingzoo.make("aec", "sorry_env/sorry-v1", num_players=2)
     assert e.possible_agents == ["player_0", "player_2"]
     e.reset(seed=0)
     play(e, 20, np.random.default_rng(0))
-    e4 = pettingzoo.make("aec", "sorry_env/sorry-v0")
+    e4 = pettingzoo.make("aec", "sorry_env/sorry-v1")
     assert e4.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
 
 

@@ -595,8 +595,8 @@ def test_greedy_prefers_its_home_section():
 
 def test_make_express_agent_refuses_unknown_names():
     assert make_express_agent("greedy").name == "greedy"
-    with pytest.raises(ValueError, match="unknown Express agent 'heuristic'"):
-        make_express_agent("heuristic")
+    with pytest.raises(ValueError, match="unknown Express agent 'alphazero'"):
+        make_express_agent("alphazero")
 
 
 @pytest.mark.parametrize("n", PLAYERS)
@@ -642,7 +642,7 @@ def test_tournament_arguments_are_checked():
     for kwargs, words in [
         ({"agent_specs": ["greedy"]}, "num_players"),
         ({"agent_specs": ["greedy", "random"], "players": 3}, "2 agents listed for 3"),
-        ({"agent_specs": ["greedy", "mcts"]}, "unknown Express agent"),
+        ({"agent_specs": ["greedy", "alphazero"]}, "unknown Express agent"),
         ({"agent_specs": ["greedy", "random"], "games": 0}, "games"),
         ({"agent_specs": ["greedy", "random"], "seed": -1}, "seed"),
     ]:
@@ -678,7 +678,7 @@ def test_sorry_eval_runs_an_express_tournament(tmp_path, capsys):
     "argv,words",
     [
         (["--game", "express", "--rules", "hasbro2003", "greedy", "random"], "has none"),
-        (["--game", "express", "heuristic", "random"], "unknown Express agent"),
+        (["--game", "express", "alphazero", "random"], "unknown Express agent"),
         (["--game", "express", "greedy", "random", "--max-turns", "0"], "max_turns"),
     ],
 )

@@ -131,6 +131,7 @@ RULE_FIELDS = {
     "teams": st.one_of(st.sampled_from(["none", "parker1958", "hasbro2003"]), SCALARS),
     "hand_size": st.one_of(st.sampled_from([0, 5]), SCALARS),
     "scoring": st.one_of(st.sampled_from(["none", "hasbro2003", "parker1939"]), SCALARS),
+    "fire_ice": st.one_of(st.booleans(), SCALARS),
 }
 
 
@@ -276,6 +277,7 @@ def test_the_invariant_checker_flags_broken_states():
     assert broken(lambda s: s.__setitem__(slice(E.PAWNS, E.PAWNS + 2), 5)) == {"two_on_square"}
     assert broken(lambda s: s.__setitem__(E.PAWNS + 4, 3)) == {"pawn_code"}  # a pawn of an empty seat
     assert broken(lambda s: s.__setitem__(E.WINNER, int(s[E.TO_MOVE]))) == {"winner"}
+    assert broken(lambda s: s.__setitem__(E.ICE, 1)) == {"tokens"}  # Ice under rules without it
     counts = np.zeros(len(invariants.CHECKS), dtype=np.int64)
     moves, truncated = invariants.play_games(rules, np.array([1, 0, 1, 0]), 0, 20, 2000, counts)
     assert moves > 20 * 50 and truncated == 0 and counts.sum() == 0

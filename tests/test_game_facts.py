@@ -34,7 +34,10 @@ def test_one_decoder_names_every_action_index_within_its_block(rules):
     for a in range(game.num_actions(rules)):
         card, kind, i, j, first, t = (int(x) for x in E.decode_action(r, a))
         assert game.decode_action(rules, a) == (E.ACTION_KINDS[kind], i, j, first, t)
-        seen.add((card, kind, i, j, first, t))
+        seen.add((card, kind, i, j, first, t, game.action_token(rules, a)))  # Fire and Ice: the token choice
+        if kind in (E.ACT_FIRE_DECLINE, E.ACT_FIRE_MOVE):
+            assert PRESETS[rules].fire_ice and a - (T + 1) * n_card == kind - E.ACT_FIRE_DECLINE
+            continue
         if kind == E.ACT_DISCARD:
             assert hands and card == -1 and 0 <= i < len(CARD_NAMES)
             continue

@@ -58,8 +58,8 @@ def test_registered_on_import_and_passes_both_checkers():
     from gymnasium.utils.env_checker import check_env
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-    assert "sorry_env/Sorry-v0" in gymnasium.registry and sorry_env.__name__
-    env = gymnasium.make("sorry_env/Sorry-v0", num_players=2, opponents=["heuristic"])
+    assert "sorry_env/Sorry-v1" in gymnasium.registry and sorry_env.__name__
+    env = gymnasium.make("sorry_env/Sorry-v1", num_players=2, opponents=["heuristic"])
     assert isinstance(env.unwrapped, SorryGymEnv)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a checker warning fails the test
@@ -238,7 +238,7 @@ def test_vector_envs_gymnasium_sync_async_and_sb3_subproc():
 
     for mode in ("sync", "async"):
         venv = gymnasium.make_vec(
-            "sorry_env/Sorry-v0", num_envs=2, vectorization_mode=mode, num_players=2, opponents=["heuristic"]
+            "sorry_env/Sorry-v1", num_envs=2, vectorization_mode=mode, num_players=2, opponents=["heuristic"]
         )
         obs, _ = venv.reset(seed=0)
         assert obs["observation"].shape == (2, sorry_env.observation.OBS_SIZE)

@@ -58,7 +58,7 @@ def test_metadata_cannot_make_the_loader_build_a_huge_network(tmp_path, monkeypa
     with pytest.raises(ValueError, match="parameters"):
         load_policy(bad)
     meta["network"]["hidden"] = [64]  # the right size, but not what the tensors hold
-    with pytest.raises(ValueError, match=r"net.layers.0.weight is F32 \[32, 1151\], .*needs F32 \[64, 1151\]"):
+    with pytest.raises(ValueError, match=r"net.layers.0.weight is F32 \[32, 1184\], .*needs F32 \[64, 1184\]"):
         load_policy(rewrite(path, tmp_path / "other.safetensors", meta=meta))
 
 

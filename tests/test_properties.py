@@ -26,10 +26,12 @@ ODD_SEATINGS = [(0, 1), (1, 3), (0, 1, 3), (1, 2, 3)]
 
 def _issue2_play(rules):
     """Presets played as issue #2 defines the game: one drawn card per turn, every player for
-    itself. Team play (multi-part sevens, partner moves) and hands of cards (play for points)
-    change the turn structure; their own tests live with those variants."""
+    itself. Team play (multi-part sevens, partner moves), hands of cards (play for points) and
+    Fire and Ice (a decision before the draw, token choices) change the turn structure; their
+    own tests live with those variants (tests/test_fire_ice.py)."""
     return (
-        getattr(rules, "teams", "none") == "none"
+        not getattr(rules, "fire_ice", False)
+        and getattr(rules, "teams", "none") == "none"
         and not getattr(rules, "hand_size", 0)
         and getattr(rules, "scoring", "none") == "none"
     )

@@ -11,6 +11,7 @@ from agents.gym_env import PolicyInputWrapper, SorryGymEnv
 from agents.policy import PolicyAgent, read_metadata
 from agents.policy_input import INPUT_SIZE, STATE_SIZE
 from sorry_env.observation import OBS_SIZE
+from sorry_env.version import LAYOUT_VERSION
 from training.config import load_config, validate
 from training.export import export_model, export_run
 from training.opponents import OpponentPool
@@ -108,7 +109,7 @@ def test_export_then_load_gives_the_sb3_actions(smoke_run, tmp_path):
     assert_same_actions(load_checkpoint(run_dir, load_config(SMOKE)), out)
     meta = read_metadata(out)
     assert meta["num_players"] == 2 and meta["rules"]["name"] == "hasbro2003"
-    assert meta["layout"] == {"version": "sorry_v0", "obs_size": OBS_SIZE, "state_size": STATE_SIZE, "n_actions": 142}
+    assert meta["layout"] == {"version": LAYOUT_VERSION, "obs_size": OBS_SIZE, "state_size": STATE_SIZE, "n_actions": 142}
     assert meta["network"]["kind"] == "afterstate"
     assert meta["evaluation"]["latest"]["win_rates"].keys() == {"random"}
 

@@ -46,7 +46,10 @@ DEFAULTS = {
         "max_grad_norm": 0.5,
         "target_kl": None,
     },
-    "envs": 16,  # environments batched in the one training process
+    "envs": 16,  # games stepped together in the one training process (MaskablePPO's n_envs)
+    # batched: the games stepped B at a time by compiled code, snapshots evaluated in batches
+    # (training/batched_env.py); per_game: one Gymnasium env per game (training.train.make_env)
+    "rollout": "batched",
     "torch_threads": 1,  # 2 shared cores: one thread avoids oversubscription
     "opponents": {
         "mix": {"snapshots": 0.5, "random": 0.5},  # kind -> weight (see training/opponents.py)
@@ -110,6 +113,7 @@ def load_config(path: str | Path) -> dict:
     return cfg
 
 
+ROLLOUTS = ("batched", "per_game")  # the values of the rollout key
 # Keys whose default is None, and the type they take otherwise.
 NULLABLE = {"ppo.target_kl": float, "distillation.value": str, "distillation.init": str}
 # key -> (test, what it must be); keys not listed only have their type checked.
@@ -228,6 +232,8 @@ def validate(cfg: dict, warm_start: bool = True) -> None:
         game.seats_for(g["num_players"], rules=g["rules"])
     except ValueError as e:
         raise ValueError(f"config: game: {e}") from None
+    if cfg["rollout"] not in ROLLOUTS:
+        raise ValueError(f"config: rollout must be one of {ROLLOUTS}, got {cfg['rollout']!r}")
     if net["kind"] not in KINDS:
         raise ValueError(f"config: network.kind must be one of {KINDS}, got {net['kind']!r}")
     if net["activation"] not in ACTIVATIONS:

@@ -641,7 +641,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
         metavar="AGENT",
         help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}), "
         "a policy file (.safetensors; sorry-export makes one from a training run), an "
-        "sb3-contrib MaskablePPO model (.zip) trained on sorry_env/Sorry-v0, or your own "
+        "sb3-contrib MaskablePPO model (.zip) trained on sorry_env/Sorry-v1, or your own "
         "agent as package.module:Name; with --league, the league's agents",
     )
     parser.add_argument(
@@ -663,7 +663,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
         default="sorry",
         choices=("sorry", "express"),
         help="sorry (the board game) or express (Sorry! Express, the dice game; agents: "
-        "random, greedy; see docs/express.md)",
+        "random, greedy, heuristic, expectimax, montecarlo with the same settings syntax, or an "
+        "Express policy file; see docs/express.md)",
     )
     parser.add_argument("--rules", choices=sorted(PRESETS), help="board-game rules (default: hasbro2003)")
     parser.add_argument(
@@ -769,6 +770,7 @@ def main(argv: list[str] | None = None) -> None:
                 args.workers,
                 args.max_turns,
                 progress=not args.no_progress,
+                torch_threads=args.torch_threads,
             )
         else:
             results = run_tournament(

@@ -36,6 +36,8 @@ class ExpressTable:
             raise ValueError("Sorry! Express has no rule presets; rules must be None")
         self.specs = list(agent_specs)
         self.agents = [make_express_agent(spec) for spec in self.specs]
+        for agent in self.agents:  # a policy file for another player count is refused before any game
+            agent.check_game("express", len(self.agents))
         self.seats = tuple(range(len(self.agents)))
         self.max_turns = max_turns
         self.seed = seed
@@ -72,10 +74,11 @@ class ExpressTable:
 
 
 def run_express_tournament(
-    agent_specs, players=None, games=1000, seed=0, workers=None, max_turns=None, progress=False
+    agent_specs, players=None, games=1000, seed=0, workers=None, max_turns=None, progress=False, torch_threads=None
 ) -> dict:
-    """Play `games` Sorry! Express games between `agent_specs` (one per player, names from
-    agents.express.EXPRESS_AGENTS) and return the results dict of
+    """Play `games` Sorry! Express games between `agent_specs` (one per player: specs of
+    agents.express.make_express_agent, e.g. "expectimax:depth=1" or an Express policy
+    file) and return the results dict of
     training.evaluate.run_tournament. `max_turns` defaults to the env's limit; `workers`
     to the number of cores (more than one: call under ``if __name__ == "__main__":``)."""
     agent_specs = list(agent_specs)
@@ -86,8 +89,8 @@ def run_express_tournament(
             f"{len(agent_specs)} agents listed for {players} players; list one agent per "
             f"player, e.g. greedy {' '.join(['random'] * (players - 1))}"
         )
-    for spec in agent_specs:  # a bad name is refused before any worker starts
-        make_express_agent(spec)
+    for spec in agent_specs:  # a bad spec is refused before any worker starts
+        make_express_agent(spec).check_game("express", players)
     max_turns = game.DEFAULT_MAX_TURNS if max_turns is None else max_turns
     workers = os.cpu_count() if workers is None else workers
     for name, value in (("games", games), ("max_turns", max_turns), ("workers", workers)):
@@ -95,6 +98,14 @@ def run_express_tournament(
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     game.check_seed(seed)
     records = play_games(
-        agent_specs, games, seed, None, max_turns, min(workers, games), progress, table_class=ExpressTable
+        agent_specs,
+        games,
+        seed,
+        None,
+        max_turns,
+        min(workers, games),
+        progress,
+        table_class=ExpressTable,
+        torch_threads=torch_threads,
     )
     return summarize(records, agent_specs, seed, None, max_turns, seats=range(players), rules_name="express")

@@ -11,7 +11,7 @@ Frozen opponents move inside the env adapter (:class:`SorryMultiAgentEnv`), so R
 ever sees the learning seats. Snapshot weights travel to the env runners through Ray (not
 through files), so remote nodes need no shared disk.
 
-The policy network (:class:`MaskedMLPModule`) is an MLP over the 1151-float observation
+The policy network (:class:`MaskedMLPModule`) is an MLP over the 1184-float observation
 laid out exactly as the ``mlp`` kind of :mod:`agents.policy`, so exporting is renaming
 tensors: the run directory's ``policy.safetensors`` loads in ``sorry-eval``/``sorry-play``.
 

@@ -7,12 +7,112 @@ of the policy input; it is a training aid and is never exported.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
+from numba import njit
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
+from torch.nn import functional as F
 
-from agents.policy import ACTIVATIONS, Actor
+from agents.policy import ACTIVATIONS, MLP, Actor
+from agents.policy_input import afterstates
 from sorry_env.observation import OBS_SIZE
+
+
+@njit(cache=True)
+def sparse_rows(x):
+    """(columns, values, row offsets) of the nonzero entries of float32[n, d] `x`, row by row
+    (compressed sparse rows: row i's entries are offsets[i] .. offsets[i + 1] - 1)."""
+    n, d = x.shape
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        count = 0
+        for j in range(d):
+            if x[i, j] != 0:
+                count += 1
+        offsets[i + 1] = offsets[i] + count
+    columns = np.empty(offsets[n], dtype=np.int64)
+    values = np.empty(offsets[n], dtype=np.float32)
+    k = 0
+    for i in range(n):
+        for j in range(d):
+            if x[i, j] != 0:
+                columns[k] = j
+                values[k] = x[i, j]
+                k += 1
+    return columns, values, offsets
+
+
+@njit(cache=True)
+def sparse_weight_gradient(columns, values, offsets, grad_out, grad_weight_t):
+    """grad_weight_t[c] += x[i, c] * grad_out[i] over the nonzero entries x[i, c] (sparse_rows
+    form): the weight gradient of x @ W.T, transposed, without touching the zero entries."""
+    for i in range(offsets.shape[0] - 1):
+        for k in range(offsets[i], offsets[i + 1]):
+            column, value = columns[k], values[k]
+            for j in range(grad_out.shape[1]):
+                grad_weight_t[column, j] += value * grad_out[i, j]
+
+
+class _SparseProduct(torch.autograd.Function):
+    """x @ weight.T for a sparse x given as sparse_rows; the gradient flows to weight only."""
+
+    @staticmethod
+    def forward(ctx, weight, weight_t, columns, values, offsets):
+        ctx.rows, ctx.in_features = (columns, values, offsets), weight.shape[1]
+        return F.embedding_bag(
+            torch.from_numpy(columns),
+            weight_t,
+            torch.from_numpy(offsets[:-1]),
+            mode="sum",
+            per_sample_weights=torch.from_numpy(values),
+        )
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        columns, values, offsets = ctx.rows
+        grad_weight_t = np.zeros((ctx.in_features, grad_out.shape[1]), dtype=np.float32)
+        sparse_weight_gradient(columns, values, offsets, grad_out.contiguous().numpy(), grad_weight_t)
+        return torch.from_numpy(grad_weight_t).t(), None, None, None, None
+
+
+def _transposed(layer: nn.Linear) -> torch.Tensor:
+    """layer.weight.T (in, out) as a contiguous copy, one row per input entry; kept until the
+    weight changes (an optimizer step or a load bumps its version), so rollout steps reuse it."""
+    version = layer.weight._version
+    cached = getattr(layer, "_sparse_weight_t", None)
+    if cached is None or cached[0] != version or cached[1].shape[::-1] != layer.weight.shape:
+        cached = (version, layer.weight.detach().t().contiguous())
+        layer._sparse_weight_t = cached
+    return cached[1]
+
+
+def sparse_linear(layer: nn.Linear, x: np.ndarray) -> torch.Tensor:
+    """``layer(x)`` for observations `x` (float32[n, OBS_SIZE], about 2% nonzero: one-hot
+    encodings) as a sum of the weight columns of the nonzero entries, with its gradient:
+    the same function as the dense product, with much less work forward and backward on one
+    thread (docs/research/2026-11-24-trainer-speed.md)."""
+    columns, values, offsets = sparse_rows(np.ascontiguousarray(x, dtype=np.float32))
+    return _SparseProduct.apply(layer.weight, _transposed(layer), columns, values, offsets) + layer.bias
+
+
+def sparse_mlp(mlp: MLP, x: np.ndarray) -> torch.Tensor:
+    """``mlp(x)`` (agents.policy.MLP) with its first layer as :func:`sparse_linear`."""
+    h = sparse_linear(mlp.layers[0], x)
+    for layer in mlp.layers[1:]:
+        h = layer(mlp.activation(h))
+    return h
+
+
+def actor_logits(actor: Actor, inputs: torch.Tensor) -> torch.Tensor:
+    """``actor(inputs)`` (the same logits) with the first layer's product sparse."""
+    if actor.kind == "mlp":
+        return sparse_mlp(actor.net, inputs[:, :OBS_SIZE].detach().numpy())
+    states = inputs[:, OBS_SIZE:].detach().round().to(torch.int64).numpy()
+    obs, rows, actions = afterstates(states, actor.rules_array)
+    scores = sparse_mlp(actor.net, obs)[:, 0]
+    logits = torch.zeros(len(inputs), actor.n_actions, dtype=scores.dtype)
+    return logits.index_put((torch.from_numpy(rows), torch.from_numpy(actions)), scores)
 
 
 class ActorCritic(nn.Module):
@@ -30,10 +130,13 @@ class ActorCritic(nn.Module):
         self.latent_dim_vf = size
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        return self.actor(features)
+        return actor_logits(self.actor, features)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
-        return self.critic(features[:, :OBS_SIZE])
+        if len(self.critic) == 0:  # value_hidden: []
+            return features[:, :OBS_SIZE]
+        h = sparse_linear(self.critic[0], features[:, :OBS_SIZE].detach().numpy())
+        return self.critic[1:](h)
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)

@@ -33,12 +33,13 @@ import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from tqdm import tqdm
 
 from agents.gym_env import PolicyInputWrapper, SorryGymEnv
 
 from . import checkpoint as run_checkpoint
+from .batched_env import BatchedSelfPlayEnv
 from .config import load_config, validate
 from .curve import plot_learning_curve
 from .evaluate import wilson_interval
@@ -77,8 +78,11 @@ class Run:
     def load_state(self) -> None:
         try:
             state = json.loads(self.state_path.read_text())
-            # The budget may grow on resume; anything else changed would make a different run.
-            if {**state["config"], "budget": None} != {**self.cfg, "budget": None}:
+            # The budget may grow on resume, and the rollout path may change (both play the same
+            # games' distribution; runs from before the rollout key used per_game); anything else
+            # changed would make a different run.
+            ignored = {"budget": None, "rollout": None}
+            if {**state["config"], **ignored} != {**self.cfg, **ignored}:
                 raise ValueError(
                     f"{self.state_path}: the run was started with another config; use a new name to start a new run"
                 )
@@ -239,16 +243,23 @@ def make_env(cfg: dict, opponent_sampler) -> PolicyInputWrapper:
     )
 
 
-def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> DummyVecEnv:
-    def make():
-        return Monitor(make_env(cfg, pool.sample))
+def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> VecEnv:
+    """The rollout env of `cfg`: ``envs`` games, batched (config ``rollout: batched``, the
+    default: :class:`training.batched_env.BatchedSelfPlayEnv`) or one Gymnasium env each
+    (``rollout: per_game``)."""
+    if cfg["rollout"] == "batched":
+        venv = BatchedSelfPlayEnv(cfg, pool)
+    else:
 
-    venv = DummyVecEnv([make for _ in range(cfg["envs"])])
+        def make():
+            return Monitor(make_env(cfg, pool.sample))
+
+        venv = DummyVecEnv([make for _ in range(cfg["envs"])])
     venv.seed(seed)
     return venv
 
 
-def make_model(cfg: dict, venv: DummyVecEnv, tb_dir: str | Path) -> MaskablePPO:
+def make_model(cfg: dict, venv: VecEnv, tb_dir: str | Path) -> MaskablePPO:
     net = cfg["network"]
     policy_kwargs = {
         "kind": net["kind"],
@@ -296,11 +307,11 @@ def run_training(run: Run, resume: bool) -> Run:
     # A resumed run draws fresh games (seeded by the step count), not a replay of the first ones.
     start = run.last["checkpoint"] if resume else 0
     venv = make_envs(cfg, run.pool, seed=cfg["seed"] + max(start, 0))
+    model = make_model(cfg, venv, run.dir / "tb")
+    venv.seed(cfg["seed"] + max(start, 0))  # MaskablePPO(seed=...) seeded the env with the config's seed
     if resume:
-        model = make_model(cfg, venv, run.dir / "tb")
         run_checkpoint.restore(model, run.checkpoint_path)
     else:
-        model = make_model(cfg, venv, run.dir / "tb")
         if cfg["imitation"]["samples"] > 0:
             run.imitation = pretrain(model, cfg)
         if cfg["distillation"]["decisions"] > 0:

@@ -1,0 +1,396 @@
+"""The self-play trainer's batched rollouts: B learner games stepped together, as an SB3 VecEnv.
+
+``BatchedSelfPlayEnv(cfg, pool, seed)`` plays ``cfg["envs"]`` games at once for
+MaskablePPO (``n_envs = B``), with the per-game trainer env's semantics
+(:func:`training.train.make_env`: ``PolicyInputWrapper(SorryGymEnv(opponent_sampler=pool.sample))``):
+
+- each episode the learner takes a random seat of the game, and each other seat draws its own
+  opponent from the pool (:meth:`training.opponents.OpponentPool.sample`: the mix's agents
+  and the learner's snapshots), held for the whole episode;
+- observations are policy inputs float32[B, INPUT_SIZE] (:mod:`agents.policy_input`) of the
+  learner's seat; ``action_masks()`` bool[B, n_actions] its legal actions;
+- the reward is the learner's: +1 when its side won (team rules: a partner's win pays the
+  learner), -1 when another side won, 0 before the end and on truncation (``max_turns``);
+- a game that ends is restarted in the same step (SB3's convention): ``dones[b]`` is True,
+  ``infos[b]["terminal_observation"]`` holds the finished game's last observation,
+  ``infos[b]["TimeLimit.truncated"]`` and ``infos[b]["episode"]`` (Monitor's ``r``, ``l``,
+  ``t``) are set.
+
+How the opponents move:
+
+- ``random``, ``greedy`` and ``heuristic`` (by those exact names) move inside one compiled
+  loop over all games (:func:`agents.vector_opponents.scripted_choice`, the batched env's
+  compiled opponents; greedy and heuristic choose as their agents do);
+- policy networks (snapshots, policy files in the mix) are evaluated in batches: each round,
+  every game whose seat to move is played by the same network gets one forward of that
+  network for all of them (``forwards`` counts them);
+- any other agent (``expectimax``, ``montecarlo``, your own) is asked per move with
+  :meth:`agents.Turn.from_state`, one instance per game and spec;
+- a seat with a single legal move plays it without asking anyone.
+
+Reproducible under the seed: one generator (``numpy.random.default_rng(seed)``) draws, game by
+game in index order, every episode's engine seed, learner seat and opponents, and the
+snapshots' sampled moves; the compiled opponents draw from per-game generators seeded from
+it. The same seed, config, pool and learner actions give the same games (for the same B: the
+games draw from one generator in turn).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from numba import njit
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from agents import ALIASES, Turn, as_agent
+from agents.evaluation import DEFAULT_WEIGHTS
+from agents.policy import PolicyAgent, masked_logits
+from agents.policy_input import INPUT_SIZE
+from agents.vector_opponents import OPPONENT_KINDS, scripted_choice
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env import vector as V
+from sorry_env.observation import OBS_SIZE, observe
+from sorry_env.rules import get_rules
+
+from .opponents import OpponentPool
+from .sb3_policy import actor_logits
+
+LEARNER = -1  # seat code of the learner's seat (and of seats not in play)
+EXTERNAL = len(OPPONENT_KINDS)  # seat codes >= EXTERNAL: agent EXTERNAL + k of the registry
+
+
+# ---- compiled per-batch steps ---------------------------------------------------------------
+@njit(cache=True)
+def apply_actions(states, rules, games, actions):
+    """Play actions[k] in game games[k]."""
+    for k in range(games.shape[0]):
+        E.step(states[games[k]], rules, actions[k])
+
+
+@njit(cache=True)
+def advance(states, rules, seat_codes, weights, learners, rngs, max_turns, waiting):
+    """Play every game's compiled opponents (and lone legal moves) until the learner holds a
+    card, the game is over, or the seat to move is played by an agent outside the compiled
+    loop: waiting[b] := that seat's code (>= EXTERNAL), else -1. Returns how many games wait."""
+    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    view = np.empty(states.shape[1], dtype=np.int64)
+    count = 0
+    for b in range(states.shape[0]):
+        waiting[b] = -1
+        state = states[b]
+        while E.is_running(state, max_turns) and E.to_move(state) != learners[b]:
+            n = E.legal_actions(state, rules, buf)
+            if n == 1:
+                E.step(state, rules, buf[0])
+                continue
+            code = seat_codes[b, E.to_move(state)]
+            if code >= EXTERNAL:
+                waiting[b] = code
+                count += 1
+                break
+            legal = np.sort(buf[:n])
+            E.step(state, rules, scripted_choice(state, rules, code, weights, rngs, b, legal, n, view))
+    return count
+
+
+@njit(cache=True)
+def mover_inputs(states, rules, games, inputs, masks):
+    """inputs[k] := the policy input of the seat to move in game games[k]; masks[k] := its
+    legal actions."""
+    public = np.empty(states.shape[1], dtype=np.int64)
+    for k in range(games.shape[0]):
+        state = states[games[k]]
+        observe(state, rules, E.to_move(state), inputs[k, :OBS_SIZE])
+        E.own_view(state, rules, E.to_move(state), public)  # nothing the mover cannot see
+        for j in range(public.shape[0]):
+            inputs[k, OBS_SIZE + j] = public[j]
+        E.legal_mask(state, rules, masks[k])
+
+
+@njit(cache=True)
+def learner_views(states, rules, learners, max_turns, games, obs, masks):
+    """obs[b] := the learner's policy input in game b (for b in `games`), masks[b] := its legal
+    actions (none once the game is over)."""
+    public = np.empty(states.shape[1], dtype=np.int64)
+    for k in range(games.shape[0]):
+        b = games[k]
+        V.write_view(states[b], rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
+        E.own_view(states[b], rules, learners[b], public)  # nothing the learner cannot see
+        for j in range(public.shape[0]):
+            obs[b, OBS_SIZE + j] = public[j]
+
+
+@njit(cache=True)
+def outcomes(states, rules, learners, max_turns, rewards, terminated, truncated):
+    """Rewards and end flags of every game after the opponents' replies; returns the number
+    of games that ended."""
+    ended = 0
+    for b in range(states.shape[0]):
+        state = states[b]
+        winner = E.winner(state)
+        terminated[b] = winner >= 0
+        truncated[b] = winner < 0 and not E.is_running(state, max_turns)
+        rewards[b] = 0.0
+        if winner >= 0:
+            rewards[b] = 1.0 if E.same_side(rules, learners[b], winner) else -1.0
+        if terminated[b] or truncated[b]:
+            ended += 1
+    return ended
+
+
+# ---- the VecEnv -------------------------------------------------------------------------------
+class BatchedSelfPlayEnv(VecEnv):
+    """B self-play learner games for MaskablePPO; see the module docstring. `cfg` is a
+    trainer config (training.config: ``envs``, ``game``), `pool` the run's opponent pool."""
+
+    def __init__(self, cfg: dict, pool: OpponentPool, seed: int | None = None):
+        g = cfg["game"]
+        self.rules = get_rules(g["rules"])
+        self._rules = game.rules_array(self.rules)
+        self.seats = game.seats_for(g["num_players"], rules=self.rules)
+        self.num_players = len(self.seats)
+        self.max_turns = int(g["max_turns"])
+        self.pool = pool
+        self.n_actions = game.num_actions(self.rules)
+        B = V.check_num_envs(cfg["envs"])
+        self._active = np.zeros(4, dtype=np.int64)
+        self._active[list(self.seats)] = 1
+        self._weights = DEFAULT_WEIGHTS.array()
+        self.states = np.zeros((B, E.STATE_SIZE), dtype=np.int64)
+        self.learners = np.zeros(B, dtype=np.int64)
+        self.seat_codes = np.full((B, 4), LEARNER, dtype=np.int64)
+        self.labels: list[list[str]] = [[] for _ in range(B)]  # each game's opponents, for infos
+        self._rngs = np.zeros(B, dtype=np.int64)
+        self._waiting = np.full(B, -1, dtype=np.int64)
+        self._obs = np.zeros((B, INPUT_SIZE), dtype=np.float32)
+        self._masks = np.zeros((B, self.n_actions), dtype=np.int8)
+        self._rewards = np.zeros(B, dtype=np.float32)
+        self._terminated = np.zeros(B, dtype=np.bool_)
+        self._truncated = np.zeros(B, dtype=np.bool_)
+        self._episode_steps = np.zeros(B, dtype=np.int64)
+        self._all = np.arange(B, dtype=np.int64)
+        # Agents outside the compiled loop: code - EXTERNAL -> agent; policies by object, other
+        # agents one per (game, spec) so no two games share an agent's state.
+        self._registry: dict[int, Any] = {}
+        self._codes: dict[Any, int] = {}
+        self._next_code = EXTERNAL
+        self.forwards = 0  # batched policy forwards (one per network and round)
+        self.external_moves = 0  # opponent moves chosen outside the compiled loop
+        self._rng = np.random.default_rng(seed)
+        self._seed = seed
+        self._actions = None
+        self._start_time = time.perf_counter()
+        self.render_mode = None
+        observation_space = spaces.Box(-1.0, np.inf, (INPUT_SIZE,), dtype=np.float32)
+        super().__init__(B, observation_space, spaces.Discrete(self.n_actions))
+
+    # -- episodes -----------------------------------------------------------------------------
+    def _code(self, b: int, opponent) -> int:
+        """The seat code of one opponent drawn by the pool (an agent name or a PolicyAgent)."""
+        if isinstance(opponent, str):
+            name = ALIASES.get(opponent, opponent)
+            if name in OPPONENT_KINDS:
+                return OPPONENT_KINDS.index(name)
+            if name.endswith(".safetensors"):
+                key = ("policy", opponent)  # a policy file: one network for all games
+            else:
+                key = (b, opponent)
+        else:
+            key = id(opponent)
+        code = self._codes.get(key)
+        if code is None:
+            agent = opponent if not isinstance(opponent, str) else as_agent(opponent)
+            agent.check_game(self.rules, self.num_players)
+            code = self._next_code
+            self._next_code += 1
+            self._codes[key] = code
+            self._registry[code] = agent
+        return code
+
+    def _new_episode(self, b: int) -> None:
+        """Deal game b a new game: engine seed, learner seat and opponents from the generator."""
+        rng = self._rng
+        E.init_state(self.states[b], self._rules, self._active, int(rng.integers(2**32)))
+        seat = self.seats[int(rng.integers(len(self.seats)))]
+        others = [self.seats[(self.seats.index(seat) + k) % len(self.seats)] for k in range(1, len(self.seats))]
+        opponents = self.pool.sample(rng, len(others))
+        self.learners[b] = seat
+        self.seat_codes[b] = LEARNER
+        for other, opponent in zip(others, opponents):
+            code = self._code(b, opponent)
+            self.seat_codes[b, other] = code
+            if code >= EXTERNAL and not isinstance(self._registry[code], PolicyAgent):
+                self._registry[code].reset(int(rng.integers(2**31)))
+        self.labels[b] = [o if isinstance(o, str) else o.name for o in opponents]
+        self._rngs[b] = int(rng.integers(2**32))
+        self._episode_steps[b] = 0
+
+    def _forget_unused(self) -> None:
+        """Drop snapshots no game plays any more (they left the pool's window)."""
+        used = set(np.unique(self.seat_codes).tolist())
+        for key, code in list(self._codes.items()):
+            if code not in used and isinstance(key, int):
+                del self._codes[key], self._registry[code]
+
+    def _play_to_learner(self) -> None:
+        """Opponents move (compiled, batched forwards, or per move) in every game until each
+        learner holds a card or its game is over."""
+        while advance(
+            self.states,
+            self._rules,
+            self.seat_codes,
+            self._weights,
+            self.learners,
+            self._rngs,
+            self.max_turns,
+            self._waiting,
+        ):
+            self._external_moves()
+
+    def _external_moves(self) -> None:
+        """One move in each waiting game, grouped by agent: one forward per network."""
+        waiting = np.flatnonzero(self._waiting >= 0)
+        codes = self._waiting[waiting]
+        for code in np.unique(codes):
+            games = waiting[codes == code]
+            agent = self._registry[int(code)]
+            if isinstance(agent, PolicyAgent):
+                actions = self._policy_moves(agent, games)
+            else:
+                actions = np.array([self._agent_move(agent, b) for b in games], dtype=np.int64)
+            apply_actions(self.states, self._rules, games, actions)
+            self.external_moves += len(games)
+
+    @torch.no_grad()
+    def _policy_moves(self, agent: PolicyAgent, games: np.ndarray) -> np.ndarray:
+        inputs = np.empty((len(games), INPUT_SIZE), dtype=np.float32)
+        masks = np.zeros((len(games), self.n_actions), dtype=np.int8)
+        mover_inputs(self.states, self._rules, games, inputs, masks)
+        logits = masked_logits(actor_logits(agent.actor, torch.from_numpy(inputs)), masks).numpy()
+        self.forwards += 1
+        if agent.sample:  # Gumbel-max: a draw from softmax(logits) per row, from the env's generator
+            logits = logits + self._rng.gumbel(size=logits.shape)
+        return logits.argmax(axis=1).astype(np.int64)
+
+    def _agent_move(self, agent, b: int) -> int:
+        state = self.states[b]
+        mask = np.zeros(self.n_actions, dtype=np.int8)
+        E.legal_mask(state, self._rules, mask)
+        legal = np.flatnonzero(mask)
+        action = agent.act(Turn.from_state(state, self.rules, self._rng, legal))
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            or not (0 <= action < self.n_actions and mask[action])
+        ):
+            raise ValueError(
+                f"opponent {agent.name!r} (game {b}, seat {game.to_move(state)}) chose illegal action "
+                f"{action!r}; legal: {legal.tolist()}"
+            )
+        return int(action)
+
+    def _start_games(self, games) -> None:
+        """New episodes in `games`, played up to the learner's first card (an episode that ends
+        before it is dealt again)."""
+        games = list(games)
+        while games:
+            for b in games:
+                self._new_episode(b)
+            self._play_to_learner()
+            games = [b for b in games if not E.is_running(self.states[b], self.max_turns)]
+
+    # -- VecEnv API ---------------------------------------------------------------------------
+    def seed(self, seed: int | None = None):
+        """The next reset() deals from ``default_rng(seed)``."""
+        self._seed = seed
+        return [None if seed is None else seed + i for i in range(self.num_envs)]
+
+    def reset(self) -> np.ndarray:
+        if self._seed is not None:
+            self._rng = np.random.default_rng(self._seed)
+            self._seed = None
+        self._start_games(range(self.num_envs))
+        learner_views(self.states, self._rules, self.learners, self.max_turns, self._all, self._obs, self._masks)
+        self._started = True
+        return self._obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        if self._actions is None:
+            raise RuntimeError("step_wait() without step_async()")
+        if not getattr(self, "_started", False):
+            raise RuntimeError("call reset() before step()")
+        actions, self._actions = self._actions, None
+        actions = V.check_actions(actions, self.num_envs, self._masks, self._describe)
+        apply_actions(self.states, self._rules, self._all, actions)
+        self._episode_steps += 1
+        self._play_to_learner()
+        ended = outcomes(
+            self.states,
+            self._rules,
+            self.learners,
+            self.max_turns,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+        )
+        rewards = self._rewards.copy()
+        dones = self._terminated | self._truncated
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        if ended:
+            finished = np.flatnonzero(dones)
+            learner_views(self.states, self._rules, self.learners, self.max_turns, finished, self._obs, self._masks)
+            now = time.perf_counter() - self._start_time
+            for b in finished:
+                infos[b] = {
+                    "terminal_observation": self._obs[b].copy(),
+                    "TimeLimit.truncated": bool(self._truncated[b]),
+                    "episode": {"r": float(rewards[b]), "l": int(self._episode_steps[b]), "t": round(now, 6)},
+                    "learner_won": bool(rewards[b] > 0),
+                    "learner_seat": int(self.learners[b]),
+                    "opponents": self.labels[b],
+                }
+            self._start_games(finished)
+            if len(self._registry) > 2 * (self.pool.snapshot_window + len(self.pool.mix)) + 8:
+                self._forget_unused()
+        learner_views(self.states, self._rules, self.learners, self.max_turns, self._all, self._obs, self._masks)
+        return self._obs.copy(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """bool[B, n_actions]: each game's legal learner actions."""
+        return self._masks.astype(bool)
+
+    def _describe(self, b: int) -> str:
+        state = self.states[b]
+        return f"learner seat {int(self.learners[b])}, card {game.card(state)}"
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        raise AttributeError(f"the batched env's attributes are shared by all games; cannot set {attr_name!r}")
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        raise AttributeError(f"BatchedSelfPlayEnv supports env_method('action_masks') only, not {method_name!r}")
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self, attr_name)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self):
+        raise NotImplementedError("the batched trainer env does not render")
