@@ -19,7 +19,8 @@ Supported migrations (:data:`INPUT_MAPS`):
 The first layer's input may be the observation (the shipped ``afterstate`` and ``mlp``
 actors) or, for networks that read the whole policy input, the observation followed by the
 state array; any other width is refused. Everything else (other layers, metadata) is kept;
-the metadata records the migration under ``migrated``.
+the metadata records the migration under ``migrated``. A kept value network
+(``value.layers.*``, which reads the observation) has its first layer widened the same way.
 """
 
 from __future__ import annotations
