@@ -123,9 +123,7 @@ def _token_problem(state, rules, ppp):
                     found = True
         if not found:
             return 14
-    if pending != 0 and (
-        pending != 1 or state[E.CARD] != -1 or E.fire_move_target(state, rules, state[E.TO_MOVE]) < 0
-    ):
+    if pending != 0 and (pending != 1 or state[E.CARD] != -1 or E.fire_move_target(state, rules, state[E.TO_MOVE]) < 0):
         return 15
     return 0
 

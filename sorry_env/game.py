@@ -371,9 +371,7 @@ def _require_chance_node(state, rules, caller):
     if get_rules(rules).hand_size:
         raise ValueError(f"{caller}: with hands there are no chance nodes (after_move already draws)")
     if state[E.CARD] >= 0 or state[E.WINNER] >= 0 or E.fire_decision_pending(state):
-        raise ValueError(
-            f"{caller} needs a running game with no card in play (from after_move), not a fire decision"
-        )
+        raise ValueError(f"{caller} needs a running game with no card in play (from after_move), not a fire decision")
 
 
 def _require_running(state, rules):

@@ -109,7 +109,12 @@ def test_export_then_load_gives_the_sb3_actions(smoke_run, tmp_path):
     assert_same_actions(load_checkpoint(run_dir, load_config(SMOKE)), out)
     meta = read_metadata(out)
     assert meta["num_players"] == 2 and meta["rules"]["name"] == "hasbro2003"
-    assert meta["layout"] == {"version": LAYOUT_VERSION, "obs_size": OBS_SIZE, "state_size": STATE_SIZE, "n_actions": 142}
+    assert meta["layout"] == {
+        "version": LAYOUT_VERSION,
+        "obs_size": OBS_SIZE,
+        "state_size": STATE_SIZE,
+        "n_actions": 142,
+    }
     assert meta["network"]["kind"] == "afterstate"
     assert meta["evaluation"]["latest"]["win_rates"].keys() == {"random"}
 
