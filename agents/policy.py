@@ -56,7 +56,6 @@ import os
 
 import numpy as np
 import torch
-from safetensors.torch import save_file
 from torch import nn
 
 from sorry_env import game
@@ -156,14 +155,7 @@ def save_policy(
         "evaluation": evaluation or {},
     }
     tensors = {k: v.detach().to(torch.float32).contiguous() for k, v in actor.state_dict().items()}
-    tmp = f"{path}.tmp"
-    try:
-        save_file(tensors, tmp, metadata={FORMAT: json.dumps(meta)})
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    tensor_file.save_atomic(path, tensors, FORMAT, meta)
 
 
 def read_header(path) -> tuple[dict, dict]:

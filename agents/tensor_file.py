@@ -18,6 +18,7 @@ import struct
 
 import numpy as np
 import torch
+from safetensors.torch import save_file
 
 MAX_HEADER_BYTES = 16 * 1024 * 1024
 ITEM_BYTES = {
@@ -158,3 +159,17 @@ TORCH_DTYPES = {
 def spec(tensor: torch.Tensor | np.ndarray) -> tuple[str, tuple]:
     """(safetensors dtype name, shape) of a tensor, as :func:`read_header` reports them."""
     return TORCH_DTYPES[torch.as_tensor(tensor).dtype], tuple(tensor.shape)
+
+
+def save_atomic(path, tensors: dict, key: str, meta: dict) -> None:
+    """Write `tensors` as a safetensors file whose metadata holds `meta` as JSON under `key`.
+    The file is written beside `path` and renamed over it, so an interrupted write never
+    leaves half a file where a good one was."""
+    tmp = f"{path}.tmp"
+    try:
+        save_file(tensors, tmp, metadata={key: json.dumps(meta)})
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)

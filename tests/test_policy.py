@@ -131,10 +131,12 @@ def test_files_that_are_not_policies_are_refused(tmp_path):
 
 def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
     """One writer for policy and value files: readable by all, no temporary file left, and a
-    failed write leaves the old file untouched (export and value_fit both use it)."""
+    failed write leaves the old file untouched (export, value_fit, the migration and Express
+    policy files all go through agents.tensor_file.save_atomic)."""
     import os
 
     import agents.policy
+    import agents.tensor_file
 
     path = write_policy(tmp_path / "p.safetensors")
     assert os.stat(path).st_mode & 0o777 == 0o644 and os.listdir(tmp_path) == ["p.safetensors"]
@@ -145,15 +147,17 @@ def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
             f.write(b"half a file")
         raise OSError("disk full")
 
-    monkeypatch.setattr(agents.policy, "save_file", broken)
+    monkeypatch.setattr(agents.tensor_file, "save_file", broken)
     with pytest.raises(OSError, match="disk full"):
         write_policy(path, seed=1)
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["p.safetensors"]
+    import agents.express_policy
     import training.export
+    import training.migrate_policy
     import training.value_fit
 
-    for module in (training.export, training.value_fit):
-        assert "os.replace" not in pathlib.Path(module.__file__).read_text()  # they go through save_policy
+    for module in (training.export, training.value_fit, training.migrate_policy, agents.express_policy, agents.policy):
+        assert "os.replace" not in pathlib.Path(module.__file__).read_text()  # they go through save_atomic
 
 
 def test_single_decisions_choose_what_the_batch_chooses():

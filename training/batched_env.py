@@ -59,6 +59,7 @@ from sorry_env.rules import get_rules
 
 from .opponents import OpponentPool
 from .sb3_policy import actor_logits
+from .vector_sb3 import BatchVecEnvMethods
 
 LEARNER = -1  # seat code of the learner's seat (and of seats not in play)
 EXTERNAL = len(OPPONENT_KINDS)  # seat codes >= EXTERNAL: agent EXTERNAL + k of the registry
@@ -144,7 +145,7 @@ def outcomes(states, rules, learners, max_turns, rewards, terminated, truncated)
 
 
 # ---- the VecEnv -------------------------------------------------------------------------------
-class BatchedSelfPlayEnv(VecEnv):
+class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
     """B self-play learner games for MaskablePPO; see the module docstring. `cfg` is a
     trainer config (training.config: ``envs``, ``game``), `pool` the run's opponent pool."""
 
@@ -377,20 +378,5 @@ class BatchedSelfPlayEnv(VecEnv):
     def get_attr(self, attr_name: str, indices=None) -> list:
         return [getattr(self, attr_name) for _ in self._get_indices(indices)]
 
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        raise AttributeError(f"the batched env's attributes are shared by all games; cannot set {attr_name!r}")
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in self._get_indices(indices)]
-        raise AttributeError(f"BatchedSelfPlayEnv supports env_method('action_masks') only, not {method_name!r}")
-
     def has_attr(self, attr_name: str) -> bool:
         return attr_name == "action_masks" or hasattr(self, attr_name)
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self):
-        raise NotImplementedError("the batched trainer env does not render")

@@ -26,13 +26,13 @@ the metadata records the migration under ``migrated``. A kept value network
 from __future__ import annotations
 
 import argparse
-import json
 import os
 
 import numpy as np
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file
 
+from agents import tensor_file
 from agents.policy import FORMAT, FORMAT_VERSION, read_header
 from agents.policy_input import STATE_SIZE, layout, rules_dict, rules_from_dict
 from sorry_env.observation import OBS_SIZE
@@ -107,14 +107,7 @@ def migrate(old_path: str | os.PathLike, new_path: str | os.PathLike) -> dict:
     meta["layout"] = new_layout
     meta["rules"] = rules_dict(rules)  # the old rules, written with every field of this code's Rules
     meta["migrated"] = {"from": version, "to": LAYOUT_VERSION, "tool": "training.migrate_policy"}
-    tmp = f"{new_path}.tmp"
-    try:
-        save_file(tensors, tmp, metadata={FORMAT: json.dumps(meta)})
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, new_path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    tensor_file.save_atomic(new_path, tensors, FORMAT, meta)
     return meta
 
 

@@ -29,7 +29,28 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 
-class SB3VecEnv(VecEnv):
+class BatchVecEnvMethods:
+    """The parts of SB3's VecEnv interface that every batched env here answers the same way:
+    its games share one set of attributes, the only per-game method is ``action_masks`` (what
+    sb3-contrib's MaskablePPO calls through ``env_method``), nothing is wrapped or rendered."""
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        raise AttributeError(f"the batched env's attributes are shared by all games; cannot set {attr_name!r}")
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        raise AttributeError(f"{type(self).__name__} supports env_method('action_masks') only, not {method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self):
+        raise NotImplementedError(f"{type(self).__name__} does not render")
+
+
+class SB3VecEnv(BatchVecEnvMethods, VecEnv):
     def __init__(self, env):
         self.env = env
         self.render_mode = None
@@ -75,20 +96,5 @@ class SB3VecEnv(VecEnv):
             for _ in self._get_indices(indices)
         ]
 
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        raise AttributeError(f"the batched env's attributes are shared by all games; cannot set {attr_name!r}")
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in self._get_indices(indices)]
-        raise AttributeError(f"SB3VecEnv supports env_method('action_masks') only, not {method_name!r}")
-
     def has_attr(self, attr_name: str) -> bool:
         return attr_name == "action_masks" or hasattr(self.env, attr_name)
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self):
-        raise NotImplementedError("the batched env does not render")
