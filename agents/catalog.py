@@ -58,6 +58,7 @@ CATALOG: tuple[ShippedPolicy, ...] = (
     _entry("hasbro2013", 4),
     _entry("hasbro2003_points", 2),
     _entry("hasbro2003_points", 4),
+    _entry("hasbro2013_fire_ice", 2),
 )
 BY_NAME = {entry.name: entry for entry in CATALOG}
 
