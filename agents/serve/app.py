@@ -112,8 +112,6 @@ class GameServer:
     def options(self) -> dict:
         presets = []
         for name, rules in PRESETS.items():
-            if rules.fire_ice:
-                continue  # no clicks for the token choices yet (create() says so)
             seats = {}
             for n in (2, 3, 4):
                 try:
@@ -161,11 +159,6 @@ class GameServer:
         if not isinstance(rules_name, str):
             raise TypeError(f"rules must be a preset name, got {rules_name!r}")
         rules = get_rules(rules_name)
-        if rules.fire_ice:
-            raise ValueError(
-                f"the browser game does not offer {rules.name!r} yet (no clicks for the Fire and Ice token "
-                "choices); play it with sorry-play"
-            )
         players = body.get("players", 2)
         seats = game.seats_for(players, rules=rules)
         seat = body.get("seat", seats[0])

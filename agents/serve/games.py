@@ -89,6 +89,11 @@ def click_plan(state: np.ndarray, rules: Rules, action: int) -> list[str]:
     kind, i, j, first, t = game.decode_action(rules, action)
     if kind == "discard":
         return [f"discard:{CARD_NAMES[i]}"]
+    if kind == "no_fire_move":  # Fire and Ice, before the draw: Pass declines the fire move
+        return ["pass"]
+    if kind == "fire_move":  # ... and a click on the fire pawn makes it
+        seat, slot = game.tokens(state)["fire"]
+        return [cell_key(seat, _pawn_code(state, seat, slot))]
     card = game.action_card(state, rules, action)
     prefix = [f"card:{CARD_NAMES[card]}"] if rules.hand_size else []
     if kind == "pass":
@@ -234,8 +239,26 @@ class GameSession:
             "legal": self.legal_moves(),
             "hint_agent": self.hint_label,
             "estimate": self.estimate(),
+            "tokens": self.token_text(),
             "log": self.log,
         }
+
+    def token_text(self) -> str | None:
+        """Fire and Ice: where the tokens are, in words (None under other rules). The moves
+        that place a token say so in their descriptions; several moves may share the clicks
+        of one pawn move and differ only in the token, and the page then asks which."""
+        if not self.rules.fire_ice:
+            return None
+        parts = []
+        for name, where in game.tokens(self.state).items():
+            if where is None:
+                parts.append(f"{name.capitalize()} is in the middle")
+            else:
+                seat, slot = where
+                parts.append(f"{name.capitalize()} is on {COLOUR_NAMES[seat]} {self.labels.seat_labels(seat)[slot]}")
+        if game.fire_decision(self.state):
+            parts.append("fire move or Pass, before the draw")
+        return "; ".join(parts) + "."
 
     # ---- changing -----------------------------------------------------------------------
     def _apply(self, action: int) -> dict:

@@ -423,9 +423,11 @@ function setView(v) {
     res.className = `banner ${v.result.you_win ? "win" : "lose"}`;
     status(v.result.text);
   } else if (v.legal.length) {
-    status(`Your move: card ${st.card || "from your hand"}.`);
+    status(st.fire_decision ? "Your move: click the fire pawn for its fire move, or Pass, before you draw."
+      : `Your move: card ${st.card || "from your hand"}.`);
   }
   $("choices").replaceChildren();
+  $("tokens").textContent = v.tokens || "";  // Fire and Ice: where the tokens are
   $("estimate").textContent = v.estimate
     ? `Your win chance (${v.estimate.agent}): ${Math.round(100 * v.estimate.win_chance)}%`
     : "";
