@@ -90,6 +90,7 @@ from pettingzoo.utils import wrappers
 
 from . import engine as E
 from . import game
+from .aec_checks import StepChecks
 from .narrate import PawnLabels, narrate
 from .observation import OBS_SIZE, observe
 from .render import render_ansi
@@ -109,7 +110,7 @@ def env(**kwargs: Any) -> AECEnv:
     return e
 
 
-class raw_env(AECEnv):
+class raw_env(StepChecks, AECEnv):
     metadata = {
         "render_modes": ["ansi", "rgb_array", "human"],
         "name": ENV_NAME,
@@ -206,29 +207,13 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _game(self) -> np.ndarray:
-        """The engine state, or a clear error before the first reset (the order-enforcing
-        wrapper of ``env()`` checks this too; ``raw_env`` users get the same message)."""
-        state = getattr(self, "_state", None)
-        if state is None:
-            raise RuntimeError("call reset() before using the environment")
-        return state
+    def _refuse_action(self, action) -> None:
+        game.check_action(self._state, self.rules, action)  # raises, naming the legal actions
 
     def step(self, action: int | None) -> None:
-        self._game()
-        if not self.agents:
-            raise RuntimeError("the game is over and every agent has stepped out; call reset() for a new game")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        agent = self._acting_agent(action, self.n_actions)
+        if agent is None:
             return
-        if (
-            isinstance(action, (bool, np.bool_))
-            or not isinstance(action, (int, np.integer))
-            or not 0 <= action < self.n_actions
-            or not self._mask[action]
-        ):
-            game.check_action(self._state, self.rules, action)  # raises, naming the legal actions
         state = self._state
         before = state.copy() if self._labels is not None else None
         E.step(state, self._rules_array, int(action))

@@ -70,6 +70,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from ..aec_checks import StepChecks
 from ..game import check_seed
 from . import engine as E
 from . import game
@@ -86,7 +87,7 @@ def env(**kwargs):
     return e
 
 
-class raw_env(AECEnv):
+class raw_env(StepChecks, AECEnv):
     metadata: ClassVar[dict] = {
         "render_modes": ["ansi"],
         "name": "sorry_express_v0",
@@ -153,28 +154,13 @@ class raw_env(AECEnv):
         else:
             E.legal_mask(state, self._mask)
 
-    def _game(self) -> np.ndarray:
-        """The engine state, or a clear error before the first reset."""
-        state = getattr(self, "_state", None)
-        if state is None:
-            raise RuntimeError("call reset() before using the environment")
-        return state
+    def _refuse_action(self, action) -> None:
+        game.check_action(self._state, action)  # raises, naming the legal actions
 
     def step(self, action):
-        self._game()
-        if not self.agents:
-            raise RuntimeError("the game is over and every agent has stepped out; call reset() for a new game")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        agent = self._acting_agent(action, E.N_ACTIONS)
+        if agent is None:
             return
-        if (
-            isinstance(action, (bool, np.bool_))
-            or not isinstance(action, (int, np.integer))
-            or not 0 <= action < E.N_ACTIONS
-            or not self._mask[action]
-        ):
-            game.check_action(self._state, action)  # raises, naming the legal actions
         state = self._state
         E.step(state, int(action))
         self._cumulative_rewards[agent] = 0.0
