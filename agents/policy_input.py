@@ -97,6 +97,58 @@ def afterstate_observations(states, rules, obs, rows, actions):
             k += 1
 
 
+@njit(cache=True)
+def sparse_afterstate_observations(states, rules, offsets, rows, actions, columns, values):
+    """afterstate_observations's rows as compressed sparse rows, without the dense matrix:
+    row k's nonzero entries are columns/values[offsets[k] : offsets[k + 1]]. offsets, rows and
+    actions hold count_afterstates + 1, + 0, + 0 entries. Returns the number of nonzero
+    entries, or -1 if columns/values are too short for them (nothing else is then valid)."""
+    buf = E.action_buffer(rules)
+    child = np.empty(states.shape[1], dtype=np.int64)
+    scratch = np.empty(OBS_SIZE, dtype=np.float32)
+    capacity = columns.shape[0]
+    offsets[0] = 0
+    k = 0
+    nnz = 0
+    for b in range(states.shape[0]):
+        mover = E.to_move(states[b])
+        count = E.legal_actions(states[b], rules, buf)
+        for j in range(count):
+            child[:] = states[b]
+            E.play_before_draw(child, rules, buf[j])
+            observe(child, rules, mover, scratch)
+            for c in range(OBS_SIZE):
+                if scratch[c] != 0:
+                    if nnz == capacity:
+                        return -1
+                    columns[nnz] = c
+                    values[nnz] = scratch[c]
+                    nnz += 1
+            offsets[k + 1] = nnz
+            rows[k] = b
+            actions[k] = buf[j]
+            k += 1
+    return nnz
+
+
+def sparse_afterstates(states: np.ndarray, rules: np.ndarray) -> tuple:
+    """:func:`afterstates` with the observations as compressed sparse rows: (columns, values,
+    offsets), rows, actions (see :func:`sparse_afterstate_observations`). Observations are
+    one-hot encodings (about 2% nonzero), so a network's first layer needs only these."""
+    n = count_afterstates(states, rules)
+    offsets = np.empty(n + 1, dtype=np.int64)
+    rows = np.empty(n, dtype=np.int64)
+    actions = np.empty(n, dtype=np.int64)
+    per_row = 64  # on average per row; 2-player positions have 25-31 nonzero entries, 4-player ones up to ~55
+    while True:
+        columns = np.empty(max(n, 1) * per_row, dtype=np.int64)
+        values = np.empty(len(columns), dtype=np.float32)
+        nnz = sparse_afterstate_observations(states, rules, offsets, rows, actions, columns, values)
+        if nnz >= 0:
+            return (columns[:nnz], values[:nnz], offsets), rows, actions
+        per_row *= 2
+
+
 def afterstates(states: np.ndarray, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(observations, rows, actions) of every legal move of every state in the batch (states:
     own views, :func:`own_view`, or full states: only what the mover may know is read)."""

@@ -16,8 +16,10 @@ learner steps/s (wall and per CPU second), and where the CPU time went:
 Paths: ``gym`` (one SorryGymEnv per game in a DummyVecEnv, the per-game path),
 ``batched`` (training.batched_env, the default), and ``old:FILE`` (the self-play env deleted
 in 92ae938, ``git show 92ae938^:training/selfplay_env.py > FILE``, for the regression check);
-a path ending in ``+dense`` runs the policy's dense forward (the trainer before the sparse first
-layer of training.sb3_policy), so ``gym+dense`` is the trainer as it was before the batched env;
+a path ending in ``+dense`` runs the policy's dense forward, sb3's masked distribution over all
+actions in the update and an unfused Adam (the trainer before the sparse first layer and the
+update's changes in training.sb3_policy), so ``gym+dense`` is the trainer as it was before the
+batched env;
 ``@B`` after a path plays B games per step (n_steps scaled to keep the rollout size).
 Paths run back to back in one process, so their ratio is what to compare on a shared machine.
 
@@ -119,16 +121,29 @@ DENSE = "+dense"  # path suffix: the network's dense forward (the trainer before
 def use_dense_forward(dense: bool) -> None:
     """Switch the trainer's policy between the sparse first layer (training.sb3_policy) and the
     plain dense modules (the actor's own forward: what the trainer ran before)."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
     from training import sb3_policy
 
-    cls = sb3_policy.ActorCritic
+    cls, policy = sb3_policy.ActorCritic, sb3_policy.SelfPlayPolicy
     if not hasattr(cls, "_sparse_methods"):
         cls._sparse_methods = (cls.forward_actor, cls.forward_critic)
+        policy._own_evaluate_actions = policy.evaluate_actions
     if dense:
         cls.forward_actor = lambda self, features: self.actor(features)
         cls.forward_critic = lambda self, features: self.critic(features[:, : sb3_policy.OBS_SIZE])
+        # and sb3's masked distribution over all actions in the update
+        policy.evaluate_actions = MaskableActorCriticPolicy.evaluate_actions
     else:
         cls.forward_actor, cls.forward_critic = cls._sparse_methods
+        policy.evaluate_actions = policy._own_evaluate_actions
+
+
+def use_unfused_adam(model) -> None:
+    """The optimizer the trainer had before (torch's per-parameter Adam): the same settings
+    without ``fused``."""
+    group = model.policy.optimizer.param_groups[0]
+    model.policy.optimizer = torch.optim.Adam(model.policy.parameters(), lr=group["lr"], eps=group["eps"])
 
 
 def set_envs(cfg: dict, envs: int) -> None:
@@ -143,7 +158,8 @@ def measure(cfg: dict, path: str, rollouts: int, workdir: Path) -> dict:
     path, _, envs = path.partition("@")
     if envs:
         set_envs(cfg, int(envs))
-    use_dense_forward(path.endswith(DENSE))
+    dense = path.endswith(DENSE)
+    use_dense_forward(dense)
     path = path.removesuffix(DENSE)
     cfg["imitation"]["samples"] = 0
     cfg["distillation"]["decisions"] = 0
@@ -160,6 +176,8 @@ def measure(cfg: dict, path: str, rollouts: int, workdir: Path) -> dict:
     venv = build(cfg, path, pool, counter)
     model = T.make_model(cfg, venv, workdir / "tb")
     model.tensorboard_log = None
+    if dense:
+        use_unfused_adam(model)
     per_rollout = cfg["ppo"]["n_steps"] * venv.num_envs
     model.learn(per_rollout)  # warm-up: compile, first rollout and update
     counter.update(env=0.0, opponents=0.0)

@@ -239,3 +239,84 @@ def test_per_game_rollouts_still_train_and_a_run_from_before_the_key_resumes_bat
     cfg.update(rollout="batched")
     cfg["budget"]["timesteps"] = 2048
     assert T.train(cfg, tmp_path, resume=True).last["checkpoint"] >= 2048
+
+
+@pytest.mark.parametrize("rules, players", [("hasbro2003", 2), ("hasbro2003_points", 4), ("hasbro2013_fire_ice", 3)])
+def test_sparse_afterstates_are_the_dense_afterstates(rules, players):
+    from agents.policy_input import afterstates, sparse_afterstate_observations, sparse_afterstates
+    from training.sb3_policy import sparse_rows
+
+    cfg = smoke_cfg(rules=rules, num_players=players)
+    cfg["envs"] = 16
+    env = BatchedSelfPlayEnv(cfg, OpponentPool({"random": 1.0}, seed=0))
+    env.seed(3)
+    trace = play(env, 6)
+    states = np.round(np.concatenate([trace[0], *trace[1::3]])[:, OBS_SIZE:]).astype(np.int64)
+    rules_array = game.rules_array(rules)
+    obs, rows, actions = afterstates(states, rules_array)
+    sparse, sparse_rows_of, sparse_actions = sparse_afterstates(states, rules_array)
+    for got, want in zip(sparse, sparse_rows(obs)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(sparse_rows_of, rows)
+    np.testing.assert_array_equal(sparse_actions, actions)
+    # Too little room for the entries: the compiled function says so instead of writing past it.
+    n = len(rows)
+    short = np.empty(len(sparse[0]) - 1, dtype=np.int64)
+    args = (np.empty(n + 1, np.int64), np.empty(n, np.int64), np.empty(n, np.int64), short, short.astype(np.float32))
+    assert sparse_afterstate_observations(states, rules_array, *args) == -1
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_updates_distribution_equals_sb3s(players):
+    """PPO's update scores only the legal moves (SelfPlayPolicy.evaluate_actions): the same
+    values, log probabilities, entropies and gradients as sb3's masked distribution."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    cfg = smoke_cfg(num_players=players)
+    cfg["envs"] = 16
+    env = BatchedSelfPlayEnv(cfg, OpponentPool({"random": 1.0}, seed=0))
+    env.seed(1)
+    model = T.make_model(cfg, env, "unused")
+    trace = play(env, 4)
+    obs = torch.from_numpy(np.concatenate([trace[0], *trace[1::3]]))
+    states = np.round(obs[:, OBS_SIZE:].numpy()).astype(np.int64)
+    masks = np.array([game.legal_mask(s, "hasbro2003") for s in states])
+    actions = torch.from_numpy(random_actions(masks, np.random.default_rng(0)))
+    policy = model.policy
+    params = list(policy.parameters())
+    ours = policy.evaluate_actions(obs, actions, action_masks=masks)
+    theirs = MaskableActorCriticPolicy.evaluate_actions(policy, obs, actions, action_masks=masks)
+    for a, b in zip(ours, theirs):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+
+    def gradients(out):
+        values, log_prob, entropy = out
+        grads = torch.autograd.grad((log_prob * 0.7 + entropy * 0.3 + values[:, 0]).sum(), params, allow_unused=True)
+        return [torch.zeros_like(p) if g is None else g for p, g in zip(params, grads)]
+
+    for a, b in zip(gradients(ours), gradients(theirs)):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+    wrong = actions.clone()
+    wrong[3] = int(np.flatnonzero(masks[3] == 0)[0])
+    with pytest.raises(ValueError, match="do not match the states' legal moves"):
+        policy.evaluate_actions(obs, wrong, action_masks=masks)
+
+
+def test_the_rollout_forward_follows_the_fused_optimizers_steps():
+    """The fused Adam step does not bump the weights' version, which the sparse layer's cached
+    transposed weight reads; the optimizer's hook drops the cache instead."""
+    cfg = smoke_cfg()
+    cfg["envs"] = 8
+    env = BatchedSelfPlayEnv(cfg, OpponentPool({"random": 1.0}, seed=0))
+    env.seed(0)
+    model = T.make_model(cfg, env, "unused")
+    assert model.policy.optimizer.defaults["fused"]
+    actor = model.policy.mlp_extractor.actor
+    inputs = torch.from_numpy(env.reset())
+    for _ in range(2):
+        actor_logits(actor, inputs)  # fills the cache
+        (actor_logits(actor, inputs).square().sum() + 1).backward()
+        model.policy.optimizer.step()
+        model.policy.optimizer.zero_grad()
+        with torch.no_grad():
+            torch.testing.assert_close(actor_logits(actor, inputs), actor(inputs))

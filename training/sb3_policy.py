@@ -15,7 +15,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from agents.policy import ACTIVATIONS, MLP, Actor
-from agents.policy_input import afterstates
+from agents.policy_input import sparse_afterstates
 from sorry_env.observation import OBS_SIZE
 
 
@@ -87,16 +87,25 @@ def _transposed(layer: nn.Linear) -> torch.Tensor:
     return cached[1]
 
 
-def sparse_linear(layer: nn.Linear, x: np.ndarray) -> torch.Tensor:
+def forget_transposed(module: nn.Module) -> None:
+    """Drop the :func:`_transposed` copies kept on `module`'s linear layers."""
+    for layer in module.modules():
+        if hasattr(layer, "_sparse_weight_t"):
+            del layer._sparse_weight_t
+
+
+def sparse_linear(layer: nn.Linear, x) -> torch.Tensor:
     """``layer(x)`` for observations `x` (float32[n, OBS_SIZE], about 2% nonzero: one-hot
-    encodings) as a sum of the weight columns of the nonzero entries, with its gradient:
-    the same function as the dense product, with much less work forward and backward on one
-    thread (docs/research/2026-11-24-trainer-speed.md)."""
-    columns, values, offsets = sparse_rows(np.ascontiguousarray(x, dtype=np.float32))
+    encodings; or already as :func:`sparse_rows`) as a sum of the weight columns of the
+    nonzero entries, with its gradient: the same function as the dense product, with much
+    less work forward and backward on one thread (docs/research/2026-11-24-trainer-speed.md)."""
+    if isinstance(x, np.ndarray):
+        x = sparse_rows(np.ascontiguousarray(x, dtype=np.float32))
+    columns, values, offsets = x
     return _SparseProduct.apply(layer.weight, _transposed(layer), columns, values, offsets) + layer.bias
 
 
-def sparse_mlp(mlp: MLP, x: np.ndarray) -> torch.Tensor:
+def sparse_mlp(mlp: MLP, x) -> torch.Tensor:
     """``mlp(x)`` (agents.policy.MLP) with its first layer as :func:`sparse_linear`."""
     h = sparse_linear(mlp.layers[0], x)
     for layer in mlp.layers[1:]:
@@ -104,12 +113,22 @@ def sparse_mlp(mlp: MLP, x: np.ndarray) -> torch.Tensor:
     return h
 
 
+def segment_log_softmax(scores: torch.Tensor, rows: torch.Tensor, n: int) -> torch.Tensor:
+    """log softmax of `scores` within each sample's moves (rows[i]: the sample, 0..n-1, of
+    score i): a masked categorical's log probabilities, computed on the legal moves only."""
+    peak = torch.full((n,), -torch.inf, dtype=scores.dtype)
+    peak = peak.scatter_reduce(0, rows, scores.detach(), "amax")  # the shift does not change the result
+    shifted = scores - peak[rows]
+    total = torch.zeros(n, dtype=scores.dtype).index_add(0, rows, shifted.exp())
+    return shifted - total.log()[rows]
+
+
 def actor_logits(actor: Actor, inputs: torch.Tensor) -> torch.Tensor:
     """``actor(inputs)`` (the same logits) with the first layer's product sparse."""
     if actor.kind == "mlp":
         return sparse_mlp(actor.net, inputs[:, :OBS_SIZE].detach().numpy())
     states = inputs[:, OBS_SIZE:].detach().round().to(torch.int64).numpy()
-    obs, rows, actions = afterstates(states, actor.rules_array)
+    obs, rows, actions = sparse_afterstates(states, actor.rules_array)
     scores = sparse_mlp(actor.net, obs)[:, 0]
     logits = torch.zeros(len(inputs), actor.n_actions, dtype=scores.dtype)
     return logits.index_put((torch.from_numpy(rows), torch.from_numpy(actions)), scores)
@@ -154,8 +173,39 @@ class SelfPlayPolicy(MaskableActorCriticPolicy):
         actor = Actor(self.network["kind"], self.network["hidden"], self.network["activation"], self.rules)
         self.mlp_extractor = ActorCritic(actor, self.value_hidden, self.network["activation"])
 
+    def evaluate_actions(self, obs, actions, action_masks=None):
+        """sb3's (values, log_prob, entropy) for PPO's update. An afterstate actor's masked
+        categorical is computed over the legal moves' scores only: the same values as sb3's
+        (log softmax of the masked logits; masked moves add nothing to the entropy) without
+        its dense [batch, actions] tensors, which were a fifth of the update's time
+        (docs/research/2026-11-24-trainer-speed.md). An mlp actor takes sb3's path."""
+        actor = self.mlp_extractor.actor
+        if actor.kind != "afterstate":
+            return super().evaluate_actions(obs, actions, action_masks)
+        features = self.extract_features(obs)
+        n = len(features)
+        states = features[:, OBS_SIZE:].detach().round().to(torch.int64).numpy()
+        after_obs, rows, moves = sparse_afterstates(states, actor.rules_array)
+        taken = moves == actions.detach().to(torch.int64).numpy()[rows]
+        if not np.array_equal(np.bincount(rows[taken], minlength=n), np.ones(n, dtype=np.int64)) or (
+            action_masks is not None
+            and not np.array_equal(np.bincount(rows, minlength=n), np.asarray(action_masks).reshape(n, -1).sum(1))
+        ):
+            raise ValueError("evaluate_actions: the actions or masks do not match the states' legal moves")
+        rows_t = torch.from_numpy(rows)
+        log_p = segment_log_softmax(sparse_mlp(actor.net, after_obs)[:, 0], rows_t, n)
+        log_prob = torch.zeros(n, dtype=log_p.dtype).index_add(0, rows_t[taken], log_p[taken])
+        entropy = -torch.zeros(n, dtype=log_p.dtype).index_add(0, rows_t, log_p.exp() * log_p)
+        return self.value_net(self.mlp_extractor.forward_critic(features)), log_prob, entropy
+
     def _build(self, lr_schedule):
+        if self.optimizer_class is torch.optim.Adam:
+            # One fused kernel per step instead of a dozen ops per parameter: the same update.
+            self.optimizer_kwargs = {**self.optimizer_kwargs, "fused": True}
         super()._build(lr_schedule)
         # The actor already yields one logit per action: no extra layer (and none to export).
         self.action_net = nn.Identity()
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        # A fused step changes the weights in place without bumping their version counter,
+        # which _transposed's cache reads: drop the cached copies after every step.
+        self.optimizer.register_step_post_hook(lambda *_: forget_transposed(self))
