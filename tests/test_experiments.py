@@ -209,3 +209,50 @@ def test_value_iteration_pair_features_mark_who_can_reach_whom():
     # The pawn on 5 is 5 squares behind seat 0's pawn on 10 (it can reach it with a 5);
     # seat 0's pawn is 5 squares behind the one on 15.
     assert np.flatnonzero(x[OBS_SIZE:]).tolist() == sorted([first[0] + 4 - OBS_SIZE, first[1] + reach + 4 - OBS_SIZE])
+
+
+@pytest.fixture(scope="module")
+def small_teacher_file(tmp_path_factory):
+    """A teacher.npz as a run's distillation writes it: 300 decisions of a cheap teacher."""
+    import json
+
+    from training.search_teacher import collect
+
+    states, values, counts, games = collect("hasbro2003", 2, 300, 40, 4, None, 0)
+    teacher = {"decisions": 300, "iterations": 40, "rollout_plies": 4, "value": None}
+    made_by = {"teacher": teacher, "game": {"num_players": 2, "rules": "hasbro2003", "max_turns": 2000}}
+    path = tmp_path_factory.mktemp("teacher") / "teacher.npz"
+    np.savez(path, states=states, values=values, counts=counts, games=np.array(games), made_by=json.dumps(made_by))
+    return path
+
+
+def test_distil_students_trains_saves_and_measures_a_student(small_teacher_file, tmp_path):
+    from agents.policy import load_policy
+
+    out = tmp_path / "student.safetensors"
+    args = [str(small_teacher_file), "--hidden", "16,8", "--epochs", "2", "--out", str(out), "--games", "10"]
+    run = subprocess.run(
+        [sys.executable, str(EXPERIMENTS / "distil_students.py"), *args], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    assert "student 16,8 on 300 decisions: agreement" in run.stdout
+    assert "against the heuristic:" in run.stdout and "of 10 games" in run.stdout
+    actor, meta = load_policy(out)
+    assert meta["network"]["hidden"] == [16, 8] and meta["training"]["distillation"]["decisions"] == 300
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--hidden", "16,x"], "--hidden must be comma-separated widths"),
+        (["--epochs", "0"], "--epochs must be at least 1"),
+        (["--init", "checkpoints/value-2p.safetensors", "--hidden", "16"], "other hidden widths"),
+    ],
+)
+def test_distil_students_refuses_bad_settings(small_teacher_file, tmp_path, args, message):
+    cmd = [str(small_teacher_file), "--out", str(tmp_path / "s.safetensors"), "--games", "0", *args]
+    run = subprocess.run(
+        [sys.executable, str(EXPERIMENTS / "distil_students.py"), *cmd], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 2 and message in run.stderr
+    assert not (tmp_path / "s.safetensors").exists()

@@ -35,11 +35,12 @@ from agents.evaluation import DEFAULT_WEIGHTS
 from agents.heuristic import heuristic_choice
 from agents.montecarlo import monte_carlo_values
 from agents.policy import Actor, load_policy
-from agents.policy_input import afterstates, public_state
+from agents.policy_input import public_state, sparse_afterstates
 from agents.value_net import NO_NET, pack
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.rules import DEFAULT_MAX_TURNS
+from training.sb3_policy import sparse_mlp
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
@@ -218,10 +219,10 @@ def distil(
             range(0, len(order), batch_size), desc=f"distil epoch {epoch + 1}/{epochs}", unit="batch", leave=False
         ):
             idx = order[first : first + batch_size]
-            obs, rows, _ = afterstates(states[idx], rules_array)
+            obs, rows, _ = sparse_afterstates(states[idx], rules_array)
             # Rows of one decision are consecutive and in engine order, like values[b, :counts[b]].
             position = np.arange(len(rows)) - np.repeat(np.cumsum(counts[idx]) - counts[idx], counts[idx])
-            scores = actor.net(torch.from_numpy(obs))[:, 0]
+            scores = sparse_mlp(actor.net, obs)[:, 0]  # the first layer over the nonzero entries only
             logits = torch.full((len(idx), int(counts[idx].max())), float("-inf"))
             logits = logits.index_put((torch.from_numpy(rows), torch.from_numpy(position)), scores)
             target = torch.full_like(logits, float("-inf"))
