@@ -37,7 +37,7 @@ def made_by(data: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("data", help="a teacher.npz written by a run's distillation")
+    p.add_argument("data", nargs="+", help="teacher.npz files written by runs' distillation (same game), used together")
     p.add_argument("--hidden", default="256,256", help="the student's hidden widths (default 256,256)")
     p.add_argument("--init", help="start from this afterstate network file (same widths)")
     p.add_argument("--epochs", type=int, default=3)
@@ -62,16 +62,24 @@ def main(argv: list[str] | None = None) -> None:
         p.error("--lr and --temperature must be positive")
     if args.games < 0 or (args.decisions is not None and args.decisions < 1):
         p.error("--games must be >= 0 and --decisions >= 1")
-    if not Path(args.data).is_file():
-        p.error(f"no file {args.data!r}")
-    with np.load(args.data) as saved:
-        if "made_by" not in saved:
-            p.error(f"{args.data} is not a teacher.npz (no made_by entry)")
-        data = dict(saved)
-    source = made_by(data)
-    rules, players = source["game"]["rules"], source["game"]["num_players"]
+    sets = []
+    for path in args.data:
+        if not Path(path).is_file():
+            p.error(f"no file {path!r}")
+        with np.load(path) as saved:
+            if "made_by" not in saved:
+                p.error(f"{path} is not a teacher.npz (no made_by entry)")
+            sets.append(dict(saved))
+    sources = [made_by(data) for data in sets]
+    if any(source["game"] != sources[0]["game"] for source in sources):
+        p.error(f"the teacher files are of different games: {[source['game'] for source in sources]}")
+    rules, players = sources[0]["game"]["rules"], sources[0]["game"]["num_players"]
+    width = max(data["values"].shape[1] for data in sets)
     keep = slice(None, args.decisions)
-    states, values, counts = data["states"][keep], data["values"][keep], data["counts"][keep]
+    states = np.concatenate([data["states"] for data in sets])[keep]
+    values = np.concatenate([np.pad(data["values"], ((0, 0), (0, width - data["values"].shape[1]))) for data in sets])
+    values = values[keep]
+    counts = np.concatenate([data["counts"] for data in sets])[keep]
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
@@ -97,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
     seconds = time.time() - start
     network = {"kind": "afterstate", "hidden": hidden, "activation": "relu"}
     settings = {k: v for k, v in vars(args).items() if k not in ("data", "out", "games")}
-    training = {"distillation": {"teacher": source, **settings, "decisions": len(counts), **stats}}
+    training = {"distillation": {"teachers": sources, **settings, "decisions": len(counts), **stats}}
     save_policy(
         args.out, actor, rules=rules, num_players=players, network=network, name=Path(args.out).stem, training=training
     )
