@@ -256,3 +256,45 @@ def test_distil_students_refuses_bad_settings(small_teacher_file, tmp_path, args
     )
     assert run.returncode == 2 and message in run.stderr
     assert not (tmp_path / "s.safetensors").exists()
+
+
+def test_ensemble_students_scores_moves_by_the_members_mean(tmp_path):
+    from agents.policy import Actor, load_policy, save_policy
+
+    torch.manual_seed(0)
+    members = [Actor("afterstate", hidden, "relu", "hasbro2003") for hidden in ([16, 8], [12, 4], [16, 8])]
+    paths = []
+    for k, actor in enumerate(members):
+        paths.append(tmp_path / f"m{k}.safetensors")
+        network = {"kind": "afterstate", "hidden": [layer.out_features for layer in actor.net.layers[:-1]]}
+        save_policy(
+            paths[-1], actor, rules="hasbro2003", num_players=2, network={**network, "activation": "relu"}, name="m"
+        )
+    out = tmp_path / "ensemble.safetensors"
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(EXPERIMENTS / "ensemble_students.py"),
+            *map(str, paths),
+            "--out",
+            str(out),
+            "--games",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "ensemble of 3 ([44, 20])" in run.stdout and "of 4 games" in run.stdout
+    ensemble, meta = load_policy(out)
+    x = torch.rand(7, OBS_SIZE)
+    with torch.no_grad():
+        torch.testing.assert_close(ensemble.net(x), sum(m.net(x) for m in members) / 3)
+    one = subprocess.run(
+        [sys.executable, str(EXPERIMENTS / "ensemble_students.py"), str(paths[0]), "--out", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert one.returncode == 2 and "at least two member files" in one.stderr
