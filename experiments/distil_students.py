@@ -35,6 +35,17 @@ def made_by(data: dict) -> dict:
     return json.loads(str(data["made_by"]))
 
 
+def against_heuristic(policy: str, rules, players: int, games: int, seed: int = 0) -> str:
+    """The policy's win rate against heuristic players (sorry-eval's protocol: seats
+    rotated, one worker), as a line with its 95% interval."""
+    lineup = [policy] + ["heuristic"] * (players - 1)
+    result = run_tournament(lineup, games=games, seed=seed, rules=rules, workers=1)["agents"][0]
+    return (
+        f"against the heuristic: {result['win_rate']:.1%} [{result['ci_low']:.1%}, {result['ci_high']:.1%}] "
+        f"of {games} games ({result['wins']} wins, seed {seed})"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("data", nargs="+", help="teacher.npz files written by runs' distillation (same game), used together")
@@ -114,12 +125,7 @@ def main(argv: list[str] | None = None) -> None:
         f"loss {stats['loss']:.4f} ({seconds:.0f} s) -> {args.out}"
     )
     if args.games:
-        lineup = [args.out] + ["heuristic"] * (players - 1)
-        result = run_tournament(lineup, games=args.games, seed=0, rules=rules, workers=1)["agents"][0]
-        print(
-            f"against the heuristic: {result['win_rate']:.1%} [{result['ci_low']:.1%}, {result['ci_high']:.1%}] "
-            f"of {args.games} games"
-        )
+        print(against_heuristic(args.out, rules, players, args.games))
 
 
 if __name__ == "__main__":

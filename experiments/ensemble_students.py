@@ -18,10 +18,10 @@ import argparse
 from pathlib import Path
 
 import torch
+from distil_students import against_heuristic  # experiments/ is the script's directory
 
 from agents.policy import Actor, load_policy, save_policy
 from agents.policy_input import rules_from_dict
-from training.evaluate import run_tournament
 
 
 def ensemble(actors: list[Actor], rules) -> Actor:
@@ -89,12 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(f"ensemble of {len(loaded)} ({network['hidden']}) -> {args.out}")
     if args.games:
-        lineup = [args.out] + ["heuristic"] * (players - 1)
-        result = run_tournament(lineup, games=args.games, seed=0, rules=rules, workers=1)["agents"][0]
-        print(
-            f"against the heuristic: {result['win_rate']:.1%} [{result['ci_low']:.1%}, {result['ci_high']:.1%}] "
-            f"of {args.games} games"
-        )
+        print(against_heuristic(args.out, rules, players, args.games))
 
 
 if __name__ == "__main__":
