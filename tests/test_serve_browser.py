@@ -213,10 +213,27 @@ def test_hands_and_partners_by_clicking_with_moves_shown_one_by_one(server, page
         assert not page.errors, page.errors
 
 
-def play(server, page, rules, players, seed, max_moves=None, delay=0):
+FIRE_SEED = 4  # a game in which the person is offered fire moves, and takes and declines them
+
+
+def test_fire_and_ice_by_clicking(server, page):
+    """Fire and Ice in the browser: fire moves are a click on the fire pawn and declining is
+    Pass, token choices come after the pawn's clicks, and the token line follows the game."""
+    with shots(page):
+        chosen = []
+        moves, _, view = play(server, page, "hasbro2013_fire_ice", 2, FIRE_SEED, max_moves=30, chosen=chosen)
+        assert moves == 30 or view["over"]
+        assert page.text_content("#tokens") == view["tokens"] and view["tokens"].startswith("Fire is ")
+        assert not page.errors, page.errors
+    kinds = {move["kind"] for move in chosen}
+    print(f"{moves} moves clicked: {sorted(kinds)}")
+    assert {"fire_move", "no_fire_move"} <= kinds  # both answers to a fire decision were clicked
+
+
+def play(server, page, rules, players, seed, max_moves=None, delay=0, chosen=None):
     """Start a game against heuristics from the setup form and play it by clicks (to the
     end, or `max_moves` moves), checking the board after every move. (moves, set of click
-    counts used, last view)."""
+    counts used, last view); the moves clicked are appended to `chosen` if given."""
     layout = get(f"{server}/api/layout")
     page.goto(f"{server}/?delay={delay}")
     page.wait_for_selector("body[data-phase=setup]")
@@ -258,6 +275,8 @@ def play(server, page, rules, players, seed, max_moves=None, delay=0):
             assert "not one of your moves" in page.text_content("#game-error")
             assert get(f"{server}/api/games/{game_id}")["game"]["version"] == view["version"]
         move = choose(view, rng)
+        if chosen is not None:
+            chosen.append(move)
         for key in move["clicks"]:
             if key.startswith(("track:", "safe:", "start:", "home:")):
                 # the next click is highlighted before it is made
