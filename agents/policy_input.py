@@ -78,31 +78,13 @@ def count_afterstates(states, rules):
 
 
 @njit(cache=True)
-def afterstate_observations(states, rules, obs, rows, actions):
-    """For every state b and legal action a: one row of `obs` with the observation of the
-    position after a, seen by the player who moved; rows[k] = b and actions[k] = a. The arrays
-    must hold count_afterstates(states, rules) rows."""
-    buf = E.action_buffer(rules)
-    child = np.empty(states.shape[1], dtype=np.int64)
-    k = 0
-    for b in range(states.shape[0]):
-        mover = E.to_move(states[b])
-        n = E.legal_actions(states[b], rules, buf)
-        for j in range(n):
-            child[:] = states[b]
-            E.play_before_draw(child, rules, buf[j])
-            observe(child, rules, mover, obs[k])
-            rows[k] = b
-            actions[k] = buf[j]
-            k += 1
-
-
-@njit(cache=True)
 def sparse_afterstate_observations(states, rules, offsets, rows, actions, columns, values):
-    """afterstate_observations's rows as compressed sparse rows, without the dense matrix:
-    row k's nonzero entries are columns/values[offsets[k] : offsets[k + 1]]. offsets, rows and
-    actions hold count_afterstates + 1, + 0, + 0 entries. Returns the number of nonzero
-    entries, or -1 if columns/values are too short for them (nothing else is then valid)."""
+    """For every state b and legal action a: row k of compressed sparse rows holding the
+    observation of the position after a, seen by the player who moved (its nonzero entries
+    are columns/values[offsets[k] : offsets[k + 1]]); rows[k] = b and actions[k] = a.
+    offsets, rows and actions hold count_afterstates(states, rules) + 1, + 0, + 0 entries.
+    Returns the number of nonzero entries, or -1 if columns/values are too short for them
+    (nothing else is then valid)."""
     buf = E.action_buffer(rules)
     child = np.empty(states.shape[1], dtype=np.int64)
     scratch = np.empty(OBS_SIZE, dtype=np.float32)
@@ -149,14 +131,13 @@ def sparse_afterstates(states: np.ndarray, rules: np.ndarray) -> tuple:
         per_row *= 2
 
 
-def afterstates(states: np.ndarray, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def afterstates(states: np.ndarray, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(observations, rows, actions) of every legal move of every state in the batch (states:
-    own views, :func:`own_view`, or full states: only what the mover may know is read)."""
-    n = count_afterstates(states, rules)
-    obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-    rows = np.empty(n, dtype=np.int64)
-    actions = np.empty(n, dtype=np.int64)
-    afterstate_observations(states, rules, obs, rows, actions)
+    own views, :func:`own_view`, or full states: only what the mover may know is read): the
+    rows of :func:`sparse_afterstates` as a dense float32 matrix."""
+    (columns, values, offsets), rows, actions = sparse_afterstates(states, rules)
+    obs = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
+    obs[np.repeat(np.arange(len(rows)), np.diff(offsets)), columns] = values
     return obs, rows, actions
 
 

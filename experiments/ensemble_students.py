@@ -29,26 +29,18 @@ def ensemble(actors: list[Actor], rules) -> Actor:
     depths = {len(a.net.layers) for a in actors}
     if len(depths) != 1:
         raise ValueError(f"the members must have the same number of layers, got {sorted(depths)}")
-    hidden = [sum(a.net.layers[i].out_features for a in actors) for i in range(depths.pop() - 1)]
-    out = Actor("afterstate", hidden, "relu", rules)
-    k = len(actors)
+    layers = list(zip(*(a.net.layers for a in actors)))  # layers[i]: every member's layer i
+    out = Actor("afterstate", [sum(m.out_features for m in layer) for layer in layers[:-1]], "relu", rules)
     with torch.no_grad():
-        for i, layer in enumerate(out.net.layers):
-            layer.weight.zero_()
-            row = col = 0
-            for a in actors:
-                member = a.net.layers[i]
-                rows = member.out_features if i < len(hidden) else 1
-                cols = member.in_features if i > 0 else layer.in_features
-                scale = 1.0 if i < len(hidden) else 1.0 / k
-                layer.weight[row : row + rows, col : col + cols] = member.weight * scale
-                if i < len(hidden):
-                    layer.bias[row : row + rows] = member.bias
-                    row += rows
-                if i > 0:
-                    col += cols
-            if i == len(hidden):
-                layer.bias.copy_(sum(a.net.layers[i].bias for a in actors) / k)
+        for i, (merged, members) in enumerate(zip(out.net.layers, layers)):
+            weights = [m.weight for m in members]
+            if i == len(layers) - 1:  # the output: the members' scores averaged
+                merged.weight.copy_(torch.cat(weights, dim=1) / len(members))
+                merged.bias.copy_(sum(m.bias for m in members) / len(members))
+                continue
+            # the first layer reads one input: stacked; later ones read only their member's units
+            merged.weight.copy_(torch.cat(weights) if i == 0 else torch.block_diag(*weights))
+            merged.bias.copy_(torch.cat([m.bias for m in members]))
     return out
 
 

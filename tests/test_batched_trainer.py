@@ -242,8 +242,11 @@ def test_per_game_rollouts_still_train_and_a_run_from_before_the_key_resumes_bat
 
 
 @pytest.mark.parametrize("rules, players", [("hasbro2003", 2), ("hasbro2003_points", 4), ("hasbro2013_fire_ice", 3)])
-def test_sparse_afterstates_are_the_dense_afterstates(rules, players):
+def test_afterstates_are_the_observations_after_each_legal_move(rules, players):
+    """sparse_afterstates (and afterstates, its dense form) against the engine move by move:
+    each legal move played before the draw, then observed by the mover."""
     from agents.policy_input import afterstates, sparse_afterstate_observations, sparse_afterstates
+    from sorry_env.observation import observe
     from training.sb3_policy import sparse_rows
 
     cfg = smoke_cfg(rules=rules, num_players=players)
@@ -253,12 +256,25 @@ def test_sparse_afterstates_are_the_dense_afterstates(rules, players):
     trace = play(env, 6)
     states = np.round(np.concatenate([trace[0], *trace[1::3]])[:, OBS_SIZE:]).astype(np.int64)
     rules_array = game.rules_array(rules)
-    obs, rows, actions = afterstates(states, rules_array)
-    sparse, sparse_rows_of, sparse_actions = sparse_afterstates(states, rules_array)
-    for got, want in zip(sparse, sparse_rows(obs)):
+    want_obs, want_rows, want_actions = [], [], []
+    for b, state in enumerate(states):
+        for action in np.flatnonzero(game.legal_mask(state, rules)):
+            child = state.copy()
+            E.play_before_draw(child, rules_array, action)
+            want_obs.append(np.empty(OBS_SIZE, dtype=np.float32))
+            observe(child, rules_array, E.to_move(state), want_obs[-1])
+            want_rows.append(b)
+            want_actions.append(action)
+    sparse, rows, actions = sparse_afterstates(states, rules_array)
+    order = np.lexsort((actions, rows))  # the engine's listing order of a state's moves may differ from the mask's
+    np.testing.assert_array_equal(rows[order], want_rows)
+    np.testing.assert_array_equal(actions[order], want_actions)
+    for got, want in zip(sparse, sparse_rows(np.array(want_obs)[np.argsort(order)])):
         np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(sparse_rows_of, rows)
-    np.testing.assert_array_equal(sparse_actions, actions)
+    obs, dense_rows, dense_actions = afterstates(states, rules_array)
+    np.testing.assert_array_equal(obs[order], np.array(want_obs))
+    np.testing.assert_array_equal(dense_rows, rows)
+    np.testing.assert_array_equal(dense_actions, actions)
     # Too little room for the entries: the compiled function says so instead of writing past it.
     n = len(rows)
     short = np.empty(len(sparse[0]) - 1, dtype=np.int64)
