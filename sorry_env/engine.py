@@ -364,9 +364,40 @@ def _start_slot(state, seat, ppp):
     return -1
 
 
+# ---- move events: what a move did, pawn by pawn ---------------------------------------
+# apply_move_events records them (sorry_env.narrate tells them); every other caller passes
+# events=None, and numba compiles the recording away for None.
+EVENT_SIZE = 5  # kind, seat, slot (the pawn's slot BEFORE the move), a, b
+EV_PLACE = 0  # a pawn's own movement (or a swap's exchange): a = code before, b = code after (before any slide)
+EV_BUMP = 1  # a pawn sent to Start by the landing just placed: a = its square
+EV_SLIDE = 2  # a pawn slid: a = the triangle, b = where it stopped
+EV_SWEEP = 3  # a pawn sent to Start by the slide just made: a = its square
+MAX_EVENTS = 32  # the most a move records is a split seven's: 2 x (place, bump, slide, 4 sweeps)
+
+
+def event_buffer():
+    """A buffer for apply_move_events: [count, then EVENT_SIZE numbers per event]."""
+    return np.zeros(1 + EVENT_SIZE * MAX_EVENTS, dtype=np.int64)
+
+
 @njit(cache=True)
-def _send_to_start_at(state, square, ppp, keep_seat, keep_slot):
-    """Every pawn on track `square` except (keep_seat, keep_slot) goes back to its Start."""
+def _record_event(events, kind, seat, slot, a, b):
+    n = events[0]
+    if 1 + EVENT_SIZE * (n + 1) > events.shape[0]:
+        raise ValueError("move events: the buffer is too small (use engine.event_buffer())")
+    at = 1 + EVENT_SIZE * n
+    events[at] = kind
+    events[at + 1] = seat
+    events[at + 2] = slot
+    events[at + 3] = a
+    events[at + 4] = b
+    events[0] = n + 1
+
+
+@njit(cache=True)
+def _send_to_start_at(state, square, ppp, keep_seat, keep_slot, events, kind):
+    """Every pawn on track `square` except (keep_seat, keep_slot) goes back to its Start
+    (recorded as `kind`, EV_BUMP or EV_SWEEP)."""
     for seat in range(4):
         if state[ACTIVE + seat] == 0:
             continue
@@ -374,10 +405,12 @@ def _send_to_start_at(state, square, ppp, keep_seat, keep_slot):
         for i in range(ppp):
             if state[base + i] == square and not (seat == keep_seat and i == keep_slot):
                 state[base + i] = START
+                if events is not None:
+                    _record_event(events, kind, seat, i, square, START)
 
 
 @njit(cache=True)
-def _slide_if_foreign_triangle(state, seat, slot, ppp):
+def _slide_if_foreign_triangle(state, seat, slot, ppp, events):
     """A pawn ending a move on another colour's slide triangle slides to the end, sending
     every pawn on the slide's other squares (own pawns included) back to Start."""
     square = state[PAWNS + seat * MAX_SLOTS + slot]
@@ -385,23 +418,27 @@ def _slide_if_foreign_triangle(state, seat, slot, ppp):
         return
     end = SLIDE_END[square]
     iced = state[ICE] - 1  # an iced pawn is not swept; the slide stops short of it
-    sq = square
-    while sq != end:
-        sq = (sq + 1) % TRACK
-        if sq != iced:
-            _send_to_start_at(state, sq, ppp, seat, slot)
     if end == iced:
         end = (end + TRACK - 1) % TRACK
+    if events is not None:
+        _record_event(events, EV_SLIDE, seat, slot, square, end)
+    sq = square
+    while sq != SLIDE_END[square]:
+        sq = (sq + 1) % TRACK
+        if sq != iced:
+            _send_to_start_at(state, sq, ppp, seat, slot, events, EV_SWEEP)
     state[PAWNS + seat * MAX_SLOTS + slot] = end
 
 
 @njit(cache=True)
-def _land(state, seat, slot, dest, ppp):
+def _land(state, seat, slot, dest, ppp, events):
     """Put a pawn on `dest`: bump whoever is there, then slide if on a foreign triangle."""
+    if events is not None:
+        _record_event(events, EV_PLACE, seat, slot, state[PAWNS + seat * MAX_SLOTS + slot], dest)
     state[PAWNS + seat * MAX_SLOTS + slot] = dest
     if dest < TRACK:
-        _send_to_start_at(state, dest, ppp, seat, slot)
-        _slide_if_foreign_triangle(state, seat, slot, ppp)
+        _send_to_start_at(state, dest, ppp, seat, slot, events, EV_BUMP)
+        _slide_if_foreign_triangle(state, seat, slot, ppp, events)
 
 
 @njit(cache=True)
@@ -509,7 +546,7 @@ def _split_check(state, rules, me, i, j, a, scratch):
         other = _own_slot_at(state, sj, rules[R_PAWNS], d2)
         return LEGAL if other < 0 or other == ki else ILLEGAL
     scratch[:] = state
-    _land(scratch, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], rules[R_PAWNS])
+    _land(scratch, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], rules[R_PAWNS], None)
     second = _move_check(scratch, rules, sj, kj, 7 - a)
     if second == ILLEGAL:
         return ILLEGAL
@@ -767,7 +804,7 @@ def _seven_part_ok(state, rules, me, i, a, left, moved):
     if a == left:
         return True
     child = state.copy()
-    _land(child, seat, slot, FORWARD[seat, code, a], rules[R_PAWNS])
+    _land(child, seat, slot, FORWARD[seat, code, a], rules[R_PAWNS], None)
     for j in range(action_offsets(rules)[0]):
         for b in range(1, left - a + 1):
             if _seven_part_ok(child, rules, me, j, b, left - a, moved | (1 << i)):
@@ -858,9 +895,24 @@ def apply_move(state, rules, action):
     """Carry out a legal action's pawn movement (no turn bookkeeping). The caller guarantees
     legality (see legal_actions). With hands the card leaves the hand (and stays CARD, so
     end_turn sees a played 2); a discard leaves CARD = -1."""
+    _apply_move(state, rules, action, None)
+
+
+@njit(cache=True)
+def apply_move_events(state, rules, action, events):
+    """apply_move, recording what happened pawn by pawn into `events` (from event_buffer(),
+    appended to; events[0] counts them): EV_PLACE for each pawn's own movement, EV_BUMP /
+    EV_SWEEP for each pawn it sent to Start, EV_SLIDE for each slide, in the order they
+    happened. Slots are the slots of the state before the move (the pawns are re-sorted
+    only at the end)."""
+    _apply_move(state, rules, action, events)
+
+
+@njit(cache=True, inline="always")
+def _apply_move(state, rules, action, events):
     card, kind, i, j, first, target = decode_action(rules, action)
     if rules[R_FIRE_ICE]:
-        _apply_tokens(state, rules, action, kind)
+        _apply_tokens(state, rules, action, kind, events)
         if kind >= ACT_FIRE_DECLINE:
             return
     if rules[R_HAND_SIZE]:
@@ -871,11 +923,11 @@ def apply_move(state, rules, action):
             return
         state[HANDS + me * N_CARDS + card] -= 1
         state[CARD] = card
-    _apply_decoded(state, rules, kind, i, j, first, target)
+    _apply_decoded(state, rules, kind, i, j, first, target, events)
 
 
 @njit(cache=True)
-def _apply_tokens(state, rules, action, kind):
+def _apply_tokens(state, rules, action, kind, events):
     """Fire and Ice: carry out the fire decision, or the token choice of a card action."""
     ppp = rules[R_PAWNS]
     me = state[TO_MOVE]
@@ -883,7 +935,7 @@ def _apply_tokens(state, rules, action, kind):
         fire = state[FIRE] - 1
         square = fire_move_target(state, rules, me)
         state[FIRE_PENDING] = 0
-        _land(state, me, fire % MAX_SLOTS, square, ppp)
+        _land(state, me, fire % MAX_SLOTS, square, ppp, events)
         _sort_seats(state, rules)
         return
     if kind == ACT_FIRE_DECLINE:
@@ -921,7 +973,7 @@ def _sort_seats(state, rules):
 
 
 @njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
-def _apply_decoded(state, rules, kind, i, j, a, t):
+def _apply_decoded(state, rules, kind, i, j, a, t, events):
     """Move the pawns for a decoded card action (see decode_card_action)."""
     ppp = rules[R_PAWNS]
     me = state[TO_MOVE]
@@ -930,17 +982,17 @@ def _apply_decoded(state, rules, kind, i, j, a, t):
         return
     if kind == ACT_START:
         seat = (me + 2 * i) % 4
-        _land(state, seat, _start_slot(state, seat, ppp), START_CIRCLE[seat], ppp)
+        _land(state, seat, _start_slot(state, seat, ppp), START_CIRCLE[seat], ppp, events)
     elif kind == ACT_MOVE:
         seat, slot = movable_pawn(rules, me, i)
         step = CARD_STEP[card] if card != CSORRY else rules[R_SORRY_FORWARD]
-        _land(state, seat, slot, _step_dest(seat, state[PAWNS + seat * MAX_SLOTS + slot], step), ppp)
+        _land(state, seat, slot, _step_dest(seat, state[PAWNS + seat * MAX_SLOTS + slot], step), ppp, events)
     elif kind == ACT_BACK1:
         seat, slot = movable_pawn(rules, me, i)
-        _land(state, seat, slot, BACKWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], 1], ppp)
+        _land(state, seat, slot, BACKWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], 1], ppp, events)
     elif kind == ACT_SEVEN_PART:
         seat, slot = movable_pawn(rules, me, i)
-        _land(state, seat, slot, FORWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], a], ppp)
+        _land(state, seat, slot, FORWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], a], ppp, events)
         left = (state[SEVEN_LEFT] if state[SEVEN_LEFT] > 0 else 7) - a
         state[SEVEN_LEFT] = left
         state[SEVEN_MOVED] = 0 if left == 0 else state[SEVEN_MOVED] | (1 << i)
@@ -949,8 +1001,8 @@ def _apply_decoded(state, rules, kind, i, j, a, t):
     elif kind == ACT_SPLIT:
         si, ki = movable_pawn(rules, me, i)
         sj, kj = movable_pawn(rules, me, j)
-        _land(state, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], ppp)
-        _land(state, sj, kj, FORWARD[sj, state[PAWNS + sj * MAX_SLOTS + kj], 7 - a], ppp)
+        _land(state, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], ppp, events)
+        _land(state, sj, kj, FORWARD[sj, state[PAWNS + sj * MAX_SLOTS + kj], 7 - a], ppp, events)
     elif kind == ACT_SWAP:
         si, ki = movable_pawn(rules, me, i)
         seat, slot = target_pawn(state, rules, me, t)
@@ -958,15 +1010,18 @@ def _apply_decoded(state, rules, kind, i, j, a, t):
         theirs = state[PAWNS + seat * MAX_SLOTS + slot]
         state[PAWNS + si * MAX_SLOTS + ki] = theirs
         state[PAWNS + seat * MAX_SLOTS + slot] = mine
+        if events is not None:
+            _record_event(events, EV_PLACE, si, ki, mine, theirs)
+            _record_event(events, EV_PLACE, seat, slot, theirs, mine)
         # Each swapped pawn on a triangle not of its colour slides, the mover's pawn first.
-        _slide_if_foreign_triangle(state, si, ki, ppp)
+        _slide_if_foreign_triangle(state, si, ki, ppp, events)
         if state[PAWNS + seat * MAX_SLOTS + slot] == mine:
-            _slide_if_foreign_triangle(state, seat, slot, ppp)
+            _slide_if_foreign_triangle(state, seat, slot, ppp, events)
     else:  # ACT_SORRY
         mover = (me + 2 * i) % 4
         seat, slot = target_pawn(state, rules, me, t)
         square = state[PAWNS + seat * MAX_SLOTS + slot]
-        _land(state, mover, _start_slot(state, mover, ppp), square, ppp)
+        _land(state, mover, _start_slot(state, mover, ppp), square, ppp, events)
     _sort_seats(state, rules)
 
 

@@ -8,12 +8,13 @@ position) the numbers go in slot order, so ``R1`` is the most advanced pawn; fro
 pawn keeps its number wherever it goes, Start and Home included. A pawn leaving Start is the
 one with the lowest number there.
 
-How pawns are followed: :func:`trace_move` replays the action's pawn movements on the board
-tables of :mod:`sorry_env.geometry` (move, slide, bump, swap), pawn by pawn and without
-sorting, and checks the outcome against the engine's state after the move. The engine stays
-the only authority on the rules: if the two ever disagreed, the trace falls back to matching
-pawns by the least movement and says so (``Move.consistent`` is False), rather than tell a
-wrong story. The tests check that this never happens over many random games of every preset.
+How pawns are followed: :func:`trace_move` has the engine carry the move out on a copy and
+record what happened pawn by pawn (:func:`sorry_env.engine.apply_move_events`: each pawn's
+movement, bumps, slides and the pawns they swept, in the slots the pawns had before the move),
+so the rules live in the engine alone. The trace then matches the pawns to the slots of the
+state after the move. If that state is not what the action leads to (a caller's mistake),
+the trace falls back to matching pawns by the least movement and says so
+(``Move.consistent`` is False), rather than tell a wrong story.
 
 :func:`narrate` turns a move into one sentence naming its consequences: which pawn moved where,
 slides (and who was swept off the slide), bumps (whose pawn went back to Start), pawns
@@ -25,9 +26,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from . import engine as E
 from . import game
-from .geometry import BACKWARD, FORWARD, HOME, SAFE0, SLIDE_END, SLIDE_OWNER, START, STEPS_TO_HOME, TRACK
+from .geometry import HOME, SAFE0, SLIDE_OWNER, START, STEPS_TO_HOME, TRACK
 from .render import COLOUR_NAMES
 from .render import COLOURS as COLOUR_LETTERS
 from .rules import CARD_NAMES, get_rules
@@ -87,108 +90,44 @@ def trace_move(before, rules, action, after, labels: list | None = None) -> Move
     rules = get_rules(rules)
     r = game.rules_array(rules)
     me = int(before[E.TO_MOVE])
-    pos = pawn_codes(before, rules)
-    kind, i, j, first, t = game.decode_action(rules, action)
+    kind, i, j, first, _ = game.decode_action(rules, action)
     fire_decision = kind in ("fire_move", "no_fire_move")
     card = None if kind == "discard" or fire_decision else game.action_card(before, rules, action)
-    steps = []
-    # Fire and Ice: the iced pawn's square once the action's token choice is made (a 1 moves
-    # Ice first); a slide does not sweep it and stops short of it.
-    iced = int(before[E.ICE]) - 1
-    if rules.fire_ice and card == CARD_NAMES.index("1"):
-        k = game.action_token(rules, action)
-        target_seat, target_slot = (int(x) for x in E.target_pawn(before, r, me, k - 1)) if k else (0, 0)
-        iced = pos[target_seat][target_slot] if k else -1
-
-    def land(seat, slot, dest, step):
-        pos[seat][slot] = dest
-        if dest >= TRACK:
-            return
-        for s, codes in enumerate(pos):
-            for k, code in enumerate(codes):
-                if code == dest and (s, k) != (seat, slot):
-                    codes[k] = START
-                    step.bumped.append((s, k))
-        slide_if_foreign(seat, slot, step)
-
-    def slide_if_foreign(seat, slot, step):
-        square = pos[seat][slot]
-        if square >= TRACK or SLIDE_OWNER[square] in (-1, seat):
-            return
-        end = int(SLIDE_END[square])
-        sq = square
-        while sq != end:
-            sq = (sq + 1) % TRACK
-            if sq == iced:
-                continue
-            for s, codes in enumerate(pos):
-                for k, code in enumerate(codes):
-                    if code == sq and (s, k) != (seat, slot):
-                        codes[k] = START
-                        step.swept.append((s, k))
-        if end == iced:
-            end = (end - 1) % TRACK
-        pos[seat][slot] = end
-        step.slide = (square, end)
-        step.dst = end
-
-    def from_start(seat):
-        in_start = [k for k, code in enumerate(pos[seat]) if code == START]
-        if labels is not None:
-            in_start.sort(key=lambda k: labels[seat][k])
-        return in_start[0]
-
-    def forward(seat, slot, n, kind="move"):
-        src = pos[seat][slot]
-        dest = int(FORWARD[seat, src, n]) if n > 0 else int(BACKWARD[seat, src, -n])
-        step = Step((seat, slot), kind, src, dest, n)
-        land(seat, slot, dest, step)
-        steps.append(step)
-
-    if kind == "start":
-        seat = (me + 2 * i) % 4
-        slot = from_start(seat)
-        step = Step((seat, slot), "start", START, int(E.START_CIRCLE[seat]))
-        land(seat, slot, step.dst, step)
-        steps.append(step)
-    elif kind == "move":
-        seat, slot = (int(x) for x in E.movable_pawn(r, me, i))
-        n = int(E.CARD_STEP[card]) if card != CARD_NAMES.index("SORRY") else rules.sorry_forward
-        forward(seat, slot, n)
-    elif kind == "back1":
-        seat, slot = (int(x) for x in E.movable_pawn(r, me, i))
-        forward(seat, slot, -1)
-    elif kind == "seven_part":
-        seat, slot = (int(x) for x in E.movable_pawn(r, me, i))
-        forward(seat, slot, first)
-    elif kind == "split":
-        for pawn, n in ((i, first), (j, 7 - first)):
-            seat, slot = (int(x) for x in E.movable_pawn(r, me, pawn))
-            forward(seat, slot, n)
-    elif kind == "swap":
-        si, ki = (int(x) for x in E.movable_pawn(r, me, i))
-        seat, slot = (int(x) for x in E.target_pawn(before, r, me, t))
-        mine, theirs = pos[si][ki], pos[seat][slot]
-        pos[si][ki], pos[seat][slot] = theirs, mine
-        step = Step((si, ki), "swap", mine, theirs)
-        other = Step((seat, slot), "swap", theirs, mine)
-        slide_if_foreign(si, ki, step)
-        if pos[seat][slot] == mine:
-            slide_if_foreign(seat, slot, other)
-        steps += [step, other]
-    elif kind == "fire_move":
-        seat, slot = (int(x) for x in E.fire_pawn(before))
-        src, dest = pos[seat][slot], int(E.fire_move_target(before, r, me))
-        step = Step((seat, slot), "fire", src, dest, (dest - src) % TRACK)
-        land(seat, slot, dest, step)
-        steps.append(step)
-    elif kind == "sorry":
-        mover = (me + 2 * i) % 4
-        seat, slot = (int(x) for x in E.target_pawn(before, r, me, t))
-        slot_m = from_start(mover)
-        step = Step((mover, slot_m), "sorry", START, pos[seat][slot])
-        land(mover, slot_m, step.dst, step)
-        steps.append(step)
+    # The engine carries the move out on a copy and says what happened, pawn by pawn, in the
+    # slots of `before` (its state after the move is re-sorted, so the pawns are followed
+    # through the events instead).
+    events = E.event_buffer()
+    E.apply_move_events(np.array(before, dtype=np.int64), r, action, events)
+    records = events[1 : 1 + E.EVENT_SIZE * int(events[0])].reshape(-1, E.EVENT_SIZE).tolist()
+    pos = pawn_codes(before, rules)
+    # Which of several pawns in Start leaves is the labels' choice (the lowest number), not
+    # the engine's (the last such slot): the pawns there are alike, so the two are exchanged.
+    renamed = {}
+    for ev, seat, slot, src, _ in records:
+        if ev == E.EV_PLACE and src == START and labels is not None:
+            chosen = min((k for k, code in enumerate(pos[seat]) if code == START), key=labels[seat].__getitem__)
+            renamed = {(seat, slot): (seat, chosen), (seat, chosen): (seat, slot)}
+    # Each movement a step; a bump belongs to the step just placed, a sweep to the last slide.
+    step_kind = {"start": "start", "swap": "swap", "sorry": "sorry", "fire_move": "fire"}.get(kind, "move")
+    distances = {"back1": [-1], "seven_part": [first], "split": [first, 7 - first]}
+    if kind == "move":
+        distances["move"] = [int(E.CARD_STEP[card]) if card != CARD_NAMES.index("SORRY") else rules.sorry_forward]
+    distance = iter(distances.get(kind, []))
+    steps, placed, slid = [], None, None
+    for ev, seat, slot, a, b in records:
+        pawn = renamed.get((seat, slot), (seat, slot))
+        pos[pawn[0]][pawn[1]] = START if ev in (E.EV_BUMP, E.EV_SWEEP) else b
+        if ev == E.EV_PLACE:
+            n = (b - a) % TRACK if kind == "fire_move" else next(distance, 0)
+            placed = Step(pawn, step_kind, a, b, n)
+            steps.append(placed)
+        elif ev == E.EV_BUMP:
+            placed.bumped.append(pawn)
+        elif ev == E.EV_SLIDE:
+            slid = next(step for step in reversed(steps) if step.pawn == pawn)
+            slid.slide, slid.dst = (a, b), b
+        else:  # EV_SWEEP
+            slid.swept.append(pawn)
 
     after_codes = pawn_codes(after, rules)
     consistent = all(sorted(pos[s]) == sorted(codes) for s, codes in enumerate(after_codes))

@@ -6,6 +6,7 @@ import pytest
 
 from sorry_env import PRESETS, game, state_from_dict
 from sorry_env import engine as E
+from sorry_env.geometry import START
 from sorry_env.narrate import PawnLabels, describe_move, narrate, option_text
 
 RULES = PRESETS["hasbro2003"]
@@ -122,3 +123,37 @@ def test_pawn_tracking_agrees_with_the_engine_over_random_games(name):
             state = after
             moves += 1
     assert moves > 500
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_recording_a_moves_events_leaves_the_same_state(name):
+    # apply_move_events is apply_move plus a record: the state after must not differ, and a
+    # replay of the record from the slots before the move gives the pawns after it.
+    rules = PRESETS[name]
+    r = game.rules_array(rules)
+    buf = np.empty(game.num_actions(rules), dtype=np.int64)
+    recorded = 0
+    for g in range(4):
+        rng = np.random.default_rng(100 + g)
+        state = game.new_state(rules, 4 if rules.teams != "none" else 2 + g % 3, seed=100 + g)
+        while state[E.WINNER] < 0 and state[E.TURN] < 200:
+            n = E.legal_actions(state, r, buf)
+            action = int(buf[rng.integers(n)])
+            plain, logged, events = state.copy(), state.copy(), E.event_buffer()
+            E.apply_move(plain, r, action)
+            E.apply_move_events(logged, r, action, events)
+            assert np.array_equal(plain, logged)
+            codes = [list(state[E.PAWNS + s * E.MAX_SLOTS : E.PAWNS + (s + 1) * E.MAX_SLOTS]) for s in range(4)]
+            for kind, seat, slot, _, b in events[1 : 1 + E.EVENT_SIZE * events[0]].reshape(-1, E.EVENT_SIZE):
+                codes[seat][slot] = START if kind in (E.EV_BUMP, E.EV_SWEEP) else b
+            for s in game.seats(state):
+                assert sorted(codes[s]) == sorted(plain[E.PAWNS + s * E.MAX_SLOTS : E.PAWNS + (s + 1) * E.MAX_SLOTS])
+            recorded += int(events[0])
+            E.step(state, r, action)
+    assert recorded > 300
+
+
+def test_a_too_small_event_buffer_is_refused():
+    state = position(2, "3", seat(["track", 11]), seat(["track", 12], ["track", 6]))
+    with pytest.raises(ValueError, match="buffer is too small"):
+        E.apply_move_events(state.copy(), game.rules_array(RULES), MOVE + 1, np.zeros(1 + E.EVENT_SIZE, np.int64))
