@@ -298,3 +298,31 @@ def test_ensemble_students_scores_moves_by_the_members_mean(tmp_path):
         timeout=120,
     )
     assert one.returncode == 2 and "at least two member files" in one.stderr
+
+
+def test_teacher_set_writes_the_runs_teacher_file_and_refuses_configs_without_a_teacher(tmp_path):
+    from training.search_teacher import CHUNK
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        "name: tiny\nseed: 3\ngame: {num_players: 2, rules: hasbro2003}\n"
+        "distillation: {decisions: 12, iterations: 8, rollout_plies: 2, workers: 1}\n"
+    )
+    script = [sys.executable, str(EXPERIMENTS / "teacher_set.py")]
+    run = subprocess.run(
+        [*script, str(config), "--runs-dir", str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    with np.load(tmp_path / "tiny" / "teacher.npz") as saved:
+        assert len(saved["counts"]) == 12 and (saved["counts"] >= 2).all()
+        assert f'"chunk": {CHUNK}' in str(saved["made_by"]) and '"seed": 3' in str(saved["made_by"])
+    for text, message in [
+        ("name: none\n", "has no distillation decisions"),
+        ("name: v\ndistillation: {decisions: 5, value: no/such.safetensors}\n", "distillation.value: no file"),
+        ("name: bad\nnot_a_key: 1\n", "unknown key"),
+    ]:
+        config.write_text(text)
+        run = subprocess.run(
+            [*script, str(config), "--runs-dir", str(tmp_path)], capture_output=True, text=True, timeout=120
+        )
+        assert run.returncode == 2 and message in run.stderr, run.stderr

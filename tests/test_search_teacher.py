@@ -103,3 +103,29 @@ def test_teacher_games_do_not_depend_on_the_worker_count(tmp_path, monkeypatch):
     assert len(one["counts"]) == 25
     for key in ("states", "values", "counts"):
         np.testing.assert_array_equal(one[key], two[key])
+
+
+def test_a_shorter_saved_set_is_extended_into_the_longer_sets_games(tmp_path, monkeypatch):
+    # The chunks of a set are the first chunks of any longer set of the same settings, so a
+    # saved shorter set is kept and only the remaining chunks are played.
+    monkeypatch.setattr(search_teacher, "CHUNK", 10)
+    cfg = copy.deepcopy(DEFAULTS)
+    cfg["distillation"].update(decisions=30, iterations=10, rollout_plies=2, workers=1)
+    whole = search_teacher.teacher_data(cfg, tmp_path / "whole.npz", log=lambda *_: None)
+    cfg["distillation"]["decisions"] = 20
+    search_teacher.teacher_data(cfg, tmp_path / "grown.npz", log=lambda *_: None)
+    cfg["distillation"]["decisions"] = 30
+    said = []
+    grown = search_teacher.teacher_data(cfg, tmp_path / "grown.npz", log=said.append)
+    assert any("extending the 20 teacher decisions" in line for line in said)
+    assert any("10 decisions of montecarlo" in line for line in said)  # only the rest played
+    for key in ("states", "values", "counts", "games", "made_by"):
+        np.testing.assert_array_equal(whole[key], grown[key])
+    # A shorter set of other settings, or one ending inside a chunk, is played again.
+    cfg["distillation"]["decisions"] = 15
+    search_teacher.teacher_data(cfg, tmp_path / "part.npz", log=lambda *_: None)
+    cfg["distillation"]["decisions"] = 30
+    said.clear()
+    again = search_teacher.teacher_data(cfg, tmp_path / "part.npz", log=said.append)
+    assert any("made with other settings" in line for line in said)
+    np.testing.assert_array_equal(whole["states"], again["states"])

@@ -1,0 +1,46 @@
+"""Play a config's search teacher and save its decisions, without training a student.
+
+`sorry-train` plays the teacher of a config's ``distillation`` section, distils a student and
+then runs PPO. When the teacher set is what an experiment is after (students are trained on
+it with experiments/distil_students.py), this script makes only the set, in the same file
+and with the same games as the run would: ``<runs-dir>/<name>/teacher.npz``. A saved set of
+the same settings is read back, or extended when it is shorter (training/search_teacher.py).
+
+    python experiments/teacher_set.py experiments/configs/flagship-2p-a4.yaml
+
+Results: docs/research/2026-11-24-flagship-2p.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from training.config import load_config
+from training.search_teacher import teacher_data
+
+
+def main(argv: list[str] | None = None) -> Path:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("config", help="a sorry-train config with a distillation section")
+    p.add_argument("--runs-dir", default="runs", help="parent directory of run directories (default runs)")
+    args = p.parse_args(argv)
+    try:
+        cfg = load_config(args.config)
+    except (ValueError, OSError) as e:
+        p.error(str(e))
+    d = cfg["distillation"]
+    if d["decisions"] == 0:
+        p.error(f"{args.config} has no distillation decisions: there is no teacher to play")
+    if d["value"] is not None and not Path(d["value"]).is_file():
+        p.error(f"distillation.value: no file {d['value']!r}")
+    run_dir = Path(args.runs_dir) / cfg["name"]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = run_dir / "teacher.npz"
+    teacher_data(cfg, path)
+    print(f"teacher set: {path}")
+    return path
+
+
+if __name__ == "__main__":
+    main()
