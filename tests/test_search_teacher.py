@@ -93,10 +93,16 @@ def test_saved_teacher_data_is_reused_only_for_the_same_settings(tmp_path):
     assert any("made with other settings" in line for line in said)
 
 
-def test_teacher_games_do_not_depend_on_the_worker_count(tmp_path, monkeypatch):
+def small_teacher(monkeypatch, decisions):
+    """A config of a cheap teacher in chunks of 10 decisions."""
     monkeypatch.setattr(search_teacher, "CHUNK", 10)
     cfg = copy.deepcopy(DEFAULTS)
-    cfg["distillation"].update(decisions=25, iterations=10, rollout_plies=2, workers=1)
+    cfg["distillation"].update(decisions=decisions, iterations=10, rollout_plies=2, workers=1)
+    return cfg
+
+
+def test_teacher_games_do_not_depend_on_the_worker_count(tmp_path, monkeypatch):
+    cfg = small_teacher(monkeypatch, 25)
     one = search_teacher.teacher_data(cfg, tmp_path / "one.npz", log=lambda *_: None)
     cfg["distillation"]["workers"] = 2
     two = search_teacher.teacher_data(cfg, tmp_path / "two.npz", log=lambda *_: None)
@@ -108,9 +114,7 @@ def test_teacher_games_do_not_depend_on_the_worker_count(tmp_path, monkeypatch):
 def test_a_shorter_saved_set_is_extended_into_the_longer_sets_games(tmp_path, monkeypatch):
     # The chunks of a set are the first chunks of any longer set of the same settings, so a
     # saved shorter set is kept and only the remaining chunks are played.
-    monkeypatch.setattr(search_teacher, "CHUNK", 10)
-    cfg = copy.deepcopy(DEFAULTS)
-    cfg["distillation"].update(decisions=30, iterations=10, rollout_plies=2, workers=1)
+    cfg = small_teacher(monkeypatch, 30)
     whole = search_teacher.teacher_data(cfg, tmp_path / "whole.npz", log=lambda *_: None)
     cfg["distillation"]["decisions"] = 20
     search_teacher.teacher_data(cfg, tmp_path / "grown.npz", log=lambda *_: None)
@@ -121,7 +125,7 @@ def test_a_shorter_saved_set_is_extended_into_the_longer_sets_games(tmp_path, mo
     assert any("10 decisions of montecarlo" in line for line in said)  # only the rest played
     for key in ("states", "values", "counts", "games", "made_by"):
         np.testing.assert_array_equal(whole[key], grown[key])
-    # A shorter set of other settings, or one ending inside a chunk, is played again.
+    # A shorter set ending inside a chunk (its last chunk cut short) is played again.
     cfg["distillation"]["decisions"] = 15
     search_teacher.teacher_data(cfg, tmp_path / "part.npz", log=lambda *_: None)
     cfg["distillation"]["decisions"] = 30
