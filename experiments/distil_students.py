@@ -27,7 +27,7 @@ import torch
 from agents.policy import Actor, load_policy, save_policy
 from sorry_env import game
 from training.evaluate import run_tournament
-from training.search_teacher import distil
+from training.search_teacher import distil, value_columns
 
 
 def made_by(data: dict) -> dict:
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     width = max(data["values"].shape[1] for data in sets)
     keep = slice(None, args.decisions)
     states = np.concatenate([data["states"] for data in sets])[keep]
-    values = np.concatenate([np.pad(data["values"], ((0, 0), (0, width - data["values"].shape[1]))) for data in sets])
+    values = np.concatenate([value_columns(data["values"], width) for data in sets])
     values = values[keep]
     counts = np.concatenate([data["counts"] for data in sets])[keep]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from training.config import load_config
+from training.config import check_network_file, load_config
 from training.search_teacher import teacher_data
 
 
@@ -29,11 +29,13 @@ def main(argv: list[str] | None = None) -> Path:
         cfg = load_config(args.config)
     except (ValueError, OSError) as e:
         p.error(str(e))
-    d = cfg["distillation"]
-    if d["decisions"] == 0:
+    if cfg["distillation"]["decisions"] == 0:
         p.error(f"{args.config} has no distillation decisions: there is no teacher to play")
-    if d["value"] is not None and not Path(d["value"]).is_file():
-        p.error(f"distillation.value: no file {d['value']!r}")
+    if cfg["distillation"]["value"] is not None:
+        try:
+            check_network_file(cfg, "value")  # the teacher's value network, as sorry-train checks it
+        except ValueError as e:
+            p.error(str(e))
     run_dir = Path(args.runs_dir) / cfg["name"]
     run_dir.mkdir(parents=True, exist_ok=True)
     path = run_dir / "teacher.npz"

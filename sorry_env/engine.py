@@ -416,14 +416,13 @@ def _slide_if_foreign_triangle(state, seat, slot, ppp, events):
     square = state[PAWNS + seat * MAX_SLOTS + slot]
     if square >= TRACK or SLIDE_OWNER[square] == -1 or SLIDE_OWNER[square] == seat:
         return
-    end = SLIDE_END[square]
+    last = SLIDE_END[square]
     iced = state[ICE] - 1  # an iced pawn is not swept; the slide stops short of it
-    if end == iced:
-        end = (end + TRACK - 1) % TRACK
+    end = (last + TRACK - 1) % TRACK if last == iced else last
     if events is not None:
         _record_event(events, EV_SLIDE, seat, slot, square, end)
     sq = square
-    while sq != SLIDE_END[square]:
+    while sq != last:
         sq = (sq + 1) % TRACK
         if sq != iced:
             _send_to_start_at(state, sq, ppp, seat, slot, events, EV_SWEEP)

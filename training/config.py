@@ -187,7 +187,7 @@ def _check_types(cfg: dict, defaults: dict, where: str) -> None:
             raise ValueError(f"config: {name} must be {RANGES[name][1]}, got {value!r}")
 
 
-def _check_network_file(cfg: dict, key: str) -> dict:
+def check_network_file(cfg: dict, key: str) -> dict:
     """The metadata of network file distillation.<key>, refused unless it fits the game."""
     from agents.policy import check_trained_for, read_metadata
 
@@ -263,9 +263,9 @@ def validate(cfg: dict, warm_start: bool = True) -> None:
         )
     if d["decisions"] > 0 and warm_start:
         if d["value"] is not None:
-            _check_network_file(cfg, "value")
+            check_network_file(cfg, "value")
         if d["init"] is not None:
-            init = _check_network_file(cfg, "init")["network"]
+            init = check_network_file(cfg, "init")["network"]
             if (init["hidden"], init["activation"]) != (net["hidden"], net["activation"]):
                 raise ValueError(
                     f"config: distillation.init {d['init']}: its network ({init['hidden']}, "

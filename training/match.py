@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import torch
+
 from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
 
 from .evaluate import run_tournament
@@ -30,8 +32,6 @@ def play_win_rate(
     """Play `games` games of the policy against `opponent` and return the fraction its side won
     (a plain number; training.evaluate.win_rate_with_interval summarises a tally instead).
     The caller's torch thread count is kept."""
-    import torch
-
     lineup = [str(policy_path)] + [opponent] * (num_players - 1)
     result = run_tournament(
         lineup, num_players, games, seed, rules, workers=1, max_turns=max_turns, torch_threads=torch.get_num_threads()

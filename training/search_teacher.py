@@ -190,7 +190,7 @@ def teacher_data(cfg: dict, path: Path, log: Callable[[str], object] = print) ->
     width = int(max(p[2].max() for p in parts))
     data = {
         "states": np.concatenate([p[0] for p in parts]),
-        "values": np.concatenate([_columns(p[1], width) for p in parts]),
+        "values": np.concatenate([value_columns(p[1], width) for p in parts]),
         "counts": np.concatenate([p[2] for p in parts]),
         "games": np.array(sum(p[3] for p in parts)),
         "seconds": np.array(time.time() - start + (0.0 if reused is None else float(reused["seconds"]))),
@@ -212,7 +212,7 @@ def _made_by(cfg: dict, decisions: int) -> str:
     return json.dumps({"teacher": teacher, "game": cfg["game"], "seed": cfg["seed"], "chunk": CHUNK}, sort_keys=True)
 
 
-def _columns(values: np.ndarray, width: int) -> np.ndarray:
+def value_columns(values: np.ndarray, width: int) -> np.ndarray:
     """`values` cut or zero-padded to `width` columns (sets differ in their widest decision)."""
     if values.shape[1] >= width:
         return values[:, :width]
