@@ -20,9 +20,6 @@ after the card is played and before the mover draws its replacement
 chooses.
 """
 
-import dataclasses
-import json
-
 import numpy as np
 from numba import njit
 
@@ -30,7 +27,7 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.engine import own_view, public_state  # noqa: F401 (public_state: re-exported)
 from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import Rules, get_rules
+from sorry_env.rules import Rules, rules_from_json, rules_to_json
 from sorry_env.version import LAYOUT_VERSION
 
 STATE_SIZE = E.STATE_SIZE
@@ -49,22 +46,13 @@ def layout(rules) -> dict:
     }
 
 
-def rules_dict(rules) -> dict:
-    """JSON form of a rules configuration (tuples become lists)."""
-    return json.loads(json.dumps(dataclasses.asdict(get_rules(rules))))
+# The rules' one JSON form lives with the rules (sorry_env.rules); these names are kept for callers.
+rules_dict = rules_to_json
 
 
 def rules_from_dict(d: dict, path="rules") -> Rules:
     """The Rules of their JSON form; ValueError (naming `path`) if it is not one."""
-    from sorry_env.checks import excerpt
-
-    fields = {f.name for f in dataclasses.fields(Rules)}
-    if not isinstance(d, dict) or set(d) - fields:
-        raise ValueError(f"{path}: 'rules' must be an object with the fields {sorted(fields)}, got {excerpt(d, 200)}")
-    try:
-        return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: its rules are not valid ({excerpt(str(exc), 200)})") from None
+    return rules_from_json(d, path)
 
 
 @njit(cache=True)

@@ -19,7 +19,7 @@ _clear_stale("sorry_env")  # the engine depends on no other package (see numba_c
 from .env import env, raw_env
 from .rules import CARD_NAMES, PRESETS, Rules, get_rules
 from .state_io import state_from_dict, state_to_dict
-from .version import ENV_ID, ENV_VERSION, GYM_ENV_ID, LAYOUT_VERSION, __version__
+from .version import ENV_ID, ENV_VERSION, EXPRESS_ENV_ID, GYM_ENV_ID, LAYOUT_VERSION, __version__
 
 __all__ = [
     "env",
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 _register("aec", ENV_ID, entry_point="sorry_env.env:env")
-_register("aec", "sorry_env/express-v0", entry_point="sorry_env.express.env:env")
+_register("aec", EXPRESS_ENV_ID, entry_point="sorry_env.express.env:env")
 # A string entry point: gymnasium imports agents.gym_env when the env is made, not here.
 if GYM_ENV_ID not in _gymnasium.registry:
     _gymnasium.register(id=GYM_ENV_ID, entry_point="agents.gym_env:SorryGymEnv")

@@ -45,7 +45,7 @@ from . import engine as E
 from . import game
 from .narrate import PawnLabels, narrate
 from .render import COLOUR_NAMES
-from .rules import Rules, get_rules
+from .rules import Rules, get_rules, rules_from_json, rules_to_json
 from .scoring import scores
 from .state_io import state_to_dict
 
@@ -133,7 +133,7 @@ def record_game(
         )
     return {
         "format": FORMAT,
-        "rules": _rules_dict(rules),
+        "rules": rules_to_json(rules),
         "seats": list(seats),
         "seed": int(seed),
         "first_seat": first_seat,
@@ -146,20 +146,11 @@ def record_game(
     }
 
 
-def _rules_dict(rules: Rules) -> dict:
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(rules).items()}
-
-
 def _rules_from(data) -> Rules:
-    if not isinstance(data, dict):
-        raise ReplayError(f"'rules' must be an object of Rules fields, got {type(data).__name__}")
-    fields = {f.name for f in dataclasses.fields(Rules)}
-    if set(data) != fields:
-        raise ReplayError(f"'rules' must have exactly the fields {sorted(fields)}; got {sorted(data)}")
     try:
-        return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
-    except (TypeError, ValueError) as error:
-        raise ReplayError(f"'rules': {error}") from None
+        return rules_from_json(data, "replay")
+    except ValueError as error:
+        raise ReplayError(str(error)) from None
 
 
 def _int(value, what) -> int:

@@ -174,3 +174,34 @@ def get_rules(rules) -> Rules:
             raise ValueError(f"unknown rules preset {rules!r}; presets: {sorted(PRESETS)}")
         return PRESETS[rules]
     raise TypeError(f"rules must be a preset name or a Rules, got {type(rules).__name__}")
+
+
+# Fields a file written before they existed leaves out; their default is what that older code
+# played (v0 policy files have no fire_ice: Fire and Ice did not exist).
+FIELDS_ADDED_LATER = ("fire_ice",)
+
+
+def rules_to_json(rules: Rules | str) -> dict:
+    """The one JSON form of a rules configuration (what policy files and replays store):
+    every field of :class:`Rules`, tuples as lists."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(get_rules(rules)).items()}
+
+
+def rules_from_json(data: object, where: str = "rules") -> Rules:
+    """The Rules of their JSON form, with one set of checks for every reader: an object with
+    exactly the fields of :class:`Rules` (one of FIELDS_ADDED_LATER may be missing), each
+    valid. ValueError naming `where` and the problem otherwise."""
+    fields = [f.name for f in dataclasses.fields(Rules)]
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: 'rules' must be an object of the fields {fields}, got {_short(data, 200)}")
+    missing = sorted(set(fields) - set(data) - set(FIELDS_ADDED_LATER))
+    unknown = sorted(set(data) - set(fields), key=str)
+    if missing or unknown:
+        raise ValueError(
+            f"{where}: 'rules' must have exactly the fields {fields} (older files may leave out "
+            f"{list(FIELDS_ADDED_LATER)}); missing {missing}, unknown {_short(unknown, 200)}"
+        )
+    try:
+        return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{where}: its rules are not valid ({str(error)[:200]})") from None

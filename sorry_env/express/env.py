@@ -72,6 +72,7 @@ from pettingzoo.utils import wrappers
 
 from ..aec_checks import StepChecks
 from ..game import check_seed
+from ..version import EXPRESS_ENV_NAME
 from . import engine as E
 from . import game
 from .game import DEFAULT_MAX_TURNS
@@ -90,7 +91,7 @@ def env(**kwargs):
 class raw_env(StepChecks, AECEnv):
     metadata: ClassVar[dict] = {
         "render_modes": ["ansi"],
-        "name": "sorry_express_v0",
+        "name": EXPRESS_ENV_NAME,
         "is_parallelizable": False,
         "render_fps": 1,
     }

@@ -1,0 +1,136 @@
+"""The board game Sorry! with its presets, registered as ``"sorry"`` in :mod:`sorry_env.games`:
+its facts (:data:`GAME_TYPE`) and the registry's functional API over :mod:`sorry_env.game`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import engine as E
+from . import game
+from .games import Game, GameType, register_game
+from .geometry import N_SEATS
+from .observation import OBS_SIZE
+from .render import COLOUR_NAMES
+from .rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules, rules_from_json, rules_to_json
+from .state_io import state_from_dict, state_to_dict
+from .version import ENV_ID, ENV_VERSION
+
+GAME_TYPE = GameType(
+    id="sorry",
+    long_name="Sorry!",
+    version=ENV_VERSION,
+    env_id=ENV_ID,
+    player_counts=tuple(sorted(game.DEFAULT_SEATS)),
+    seat_names=tuple(f"player_{seat}" for seat in range(N_SEATS)),
+    seat_colours=COLOUR_NAMES,
+    num_actions=max(game.num_actions(rules) for rules in PRESETS.values()),
+    observation_size=OBS_SIZE,
+    max_turns=DEFAULT_MAX_TURNS,
+    policy_format="sorry_policy",
+    variants=tuple(PRESETS),
+)
+
+
+@register_game
+class SorryGame(Game):
+    """Sorry! under one :class:`~sorry_env.rules.Rules` (a preset or a custom one)."""
+
+    game_type = GAME_TYPE
+
+    def parse_variant(self, variant: Any) -> Rules:
+        return get_rules(variant)
+
+    @property
+    def rules(self) -> Rules:
+        return self.variant
+
+    @property
+    def variant_name(self) -> str:
+        return self.variant.name
+
+    def variant_to_json(self) -> dict:
+        return rules_to_json(self.variant)
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "rules") -> SorryGame:
+        return cls(rules_from_json(data, where))
+
+    @property
+    def num_actions(self) -> int:
+        return game.num_actions(self.variant)
+
+    def new_state(self, num_players: int, seed: int = 0) -> np.ndarray:
+        return game.new_state(self.variant, self.game_type.check_players(num_players), seed=seed)
+
+    def legal_actions(self, state: np.ndarray) -> np.ndarray:
+        return game.legal_actions(state, self.variant)
+
+    def apply(self, state: np.ndarray, action: int) -> np.ndarray:
+        return game.step(state, self.variant, action)
+
+    def after_move(self, state: np.ndarray, action: int) -> np.ndarray:
+        return game.after_move(state, self.variant, action)
+
+    def is_chance_node(self, state: np.ndarray) -> bool:
+        return (
+            not self.variant.hand_size
+            and state[E.CARD] < 0
+            and state[E.WINNER] < 0
+            and not E.fire_decision_pending(state)
+        )
+
+    def chance_outcomes(self, state: np.ndarray) -> list[tuple[str, float]]:
+        return game.chance_outcomes(state, self.variant)
+
+    def apply_chance(self, state: np.ndarray, outcome: str) -> np.ndarray:
+        return game.deal(state, self.variant, outcome)
+
+    def winner(self, state: np.ndarray) -> int | None:
+        return game.winner(state)
+
+    def to_move(self, state: np.ndarray) -> int:
+        return game.to_move(state)
+
+    def seats(self, state: np.ndarray) -> tuple[int, ...]:
+        return game.seats(state)
+
+    def turn(self, state: np.ndarray) -> int:
+        return int(state[E.TURN])
+
+    def observation(self, state: np.ndarray, seat: int) -> np.ndarray:
+        from .observation import observe
+
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+        observe(state, game.rules_array(self.variant), int(seat), out)
+        return out
+
+    def public_view(self, state: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        # The draw order and the other hands are re-dealt from a fresh generator, then the
+        # generator is re-seeded so the re-deal cannot be read back from it.
+        view = state.copy()
+        E.seed_generator(view, int(rng.integers(0, 2**32)))
+        E.redeal_hidden(view, game.rules_array(self.variant), E.to_move(view))
+        E.seed_generator(view, int(rng.integers(0, 2**32)))
+        return view
+
+    def describe_action(self, state: np.ndarray, action: int) -> str:
+        return game.describe_action(state, self.variant, action)
+
+    def state_to_dict(self, state: np.ndarray) -> dict:
+        return state_to_dict(state, self.variant)
+
+    def state_from_dict(self, data: Any, seed: int = 0) -> np.ndarray:
+        return state_from_dict(data, self.variant, seed)
+
+    def make_env(self, num_players: int, **kwargs: Any) -> Any:
+        from .env import raw_env
+
+        return raw_env(num_players=num_players, rules=self.variant, **kwargs)
+
+    @classmethod
+    def of_env(cls, raw_env: Any) -> SorryGame | None:
+        from .env import raw_env as SorryEnv
+
+        return cls(raw_env.rules) if isinstance(raw_env, SorryEnv) else None

@@ -1,0 +1,293 @@
+"""The game registry, in the manner of OpenSpiel's ``GameType`` / ``register_game``: every game
+declares its facts once in a :class:`GameType` and offers the same small functional API
+(:class:`Game`), so agents, tournaments, policy files, replays and tests can treat every
+registered game alike.
+
+Example::
+
+    from sorry_env import games
+    g = games.load_game("sorry", "hasbro2003")   # or games.load_game("<id>") for its default variant
+    s = g.new_state(num_players=2, seed=7)
+    s = g.apply(s, g.legal_actions(s)[0])        # chance resolved from the state's generator
+    after = g.after_move(s, g.legal_actions(s)[0])
+    if g.is_chance_node(after):
+        outcome, p = g.chance_outcomes(after)[0]
+        s = g.apply_chance(after, outcome)
+
+Adding a game: a folder under ``sorry_env/`` with its engine and a :class:`Game` subclass,
+and one line naming that module in :data:`GAME_MODULES` (games of your own, e.g. in tests,
+call :func:`register_game` instead). CONTRIBUTING.md, "Where to add a game".
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import importlib
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+# The registry line of each built-in game: the module whose import registers it. Imported on
+# first use, so `import sorry_env` compiles no game it does not need.
+GAME_MODULES: tuple[str, ...] = (
+    "sorry_env.board_game",
+    "sorry_env.express.express_game",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class GameType:
+    """The facts of one game, each written once here.
+
+    ``variants`` names the rule sets the game ships (its presets), the first being the
+    default; ``policy_format`` is the key under which its policy files store their metadata
+    (a file of another game is refused by name)."""
+
+    id: str  # short id: sorry-eval --game, policy files' "game", load_game(id)
+    long_name: str
+    version: int  # the environment version (sorry_env/version.py)
+    env_id: str  # pettingzoo.make("aec", env_id)
+    player_counts: tuple[int, ...]
+    seat_names: tuple[str, ...]  # by seat index
+    seat_colours: tuple[str, ...]  # by seat index
+    num_actions: int  # the largest action space over its variants
+    observation_size: int
+    max_turns: int  # the env's and tournaments' default turn limit
+    policy_format: str
+    variants: tuple[str, ...]
+
+    @property
+    def default_variant(self) -> str:
+        return self.variants[0]
+
+    def check_players(self, num_players: Any) -> int:
+        """`num_players` as an int if the game is played by that many, else ValueError."""
+        if (
+            isinstance(num_players, (bool, np.bool_))
+            or not isinstance(num_players, (int, np.integer))
+            or num_players not in self.player_counts
+        ):
+            counts = ", ".join(map(str, self.player_counts))
+            raise ValueError(f"{self.long_name}: num_players must be one of {counts}, got {num_players!r}")
+        return int(num_players)
+
+
+class Game(abc.ABC):
+    """One registered game with one variant chosen: the functional API every game offers.
+
+    States are numpy int64 arrays; no method mutates its input state. Methods raise
+    ValueError naming the problem on a finished game, an illegal action or a bad outcome."""
+
+    game_type: ClassVar[GameType]
+
+    def __init__(self, variant: Any = None) -> None:
+        self.variant = self.parse_variant(self.game_type.default_variant if variant is None else variant)
+
+    def __repr__(self) -> str:
+        return f"load_game({self.game_type.id!r}, {self.variant_name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.variant_to_json() == self.variant_to_json()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.game_type.id, self.variant_name))
+
+    # ---- variants (rules) and their one JSON form ---------------------------------------
+    @abc.abstractmethod
+    def parse_variant(self, variant: Any) -> Any:
+        """The variant object from its name (or the object itself); ValueError if unknown."""
+
+    @property
+    @abc.abstractmethod
+    def variant_name(self) -> str: ...
+
+    @abc.abstractmethod
+    def variant_to_json(self) -> dict:
+        """The variant's JSON form (what policy files and replays store)."""
+
+    @classmethod
+    @abc.abstractmethod
+    def from_json(cls, data: Any, where: str = "rules") -> Game:
+        """The game whose variant has this JSON form; ValueError naming `where` if it is not one."""
+
+    # ---- sizes ---------------------------------------------------------------------------
+    @property
+    @abc.abstractmethod
+    def num_actions(self) -> int: ...
+
+    @property
+    def observation_size(self) -> int:
+        return self.game_type.observation_size
+
+    # ---- playing -------------------------------------------------------------------------
+    @abc.abstractmethod
+    def new_state(self, num_players: int, seed: int = 0) -> np.ndarray:
+        """A new game of `num_players`, its chance (shuffle, first roll) drawn from `seed`."""
+
+    @abc.abstractmethod
+    def legal_actions(self, state: np.ndarray) -> np.ndarray:
+        """Legal action indices of the player to move, ascending."""
+
+    @abc.abstractmethod
+    def apply(self, state: np.ndarray, action: int) -> np.ndarray:
+        """A copy after the legal `action`, chance (the next card or roll) drawn from the
+        state's own generator."""
+
+    @abc.abstractmethod
+    def after_move(self, state: np.ndarray, action: int) -> np.ndarray:
+        """A copy after the legal `action` but before chance: a chance node when the move
+        ends the turn (see :meth:`is_chance_node`), else the next decision or a finished game."""
+
+    @abc.abstractmethod
+    def is_chance_node(self, state: np.ndarray) -> bool: ...
+
+    @abc.abstractmethod
+    def chance_outcomes(self, state: np.ndarray) -> list[tuple[str, float]]:
+        """[(outcome name, probability)] at a chance node; the probabilities sum to 1."""
+
+    @abc.abstractmethod
+    def apply_chance(self, state: np.ndarray, outcome: str) -> np.ndarray:
+        """A copy of a chance node with `outcome` (a name of :meth:`chance_outcomes`) happened."""
+
+    @abc.abstractmethod
+    def winner(self, state: np.ndarray) -> int | None:
+        """The winning seat, or None while the game runs."""
+
+    @abc.abstractmethod
+    def to_move(self, state: np.ndarray) -> int: ...
+
+    @abc.abstractmethod
+    def seats(self, state: np.ndarray) -> tuple[int, ...]:
+        """The seats in play, ascending."""
+
+    @abc.abstractmethod
+    def turn(self, state: np.ndarray) -> int:
+        """Turns finished so far (what the turn limit counts)."""
+
+    @abc.abstractmethod
+    def observation(self, state: np.ndarray, seat: int) -> np.ndarray:
+        """The env's observation vector (float32, :attr:`observation_size`) of `seat`."""
+
+    @abc.abstractmethod
+    def public_view(self, state: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A copy with everything the player to move cannot see re-drawn from `rng`."""
+
+    @abc.abstractmethod
+    def describe_action(self, state: np.ndarray, action: int) -> str: ...
+
+    # ---- positions and envs --------------------------------------------------------------
+    @abc.abstractmethod
+    def state_to_dict(self, state: np.ndarray) -> dict: ...
+
+    @abc.abstractmethod
+    def state_from_dict(self, data: Any, seed: int = 0) -> np.ndarray:
+        """A validated state from its dict; ValueError naming the problem."""
+
+    @abc.abstractmethod
+    def make_env(self, num_players: int, **kwargs: Any) -> Any:
+        """Its PettingZoo AEC env (raw, unwrapped)."""
+
+    @classmethod
+    def of_env(cls, raw_env: Any) -> Game | None:
+        """The game an unwrapped env plays, or None if it is not one of this game's envs."""
+        return None
+
+
+_REGISTRY: dict[str, type[Game]] = {}
+_loaded = False
+
+
+def register_game(game_class: type[Game]) -> type[Game]:
+    """Register a :class:`Game` subclass under its ``game_type.id`` (usable as a decorator).
+    Registering the same id twice with another class is a mistake."""
+    if not (isinstance(game_class, type) and issubclass(game_class, Game)):
+        raise TypeError(f"register_game takes a Game subclass, got {game_class!r}")
+    kind = getattr(game_class, "game_type", None)
+    if not isinstance(kind, GameType):
+        raise TypeError(f"{game_class.__name__}.game_type must be a GameType")
+    known = _REGISTRY.get(kind.id)
+    if known is not None and known is not game_class:
+        raise ValueError(f"game id {kind.id!r} is already registered by {known.__name__}")
+    _REGISTRY[kind.id] = game_class
+    return game_class
+
+
+def unregister_game(game_id: str) -> None:
+    """Forget a game (for tests that register a game of their own)."""
+    _REGISTRY.pop(game_id, None)
+
+
+def _load_builtin() -> None:
+    global _loaded
+    if not _loaded:
+        for module in GAME_MODULES:
+            importlib.import_module(module)
+        _loaded = True
+
+
+def registered_games() -> dict[str, type[Game]]:
+    """Every registered game by id, the built-in ones first."""
+    _load_builtin()
+    return dict(_REGISTRY)
+
+
+def game_class(game_id: str) -> type[Game]:
+    """The Game class registered as `game_id`; ValueError naming the registered ids."""
+    games = registered_games()
+    if not isinstance(game_id, str) or game_id not in games:
+        raise ValueError(f"unknown game {game_id!r}; registered games: {sorted(games)}")
+    return games[game_id]
+
+
+def game_type(game_id: str) -> GameType:
+    return game_class(game_id).game_type
+
+
+def load_game(game_id: str, variant: Any = None) -> Game:
+    """The game `game_id` with `variant` (a preset name or the game's own variant object;
+    default: its first variant)."""
+    return game_class(game_id)(variant)
+
+
+def game_of_env(env: Any) -> Game:
+    """The registered game an env (any wrapper level) plays; TypeError if none plays it."""
+    raw = getattr(env, "unwrapped", env)
+    for cls in registered_games().values():
+        found = cls.of_env(raw)
+        if found is not None:
+            return found
+    raise TypeError(f"{type(env).__name__} is not the env of a registered game ({sorted(registered_games())})")
+
+
+def game_of_policy_header(header: dict) -> str | None:
+    """The id of the game whose policy-format key is in a policy file's header, or None."""
+    for cls in registered_games().values():
+        if cls.game_type.policy_format in header:
+            return cls.game_type.id
+    return None
+
+
+def game_id_of_env_id(env_id: str) -> str | None:
+    for cls in registered_games().values():
+        if cls.game_type.env_id == env_id:
+            return cls.game_type.id
+    return None
+
+
+def random_playout(
+    game: Game, num_players: int, seed: int, max_turns: int | None = None, check: Callable | None = None
+) -> np.ndarray:
+    """Play one game of uniformly random legal moves (the generator seeded with `seed`) to
+    its end or `max_turns` (default: the game's turn limit); `check(state)` runs after every
+    move. Returns the last state."""
+    rng = np.random.default_rng(seed)
+    state = game.new_state(num_players, seed=seed)
+    limit = game.game_type.max_turns if max_turns is None else max_turns
+    while game.winner(state) is None and game.turn(state) < limit:
+        legal = game.legal_actions(state)
+        state = game.apply(state, int(rng.choice(legal)))
+        if check is not None:
+            check(state)
+    return state

@@ -1,0 +1,234 @@
+"""Every registered game (sorry_env.games), the same tests: the PettingZoo API and seed tests
+on its env, pickling mid-game, random-simulation invariants of its functional API, chance
+nodes, its rules codec, and malformed positions refused. The toy game of tests/toy_race is
+registered here only, to show a new game needs its folder and one registry line."""
+
+import json
+import pickle
+
+import numpy as np
+import pytest
+import toy_race  # noqa: F401 (registers the toy game)
+from pettingzoo.test import api_test, seed_test
+
+from sorry_env import games
+
+GAME_IDS = sorted(games.registered_games())
+CASES = [(game_id, n) for game_id in GAME_IDS for n in games.game_type(game_id).player_counts]
+
+
+def test_the_built_in_games_and_the_toy_are_registered():
+    assert {"sorry", "express", "toy_race"} <= set(GAME_IDS)
+
+
+def random_legal(obs, rng):
+    return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+
+def play(e, n_steps, rng):
+    for _ in range(n_steps):
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            return
+        e.step(random_legal(obs, rng))
+
+
+def snapshot(e):
+    u = e.unwrapped
+    return {
+        "state": json.dumps(u.state_dict(), sort_keys=True),
+        "agents": list(u.agents),
+        "selection": u.agent_selection,
+        "rewards": dict(u.rewards),
+        "cum": dict(u._cumulative_rewards),
+        "terms": dict(u.terminations),
+        "truncs": dict(u.truncations),
+        "obs": {a: {k: v.tolist() for k, v in u.observe(a).items()} for a in u.agents},
+        "array": u.state_array.tolist(),
+    }
+
+
+@pytest.mark.parametrize("game_id,n", CASES)
+def test_api_test(game_id, n):
+    api_test(games.load_game(game_id).make_env(n), num_cycles=200)
+
+
+@pytest.mark.parametrize("game_id,n", CASES)
+def test_seed_test(game_id, n):
+    seed_test(lambda: games.load_game(game_id).make_env(n), num_cycles=200)
+
+
+@pytest.mark.parametrize("game_id,n", CASES)
+def test_env_agrees_with_the_game_type(game_id, n):
+    g = games.load_game(game_id)
+    kind = g.game_type
+    e = g.make_env(n)
+    e.reset(seed=0)
+    assert len(e.possible_agents) == n
+    assert all(a in kind.seat_names for a in e.possible_agents)
+    agent = e.possible_agents[0]
+    assert e.action_space(agent).n == g.num_actions <= kind.num_actions
+    assert e.observation_space(agent)["observation"].shape == (kind.observation_size,)
+    assert games.game_of_env(e) == g
+    assert len(kind.seat_colours) >= max(kind.player_counts) and len(kind.seat_names) >= max(kind.player_counts)
+
+
+@pytest.mark.parametrize("game_id,n", CASES)
+def test_pickle_round_trip_mid_game(game_id, n):
+    e = games.load_game(game_id).make_env(n)
+    e.reset(seed=123)
+    play(e, 15, np.random.default_rng(n))
+    clone = pickle.loads(pickle.dumps(e))
+    assert snapshot(clone) == snapshot(e)
+    rng_a, rng_b = np.random.default_rng(99), np.random.default_rng(99)
+    for _ in range(300):  # both continue identically
+        for x, r in ((e, rng_a), (clone, rng_b)):
+            obs, _, term, trunc, _ = x.last()
+            x.step(None if (term or trunc) else random_legal(obs, r))
+        assert snapshot(clone) == snapshot(e)
+        if not e.unwrapped.agents:
+            break
+    assert e.unwrapped._state is not clone.unwrapped._state
+
+
+@pytest.mark.parametrize("game_id,n", CASES)
+def test_same_seed_same_game_different_seeds_differ(game_id, n):
+    g = games.load_game(game_id)
+
+    def run(seed):
+        return json.dumps(g.state_to_dict(games.random_playout(g, n, seed, max_turns=30)), sort_keys=True)
+
+    assert run(4) == run(4)
+    assert len({run(s) for s in range(6)}) > 1
+
+
+def check_position(g, state, n):
+    """Invariants of one running position of `g`."""
+    assert state.dtype == np.int64
+    assert g.seats(state) and len(g.seats(state)) == n
+    mover = g.to_move(state)
+    assert mover in g.seats(state)
+    legal = g.legal_actions(state)
+    assert len(legal) > 0 and np.all(np.diff(legal) > 0)
+    assert 0 <= legal[0] and legal[-1] < g.num_actions
+    for seat in g.seats(state):
+        obs = g.observation(state, seat)
+        assert obs.shape == (g.observation_size,) and obs.dtype == np.float32
+        assert np.all((obs >= 0) & (obs <= 1))
+    d = g.state_to_dict(state)
+    json.dumps(d)
+    assert g.state_to_dict(g.state_from_dict(d, seed=1)) == d
+    view = g.public_view(state, np.random.default_rng(0))
+    assert g.state_to_dict(view) == d  # only hidden parts change
+    assert all(isinstance(g.describe_action(state, int(a)), str) for a in legal)
+
+
+@pytest.mark.parametrize("game_id,n", CASES)
+def test_random_simulation_invariants(game_id, n):
+    g = games.load_game(game_id)
+    finished = 0
+    for seed in range(8):
+        state = g.new_state(n, seed=seed)
+        check_position(g, state, n)
+        turns = g.turn(state)
+        while g.winner(state) is None and g.turn(state) < g.game_type.max_turns:
+            state = g.apply(state, int(np.random.default_rng(seed + g.turn(state)).choice(g.legal_actions(state))))
+            assert g.turn(state) >= turns
+            turns = g.turn(state)
+            if g.winner(state) is None:
+                assert not g.is_chance_node(state)  # apply resolves chance
+                if turns % 7 == 0:
+                    check_position(g, state, n)
+        if g.winner(state) is not None:
+            finished += 1
+            assert g.winner(state) in g.seats(state)
+            with pytest.raises(ValueError):
+                g.legal_actions(state)
+    assert finished >= 6  # random play ends long before the turn limit
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_chance_nodes(game_id):
+    g = games.load_game(game_id)
+    n = g.game_type.player_counts[0]
+    rng = np.random.default_rng(0)
+    state, seen = g.new_state(n, seed=3), 0
+    while seen < 20 and g.winner(state) is None:
+        after = g.after_move(state, int(rng.choice(g.legal_actions(state))))
+        if g.is_chance_node(after):
+            seen += 1
+            outcomes = g.chance_outcomes(after)
+            assert outcomes and abs(sum(p for _, p in outcomes) - 1) < 1e-9
+            assert all(p > 0 for _, p in outcomes)
+            with pytest.raises(ValueError):
+                g.legal_actions(after)
+            with pytest.raises(ValueError):
+                g.apply_chance(after, "no such outcome")
+            names = [name for name, _ in outcomes]
+            after = g.apply_chance(after, names[int(rng.integers(len(names)))])
+            while g.is_chance_node(after):  # a roll nobody can use passes the turn on
+                after = g.apply_chance(after, g.chance_outcomes(after)[0][0])
+        else:
+            with pytest.raises(ValueError):
+                g.chance_outcomes(after)
+        state = after
+    assert seen >= 5
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_rules_codec_round_trip_and_refusals(game_id):
+    cls = games.game_class(game_id)
+    for variant in cls.game_type.variants:
+        g = games.load_game(game_id, variant)
+        data = json.loads(json.dumps(g.variant_to_json()))
+        assert cls.from_json(data) == g
+    for bad in (None, [], "x", {"name": "no such variant", "extra": 1}):
+        with pytest.raises(ValueError, match="here"):
+            cls.from_json(bad, where="here")
+    with pytest.raises(ValueError):
+        games.load_game(game_id, "no such variant")
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize(
+    "bad",
+    [None, 7, "state", [], {}, {"to_move": 0}, {"to_move": -1, "turn": 0}, {"unknown": 1}],
+    ids=repr,
+)
+def test_malformed_positions_are_refused(game_id, bad):
+    g = games.load_game(game_id)
+    with pytest.raises(ValueError):
+        g.state_from_dict(bad, seed=0)
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_bad_player_counts_and_seeds_are_refused(game_id):
+    g = games.load_game(game_id)
+    for n in (0, 1, 5, True, 2.0, "2"):
+        with pytest.raises(ValueError, match="num_players"):
+            g.new_state(n)
+    for seed in (-1, 1.5, "1", True):
+        with pytest.raises(ValueError, match="seed"):
+            g.new_state(g.game_type.player_counts[0], seed=seed)
+
+
+def test_unknown_game_and_double_registration_are_refused():
+    with pytest.raises(ValueError, match="registered games"):
+        games.load_game("chess")
+
+    class Other(toy_race.RaceGame):
+        pass
+
+    with pytest.raises(ValueError, match="already registered"):
+        games.register_game(Other)
+    with pytest.raises(TypeError):
+        games.register_game(int)
+
+
+def test_policy_format_keys_name_their_game():
+    for game_id in GAME_IDS:
+        kind = games.game_type(game_id)
+        assert games.game_of_policy_header({kind.policy_format: "{}"}) == game_id
+        assert games.game_id_of_env_id(kind.env_id) == game_id
+    assert games.game_of_policy_header({"other": "{}"}) is None
+    assert len({games.game_type(g).policy_format for g in GAME_IDS}) == len(GAME_IDS)
