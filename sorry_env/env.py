@@ -86,11 +86,11 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from . import engine as E
 from . import game
 from .aec_checks import StepChecks
+from .game_env import wrap_env
 from .narrate import PawnLabels, narrate
 from .observation import OBS_SIZE, observe
 from .render import render_ansi
@@ -103,11 +103,7 @@ from .window import Window, require_pygame
 
 def env(**kwargs: Any) -> AECEnv:
     """The raw env with PettingZoo's standard classic-game wrappers."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return wrap_env(raw_env(**kwargs))
 
 
 class raw_env(StepChecks, AECEnv):

@@ -12,6 +12,7 @@ import toy_race  # noqa: F401 (registers the toy game)
 from pettingzoo.test import api_test, seed_test
 
 from sorry_env import games
+from sorry_env.game_env import wrap_env
 
 GAME_IDS = sorted(games.registered_games())
 CASES = [(game_id, n) for game_id in GAME_IDS for n in games.game_type(game_id).player_counts]
@@ -48,14 +49,24 @@ def snapshot(e):
     }
 
 
-@pytest.mark.parametrize("game_id,n", CASES)
-def test_api_test(game_id, n):
-    api_test(games.load_game(game_id).make_env(n), num_cycles=200)
+def raw(game_id, n):
+    return games.load_game(game_id).make_env(n)
 
 
+def wrapped(game_id, n):
+    return wrap_env(games.load_game(game_id).make_env(n))
+
+
+@pytest.mark.parametrize("make", [raw, wrapped])
 @pytest.mark.parametrize("game_id,n", CASES)
-def test_seed_test(game_id, n):
-    seed_test(lambda: games.load_game(game_id).make_env(n), num_cycles=200)
+def test_api_test(game_id, n, make):
+    api_test(make(game_id, n), num_cycles=200)
+
+
+@pytest.mark.parametrize("make", [raw, wrapped])
+@pytest.mark.parametrize("game_id,n", CASES)
+def test_seed_test(game_id, n, make):
+    seed_test(lambda: make(game_id, n), num_cycles=200)
 
 
 @pytest.mark.parametrize("game_id,n", CASES)
@@ -73,9 +84,10 @@ def test_env_agrees_with_the_game_type(game_id, n):
     assert len(kind.seat_colours) >= max(kind.player_counts) and len(kind.seat_names) >= max(kind.player_counts)
 
 
+@pytest.mark.parametrize("make", [raw, wrapped])
 @pytest.mark.parametrize("game_id,n", CASES)
-def test_pickle_round_trip_mid_game(game_id, n):
-    e = games.load_game(game_id).make_env(n)
+def test_pickle_round_trip_mid_game(game_id, n, make):
+    e = make(game_id, n)
     e.reset(seed=123)
     play(e, 15, np.random.default_rng(n))
     clone = pickle.loads(pickle.dumps(e))

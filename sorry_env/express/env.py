@@ -68,10 +68,10 @@ from typing import ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from ..aec_checks import StepChecks
 from ..game import check_seed
+from ..game_env import wrap_env
 from ..version import EXPRESS_ENV_NAME
 from . import engine as E
 from . import game
@@ -81,11 +81,7 @@ from .state_io import state_from_dict, state_to_dict
 
 def env(**kwargs):
     """The raw env with PettingZoo's standard classic-game wrappers."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return wrap_env(raw_env(**kwargs))
 
 
 class raw_env(StepChecks, AECEnv):
