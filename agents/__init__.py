@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from sorry_env import game
+from sorry_env import game, games
 from sorry_env.numba_cache import clear_stale
 
 # Agents compile code that calls the engine: recompile when either changes (one rule for every
@@ -216,17 +216,12 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
     `rng`; default: a fresh generator). `agent` is an Agent (reuse one object over the game),
     a spec or a function of the observation dict. ValueError if the game is over, if the agent
     cannot play this game (a policy trained for other rules or another player count), or if
-    it picks an illegal action. In a Sorry! Express env (``sorry_env.express``) the same spec
-    names the Express agent (:func:`agents.express.make_express_agent`)."""
+    it picks an illegal action. In the env of another registered game (:mod:`sorry_env.games`)
+    the same spec names that game's agent (:data:`GAME_AGENT_MODULES`)."""
     raw = getattr(env, "unwrapped", env)
-    from sorry_env.express.env import raw_env as ExpressEnv
-
-    if isinstance(raw, ExpressEnv):  # Sorry! Express: the same spec names, its own agents
-        from .express import express_action_for
-
-        return express_action_for(raw, agent, rng)
-    if not hasattr(raw, "state_array") or not hasattr(raw, "rules"):
-        raise TypeError(f"action_for needs a sorry_env PettingZoo env, got {type(env).__name__}")
+    game_id = games.game_of_env(raw).game_type.id  # TypeError for an env of no registered game
+    if game_id != "sorry":  # another registered game: its own agents answer (GAME_AGENT_MODULES)
+        return agents_of_game(game_id).action_for(raw, agent, rng)
     agent = as_agent(agent)
     state = raw.state_array  # RuntimeError before the first reset
     mover = raw.agent_selection
@@ -242,6 +237,22 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
             f"{raw.agent_selection}; legal: {legal.tolist()}"
         )
     return int(action)
+
+
+# The agents of each registered game other than the board game: a module with
+# make_agent(spec, seed=None) -> Agent and action_for(raw_env, agent, rng=None) -> int.
+GAME_AGENT_MODULES = {"express": "agents.express"}
+
+
+def agents_of_game(game_id: str):
+    """The module of a registered game's agents (:data:`GAME_AGENT_MODULES`; this module for
+    the board game); ValueError naming the games that have agents."""
+    games.game_class(game_id)  # ValueError for an unregistered game
+    if game_id == "sorry":
+        return importlib.import_module(__name__)
+    if game_id not in GAME_AGENT_MODULES:
+        raise ValueError(f"game {game_id!r} has no agents; games with agents: {['sorry', *GAME_AGENT_MODULES]}")
+    return importlib.import_module(GAME_AGENT_MODULES[game_id])
 
 
 def set_torch_threads(threads: int | None = None) -> int | None:
@@ -277,6 +288,8 @@ __all__ = [
     "action_for",
     "agent_label",
     "set_torch_threads",
+    "agents_of_game",
+    "GAME_AGENT_MODULES",
     "AGENTS",
     "RandomAgent",
     "GreedyAgent",

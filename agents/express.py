@@ -157,3 +157,8 @@ def express_action_for(raw, agent, rng: np.random.Generator | None = None) -> in
     if action not in legal:
         raise ValueError(f"agent {agent.name!r} chose illegal action {action!r}; legal: {legal.tolist()}")
     return int(action)
+
+
+# The interface of agents.GAME_AGENT_MODULES (agents.agents_of_game("express")).
+make_agent = make_express_agent
+action_for = express_action_for

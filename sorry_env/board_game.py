@@ -30,6 +30,7 @@ GAME_TYPE = GameType(
     max_turns=DEFAULT_MAX_TURNS,
     policy_format="sorry_policy",
     variants=tuple(PRESETS),
+    turn_unit="cards played",
 )
 
 

@@ -57,6 +57,7 @@ class GameType:
     max_turns: int  # the env's and tournaments' default turn limit
     policy_format: str
     variants: tuple[str, ...]
+    turn_unit: str = "turns"  # what one turn of max_turns is, in words (tables and help texts)
 
     @property
     def default_variant(self) -> str:

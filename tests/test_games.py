@@ -244,3 +244,17 @@ def test_policy_format_keys_name_their_game():
         assert games.game_id_of_env_id(kind.env_id) == game_id
     assert games.game_of_policy_header({"other": "{}"}) is None
     assert len({games.game_type(g).policy_format for g in GAME_IDS}) == len(GAME_IDS)
+
+
+def test_agents_serve_the_games_that_have_them():
+    import agents
+
+    e = games.load_game("express").make_env(2)
+    e.reset(seed=0)
+    assert agents.action_for(e, "greedy") in games.load_game("express").legal_actions(e.unwrapped.state_array)
+    toy = games.load_game("toy_race").make_env(2)
+    toy.reset(seed=0)
+    with pytest.raises(ValueError, match="has no agents"):
+        agents.action_for(toy, "random")
+    with pytest.raises(TypeError, match="registered game"):
+        agents.action_for(object(), "random")

@@ -65,6 +65,7 @@ RuntimeError saying so) or pass ``workers=1``.
 import argparse
 import copy
 import csv
+import importlib
 import json
 import math
 import multiprocessing
@@ -82,8 +83,7 @@ from tqdm import tqdm
 
 import agents
 from sorry_env import engine as E
-from sorry_env import game
-from sorry_env.express.game import DEFAULT_MAX_TURNS as EXPRESS_MAX_TURNS
+from sorry_env import game, games
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules
 from sorry_env.scoring import scores
 
@@ -536,7 +536,7 @@ def format_table(results: dict) -> str:
         "win rate by turn position: "
         + ", ".join(f"{row['position'] + 1}. {percent(row['win_rate'])}" for row in results["turn_order"]),
         f"mean game length {results['mean_turns']:.1f} turns "
-        f"({'rolls' if config['rules'] == 'express' else 'cards played'}); "
+        f"({_game_type_of(config).turn_unit}); "
         f"{results['truncated']} games truncated at {config['max_turns']} turns (draws)",
     ]
     if not results["seating_balanced"]:
@@ -661,17 +661,21 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
     parser.add_argument(
         "--game",
         default="sorry",
-        choices=("sorry", "express"),
-        help="sorry (the board game) or express (Sorry! Express, the dice game; agents: "
-        "random, greedy, heuristic, expectimax, montecarlo with the same settings syntax, or an "
-        "Express policy file; see docs/express.md)",
+        choices=("sorry", *GAME_TOURNAMENTS),
+        help="the registered game to play (sorry_env.games): sorry (the board game) or "
+        + ", ".join(f"{g} ({games.game_type(g).long_name})" for g in GAME_TOURNAMENTS)
+        + "; the other games' agents take the same specs (random, greedy, heuristic, expectimax, "
+        "montecarlo with settings, or a policy file of that game; docs/agents.md)",
     )
     parser.add_argument("--rules", choices=sorted(PRESETS), help="board-game rules (default: hasbro2003)")
     parser.add_argument(
         "--max-turns",
         type=int,
-        help=f"cards played (express: turns) before a game is stopped and counted as a draw "
-        f"(default: {DEFAULT_MAX_TURNS}; express: {EXPRESS_MAX_TURNS})",
+        help="turns before a game is stopped and counted as a draw (default: the game's own limit: "
+        + "; ".join(
+            f"{g}: {games.game_type(g).max_turns} {games.game_type(g).turn_unit}" for g in ("sorry", *GAME_TOURNAMENTS)
+        )
+        + ")",
     )
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
     parser.add_argument("--out", default="runs/eval", help="directory for results.json, CSVs and win_rates.png")
@@ -690,6 +694,24 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
         "answer one position at a time, where more threads only fight over the cores)",
     )
     return parser, parser.parse_args(argv)
+
+
+# The tournament runner of each registered game other than the board game (run_tournament):
+# "module:function", called as function(agent_specs, players, games, seed, workers, max_turns,
+# progress=, torch_threads=); it returns the results dict of run_tournament.
+GAME_TOURNAMENTS = {"express": "training.express_evaluate:run_express_tournament"}
+
+
+def _game_type_of(config: dict) -> games.GameType:
+    """The game a results config is of: its "rules" is a registered game's id, or a board-game preset."""
+    rules = config["rules"]
+    return games.game_type(rules if rules in GAME_TOURNAMENTS else "sorry")
+
+
+def game_tournament(game_id: str):
+    """The tournament runner of a registered game other than the board game (GAME_TOURNAMENTS)."""
+    module_name, _, name = GAME_TOURNAMENTS[game_id].partition(":")
+    return getattr(importlib.import_module(module_name), name)
 
 
 def check_out_dir(out) -> None:
@@ -719,7 +741,9 @@ def main(argv: list[str] | None = None) -> None:
         from .record import check_record_request, record_games
 
         if args.game != "sorry":
-            parser.error("--record saves board-game replays; Sorry! Express (--game express) games cannot be recorded")
+            parser.error(
+                f"--record saves board-game replays; {games.game_type(args.game).long_name} games cannot be recorded"
+            )
         try:
             record_k, record_dir = check_record_request(*args.record, args.games)
         except ValueError as error:
@@ -757,12 +781,11 @@ def main(argv: list[str] | None = None) -> None:
         except ValueError as error:
             parser.error(str(error))
     try:
-        if args.game == "express":
-            from .express_evaluate import run_express_tournament
-
+        if args.game != "sorry":
             if args.rules is not None:
-                raise ValueError("--rules names board-game rules; Sorry! Express (--game express) has none")
-            results = run_express_tournament(
+                kind = games.game_type(args.game)
+                raise ValueError(f"--rules names board-game rules; {kind.long_name} (--game {kind.id}) has none")
+            results = game_tournament(args.game)(
                 args.agents,
                 args.players,
                 args.games,

@@ -37,6 +37,7 @@ GAME_TYPE = GameType(
     max_turns=game.DEFAULT_MAX_TURNS,
     policy_format="sorry_express_policy",
     variants=(VARIANT,),
+    turn_unit="rolls",
 )
 
 
