@@ -36,18 +36,18 @@ import numpy as np
 import torch
 from torch import nn
 
+from sorry_env import games
 from sorry_env.express import engine as E
 from sorry_env.express.env import raw_env
 
 from . import tensor_file
 from .base import Agent
-from .policy import EXPRESS_FORMAT as FORMAT
-from .policy import FORMAT as BOARD_FORMAT
 from .policy import MAX_PARAMETERS, MLP, check_network, masked_logits
 from .tensor_file import excerpt
 
-FORMAT_VERSION = 1
 GAME = "express"
+FORMAT = games.game_type(GAME).policy_format
+FORMAT_VERSION = 1
 LAYOUT = {"version": raw_env.metadata["name"], "obs_size": E.OBS_SIZE, "n_actions": E.N_ACTIONS}
 
 
@@ -110,13 +110,7 @@ def read_express_metadata(path) -> tuple[dict, dict]:
         if not os.path.exists(path):
             raise ValueError(f"policy file {path} does not exist") from None
         raise ValueError(str(exc)) from None
-    if FORMAT not in header:
-        if BOARD_FORMAT in header:
-            raise ValueError(
-                f"{path} is a policy file for the board game Sorry!, not Sorry! Express; play it in the "
-                "board game (sorry-eval without --game express)"
-            )
-        raise ValueError(f"{path} is a safetensors file without sorry_express_policy metadata")
+    games.check_policy_game(header, path, GAME)
     try:
         meta = json.loads(header[FORMAT])
     except (ValueError, RecursionError):

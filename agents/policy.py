@@ -58,7 +58,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from sorry_env import game
+from sorry_env import game, games
 from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import Rules, get_rules
 
@@ -67,9 +67,8 @@ from .base import Agent, Turn
 from .policy_input import INPUT_SIZE, afterstates, layout, policy_input, rules_dict, rules_from_dict
 from .tensor_file import excerpt
 
-FORMAT = "sorry_policy"
+FORMAT = games.game_type("sorry").policy_format
 FORMAT_VERSION = 2
-EXPRESS_FORMAT = "sorry_express_policy"  # agents.express_policy's key: such a file is refused by name
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 KINDS = ("mlp", "afterstate")
 # A shipped 2-player policy holds 0.4 million parameters; the cap stops a file's metadata or
@@ -168,13 +167,7 @@ def read_header(path) -> tuple[dict, dict]:
             raise ValueError(f"policy file {path} does not exist") from None
         hint = "; a training run's checkpoint becomes one with sorry-export" if str(path).endswith(".zip") else ""
         raise ValueError(f"{exc}{hint}") from None
-    if FORMAT not in header:
-        if EXPRESS_FORMAT in header:
-            raise ValueError(
-                f"{path} is a policy file for Sorry! Express, not the board game; "
-                "play it with sorry-eval --game express"
-            )
-        raise ValueError(f"{path} is a safetensors file without sorry_policy metadata")
+    games.check_policy_game(header, path, "sorry")
     try:
         meta = json.loads(header[FORMAT])
     except (ValueError, RecursionError):

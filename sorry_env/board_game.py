@@ -19,7 +19,7 @@ from .version import ENV_ID, ENV_VERSION
 
 GAME_TYPE = GameType(
     id="sorry",
-    long_name="Sorry!",
+    long_name="the board game Sorry!",
     version=ENV_VERSION,
     env_id=ENV_ID,
     player_counts=tuple(sorted(game.DEFAULT_SEATS)),

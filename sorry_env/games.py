@@ -270,6 +270,20 @@ def game_of_policy_header(header: dict) -> str | None:
     return None
 
 
+def check_policy_game(header: dict, path: Any, game_id: str) -> None:
+    """ValueError unless a policy file's header has `game_id`'s policy-format key; a file of
+    another registered game is named as such, with the sorry-eval option that plays it."""
+    kind = game_type(game_id)
+    if kind.policy_format in header:
+        return
+    other = game_of_policy_header(header)
+    if other is not None:
+        theirs = game_type(other)
+        how = "sorry-eval without --game" if other == "sorry" else f"sorry-eval --game {other}"
+        raise ValueError(f"{path} is a policy file for {theirs.long_name}, not {kind.long_name}; play it with {how}")
+    raise ValueError(f"{path} is a safetensors file without {kind.policy_format} metadata")
+
+
 def game_id_of_env_id(env_id: str) -> str | None:
     for cls in registered_games().values():
         if cls.game_type.env_id == env_id:
