@@ -69,33 +69,13 @@ from sorry_env.render import render_ansi
 from sorry_env.rules import DEFAULT_MAX_TURNS, get_rules
 from sorry_env.scoring import scores
 from sorry_env.state_io import state_from_dict, state_to_dict
-from sorry_env.version import GYM_ENV_ID
 
 from . import agent_label, as_agent, set_torch_threads
 from .base import Agent, Turn
-from .policy_input import INPUT_SIZE, STATE_SIZE, layout, own_view, public_state, rules_dict
+from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as agents.gym_env.X)
+from .policy_input import INPUT_SIZE, STATE_SIZE, own_view, public_state
 
 ILLEGAL_REWARD = -1.0
-ENV_ID = GYM_ENV_ID  # one home: sorry_env/version.py
-
-
-def game_tag(rules, num_players: int) -> dict:
-    """What an observation space records about its game (sb3 saves it with a model as plain
-    JSON, so :mod:`agents.sb3_agent` can check a model against a game without unpickling)."""
-    return {"env": ENV_ID, "layout": layout(rules), "rules": rules_dict(rules), "num_players": int(num_players)}
-
-
-def observation_space(rules, num_players: int) -> spaces.Dict:
-    """The observation space of the env (and of the PettingZoo env) for a game."""
-    n_actions = game.num_actions(rules)
-    space = spaces.Dict(
-        {
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (n_actions,), dtype=np.int8),
-        }
-    )
-    space.sorry_game = game_tag(rules, num_players)
-    return space
 
 
 class SorryGymEnv(gymnasium.Env):

@@ -22,7 +22,7 @@ if os.environ.get("SORRY_BENCH_SEQUENTIAL"):
 
 
 def run(args):
-    from training.evaluate import run_tournament
+    from agents.arena.tournament import run_tournament
 
     start = time.perf_counter()
     results = run_tournament([args.policy, args.opponent], games=args.games, seed=args.seed, workers=args.workers)

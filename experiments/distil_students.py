@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from agents.arena.tournament import run_tournament
 from agents.policy import Actor, load_policy, save_policy
 from sorry_env import game
-from training.evaluate import run_tournament
 from training.search_teacher import distil, value_columns
 
 

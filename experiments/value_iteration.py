@@ -42,6 +42,7 @@ from numba import njit, prange
 from torch.nn import functional as F
 from tqdm import tqdm
 
+from agents.arena.stats import wilson_interval
 from agents.evaluation import DEFAULT_WEIGHTS, evaluate, evaluation_logit, win_chance
 from agents.heuristic import heuristic_choice
 from agents.policy import MLP, load_policy
@@ -53,7 +54,6 @@ from sorry_env import game
 from sorry_env.geometry import TRACK
 from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.rules import DEFAULT_MAX_TURNS, N_CARDS, PRESETS, R_PACK_SIZE, R_PAWNS
-from training.evaluate import wilson_interval
 
 # Compiled functions here are not cached: a cache would outlive changes to the engine and
 # agents they inline (sorry_env.numba_cache only watches the packages).

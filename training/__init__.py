@@ -1,4 +1,4 @@
-"""Self-play training and evaluation for sorry_env (see :mod:`training.evaluate`)."""
+"""Self-play training and evaluation for sorry_env (see :mod:`agents.arena`)."""
 
 from sorry_env.numba_cache import clear_stale
 

@@ -206,11 +206,26 @@ def _restore_rng(path, rng, torch_state) -> None:
         raise ValueError(f"{path}: malformed generator states ({excerpt(str(exc))})") from None
 
 
+def with_value(actor, critic: dict, config: dict):
+    """A copy of `actor` (agents.policy.Actor) holding the run's value network, from the
+    critic's tensors as sb3 names them (``critic.{2k}.*`` layers, then ``value_net.*``)."""
+    net = config["network"]
+    out = Actor(net["kind"], list(net["hidden"]), net["activation"], config["game"]["rules"], list(net["value_hidden"]))
+    tensors = {k: v for k, v in actor.state_dict().items()}
+    n_hidden = len(net["value_hidden"])
+    for k in range(n_hidden):
+        for part in ("weight", "bias"):
+            tensors[f"value.layers.{k}.{part}"] = critic[f"critic.{2 * k}.{part}"]
+    for part in ("weight", "bias"):
+        tensors[f"value.layers.{n_hidden}.{part}"] = critic[f"value_net.{part}"]
+    out.load_state_dict(tensors)
+    out.eval()
+    return out
+
+
 def load_actor(path, cfg: dict) -> tuple[Actor, int]:
     """(the policy's actor with the run's value network, its step count) from checkpoint
     `path` of a run with config `cfg`: what sorry-export needs, without Stable-Baselines3."""
-    from .export import with_value
-
     meta, found = _read(path)
     net = cfg["network"]
     actor = Actor(net["kind"], list(net["hidden"]), net["activation"], cfg["game"]["rules"])

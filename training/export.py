@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from agents.policy import save_policy
 
 from . import checkpoint
+from .checkpoint import with_value  # noqa: F401 (its old home: export.with_value)
 from .config import validate
 
 if TYPE_CHECKING:
@@ -40,25 +41,6 @@ def export_model(
     critic.update({f"value_net.{k}": v for k, v in policy.value_net.state_dict().items()})
     actor = with_value(policy.mlp_extractor.actor, critic, config)
     export_actor(actor, path, config, timesteps, evaluation, wall_seconds)
-
-
-def with_value(actor, critic: dict, config: dict):
-    """A copy of `actor` (agents.policy.Actor) holding the run's value network, from the
-    critic's tensors as sb3 names them (``critic.{2k}.*`` layers, then ``value_net.*``)."""
-    from agents.policy import Actor
-
-    net = config["network"]
-    out = Actor(net["kind"], list(net["hidden"]), net["activation"], config["game"]["rules"], list(net["value_hidden"]))
-    tensors = {k: v for k, v in actor.state_dict().items()}
-    n_hidden = len(net["value_hidden"])
-    for k in range(n_hidden):
-        for part in ("weight", "bias"):
-            tensors[f"value.layers.{k}.{part}"] = critic[f"critic.{2 * k}.{part}"]
-    for part in ("weight", "bias"):
-        tensors[f"value.layers.{n_hidden}.{part}"] = critic[f"value_net.{part}"]
-    out.load_state_dict(tensors)
-    out.eval()
-    return out
 
 
 def export_actor(

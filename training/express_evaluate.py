@@ -2,7 +2,7 @@
 
 The games are played here; the worker pool, the statistics (win rates with 95% Wilson
 intervals, turn order, openskill ratings) and the outputs are those of
-:mod:`training.evaluate`, so the results dict, the table and the files have the same form
+:mod:`agents.arena`, so the results dict, the table and the files have the same form
 (``config.rules`` reads ``"express"``).
 
 Fair seating as there, over seats ``0 .. n-1``: game ``g`` puts lineup entry ``i`` in seat
@@ -20,16 +20,17 @@ import os
 
 import numpy as np
 
+from agents.arena.play import game_seeds, seating
+from agents.arena.pool import play_games
+from agents.arena.stats import summarize
 from agents.express import ExpressTurn, make_express_agent
 from sorry_env.express import engine as E
 from sorry_env.express import game
 
-from .evaluate import game_seeds, play_games, seating, summarize
-
 
 class ExpressTable:
     """A lineup's Express agents in one process, able to play any game by index (the
-    interface of training.evaluate.Table; `rules` must be None)."""
+    interface of agents.arena.play.Table; `rules` must be None)."""
 
     def __init__(self, agent_specs, rules, max_turns, seed):
         if rules is not None:
@@ -43,7 +44,7 @@ class ExpressTable:
         self.seed = seed
 
     def play(self, game_index):
-        """One game; returns its record in the form of training.evaluate.Table.play."""
+        """One game; returns its record in the form of agents.arena.play.Table.play."""
         entry_seats, first_seat = seating(game_index, self.seats)
         engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
         for agent, reset_seed in zip(self.agents, reset_seeds):
@@ -79,7 +80,7 @@ def run_express_tournament(
     """Play `games` Sorry! Express games between `agent_specs` (one per player: specs of
     agents.express.make_express_agent, e.g. "expectimax:depth=1" or an Express policy
     file) and return the results dict of
-    training.evaluate.run_tournament. `max_turns` defaults to the env's limit; `workers`
+    agents.arena.tournament.run_tournament. `max_turns` defaults to the env's limit; `workers`
     to the number of cores (more than one: call under ``if __name__ == "__main__":``)."""
     agent_specs = list(agent_specs)
     players = len(agent_specs) if players is None else players

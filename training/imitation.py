@@ -54,7 +54,7 @@ def teacher_demonstrations(
 def pretrain(model: MaskablePPO, cfg: dict, log: Callable[[str], object] = print) -> dict:
     """Clone cfg["imitation"]["teacher"] into the model's policy and value heads."""
     im = cfg["imitation"]
-    from .train import make_env
+    from .learner_env import make_env  # imports sb3 and the Gymnasium env: only when imitating
 
     env = make_env(cfg, OpponentPool(im["mix"]).sample)
     env.reset(seed=cfg["seed"] + 2_000_000)

@@ -3,7 +3,7 @@ under team rules, its partner finishing counts): the trainer's in-training measu
 
 The policy takes one seat and every other seat is the opponent, so a 4-player evaluation is
 one policy seat against three copies of the opponent; the seats rotate game by game. The
-games are the tournament evaluator's (:func:`training.evaluate.run_tournament`, in this
+games are the tournament evaluator's (:func:`agents.arena.tournament.run_tournament`, in this
 process), where a policy plays all its games in lockstep batches: 2,000 games of the
 2-player policy against the heuristic take about 15 s, where the per-game Gymnasium env
 this used before took 22 s for 200.
@@ -15,9 +15,8 @@ from pathlib import Path
 
 import torch
 
+from agents.arena.tournament import run_tournament
 from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
-
-from .evaluate import run_tournament
 
 
 def play_win_rate(
@@ -30,7 +29,7 @@ def play_win_rate(
     max_turns: int = DEFAULT_MAX_TURNS,
 ) -> float:
     """Play `games` games of the policy against `opponent` and return the fraction its side won
-    (a plain number; training.evaluate.win_rate_with_interval summarises a tally instead).
+    (a plain number; agents.arena.stats.win_rate_with_interval summarises a tally instead).
     The caller's torch thread count is kept."""
     lineup = [str(policy_path)] + [opponent] * (num_players - 1)
     result = run_tournament(

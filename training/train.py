@@ -36,15 +36,15 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from tqdm import tqdm
 
-from agents.gym_env import PolicyInputWrapper, SorryGymEnv
+from agents.arena.stats import wilson_interval
 
 from . import checkpoint as run_checkpoint
 from .batched_env import BatchedSelfPlayEnv
 from .config import load_config, validate
 from .curve import plot_learning_curve
-from .evaluate import wilson_interval
 from .export import export_model
 from .imitation import pretrain
+from .learner_env import make_env
 from .match import play_win_rate
 from .opponents import OpponentPool
 from .sb3_policy import SelfPlayPolicy
@@ -224,23 +224,6 @@ class SelfPlayCallback(BaseCallback):
             for low, high in [wilson_interval(round(r * games), games)]
         )
         tqdm.write(f"step {result['timesteps']}: win rate {rates} ({result['games']} games each)")
-
-
-def make_env(cfg: dict, opponent_sampler) -> PolicyInputWrapper:
-    """The learner's env: the Gymnasium env (random seat each game, opponents drawn from
-    `opponent_sampler` at every reset) with the policy input as observation."""
-    game = cfg["game"]
-    # torch_threads=None: the run sets torch's threads itself (config torch_threads).
-    return PolicyInputWrapper(
-        SorryGymEnv(
-            game["num_players"],
-            rules=game["rules"],
-            max_turns=game["max_turns"],
-            opponent_sampler=opponent_sampler,
-            illegal_action="raise",
-            torch_threads=None,
-        )
-    )
 
 
 def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> VecEnv:

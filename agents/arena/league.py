@@ -3,7 +3,7 @@
     sorry-eval --league heuristic greedy random checkpoints/sorry-2p.safetensors --games 400
 
 With two players every pair plays ``games`` games (seats and first moves rotated as in
-:mod:`training.evaluate`); with three or four, every set of that many distinct agents does.
+:mod:`agents.arena.tournament`); with three or four, every set of that many distinct agents does.
 Every lineup uses the same seed, so the lineups meet the same packs (common random numbers).
 
 Results
@@ -32,7 +32,9 @@ from matplotlib.figure import Figure
 
 from sorry_env.rules import get_rules
 
-from .evaluate import agent_labels, percent, run_tournament, wilson_interval, write_csv
+from .output import percent, write_csv
+from .stats import agent_labels, wilson_interval
+from .tournament import run_tournament
 
 
 def lineups(n_agents: int, players: int) -> list[tuple[int, ...]]:

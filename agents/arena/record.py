@@ -15,7 +15,8 @@ import tempfile
 
 from sorry_env import replay
 
-from .evaluate import Table, agent_labels, game_seeds, seating
+from .play import Table, game_seeds, seating
+from .stats import agent_labels
 
 
 def check_record_request(k: int, directory: str, games: int) -> tuple:

@@ -1,0 +1,206 @@
+"""The ``sorry-eval`` command (``python -m agents.arena.cli``): tournaments and leagues
+(:mod:`agents.arena`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import time
+
+import agents
+from sorry_env import games
+from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS
+
+from .output import format_table, write_outputs
+from .tournament import GAME_TOURNAMENTS, game_tournament, run_tournament
+
+
+# ---- command line ---------------------------------------------------------------------------
+def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+    parser = argparse.ArgumentParser(
+        prog="sorry-eval",
+        description="A tournament between Sorry! agents with rotated seats and first moves.",
+        epilog="examples:\n  sorry-eval heuristic random --games 2000\n"
+        "  sorry-eval --game express greedy random random --games 2000\n"
+        "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p\n"
+        "  sorry-eval --league heuristic greedy random --games 400 --out runs/eval/league",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "agents",
+        nargs="+",
+        metavar="AGENT",
+        help=f"one per player: a registered agent ({', '.join(sorted(agents.AGENTS))}), "
+        "a policy file (.safetensors; sorry-export makes one from a training run), an "
+        "sb3-contrib MaskablePPO model (.zip) trained on sorry_env/Sorry-v1, or your own "
+        "agent as package.module:Name; with --league, the league's agents",
+    )
+    parser.add_argument(
+        "--league",
+        action="store_true",
+        help="play every pair (every set of --players agents) of the listed agents; writes a "
+        "win-share matrix (table, league_matrix.csv, league.png) and ratings",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        choices=(2, 3, 4),
+        help="number of players; must match the agents listed (default: their number)",
+    )
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results")
+    parser.add_argument(
+        "--game",
+        default="sorry",
+        choices=("sorry", *GAME_TOURNAMENTS),
+        help="the registered game to play (sorry_env.games): sorry (the board game) or "
+        + ", ".join(f"{g} ({games.game_type(g).long_name})" for g in GAME_TOURNAMENTS)
+        + "; the other games' agents take the same specs (random, greedy, heuristic, expectimax, "
+        "montecarlo with settings, or a policy file of that game; docs/agents.md)",
+    )
+    parser.add_argument("--rules", choices=sorted(PRESETS), help="board-game rules (default: hasbro2003)")
+    parser.add_argument(
+        "--max-turns",
+        type=int,
+        help="turns before a game is stopped and counted as a draw (default: the game's own limit: "
+        + "; ".join(
+            f"{g}: {games.game_type(g).max_turns} {games.game_type(g).turn_unit}" for g in ("sorry", *GAME_TOURNAMENTS)
+        )
+        + ")",
+    )
+    parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
+    parser.add_argument("--out", default="runs/eval", help="directory for results.json, CSVs and win_rates.png")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--record",
+        nargs=2,
+        metavar=("K", "DIR"),
+        help="also save the first K games as replay files DIR/game-0000.json ... (sorry-replay "
+        "prints and animates them; they are played again after the tournament)",
+    )
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        help="torch threads per playing process (default: SORRY_TORCH_THREADS, else 1; policies "
+        "answer one position at a time, where more threads only fight over the cores)",
+    )
+    return parser, parser.parse_args(argv)
+
+
+def check_out_dir(out) -> None:
+    """ValueError unless `out` is (or can be created as) a writable directory: checked
+    before the games, so a long tournament never ends in an unwritable folder."""
+    path = pathlib.Path(out)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out {out} is a file; name a directory for the results")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"--out {out}: {existing} is a file, so no directory can be made there")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: {existing} is not writable")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser, args = parse_args(argv)
+    try:
+        check_out_dir(args.out)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.torch_threads is not None and args.torch_threads < 1:
+        parser.error(f"--torch-threads must be at least 1, got {args.torch_threads}")
+    if args.record:
+        from .record import check_record_request, record_games
+
+        if args.game != "sorry":
+            parser.error(
+                f"--record saves board-game replays; {games.game_type(args.game).long_name} games cannot be recorded"
+            )
+        try:
+            record_k, record_dir = check_record_request(*args.record, args.games)
+        except ValueError as error:
+            parser.error(str(error))
+    start = time.perf_counter()
+    if args.league:
+        from .league import format_league, run_league, write_league
+
+        if args.game != "sorry":
+            parser.error("--league plays the board game (--game sorry) only")
+        try:
+            league = run_league(
+                args.agents,
+                args.players or 2,
+                args.games,
+                args.seed,
+                args.rules or "hasbro2003",
+                args.workers,
+                args.max_turns,
+                not args.no_progress,
+                args.torch_threads,
+            )
+        except ValueError as error:
+            parser.error(str(error))
+        print(format_league(league))
+        print(f"league played in {time.perf_counter() - start:.1f} s")
+        for path in write_league(league, args.out):
+            print(f"wrote {path}")
+        return
+    if args.game == "sorry" and agents.catalog.TRAINED in args.agents:
+        # "trained": the shipped policy of this game (agents.catalog); each player is one agent.
+        try:
+            rules = args.rules or "hasbro2003"
+            args.agents = [agents.catalog.resolve_spec(spec, rules, len(args.agents)) for spec in args.agents]
+        except ValueError as error:
+            parser.error(str(error))
+    try:
+        if args.game != "sorry":
+            if args.rules is not None:
+                kind = games.game_type(args.game)
+                raise ValueError(f"--rules names board-game rules; {kind.long_name} (--game {kind.id}) has none")
+            results = game_tournament(args.game)(
+                args.agents,
+                args.players,
+                args.games,
+                args.seed,
+                args.workers,
+                args.max_turns,
+                progress=not args.no_progress,
+                torch_threads=args.torch_threads,
+            )
+        else:
+            results = run_tournament(
+                args.agents,
+                args.players,
+                args.games,
+                args.seed,
+                args.rules or "hasbro2003",
+                args.workers,
+                DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns,
+                progress=not args.no_progress,
+                torch_threads=args.torch_threads,
+            )
+    except ValueError as error:
+        parser.error(str(error))
+    except KeyboardInterrupt:
+        parser.exit(130, "\nsorry-eval: interrupted; no results written\n")
+    elapsed = time.perf_counter() - start
+    print(format_table(results))
+    print(f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)")
+    try:
+        paths = write_outputs(results, args.out)
+    except OSError as error:
+        parser.exit(1, f"sorry-eval: cannot write the results to {args.out}: {error}\n")
+    for path in paths:
+        print(f"wrote {path}")
+    if args.record:
+        max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
+        for path in record_games(
+            args.agents, record_k, record_dir, args.seed, args.rules or "hasbro2003", max_turns, results["games"]
+        ):
+            print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""Playing tournament games: the fair seating, the seeds of each game, and a lineup of agents
+at one table (:class:`Table`), one process's share of the games. The tournament rules:
+:mod:`agents.arena`."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+import agents
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env.rules import Rules, get_rules
+from sorry_env.scoring import scores
+
+from .stats import agent_labels
+
+
+# ---- schedule and seeds ---------------------------------------------------------------------
+def seating(game_index: int, seats: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    """(seat of each lineup entry, the seat that moves first) in game `game_index`."""
+    n = len(seats)
+    entry_seats = tuple(seats[(i + game_index) % n] for i in range(n))
+    return entry_seats, seats[(game_index // n) % n]
+
+
+def game_seeds(seed: int, game_index: int, players: int) -> list[int]:
+    """[engine seed, public-view seed, one reset seed per lineup entry] for one game."""
+    words = np.random.SeedSequence([seed, game_index]).generate_state(2 + players)
+    return [int(w) for w in words]
+
+
+# ---- playing --------------------------------------------------------------------------------
+class Table:
+    """A lineup's agents in one process, able to play any game of the tournament by index."""
+
+    def __init__(self, agent_specs: list, rules: Rules | str, max_turns: int, seed: int):
+        self.specs = list(agent_specs)  # specs, Agent objects or functions (agents.as_agent)
+        self.agents = [agents.as_agent(spec) for spec in self.specs]
+        self.labels = agent_labels(self.specs)
+        self.rules = get_rules(rules)
+        self.rules_array = game.rules_array(self.rules)
+        self.seats = game.DEFAULT_SEATS[len(self.agents)]
+        self.max_turns = max_turns
+        self.seed = seed
+        for agent in self.agents:  # a network made for another game: refused before any play
+            agent.check_game(self.rules, len(self.agents))
+
+    def play(self, game_index: int) -> dict:
+        """One game; returns its record. `winners`: the lineup entries sharing the win (the
+        winner, and its partner under team rules; empty if truncated); `scores`: each entry's
+        points under play-for-points rules (None otherwise or if truncated)."""
+        entry_seats, first_seat = seating(game_index, self.seats)
+        engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
+        for agent, reset_seed in zip(self.agents, reset_seeds):
+            agent.reset(reset_seed)
+        entry_at_seat = {seat: i for i, seat in enumerate(entry_seats)}
+        view_rng = np.random.default_rng(view_seed)
+
+        state = game.new_state(self.rules, seats=self.seats, seed=engine_seed)
+        E.set_to_move(state, first_seat)
+        while E.is_running(state, self.max_turns):
+            seat = int(E.to_move(state))
+            legal = game.legal_actions(state, self.rules)
+            turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
+            entry = entry_at_seat[seat]
+            self._step(state, game_index, entry, legal, self.agents[entry].act(turn))
+        return self._record(game_index, state, entry_seats, first_seat)
+
+    def _step(self, state, game_index, entry, legal, action):
+        if not isinstance(action, (int, np.integer)) or int(action) not in legal.tolist():
+            raise ValueError(
+                f"agent {self.labels[entry]!r} chose illegal action {action!r} in game "
+                f"{game_index}; legal: {legal.tolist()}"
+            )
+        E.step(state, self.rules_array, int(action))
+
+    def play_many(self, game_indices):
+        """Records of these games: in lockstep (:meth:`play_lockstep`) when an agent of the
+        lineup acts in batches, else one after the other."""
+        if any(getattr(agent, "acts_in_batches", False) for agent in self.agents):
+            return self.play_lockstep(game_indices)
+        return [self.play(g) for g in game_indices]
+
+    def play_lockstep(self, game_indices):
+        """Play these games side by side: each lineup entry that acts in batches (a policy
+        network: ``acts_in_batches``, ``act_turns``) decides the pending turns of all games
+        in one call (one forward); the other agents get their own instance per game and act
+        as in :meth:`play`. Every game draws its seeds, views and agent seeds exactly as in
+        :meth:`play`, so the records are the same (up to ties a batched forward's rounding
+        could break differently)."""
+        batched = {i for i, agent in enumerate(self.agents) if getattr(agent, "acts_in_batches", False)}
+        games = []
+        for game_index in game_indices:
+            entry_seats, first_seat = seating(game_index, self.seats)
+            engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
+            # a fresh instance per game for the agents that act one at a time (an object
+            # given by the caller is copied: games side by side must not share its state)
+            players = [
+                agent if i in batched else (agents.make_agent(spec) if isinstance(spec, str) else copy.deepcopy(agent))
+                for i, (agent, spec) in enumerate(zip(self.agents, self.specs))
+            ]
+            for agent, reset_seed in zip(players, reset_seeds):
+                agent.reset(reset_seed)
+            state = game.new_state(self.rules, seats=self.seats, seed=engine_seed)
+            E.set_to_move(state, first_seat)
+            games.append(
+                (
+                    game_index,
+                    state,
+                    entry_seats,
+                    first_seat,
+                    {seat: i for i, seat in enumerate(entry_seats)},
+                    np.random.default_rng(view_seed),
+                    players,
+                )
+            )
+        running = games
+        buf = np.empty(E.n_actions(self.rules_array), dtype=np.int64)
+        while running:
+            waiting = {i: [] for i in batched}  # entry -> [(game, turn, legal)]
+            for g in running:
+                game_index, state, _, _, entry_at_seat, view_rng, players = g
+                while E.is_running(state, self.max_turns):
+                    # game.legal_actions without its checks (the game runs): this loop is hot
+                    legal = np.sort(buf[: E.legal_actions(state, self.rules_array, buf)])
+                    turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
+                    entry = entry_at_seat[int(E.to_move(state))]
+                    if entry not in batched:
+                        self._step(state, game_index, entry, legal, players[entry].act(turn))
+                    elif len(legal) == 1:  # the masked argmax of a lone legal move is that move
+                        self._step(state, game_index, entry, legal, int(legal[0]))
+                    else:
+                        waiting[entry].append((g, turn, legal))
+                        break
+            for entry, pending in waiting.items():
+                actions = self.agents[entry].act_turns([turn for _, turn, _ in pending]) if pending else []
+                for (g, _, legal), action in zip(pending, actions):
+                    self._step(g[1], g[0], entry, legal, int(action))
+            running = [g for g in running if E.is_running(g[1], self.max_turns)]
+        return [self._record(g[0], g[1], g[2], g[3]) for g in games]
+
+    def _record(self, game_index, state, entry_seats, first_seat):
+        winner_seat = game.winner(state)
+        winners = (
+            []
+            if winner_seat is None
+            else [i for i, seat in enumerate(entry_seats) if game.same_side(self.rules, seat, winner_seat)]
+        )
+        points = None
+        if winner_seat is not None and self.rules.scoring != "none":
+            seat_points = scores(state, self.rules)
+            points = [seat_points[seat] for seat in entry_seats]
+        return {
+            "game": game_index,
+            "seats": list(entry_seats),
+            "first_seat": first_seat,
+            "winners": winners,
+            "scores": points,
+            "turns": int(E.turns_played(state)),
+        }

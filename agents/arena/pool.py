@@ -1,0 +1,104 @@
+"""Tournament games over a pool of worker processes (or in this one), in game order."""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+
+from tqdm import tqdm
+
+import agents
+from sorry_env.rules import Rules
+
+from .play import Table
+
+_worker_table = None  # the Table of a worker process
+
+
+def _start_worker(agent_specs, rules, max_turns, seed, table_class, torch_threads=None):
+    global _worker_table
+    _worker_table = table_class(agent_specs, rules, max_turns, seed)
+    agents.set_torch_threads(torch_threads)  # torch is loaded if a policy plays: one thread per worker
+
+
+def _play_many(table, game_indices):
+    """A table's records of these games (lockstep when it can: Table.play_many)."""
+    if hasattr(table, "play_many"):
+        return table.play_many(game_indices)
+    return [table.play(g) for g in game_indices]
+
+
+def _play_in_worker(game_indices):
+    return _play_many(_worker_table, game_indices)
+
+
+LOCKSTEP_CHUNK = 250  # games played side by side per job when a policy acts in batches
+
+
+def check_picklable(agent_specs: list) -> None:
+    """ValueError naming an agent object that cannot be sent to worker processes."""
+    for spec in agent_specs:
+        if isinstance(spec, str):
+            continue
+        try:
+            pickle.dumps(spec)
+        except Exception as error:  # pickling raises many types (PicklingError, TypeError, AttributeError)
+            raise ValueError(
+                f"agent {agents.agent_label(spec)!r} cannot be sent to worker processes ({error}); "
+                "define it at the top level of a module, give it as package.module:Name, "
+                "or pass workers=1"
+            ) from None
+
+
+def play_games(
+    agent_specs: list,
+    games: int,
+    seed: int,
+    rules: Rules | str | None,
+    max_turns: int,
+    workers: int,
+    progress: bool,
+    table_class: type = Table,
+    torch_threads: int | None = None,
+) -> list[dict]:
+    """Records of games 0..games-1 in index order, played by `workers` processes, each with
+    a `table_class` (Table; training.express_evaluate.ExpressTable for Sorry! Express) and
+    `torch_threads` torch threads (default: SORRY_TORCH_THREADS, else 1)."""
+    # Built here first so that a bad agent spec fails before any worker starts.
+    table = table_class(agent_specs, rules, max_turns, seed)
+    if workers > 1:
+        check_picklable(agent_specs)
+    lockstep = hasattr(table, "play_many") and any(getattr(agent, "acts_in_batches", False) for agent in table.agents)
+    chunk = max(1, min(LOCKSTEP_CHUNK, -(-games // workers))) if lockstep else max(1, min(16, games // (8 * workers)))
+    with tqdm(total=games, unit="game", disable=not progress) as bar:
+        if workers == 1:
+            agents.set_torch_threads(torch_threads)
+            records = []
+            for start in range(0, games, chunk if lockstep else 1):
+                records.extend(_play_many(table, range(start, min(start + (chunk if lockstep else 1), games))))
+                bar.update(len(records) - bar.n)
+            return records
+        # spawn, not fork: a forked child of a process whose torch threads have run (a policy
+        # agent, a training loop) hangs in its first torch call. A spawned child re-imports
+        # the caller's main script; without the `if __name__ == "__main__":` guard it dies
+        # there, and an executor (unlike multiprocessing.Pool, which would respawn it
+        # forever) reports that as a broken pool.
+        context = multiprocessing.get_context("spawn")
+        records = []
+        try:
+            with ProcessPoolExecutor(
+                workers, context, _start_worker, (agent_specs, rules, max_turns, seed, table_class, torch_threads)
+            ) as pool:
+                jobs = [pool.submit(_play_in_worker, range(g, min(g + chunk, games))) for g in range(0, games, chunk)]
+                for job in as_completed(jobs):  # the bar moves as chunks finish, in any order
+                    records.extend(job.result())
+                    bar.update(len(job.result()))
+        except BrokenProcessPool as error:
+            raise RuntimeError(
+                "a tournament worker process died (out of memory, a crash, or, most often, a "
+                'script without the `if __name__ == "__main__":` guard: the workers re-import '
+                "the main script); pass workers=1 to play in this process"
+            ) from error
+    return sorted(records, key=lambda record: record["game"])
