@@ -14,7 +14,7 @@ Reward                 the learner's own: +1 win / -1 loss at the end (``reward=
 
 Arguments
 ---------
-``SorryGymEnv(num_players=2, opponents=("heuristic",), rules="hasbro2003", seat=None,
+``SorryGymEnv(num_players=2, opponents=("heuristic",), rules=DEFAULT_PRESET, seat=None,
 max_turns=2000, reward="win", illegal_action="lose", opponent_sampler=None,
 torch_threads=1, render_mode=None)``
 
@@ -66,7 +66,7 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.render import render_ansi
-from sorry_env.rules import DEFAULT_MAX_TURNS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
 from sorry_env.scoring import scores
 from sorry_env.state_io import state_from_dict, state_to_dict
 
@@ -85,7 +85,7 @@ class SorryGymEnv(gymnasium.Env):
         self,
         num_players: int = 2,
         opponents: Sequence | str | Agent | Callable = ("heuristic",),
-        rules="hasbro2003",
+        rules=DEFAULT_PRESET,
         seat: int | None = None,
         max_turns: int | None = DEFAULT_MAX_TURNS,
         reward: str = "win",

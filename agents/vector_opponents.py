@@ -45,8 +45,9 @@ from numba import njit, prange
 
 from sorry_env import engine as E
 from sorry_env import vector as V
+from sorry_env.generator import advance, mix
 from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import DEFAULT_MAX_TURNS, R_HAND_SIZE
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
 
 from .evaluation import DEFAULT_WEIGHTS
 from .greedy import greedy_choice
@@ -60,13 +61,8 @@ RANDOM, GREEDY, HEURISTIC = range(3)
 @njit(cache=True)
 def _rand32(rngs, b):
     """32 random bits from game b's opponent generator (the engine's LCG and mixer)."""
-    x = (rngs[b] * 1664525 + 1013904223) & 0xFFFFFFFF
-    rngs[b] = x
-    z = x ^ (x >> 16)
-    z = (z * 0x7FEB352D) & 0xFFFFFFFF
-    z ^= z >> 15
-    z = (z * 0x846CA68B) & 0xFFFFFFFF
-    return z ^ (z >> 16)
+    rngs[b] = advance(rngs[b])
+    return mix(rngs[b])
 
 
 @njit(cache=True)
@@ -267,7 +263,7 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         num_envs: int,
         num_players: int = 2,
         opponents="heuristic",
-        rules="hasbro2003",
+        rules=DEFAULT_PRESET,
         max_turns: int | None = DEFAULT_MAX_TURNS,
         policy_input: bool = False,
         parallel: bool = False,

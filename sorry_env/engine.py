@@ -90,6 +90,7 @@ Fire on own pawn slot i (k = 0: Fire stays where it is); other cards use k = 0. 
 import numpy as np
 from numba import njit
 
+from .generator import advance, mix
 from .geometry import (
     BACKWARD,
     FORWARD,
@@ -314,14 +315,8 @@ def action_buffer(rules):
 # ---- random numbers (state-carried, 32-bit) -----------------------------------------------
 @njit(cache=True)
 def _rand32(state):
-    x = (state[RNG] * 1664525 + 1013904223) & 0xFFFFFFFF
-    state[RNG] = x
-    z = x ^ (x >> 16)
-    z = (z * 0x7FEB352D) & 0xFFFFFFFF
-    z ^= z >> 15
-    z = (z * 0x846CA68B) & 0xFFFFFFFF
-    z ^= z >> 16
-    return z
+    state[RNG] = advance(state[RNG])
+    return mix(state[RNG])
 
 
 @njit(cache=True)

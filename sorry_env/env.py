@@ -20,7 +20,7 @@ pawn Home wins.
 
 Arguments
 ---------
-``raw_env(num_players=None, seats=None, rules="hasbro2003", max_turns=2000, render_mode=None,
+``raw_env(num_players=None, seats=None, rules=DEFAULT_PRESET, max_turns=2000, render_mode=None,
 reward="win")``
 
 - ``num_players``: 2, 3 or 4 (default: 4, or the number of ``seats``); seats default to
@@ -94,7 +94,7 @@ from .game_env import wrap_env
 from .narrate import PawnLabels, narrate
 from .observation import OBS_SIZE, observe
 from .render import render_ansi
-from .rules import DEFAULT_MAX_TURNS, Rules, get_rules
+from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, Rules, get_rules
 from .scoring import scores
 from .state_io import state_from_dict, state_to_dict
 from .version import ENV_NAME
@@ -118,7 +118,7 @@ class raw_env(StepChecks, AECEnv):
         self,
         num_players: int | None = None,
         seats: Iterable[int] | None = None,
-        rules: Rules | str = "hasbro2003",
+        rules: Rules | str = DEFAULT_PRESET,
         max_turns: int = DEFAULT_MAX_TURNS,
         render_mode: str | None = None,
         reward: str = "win",

@@ -28,7 +28,7 @@ from . import engine as E
 from .checks import check_state, excerpt
 from .geometry import HOME, SAFE0, START
 from .render import COLOUR_NAMES
-from .rules import CARD_NAMES, N_CARDS, Rules, get_rules
+from .rules import CARD_NAMES, DEFAULT_PRESET, N_CARDS, Rules, get_rules
 
 DEFAULT_SEATS = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
 
@@ -90,7 +90,7 @@ def num_actions(rules: Rules | str) -> int:
 
 
 def new_state(
-    rules: Rules | str = "hasbro2003", num_players: int = 4, seats: Iterable[int] | None = None, seed: int = 0
+    rules: Rules | str = DEFAULT_PRESET, num_players: int = 4, seats: Iterable[int] | None = None, seed: int = 0
 ) -> np.ndarray:
     """A new game: the pack shuffled and the first player chosen from `seed` (a non-negative
     integer, used modulo 2**32), a card drawn."""

@@ -13,6 +13,8 @@ import numpy as np
 # Cards played before a game is called a draw (truncated): the env's default, the search
 # agents' playout horizon and the tournaments' default all read this one number.
 DEFAULT_MAX_TURNS = 2000
+# The rules every game, env, tournament and command plays unless told otherwise.
+DEFAULT_PRESET = "hasbro2003"
 
 # Card indices used everywhere (engine, observation, state dicts).
 CARD_NAMES = ("1", "2", "3", "4", "5", "7", "8", "10", "11", "12", "SORRY")
@@ -57,7 +59,7 @@ class Rules:
     """One complete rules configuration. Use a preset from :data:`PRESETS` or
     ``dataclasses.replace(preset, field=value)`` for a custom one."""
 
-    name: str = "hasbro2003"
+    name: str = DEFAULT_PRESET
     pawns_per_player: int = 4
     pack: tuple = PACK_2003
     two_draws_again: bool = True

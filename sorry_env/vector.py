@@ -56,7 +56,7 @@ from numba import njit, prange
 from . import engine as E
 from . import game
 from .observation import OBS_SIZE, observe
-from .rules import DEFAULT_MAX_TURNS, get_rules
+from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
 
 SEED_LIMIT = 2**32  # game seeds must be below this (episode k adds k * 2**32)
 
@@ -271,7 +271,7 @@ class BatchedGames:
         num_envs,
         num_players=2,
         seats=None,
-        rules="hasbro2003",
+        rules=DEFAULT_PRESET,
         max_turns=DEFAULT_MAX_TURNS,
         parallel: bool = False,
         copy: bool = True,
@@ -352,7 +352,7 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         num_envs: int,
         num_players: int = 2,
         seats=None,
-        rules="hasbro2003",
+        rules=DEFAULT_PRESET,
         max_turns: int | None = DEFAULT_MAX_TURNS,
         parallel: bool = False,
         copy: bool = True,

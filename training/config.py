@@ -17,14 +17,14 @@ from pathlib import Path
 
 import yaml
 
-from sorry_env.rules import DEFAULT_MAX_TURNS
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
 DEFAULTS = {
     "name": "run",  # run directory: <runs_dir>/<name>
     "seed": 0,
     "game": {
         "num_players": 2,
-        "rules": "hasbro2003",  # preset name (sorry_env.PRESETS)
+        "rules": DEFAULT_PRESET,  # preset name (sorry_env.PRESETS)
         "max_turns": DEFAULT_MAX_TURNS,  # truncate a game after this many cards
     },
     "network": {

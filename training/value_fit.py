@@ -31,6 +31,7 @@ from tqdm import tqdm
 from agents.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
 from agents.policy import Actor, save_policy
 from sorry_env import game
+from sorry_env.rules import DEFAULT_PRESET
 
 from .outcome_data import OutcomeData
 
@@ -50,7 +51,7 @@ def hand_written_loss(data: OutcomeData, rows: np.ndarray, labels: np.ndarray) -
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Fit a value network to the outcomes of heuristic teacher games.")
-    p.add_argument("--rules", default="hasbro2003", help="rules preset (default: hasbro2003)")
+    p.add_argument("--rules", default=DEFAULT_PRESET, help=f"rules preset (default: {DEFAULT_PRESET})")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--positions", type=int, default=8_000_000, help="teacher positions to collect")
     p.add_argument("--epsilon", type=float, default=0.05, help="teacher's chance of a random move")

@@ -10,7 +10,7 @@ import time
 
 import agents
 from sorry_env import games
-from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 
 from .output import format_table, write_outputs
 from .tournament import GAME_TOURNAMENTS, game_tournament, run_tournament
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
                 args.players or 2,
                 args.games,
                 args.seed,
-                args.rules or "hasbro2003",
+                args.rules or DEFAULT_PRESET,
                 args.workers,
                 args.max_turns,
                 not args.no_progress,
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.game == "sorry" and agents.catalog.TRAINED in args.agents:
         # "trained": the shipped policy of this game (agents.catalog); each player is one agent.
         try:
-            rules = args.rules or "hasbro2003"
+            rules = args.rules or DEFAULT_PRESET
             args.agents = [agents.catalog.resolve_spec(spec, rules, len(args.agents)) for spec in args.agents]
         except ValueError as error:
             parser.error(str(error))
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
                 args.players,
                 args.games,
                 args.seed,
-                args.rules or "hasbro2003",
+                args.rules or DEFAULT_PRESET,
                 args.workers,
                 DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns,
                 progress=not args.no_progress,
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.record:
         max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
         for path in record_games(
-            args.agents, record_k, record_dir, args.seed, args.rules or "hasbro2003", max_turns, results["games"]
+            args.agents, record_k, record_dir, args.seed, args.rules or DEFAULT_PRESET, max_turns, results["games"]
         ):
             print(f"wrote {path}")
 

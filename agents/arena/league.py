@@ -30,7 +30,7 @@ import numpy as np
 import openskill.models
 from matplotlib.figure import Figure
 
-from sorry_env.rules import get_rules
+from sorry_env.rules import DEFAULT_PRESET, get_rules
 
 from .output import percent, write_csv
 from .stats import agent_labels, wilson_interval
@@ -49,7 +49,7 @@ def run_league(
     players: int = 2,
     games: int = 400,
     seed: int = 0,
-    rules="hasbro2003",
+    rules=DEFAULT_PRESET,
     workers=None,
     max_turns=None,
     progress=False,

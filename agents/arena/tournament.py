@@ -7,7 +7,7 @@ import importlib
 import os
 
 from sorry_env import game, games
-from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, Rules
 
 from .pool import play_games
 from .stats import summarize
@@ -18,7 +18,7 @@ def run_tournament(
     players: int | None = None,
     games: int = 1000,
     seed: int = 0,
-    rules: Rules | str = "hasbro2003",
+    rules: Rules | str = DEFAULT_PRESET,
     workers: int | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
     progress: bool = False,

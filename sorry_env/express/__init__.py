@@ -10,7 +10,7 @@ Rules, action and observation layouts: ``docs/express.md``.
 
 from ..numba_cache import clear_stale as _clear_stale
 
-_clear_stale("sorry_env.express")  # its engine compiles against nothing outside it (see numba_cache)
+_clear_stale("sorry_env.express", "sorry_env")  # its engine compiles sorry_env.generator (see numba_cache)
 
 from .env import env, raw_env
 from .game import DEFAULT_MAX_TURNS, FACE_NAMES

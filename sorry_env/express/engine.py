@@ -66,6 +66,8 @@ first index   count  meaning
 import numpy as np
 from numba import njit
 
+from ..generator import advance, mix
+
 N_COLOURS = 4
 PAWNS_PER_COLOUR = 4
 RED, BLUE, YELLOW, GREEN, WILD, SLIDE, SORRY = range(7)
@@ -103,13 +105,8 @@ SWAP_PAIRS.setflags(write=False)
 def _next32(state):
     """Advance the state's linear congruential generator and return a hashed 32-bit word
     (the hash hides the weak low bits of the raw sequence)."""
-    x = (state[RNG] * 1664525 + 1013904223) & 0xFFFFFFFF
-    state[RNG] = x
-    x ^= x >> 16
-    x = (x * 0x7FEB352D) & 0xFFFFFFFF
-    x ^= x >> 15
-    x = (x * 0x846CA68B) & 0xFFFFFFFF
-    return x ^ (x >> 16)
+    state[RNG] = advance(state[RNG])
+    return mix(state[RNG])
 
 
 @njit(cache=True)
