@@ -31,5 +31,5 @@ def observation_space(rules, num_players: int) -> spaces.Dict:
             "action_mask": spaces.Box(0, 1, (n_actions,), dtype=np.int8),
         }
     )
-    space.sorry_game = game_tag(rules, num_players)
+    space.sorry_game = game_tag(rules, num_players)  # type: ignore[attr-defined]  # saved with the space
     return space

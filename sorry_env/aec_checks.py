@@ -4,6 +4,8 @@ calls with the same messages."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 
@@ -13,6 +15,15 @@ class StepChecks:
 
     _state: np.ndarray | None
     _mask: np.ndarray
+    # Provided by pettingzoo.AECEnv, which the env class also derives from.
+    agents: list[str]
+    agent_selection: str
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+
+    if TYPE_CHECKING:  # only for the type checker: a method here would shadow AECEnv's
+
+        def _was_dead_step(self, action: object) -> None: ...
 
     def _game(self) -> np.ndarray:
         """The engine state, or a clear error before the first reset (the order-enforcing

@@ -58,7 +58,7 @@ DEFAULT_SIZE = 640
 
 
 @functools.lru_cache(maxsize=16)
-def _font(px: int) -> ImageFont.ImageFont:
+def _font(px: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
     try:
         return ImageFont.load_default(size=px)
     except TypeError:  # Pillow without FreeType: the fixed bitmap font

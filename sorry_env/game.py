@@ -311,7 +311,10 @@ def describe_action(state: np.ndarray, rules: Rules | str, action: int) -> str:
     if not get_rules(rules).hand_size:
         return words
     # With hands the card is part of the choice; these moves' words already name it.
-    return f"play {words}" if kind in ("split", "seven_part", "swap", "sorry") else f"play {CARD_NAMES[c]}: {words}"
+    if kind in ("split", "seven_part", "swap", "sorry"):
+        return f"play {words}"
+    assert c is not None  # only a discard plays no card, and it returned above
+    return f"play {CARD_NAMES[c]}: {words}"
 
 
 class _ActionWords:

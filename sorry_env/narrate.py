@@ -113,7 +113,9 @@ def trace_move(before, rules, action, after, labels: list | None = None) -> Move
     if kind == "move":
         distances["move"] = [int(E.CARD_STEP[card]) if card != CARD_NAMES.index("SORRY") else rules.sorry_forward]
     distance = iter(distances.get(kind, []))
-    steps, placed, slid = [], None, None
+    steps: list[Step] = []
+    placed: Step | None = None
+    slid: Step | None = None
     for ev, seat, slot, a, b in records:
         pawn = renamed.get((seat, slot), (seat, slot))
         pos[pawn[0]][pawn[1]] = START if ev in (E.EV_BUMP, E.EV_SWEEP) else b
@@ -122,11 +124,13 @@ def trace_move(before, rules, action, after, labels: list | None = None) -> Move
             placed = Step(pawn, step_kind, a, b, n)
             steps.append(placed)
         elif ev == E.EV_BUMP:
+            assert placed is not None  # the engine reports a bump after the move that made it
             placed.bumped.append(pawn)
         elif ev == E.EV_SLIDE:
             slid = next(step for step in reversed(steps) if step.pawn == pawn)
             slid.slide, slid.dst = (a, b), b
         else:  # EV_SWEEP
+            assert slid is not None  # the engine reports a sweep after the slide that made it
             slid.swept.append(pawn)
 
     after_codes = pawn_codes(after, rules)
@@ -141,7 +145,7 @@ def _match(predicted, after, labels) -> dict:
     prediction failed) goes to the nearest code left."""
     mapping = {}
     for seat, codes in enumerate(after):
-        slots_of = {}
+        slots_of: dict = {}
         for a, code in enumerate(codes):
             slots_of.setdefault(code, []).append(a)
         # label order: pawns sharing Start or Home take their slots lowest label first

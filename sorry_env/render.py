@@ -76,7 +76,8 @@ def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False, fire_ice=F
             grid[row][col] = f"{COLOURS[seat].lower()}{k}"
         col, row = track_cell(int(START_CIRCLE[seat]))
         grid[row][col] = "o"
-    in_start, at_home = {}, {}
+    in_start: dict[int, list[str]] = {}
+    at_home: dict[int, list[str]] = {}
     for seat in active:
         in_start[seat], at_home[seat] = [], []
         for i in range(ppp):

@@ -254,7 +254,7 @@ def move_list(rep: Replay) -> list:
     """Lines of the move list: who played what, the consequences, and the result."""
     record = rep.record
     lines = []
-    names = {p.get("seat"): p.get("agent") for p in record.get("players", []) if isinstance(p, dict)}
+    names: dict = {p.get("seat"): p.get("agent") for p in record.get("players", []) if isinstance(p, dict)}
     if names:
         lines.append("players: " + ", ".join(f"{COLOUR_NAMES[s]} = {names[s]}" for s in sorted(names)))
     lines.append(f"rules {rep.rules.name}, seats {list(record['seats'])}, seed {record['seed']}")

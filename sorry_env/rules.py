@@ -7,6 +7,7 @@ from ``Rules.array()`` so that there is one implementation of the game, not one 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -204,6 +205,7 @@ def rules_from_json(data: object, where: str = "rules") -> Rules:
             f"{list(FIELDS_ADDED_LATER)}); missing {missing}, unknown {_short(unknown, 200)}"
         )
     try:
-        return Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+        fields_given: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        return Rules(**fields_given)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{where}: its rules are not valid ({str(error)[:200]})") from None

@@ -345,7 +345,7 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
     ``copy=False`` returns the env's own buffers (overwritten by the next step) instead of
     copies, as Gymnasium's ``copy`` flag does."""
 
-    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # type: ignore[misc]
 
     def __init__(
         self,

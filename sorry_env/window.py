@@ -8,6 +8,7 @@ and its display opened only when the first picture is shown. Headless machines a
 from __future__ import annotations
 
 import importlib.util
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ class Window:
         import pygame
 
         self.pygame, self.title, self.fps = pygame, title, fps
-        self.screen = None
+        self.screen: Any = None  # the pygame display surface, opened at the first show
         self.clock = pygame.time.Clock()
 
     def show(self, image: np.ndarray) -> None:

@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"--record saves board-game replays; {games.game_type(args.game).long_name} games cannot be recorded"
             )
         try:
-            record_k, record_dir = check_record_request(*args.record, args.games)
+            record_k, record_dir = check_record_request(args.record[0], args.record[1], args.games)
         except ValueError as error:
             parser.error(str(error))
     start = time.perf_counter()

@@ -101,7 +101,7 @@ def run_league(
                 played[a] += 1
                 won[a] += a in winners
             teams = [[ratings[a]] for a in lineup]
-            ranks = [1 if not winners or a in winners else 2 for a in lineup]
+            ranks = [1.0 if not winners or a in winners else 2.0 for a in lineup]
             for a, (rating,) in zip(lineup, model.rate(teams, ranks=ranks)):
                 ratings[a] = rating
     rows = []

@@ -62,7 +62,7 @@ def record_games(
     replay file. `tournament_games`: the tournament's per-game records, checked against."""
     table = Table(agent_specs, rules, max_turns, seed)
     log: list = []
-    table.agents = [_LoggingAgent(agent, log) for agent in table.agents]
+    table.agents = [_LoggingAgent(agent, log) for agent in table.agents]  # type: ignore[misc]  # an Agent by its interface
     paths = []
     for index in range(k):
         log.clear()

@@ -39,7 +39,7 @@ def sides(players: int, rules: Rules | str | None) -> list[list[int]]:
     without rule presets, `rules` None: Sorry! Express) everyone alone."""
     if rules is None:
         return [[i] for i in range(players)]
-    groups = []
+    groups: list[list[int]] = []
     for i in range(players):
         if not any(i in group for group in groups):
             groups.append([j for j in range(players) if game.same_side(rules, i, j)])
@@ -55,7 +55,7 @@ def skill_ratings(records: list[dict], players: int, rules: Rules | str | None) 
     groups = sides(players, rules)
     for record in records:
         teams = [[ratings[i] for i in group] for group in groups]
-        ranks = [1 if not record["winners"] or group[0] in record["winners"] else 2 for group in groups]
+        ranks = [1.0 if not record["winners"] or group[0] in record["winners"] else 2.0 for group in groups]
         for group, team in zip(groups, model.rate(teams, ranks=ranks)):
             for i, rating in zip(group, team):
                 ratings[i] = rating

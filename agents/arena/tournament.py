@@ -41,14 +41,14 @@ def run_tournament(
             f"player, e.g. heuristic {' '.join(['random'] * (players - 1))}"
         )
     game.seats_for(players, rules=rules)
-    workers = os.cpu_count() if workers is None else workers
-    for name, value in (("games", games), ("max_turns", max_turns), ("workers", workers)):
+    pool_size = (os.cpu_count() or 1) if workers is None else workers
+    for name, value in (("games", games), ("max_turns", max_turns), ("workers", pool_size)):
         if value < 1:
             raise ValueError(f"{name} must be at least 1, got {value}")
     if seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
-    workers = min(workers, games)
-    records = play_games(agent_specs, games, seed, rules, max_turns, workers, progress, torch_threads=torch_threads)
+    pool_size = min(pool_size, games)
+    records = play_games(agent_specs, games, seed, rules, max_turns, pool_size, progress, torch_threads=torch_threads)
     return summarize(records, agent_specs, seed, rules, max_turns)
 
 

@@ -49,10 +49,10 @@ def roll_outcomes() -> tuple[tuple[str, tuple[int, ...], float], ...]:
     for a in E.PLAIN_DIE:
         for b in E.PLAIN_DIE:
             for c in E.SORRY_DIE:
-                faces = [0] * E.N_FACES
+                shown = [0] * E.N_FACES
                 for face in (a, b, c):
-                    faces[int(face)] += 1
-                counts[tuple(faces)] = counts.get(tuple(faces), 0) + 1
+                    shown[int(face)] += 1
+                counts[tuple(shown)] = counts.get(tuple(shown), 0) + 1
     total = sum(counts.values())
     out = []
     for faces in sorted(counts):
