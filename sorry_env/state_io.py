@@ -43,7 +43,7 @@ import numpy as np
 from . import engine as E
 from .checks import excerpt
 from .game import same_side, seats_for
-from .geometry import HOME, SAFE0, SAFE_LEN, SLIDE_END, SLIDE_OWNER, START, TRACK
+from .geometry import HOME, N_SEATS, SAFE0, SAFE_LEN, SLIDE_END, SLIDE_OWNER, START, TRACK
 from .rules import CARD_INDEX, CARD_NAMES, N_CARDS, Rules
 
 KEYS = {"to_move", "card", "draw_again", "turn", "pawns", "draw_pile", "hands", "split_seven"}
@@ -97,6 +97,38 @@ def state_from_dict(d: dict, rules: Rules, seed: int) -> np.ndarray:
 
 
 def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
+    """The checks and the build, in the order their errors take precedence."""
+    _check_keys(d)
+    state = np.zeros(E.STATE_SIZE, dtype=np.int64)
+    active = _place_pawns(d["pawns"], rules, state)
+    to_move = d["to_move"]
+    if isinstance(to_move, bool) or not isinstance(to_move, (int, np.integer)) or to_move not in active:
+        raise ValueError(f"to_move must be a seat in play {active}, got {excerpt(to_move)}")
+    state[E.TO_MOVE] = to_move
+    _check_not_over(state, rules, active)
+    card, draw_again, turn = _card_and_turn(d, rules)
+    hands = _hands(d, rules, active)
+    remain = _draw_pile(d, rules, card, hands)
+    _lay_deck(state, rules, remain, seed)
+    state[E.WINNER] = -1
+    state[E.TURN] = turn
+    state[E.DRAW_AGAIN] = int(draw_again)
+    state[E.CARD] = -1
+    fire_ref = _tokens(d, rules, state, active)
+    if not _split_seven(d, rules, card, state):
+        for seat in active:
+            E.sort_seat(state, seat, rules.pawns_per_player)
+    if fire_ref is not None:  # the pawn holding Fire, found again after sorting
+        seat, code = fire_ref
+        slot = next(i for i in range(rules.pawns_per_player) if state[E.PAWNS + seat * E.MAX_SLOTS + i] == code)
+        state[E.FIRE] = seat * E.MAX_SLOTS + slot + 1
+    fire_decision = _fire_decision(d, rules, state, card, to_move)
+    _deal(state, rules, active, hands, card, fire_decision)
+    _check_playable(state, rules)
+    return state
+
+
+def _check_keys(d) -> None:
     if not isinstance(d, dict):
         raise ValueError(f"state must be a dict, got {type(d).__name__}")
     unknown = set(d) - KEYS
@@ -105,13 +137,15 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     for key in ("pawns", "to_move"):
         if key not in d:
             raise ValueError(f"state needs {key!r}")
+
+
+def _place_pawns(pawns, rules: Rules, state: np.ndarray) -> list[int]:
+    """Write the pawns of the state dict into `state`; returns the seats in play."""
     ppp = rules.pawns_per_player
-    pawns = d["pawns"]
-    if not isinstance(pawns, (list, tuple)) or len(pawns) != 4:
-        raise ValueError("'pawns' must list 4 seats (null for an empty seat)")
-    state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-    state[E.PAWNS : E.PAWNS + 16] = -1
-    occupied = {}
+    if not isinstance(pawns, (list, tuple)) or len(pawns) != N_SEATS:
+        raise ValueError(f"'pawns' must list {N_SEATS} seats (null for an empty seat)")
+    state[E.PAWNS : E.PAWNS + N_SEATS * E.MAX_SLOTS] = -1
+    occupied: dict = {}  # track square, or (seat, safety square) -> the seat of the pawn on it
     for seat, seat_pawns in enumerate(pawns):
         if seat_pawns is None:
             continue
@@ -122,33 +156,42 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
         state[E.ACTIVE + seat] = 1
         for slot, pos in enumerate(seat_pawns):
             code = _code(seat, pos)
-            if code < TRACK and SLIDE_OWNER[code] not in (-1, seat):
-                raise ValueError(
-                    f"seat {seat}: track square {code} is the triangle of seat {SLIDE_OWNER[code]}'s "
-                    f"slide; a pawn landing there slides on to square {SLIDE_END[code]}, so no pawn "
-                    "of another colour can stand on it"
-                )
-            if code < TRACK:
-                if code in occupied:
-                    raise ValueError(f"track square {code} holds two pawns (seats {occupied[code]} and {seat})")
-                occupied[code] = seat
-            elif code < HOME:
-                if (seat, code) in occupied:
-                    raise ValueError(f"seat {seat}: two pawns on safe {code - SAFE0}")
-                occupied[(seat, code)] = seat
+            _occupy(occupied, seat, code)
             state[E.PAWNS + seat * E.MAX_SLOTS + slot] = code
-    active = [s for s in range(4) if state[E.ACTIVE + s]]
+    active = [s for s in range(N_SEATS) if state[E.ACTIVE + s]]
     if len(active) < 2:
         raise ValueError(f"a game needs 2 to 4 seats in play, got {len(active)}")
     seats_for(seats=active, rules=rules)
-    to_move = d["to_move"]
-    if isinstance(to_move, bool) or not isinstance(to_move, (int, np.integer)) or to_move not in active:
-        raise ValueError(f"to_move must be a seat in play {active}, got {excerpt(to_move)}")
-    state[E.TO_MOVE] = to_move
+    return active
+
+
+def _occupy(occupied: dict, seat: int, code: int) -> None:
+    """Record seat's pawn on square `code`; ValueError if no pawn may stand there."""
+    if code < TRACK and SLIDE_OWNER[code] not in (-1, seat):
+        raise ValueError(
+            f"seat {seat}: track square {code} is the triangle of seat {SLIDE_OWNER[code]}'s "
+            f"slide; a pawn landing there slides on to square {SLIDE_END[code]}, so no pawn "
+            "of another colour can stand on it"
+        )
+    if code < TRACK:
+        if code in occupied:
+            raise ValueError(f"track square {code} holds two pawns (seats {occupied[code]} and {seat})")
+        occupied[code] = seat
+    elif code < HOME:
+        if (seat, code) in occupied:
+            raise ValueError(f"seat {seat}: two pawns on safe {code - SAFE0}")
+        occupied[(seat, code)] = seat
+
+
+def _check_not_over(state: np.ndarray, rules: Rules, active: list[int]) -> None:
     for seat in active:
         team = [s for s in active if same_side(rules, seat, s)]
-        if all(state[E.PAWNS + s * E.MAX_SLOTS + i] == HOME for s in team for i in range(ppp)):
+        if all(state[E.PAWNS + s * E.MAX_SLOTS + i] == HOME for s in team for i in range(rules.pawns_per_player)):
             raise ValueError(f"seat {seat} (and any partner) already has every pawn Home: the game is over")
+
+
+def _card_and_turn(d: dict, rules: Rules) -> tuple:
+    """(card in play or None, draw_again, turn) of the state dict, checked."""
     card = d.get("card")
     if card is not None and (not isinstance(card, str) or card not in CARD_INDEX):
         raise ValueError(f"unknown card {excerpt(card)}; cards are {list(CARD_NAMES)} or null")
@@ -158,10 +201,15 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     turn = d.get("turn", 0)
     if isinstance(turn, bool) or not isinstance(turn, (int, np.integer)) or not 0 <= turn < MAX_TURN:
         raise ValueError(f"turn must be an integer in 0..2**62 - 1, got {excerpt(turn)}")
-    pack = np.array(rules.pack, dtype=np.int64)
     if rules.hand_size and card is not None:
         raise ValueError(f"rules {rules.name!r} play from hands: there is no card in play, so 'card' must be null")
-    hands = _hands(d, rules, active)
+    return card, draw_again, turn
+
+
+def _draw_pile(d: dict, rules: Rules, card, hands) -> np.ndarray:
+    """The count of each card in the draw pile: the dict's ``draw_pile``, checked against the
+    pack, the card in play and the hands; by default every card not elsewhere."""
+    pack = np.array(rules.pack, dtype=np.int64)
     in_play = np.zeros(N_CARDS, dtype=np.int64)
     if card is not None:
         in_play[CARD_INDEX[card]] = 1
@@ -169,76 +217,80 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
             raise ValueError(f"card {excerpt(card)} is not in the {rules.name!r} pack")
     if hands is not None and (hands.sum(axis=0) + in_play > pack).any():
         raise ValueError("hands (and the card in play) hold more cards than the pack")
-    if "draw_pile" in d:
-        pile = d["draw_pile"]
-        if (
-            not isinstance(pile, dict)
-            or set(pile) - set(CARD_NAMES)
-            or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or abs(v) > 1000 for v in pile.values())
-        ):
-            raise ValueError(f"draw_pile must map card names {list(CARD_NAMES)} to integer counts, got {excerpt(pile)}")
-        remain = np.array([pile.get(c, 0) for c in CARD_NAMES], dtype=np.int64)
-        negative = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] < 0]
-        if negative:
-            raise ValueError(f"draw_pile counts for {negative} are negative")
-        over = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] + in_play[c] > pack[c]]
-        if over:
-            raise ValueError(
-                f"draw_pile counts for {over} exceed the pack {dict(zip(CARD_NAMES, rules.pack))} "
-                f"(the card in play counts too)"
-            )
-    else:
-        remain = pack - in_play - (hands.sum(axis=0) if hands is not None else 0)
+    if "draw_pile" not in d:
+        return pack - in_play - (hands.sum(axis=0) if hands is not None else 0)
+    pile = d["draw_pile"]
+    if (
+        not isinstance(pile, dict)
+        or set(pile) - set(CARD_NAMES)
+        or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or abs(v) > 1000 for v in pile.values())
+    ):
+        raise ValueError(f"draw_pile must map card names {list(CARD_NAMES)} to integer counts, got {excerpt(pile)}")
+    remain = np.array([pile.get(c, 0) for c in CARD_NAMES], dtype=np.int64)
+    negative = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] < 0]
+    if negative:
+        raise ValueError(f"draw_pile counts for {negative} are negative")
+    over = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] + in_play[c] > pack[c]]
+    if over:
+        raise ValueError(
+            f"draw_pile counts for {over} exceed the pack {dict(zip(CARD_NAMES, rules.pack))} "
+            f"(the card in play counts too)"
+        )
     if hands is not None and (hands.sum(axis=0) + remain + in_play > pack).any():
         raise ValueError("hands and draw_pile together hold more cards than the pack")
-    # Deck: the draw pile (shuffled from the seed) at the end, everything else before it.
+    return remain
+
+
+def _lay_deck(state: np.ndarray, rules: Rules, remain: np.ndarray, seed: int) -> None:
+    """The deck: the draw pile (shuffled from the seed) at the end, everything else before it."""
+    pack = np.array(rules.pack, dtype=np.int64)
     size = int(pack.sum())
-    pos = size - int(remain.sum())
     used = pack - remain
-    deck = np.concatenate([np.repeat(np.arange(N_CARDS), used), np.repeat(np.arange(N_CARDS), remain)])
-    state[E.DECK : E.DECK + size] = deck
-    state[E.DRAW_POS] = pos
+    state[E.DECK : E.DECK + size] = np.concatenate(
+        [np.repeat(np.arange(N_CARDS), used), np.repeat(np.arange(N_CARDS), remain)]
+    )
+    state[E.DRAW_POS] = size - int(remain.sum())
     state[E.REMAIN : E.REMAIN + N_CARDS] = remain
     state[E.RNG] = seed & 0xFFFFFFFF
-    r = rules.array()
-    E.shuffle_draw_pile(state, r)
-    state[E.WINNER] = -1
-    state[E.TURN] = turn
-    state[E.DRAW_AGAIN] = int(draw_again)
-    state[E.CARD] = -1
-    fire_ref = _tokens(d, rules, state, active)
-    if not _split_seven(d, rules, card, state):
-        for seat in active:
-            E.sort_seat(state, seat, ppp)
-    if fire_ref is not None:  # the pawn holding Fire, found again after sorting
-        seat, code = fire_ref
-        slot = next(i for i in range(ppp) if state[E.PAWNS + seat * E.MAX_SLOTS + i] == code)
-        state[E.FIRE] = seat * E.MAX_SLOTS + slot + 1
+    E.shuffle_draw_pile(state, rules.array())
+
+
+def _fire_decision(d: dict, rules: Rules, state: np.ndarray, card, to_move: int) -> bool:
     fire_decision = d.get("fire_decision", False)
     if not isinstance(fire_decision, bool):
         raise ValueError(f"fire_decision must be true or false, got {excerpt(fire_decision)}")
     if fire_decision:
         if card is not None:
             raise ValueError("fire_decision comes before the draw: 'card' must be null")
-        if E.fire_move_target(state, r, to_move) < 0:
+        if E.fire_move_target(state, rules.array(), to_move) < 0:
             raise ValueError(
                 f"fire_decision: seat {to_move} has no fire move (Fire not on its pawn, or that pawn cannot make one)"
             )
         state[E.FIRE_PENDING] = 1
+    return fire_decision
+
+
+def _deal(state: np.ndarray, rules: Rules, active: list[int], hands, card, fire_decision: bool) -> None:
+    """The hands (given, or dealt from the pile), else the card in play (given, or drawn)."""
+    r = rules.array()
     if rules.hand_size:
         if hands is None:
             for seat in active:
                 for _ in range(rules.hand_size):
                     E.draw_to_hand(state, r, seat)
         else:
-            state[E.HANDS : E.HANDS + 4 * N_CARDS] = hands.reshape(-1)
+            state[E.HANDS : E.HANDS + N_SEATS * N_CARDS] = hands.reshape(-1)
     elif card is None:
         if not fire_decision:
             E.draw(state, r)
     else:
         state[E.CARD] = CARD_INDEX[card]
-    # A loaded game must be playable: the engine offers PASS when nothing else is legal, except
-    # in the middle of a split seven, whose remainder may have no pawn to move.
+
+
+def _check_playable(state: np.ndarray, rules: Rules) -> None:
+    """A loaded game must be playable: the engine offers PASS when nothing else is legal,
+    except in the middle of a split seven, whose remainder may have no pawn to move."""
+    r = rules.array()
     if E.legal_actions(state, r, np.empty(E.n_actions(r), dtype=np.int64)) == 0:
         what = (
             f"the split seven's remaining {int(state[E.SEVEN_LEFT])} steps cannot be moved by any pawn not yet moved"
@@ -246,7 +298,6 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
             else "the player to move"
         )
         raise ValueError(f"no legal action in this position: {what}")
-    return state
 
 
 def _split_seven(d, rules, card, state):
