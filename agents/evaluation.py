@@ -27,6 +27,7 @@ from sorry_env.geometry import (
     BACKWARD,
     FORWARD,
     HOME,
+    N_SEATS,
     SAFE0,
     SLIDE_END,
     SLIDE_OWNER,
@@ -203,14 +204,14 @@ def _sorry_target(state, rules, w, attacker, has_start):
     most valuable pawn of the other side on the track. -1 if none, or if no pawn of the
     attacker's side waits in Start."""
     side_has_start = False
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if E.is_active(state, seat) and E.same_side(rules, attacker, seat) and has_start[seat]:
             side_has_start = True
     if not side_has_start:
         return -1
     best = -1
     best_worth = -1.0
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if E.same_side(rules, attacker, seat) or not E.is_active(state, seat):
             continue
         for i in range(rules[R_PAWNS]):
@@ -230,7 +231,7 @@ def _hit_chance(state, rules, w, chances, threat, sorry_target, has_start, seat,
     to_move = E.to_move(state)
     order = (seat - to_move) % 4  # how soon this seat moves; 0: next
     survive = 1.0
-    for attacker in range(4):
+    for attacker in range(N_SEATS):
         if not E.is_active(state, attacker) or E.same_side(rules, attacker, seat):
             continue
         hit = 0.0
@@ -275,18 +276,18 @@ def seat_equities(state, rules, w, equity):
     # threat: the same for the seat's card, which under team rules moves the partner's too.
     reach = np.zeros((4, TRACK), dtype=np.int64)
     has_start = np.zeros(4, dtype=np.bool_)
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if E.is_active(state, seat):
             _mark_reach(state, rules, seat, reach[seat])
             has_start[seat] = _has_start(state, rules, seat)
     threat = reach.copy()
     sorry_target = np.full(4, -1, dtype=np.int64)
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if E.is_active(state, seat):
             sorry_target[seat] = _sorry_target(state, rules, w, seat, has_start)
             if rules[R_TEAMS]:
                 threat[seat] |= reach[(seat + 2) % 4]
-    for seat in range(4):
+    for seat in range(N_SEATS):
         equity[seat] = 0.0
         if not E.is_active(state, seat):
             continue
@@ -388,7 +389,7 @@ def win_logit(state, rules, w, score):
     # Steps to go, as twice the players' mean (the fit was on two-player games).
     to_go = 0.0
     players = 0
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if E.is_active(state, seat):
             players += 1
             for i in range(rules[R_PAWNS]):

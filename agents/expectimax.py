@@ -24,6 +24,7 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.geometry import N_SEATS
 from sorry_env.rules import N_CARDS
 
 from .base import ChoosingAgent, Turn
@@ -45,7 +46,7 @@ def _static_scores(state, rules, w, scores):
     far behind than its equity says)."""
     equity = np.empty(4)
     seat_equities(state, rules, w, equity)
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if E.is_active(state, seat):
             scores[seat] = win_chance(state, rules, w, seat_score(state, rules, w, equity, seat))
         else:

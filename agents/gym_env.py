@@ -64,6 +64,7 @@ from gymnasium import spaces
 
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.geometry import N_SEATS
 from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.render import render_ansi
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
@@ -182,7 +183,7 @@ class SorryGymEnv(gymnasium.Env):
         seed32 = int(self.np_random.integers(2**32))
         if "state" in options:
             state = state_from_dict(options["state"], self.rules, seed32)
-            if tuple(s for s in range(4) if state[E.ACTIVE + s]) != self.seats:
+            if tuple(s for s in range(N_SEATS) if state[E.ACTIVE + s]) != self.seats:
                 raise ValueError(f"the state's seats differ from this env's seats {self.seats}")
         else:
             state = np.zeros(E.STATE_SIZE, dtype=np.int64)

@@ -10,6 +10,7 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env.engine import action_buffer, determinize  # noqa: F401  (engine functions, kept importable here)
+from sorry_env.geometry import N_SEATS
 from sorry_env.rules import N_CARDS, R_HAND_SIZE, R_PACK, R_PACK_SIZE
 
 
@@ -44,7 +45,7 @@ def card_chances(state, rules, chances):
     for c in range(N_CARDS):
         pool[c] = E.pile_count(state, c)
         if rules[R_HAND_SIZE]:
-            for seat in range(4):
+            for seat in range(N_SEATS):
                 pool[c] += E.hand_count(state, seat, c)
         total += pool[c]
     if total == 0.0:

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from . import engine as E
-from .geometry import HOME, START, TRACK
+from .geometry import HOME, N_SEATS, START, TRACK
 from .rules import N_CARDS, R_FIRE_ICE, R_PACK, R_PACK_SIZE, R_PAWNS
 
 _repr = reprlib.Repr()
@@ -59,7 +59,7 @@ def _header_problem(state, rules):
     """Index into _PROBLEMS of the first header field out of range (compiled: a few hundred
     comparisons take well under a microsecond; the caller has checked the shape and dtype)."""
     n_active = 0
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if state[E.ACTIVE + seat] != 0 and state[E.ACTIVE + seat] != 1:
             return 1
         n_active += state[E.ACTIVE + seat]
@@ -76,7 +76,7 @@ def _header_problem(state, rules):
     if state[E.TURN] < 0 or (state[E.DRAW_AGAIN] != 0 and state[E.DRAW_AGAIN] != 1):
         return 5
     ppp = rules[R_PAWNS]
-    for seat in range(4):
+    for seat in range(N_SEATS):
         for slot in range(E.MAX_SLOTS):
             code = state[E.PAWNS + seat * E.MAX_SLOTS + slot]
             if state[E.ACTIVE + seat] == 1 and slot < ppp:
@@ -117,7 +117,7 @@ def _token_problem(state, rules, ppp):
         if ice < 0 or ice > TRACK:
             return 14
         found = False
-        for seat in range(4):
+        for seat in range(N_SEATS):
             for slot in range(ppp):
                 if state[E.ACTIVE + seat] == 1 and state[E.PAWNS + seat * E.MAX_SLOTS + slot] == ice - 1:
                     found = True

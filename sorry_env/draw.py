@@ -42,7 +42,7 @@ from .board_layout import (
     start_centre,
     track_cell,
 )
-from .geometry import HOME, SAFE0, SAFE_LEN, SIDE, START, START_CIRCLE, TRACK
+from .geometry import HOME, N_SEATS, SAFE0, SAFE_LEN, SIDE, START, START_CIRCLE, TRACK
 from .render import COLOUR_NAMES, hand_text, token_text
 from .rules import CARD_NAMES, get_rules
 
@@ -77,7 +77,7 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
         raise ValueError(f"size must be an integer of at least 160 pixels, got {size!r}")
     ppp = rules.pawns_per_player
     cell = size / GRID
-    active = tuple(s for s in range(4) if state[E.ACTIVE + s])
+    active = tuple(s for s in range(N_SEATS) if state[E.ACTIVE + s])
     teams = rules.teams != "none"
     img = _background(size, active, teams).copy()
     d = ImageDraw.Draw(img)
@@ -171,7 +171,7 @@ def _background(size: int, active: tuple, teams: bool) -> Image.Image:
             fill=INK[owner],
         )
     # Safety zones, Start and Home circles (drawn for every colour; empty seats faded).
-    for seat in range(4):
+    for seat in range(N_SEATS):
         playing = seat in active
         tint = TINT[seat] if playing else (225, 222, 210)
         for k in range(SAFE_LEN):

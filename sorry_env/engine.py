@@ -95,6 +95,7 @@ from .geometry import (
     BACKWARD,
     FORWARD,
     HOME,
+    N_SEATS,
     SAFETY_ENTRY,
     SLIDE_END,
     SLIDE_OWNER,
@@ -393,7 +394,7 @@ def _record_event(events, kind, seat, slot, a, b):
 def _send_to_start_at(state, square, ppp, keep_seat, keep_slot, events, kind):
     """Every pawn on track `square` except (keep_seat, keep_slot) goes back to its Start
     (recorded as `kind`, EV_BUMP or EV_SWEEP)."""
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if state[ACTIVE + seat] == 0:
             continue
         base = PAWNS + seat * MAX_SLOTS
@@ -958,7 +959,7 @@ def _sort_seats(state, rules):
         if fire_code >= HOME:
             state[FIRE] = 0
             fire = -1
-    for s in range(4):
+    for s in range(N_SEATS):
         if state[ACTIVE + s]:
             sort_seat(state, s, ppp)
     if fire >= 0:
@@ -1059,7 +1060,7 @@ def _reshuffle(state, rules):
     """The draw pile is empty: the discards (the pack less the cards in hands) become a new
     draw pile, in an order drawn from the state's generator."""
     held = np.zeros(N_CARDS, dtype=np.int64)
-    for seat in range(4):
+    for seat in range(N_SEATS):
         for c in range(N_CARDS):
             held[c] += state[HANDS + seat * N_CARDS + c]
     pos = 0
@@ -1114,7 +1115,7 @@ def redeal_hidden(state, rules, viewer):
         pool[n] = state[DECK + k]
         n += 1
     hand_sizes = np.zeros(4, dtype=np.int64)
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if seat == viewer:
             continue
         for c in range(N_CARDS):
@@ -1129,7 +1130,7 @@ def redeal_hidden(state, rules, viewer):
         pool[k] = pool[r]
         pool[r] = tmp
     k = 0
-    for seat in range(4):
+    for seat in range(N_SEATS):
         for _ in range(hand_sizes[seat]):
             state[HANDS + seat * N_CARDS + pool[k]] += 1
             k += 1
@@ -1159,14 +1160,14 @@ def determinize(state, rules, viewer, seed):
         unseen[c] = state[REMAIN + c]
     if rules[R_HAND_SIZE]:
         hand_sizes = np.zeros(4, dtype=np.int64)
-        for seat in range(4):
+        for seat in range(N_SEATS):
             if seat != viewer:
                 for c in range(N_CARDS):
                     unseen[c] += state[HANDS + seat * N_CARDS + c]
                     hand_sizes[seat] += state[HANDS + seat * N_CARDS + c]
                     state[HANDS + seat * N_CARDS + c] = 0
         c = 0
-        for seat in range(4):
+        for seat in range(N_SEATS):
             for _ in range(hand_sizes[seat]):
                 while unseen[c] == 0:
                     c += 1
@@ -1201,7 +1202,7 @@ def own_view(state, rules, viewer, out):
     public_state(state, out)
     if rules[R_HAND_SIZE] == 0:
         return
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if seat == viewer:
             continue
         for c in range(N_CARDS):
@@ -1286,7 +1287,7 @@ def init_state(state, rules, active, seed):
     shuffled from `seed`, a random first player among the active seats, a card drawn."""
     ppp = rules[R_PAWNS]
     state[:] = 0
-    for seat in range(4):
+    for seat in range(N_SEATS):
         state[ACTIVE + seat] = active[seat]
         for i in range(MAX_SLOTS):
             code = -1
@@ -1303,10 +1304,10 @@ def init_state(state, rules, active, seed):
             k += 1
     state[DRAW_POS] = rules[R_PACK_SIZE]  # empty: the first draw shuffles the whole pack
     n_active = 0
-    for seat in range(4):
+    for seat in range(N_SEATS):
         n_active += active[seat]
     pick = randint(state, n_active)
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if active[seat]:
             if pick == 0:
                 state[TO_MOVE] = seat
@@ -1315,7 +1316,7 @@ def init_state(state, rules, active, seed):
     state[WINNER] = -1
     state[CARD] = -1
     if rules[R_HAND_SIZE]:
-        for seat in range(4):
+        for seat in range(N_SEATS):
             if active[seat]:
                 for _ in range(rules[R_HAND_SIZE]):
                     draw_to_hand(state, rules, seat)

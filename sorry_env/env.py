@@ -91,6 +91,7 @@ from . import engine as E
 from . import game
 from .aec_checks import StepChecks
 from .game_env import wrap_env
+from .geometry import N_SEATS
 from .narrate import PawnLabels, narrate
 from .observation import OBS_SIZE, observe
 from .render import render_ansi
@@ -179,7 +180,7 @@ class raw_env(StepChecks, AECEnv):
         options = options or {}  # other keys are ignored, as Gymnasium envs do
         if "state" in options:
             state = state_from_dict(options["state"], self.rules, seed32)
-            given = tuple(s for s in range(4) if state[E.ACTIVE + s])
+            given = tuple(s for s in range(N_SEATS) if state[E.ACTIVE + s])
             if given != self.seats:
                 raise ValueError(f"the state seats {given} differ from this env's seats {self.seats}")
         else:

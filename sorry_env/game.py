@@ -26,7 +26,7 @@ import numpy as np
 
 from . import engine as E
 from .checks import check_state, excerpt
-from .geometry import HOME, SAFE0, START
+from .geometry import HOME, N_SEATS, SAFE0, START
 from .render import COLOUR_NAMES
 from .rules import CARD_NAMES, DEFAULT_PRESET, N_CARDS, Rules, get_rules
 
@@ -70,7 +70,7 @@ def seats_for(
             raise ValueError(f"seats must be a list or tuple of seat numbers 0..3, got {excerpt(seats)}")
         given = seats
         seats = tuple(sorted(int(s) for s in seats))
-        if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 4 or any(s not in range(4) for s in seats):
+        if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 4 or any(s not in range(N_SEATS) for s in seats):
             raise ValueError(f"seats must be 2 to 4 distinct seats out of 0..3, got {excerpt(given)}")
         if num_players is not None and num_players != len(seats):
             raise ValueError(f"num_players={num_players} does not match seats={seats}")
@@ -229,7 +229,7 @@ def is_double_game(state: np.ndarray, rules: Rules | str) -> bool:
 
 
 def seats(state: np.ndarray) -> tuple[int, ...]:
-    return tuple(s for s in range(4) if state[E.ACTIVE + s])
+    return tuple(s for s in range(N_SEATS) if state[E.ACTIVE + s])
 
 
 def decode_action(rules: Rules | str, action: int) -> tuple[str, int, int, int, int]:

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import engine as E
 from . import game
-from .geometry import HOME, SAFE0, SLIDE_OWNER, START, STEPS_TO_HOME, TRACK
+from .geometry import HOME, N_SEATS, SAFE0, SLIDE_OWNER, START, STEPS_TO_HOME, TRACK
 from .render import COLOUR_NAMES
 from .render import COLOURS as COLOUR_LETTERS
 from .rules import CARD_NAMES, get_rules
@@ -68,7 +68,7 @@ def pawn_codes(state, rules) -> list:
     """Each seat's pawn codes in slot order ([] for an empty seat)."""
     ppp = get_rules(rules).pawns_per_player
     codes = state[E.PAWNS : E.PAWNS + 4 * E.MAX_SLOTS].reshape(4, E.MAX_SLOTS)[:, :ppp].tolist()
-    return [codes[s] if state[E.ACTIVE + s] else [] for s in range(4)]
+    return [codes[s] if state[E.ACTIVE + s] else [] for s in range(N_SEATS)]
 
 
 def where(seat: int, code: int) -> str:

@@ -33,7 +33,7 @@ index range    content
 from numba import njit
 
 from . import engine as E
-from .geometry import N_CODES, SIDE, STEPS_TO_HOME, TRACK
+from .geometry import N_CODES, N_SEATS, SIDE, STEPS_TO_HOME, TRACK
 from .rules import N_CARDS, R_PAWNS
 
 PAWN_BASE = 0
@@ -86,7 +86,7 @@ def observe(state, rules, viewer, out):
     for c in range(N_CARDS):
         unseen = state[E.REMAIN + c]
         # Hands are private: others' hands count as unseen, the viewer's own are shown.
-        for seat in range(4):
+        for seat in range(N_SEATS):
             if seat != viewer:
                 unseen += state[E.HANDS + seat * N_CARDS + c]
         out[REMAIN_BASE + c] = unseen / 5.0

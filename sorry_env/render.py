@@ -18,7 +18,7 @@ partnerships under team rules, and one hand under play for points.
 
 from . import engine as E
 from .board_layout import GRID, home_centre, safe_cell, slide_squares, slides, start_centre, track_cell
-from .geometry import HOME, SAFE0, SAFE_LEN, START, START_CIRCLE, TRACK
+from .geometry import HOME, N_SEATS, SAFE0, SAFE_LEN, START, START_CIRCLE, TRACK
 from .rules import CARD_NAMES, N_CARDS
 
 COLOURS = ("R", "B", "Y", "G")  # seat 0..3: Red, Blue, Yellow, Green (clockwise)
@@ -69,8 +69,8 @@ def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False, fire_ice=F
             grid[row][col] = "-"
         col, row = track_cell(first)
         grid[row][col] = COLOURS[owner].lower() + ">"
-    active = [s for s in range(4) if state[E.ACTIVE + s]]
-    for seat in range(4):
+    active = [s for s in range(N_SEATS) if state[E.ACTIVE + s]]
+    for seat in range(N_SEATS):
         for k in range(SAFE_LEN):
             col, row = safe_cell(seat, k)
             grid[row][col] = f"{COLOURS[seat].lower()}{k}"

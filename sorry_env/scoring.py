@@ -12,7 +12,7 @@
 """
 
 from . import engine as E
-from .geometry import HOME
+from .geometry import HOME, N_SEATS
 from .rules import get_rules
 
 _SYSTEMS = {
@@ -32,7 +32,7 @@ def scores(state, rules) -> dict:
         raise ValueError("the game is not over")
     per_home, per_opponent_pawn, counted, bonuses = _SYSTEMS[r.scoring]
     ppp = r.pawns_per_player
-    seats = [s for s in range(4) if state[E.ACTIVE + s]]
+    seats = [s for s in range(N_SEATS) if state[E.ACTIVE + s]]
     home = {s: sum(int(state[E.PAWNS + s * E.MAX_SLOTS + i] == HOME) for i in range(ppp)) for s in seats}
     points = {s: per_home * home[s] for s in seats}
     opponents = [s for s in seats if s != winner]

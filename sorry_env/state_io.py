@@ -402,7 +402,7 @@ def state_to_dict(state: np.ndarray, rules: Rules) -> dict:
     """The state dict of an engine state (pawns in canonical order)."""
     ppp = rules.pawns_per_player
     pawns = []
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if not state[E.ACTIVE + seat]:
             pawns.append(None)
             continue
@@ -436,6 +436,6 @@ def state_to_dict(state: np.ndarray, rules: Rules) -> dict:
             }
             if state[E.ACTIVE + seat]
             else None
-            for seat in range(4)
+            for seat in range(N_SEATS)
         ]
     return d

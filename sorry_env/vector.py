@@ -55,6 +55,7 @@ from numba import njit, prange
 
 from . import engine as E
 from . import game
+from .geometry import N_SEATS
 from .observation import OBS_SIZE, observe
 from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
 
@@ -174,7 +175,7 @@ def _selfplay_one(
     mover = state[E.TO_MOVE]
     E.step(state, rules, actions[b])
     winner = record_end(b, state, max_turns, terminated, truncated, ended)
-    for seat in range(4):
+    for seat in range(N_SEATS):
         rewards[b, seat] = 0.0
         if winner >= 0 and active[seat]:
             rewards[b, seat] = 1.0 if E.same_side(rules, seat, winner) else -1.0
