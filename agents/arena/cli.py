@@ -111,42 +111,74 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(str(error))
     if args.torch_threads is not None and args.torch_threads < 1:
         parser.error(f"--torch-threads must be at least 1, got {args.torch_threads}")
-    if args.record:
-        from .record import check_record_request, record_games
-
-        if args.game != "sorry":
-            parser.error(
-                f"--record saves board-game replays; {games.game_type(args.game).long_name} games cannot be recorded"
-            )
-        try:
-            record_k, record_dir = check_record_request(args.record[0], args.record[1], args.games)
-        except ValueError as error:
-            parser.error(str(error))
+    record = _record_request(parser, args)  # checked before any game is played
     start = time.perf_counter()
     if args.league:
-        from .league import format_league, run_league, write_league
-
-        if args.game != "sorry":
-            parser.error("--league plays the board game (--game sorry) only")
-        try:
-            league = run_league(
-                args.agents,
-                args.players or 2,
-                args.games,
-                args.seed,
-                args.rules or DEFAULT_PRESET,
-                args.workers,
-                args.max_turns,
-                not args.no_progress,
-                args.torch_threads,
-            )
-        except ValueError as error:
-            parser.error(str(error))
-        print(format_league(league))
-        print(f"league played in {time.perf_counter() - start:.1f} s")
-        for path in write_league(league, args.out):
-            print(f"wrote {path}")
+        _league(parser, args, start)
         return
+    results = _tournament(parser, args)
+    elapsed = time.perf_counter() - start
+    print(format_table(results))
+    print(f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)")
+    try:
+        paths = write_outputs(results, args.out)
+    except OSError as error:
+        parser.exit(1, f"sorry-eval: cannot write the results to {args.out}: {error}\n")
+    for path in paths:
+        print(f"wrote {path}")
+    if record is not None:
+        from .record import record_games
+
+        max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
+        record_k, record_dir = record
+        for path in record_games(
+            args.agents, record_k, record_dir, args.seed, args.rules or DEFAULT_PRESET, max_turns, results["games"]
+        ):
+            print(f"wrote {path}")
+
+
+def _record_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple | None:
+    """(K, DIR) of --record, checked; None without it."""
+    if not args.record:
+        return None
+    from .record import check_record_request
+
+    if args.game != "sorry":
+        name = games.game_type(args.game).long_name
+        parser.error(f"--record saves board-game replays; {name} games cannot be recorded")
+    try:
+        return check_record_request(args.record[0], args.record[1], args.games)
+    except ValueError as error:
+        parser.error(str(error))
+
+
+def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: float) -> None:
+    from .league import format_league, run_league, write_league
+
+    if args.game != "sorry":
+        parser.error("--league plays the board game (--game sorry) only")
+    try:
+        league = run_league(
+            args.agents,
+            args.players or 2,
+            args.games,
+            args.seed,
+            args.rules or DEFAULT_PRESET,
+            args.workers,
+            args.max_turns,
+            not args.no_progress,
+            args.torch_threads,
+        )
+    except ValueError as error:
+        parser.error(str(error))
+    print(format_league(league))
+    print(f"league played in {time.perf_counter() - start:.1f} s")
+    for path in write_league(league, args.out):
+        print(f"wrote {path}")
+
+
+def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
+    """The results of the tournament the arguments ask for (errors end the command)."""
     if args.game == "sorry" and agents.catalog.TRAINED in args.agents:
         # "trained": the shipped policy of this game (agents.catalog); each player is one agent.
         try:
@@ -155,22 +187,8 @@ def main(argv: list[str] | None = None) -> None:
         except ValueError as error:
             parser.error(str(error))
     try:
-        if args.game != "sorry":
-            if args.rules is not None:
-                kind = games.game_type(args.game)
-                raise ValueError(f"--rules names board-game rules; {kind.long_name} (--game {kind.id}) has none")
-            results = game_tournament(args.game)(
-                args.agents,
-                args.players,
-                args.games,
-                args.seed,
-                args.workers,
-                args.max_turns,
-                progress=not args.no_progress,
-                torch_threads=args.torch_threads,
-            )
-        else:
-            results = run_tournament(
+        if args.game == "sorry":
+            return run_tournament(
                 args.agents,
                 args.players,
                 args.games,
@@ -181,25 +199,23 @@ def main(argv: list[str] | None = None) -> None:
                 progress=not args.no_progress,
                 torch_threads=args.torch_threads,
             )
+        if args.rules is not None:
+            kind = games.game_type(args.game)
+            raise ValueError(f"--rules names board-game rules; {kind.long_name} (--game {kind.id}) has none")
+        return game_tournament(args.game)(
+            args.agents,
+            args.players,
+            args.games,
+            args.seed,
+            args.workers,
+            args.max_turns,
+            progress=not args.no_progress,
+            torch_threads=args.torch_threads,
+        )
     except ValueError as error:
         parser.error(str(error))
     except KeyboardInterrupt:
         parser.exit(130, "\nsorry-eval: interrupted; no results written\n")
-    elapsed = time.perf_counter() - start
-    print(format_table(results))
-    print(f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)")
-    try:
-        paths = write_outputs(results, args.out)
-    except OSError as error:
-        parser.exit(1, f"sorry-eval: cannot write the results to {args.out}: {error}\n")
-    for path in paths:
-        print(f"wrote {path}")
-    if args.record:
-        max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
-        for path in record_games(
-            args.agents, record_k, record_dir, args.seed, args.rules or DEFAULT_PRESET, max_turns, results["games"]
-        ):
-            print(f"wrote {path}")
 
 
 if __name__ == "__main__":
