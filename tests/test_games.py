@@ -258,3 +258,26 @@ def test_agents_serve_the_games_that_have_them():
         agents.action_for(toy, "random")
     with pytest.raises(TypeError, match="registered game"):
         agents.action_for(object(), "random")
+
+
+def test_one_rules_codec_for_replays_and_policy_files():
+    import dataclasses
+
+    from agents.policy_input import rules_from_dict
+    from sorry_env.replay import ReplayError, _rules_from
+    from sorry_env.rules import PRESETS, rules_from_json, rules_to_json
+
+    data = rules_to_json("hasbro2013_fire_ice")
+    assert rules_from_json(json.loads(json.dumps(data))) == PRESETS["hasbro2013_fire_ice"]
+    older = {k: v for k, v in rules_to_json("hasbro2003").items() if k != "fire_ice"}  # files before Fire and Ice
+    assert rules_from_json(older) == PRESETS["hasbro2003"]
+    no_pack = {k: v for k, v in data.items() if k != "pack"}
+    for bad, words in [({**data, "extra": 1}, "unknown \\['extra'\\]"), (no_pack, "missing \\['pack'\\]")]:
+        for reader in (rules_from_json, rules_from_dict):
+            with pytest.raises(ValueError, match=words):
+                reader(bad, "f.json")
+        with pytest.raises(ReplayError, match=words):
+            _rules_from(bad)
+    with pytest.raises(ValueError, match="f.json: its rules are not valid"):
+        rules_from_json({**data, "pawns_per_player": 9}, "f.json")
+    assert set(rules_to_json("hasbro2003")) == {f.name for f in dataclasses.fields(PRESETS["hasbro2003"])}
