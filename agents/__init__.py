@@ -246,13 +246,11 @@ GAME_AGENT_MODULES = {"express": "agents.express"}
 
 def agents_of_game(game_id: str):
     """The module of a registered game's agents (:data:`GAME_AGENT_MODULES`; this module for
-    the board game); ValueError naming the games that have agents."""
+    the board game; :mod:`agents.any_game`, random play, for a game without agents of its own)."""
     games.game_class(game_id)  # ValueError for an unregistered game
     if game_id == "sorry":
         return importlib.import_module(__name__)
-    if game_id not in GAME_AGENT_MODULES:
-        raise ValueError(f"game {game_id!r} has no agents; games with agents: {['sorry', *GAME_AGENT_MODULES]}")
-    return importlib.import_module(GAME_AGENT_MODULES[game_id])
+    return importlib.import_module(GAME_AGENT_MODULES.get(game_id, "agents.any_game"))
 
 
 def set_torch_threads(threads: int | None = None) -> int | None:

@@ -252,10 +252,17 @@ def test_agents_serve_the_games_that_have_them():
     e = games.load_game("express").make_env(2)
     e.reset(seed=0)
     assert agents.action_for(e, "greedy") in games.load_game("express").legal_actions(e.unwrapped.state_array)
-    toy = games.load_game("toy_race").make_env(2)
+    toy = games.load_game("toy_race").make_env(3)
     toy.reset(seed=0)
-    with pytest.raises(ValueError, match="has no agents"):
-        agents.action_for(toy, "random")
+    rng = np.random.default_rng(0)
+    while toy.agents and not any(toy.terminations.values()) and not any(toy.truncations.values()):
+        toy.step(agents.action_for(toy, "random", rng))  # random play works for any registered game
+    assert any(toy.terminations.values())
+    toy.reset(seed=1)
+    last = int(games.load_game("toy_race").legal_actions(toy.unwrapped.state_array)[-1])
+    assert agents.action_for(toy, lambda obs: int(np.flatnonzero(obs["action_mask"])[-1])) == last
+    with pytest.raises(ValueError, match="without agents of its own"):
+        agents.action_for(toy, "heuristic")
     with pytest.raises(TypeError, match="registered game"):
         agents.action_for(object(), "random")
 
