@@ -22,11 +22,7 @@ def public_view(state: np.ndarray, rules: Rules, rng: np.random.Generator) -> np
     """A copy of `state` with everything the acting player cannot see re-drawn from `rng`:
     the draw-pile order, the other players' hands (play for points; dealt again from the
     unseen cards) and the generator state."""
-    s = state.copy()
-    E.seed_generator(s, int(rng.integers(0, 2**32)))
-    E.redeal_hidden(s, game.rules_array(rules), E.to_move(s))
-    E.seed_generator(s, int(rng.integers(0, 2**32)))
-    return s
+    return game.public_view(state, rules, rng)  # one home: sorry_env.game
 
 
 @dataclasses.dataclass(frozen=True)

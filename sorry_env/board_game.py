@@ -108,13 +108,7 @@ class SorryGame(Game):
         return out
 
     def public_view(self, state: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        # The draw order and the other hands are re-dealt from a fresh generator, then the
-        # generator is re-seeded so the re-deal cannot be read back from it.
-        view = state.copy()
-        E.seed_generator(view, int(rng.integers(0, 2**32)))
-        E.redeal_hidden(view, game.rules_array(self.variant), E.to_move(view))
-        E.seed_generator(view, int(rng.integers(0, 2**32)))
-        return view
+        return game.public_view(state, self.variant, rng)
 
     def describe_action(self, state: np.ndarray, action: int) -> str:
         return game.describe_action(state, self.variant, action)

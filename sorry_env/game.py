@@ -195,6 +195,18 @@ def deal(state: np.ndarray, rules: Rules | str, card: str) -> np.ndarray:
     return s
 
 
+def public_view(state: np.ndarray, rules: Rules | str, rng: np.random.Generator) -> np.ndarray:
+    """A copy of `state` with everything the player to move cannot see re-drawn from `rng`:
+    the draw-pile order, the other players' hands (play for points; dealt again from the
+    unseen cards) and the generator state (re-seeded last, so the re-deal cannot be read
+    back from it)."""
+    s = state.copy()
+    E.seed_generator(s, int(rng.integers(0, 2**32)))
+    E.redeal_hidden(s, rules_array(rules), E.to_move(s))
+    E.seed_generator(s, int(rng.integers(0, 2**32)))
+    return s
+
+
 def to_move(state: np.ndarray) -> int:
     return int(state[E.TO_MOVE])
 
