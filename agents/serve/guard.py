@@ -5,7 +5,7 @@ are refused before any route sees them, and request bodies are read within bound
   points at 127.0.0.1 sends ``Host: evil.example``): 400.
 - **State-changing methods** (POST, PUT, PATCH, DELETE): an ``Origin`` header, when sent, must
   be this server's own origin, and ``Sec-Fetch-Site``, when sent, ``same-origin`` or ``none``
-  (a cross-site form or fetch): 403. A body must be ``application/json`` (a cross-site
+  (a cross-site form or fetch): 403. A POST must be ``application/json`` (a cross-site
   ``text/plain`` POST needs no preflight; a JSON one does, and gets no CORS answer): 415.
 - **Bodies** (:func:`read_json`): at most MAX_BODY bytes, nesting at most MAX_DEPTH deep,
   integers at most MAX_DIGITS digits, no NaN or Infinity: 400/413, never a 500.
@@ -91,7 +91,7 @@ class RequestGuard:
         if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
             return 403, "cross-site request refused (Sec-Fetch-Site)"
         media = headers.get("content-type", "").partition(";")[0].strip().lower()
-        if scope["method"] != "DELETE" and media != "application/json":
+        if scope["method"] == "POST" and media != "application/json":  # the API's only method with a body
             return 415, f"a request body must be Content-Type: application/json, got {media[:60]!r}"
         return None
 
