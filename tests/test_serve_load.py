@@ -191,7 +191,8 @@ def test_the_server_answers_while_a_search_runs_and_sigterm_stops_it_promptly():
         def move():
             start = time.perf_counter()
             try:
-                done["answer"] = call(base, "POST", f"/api/games/{view['id']}/move", {"action": view["legal"][0]["action"]})
+                action = {"action": view["legal"][0]["action"]}
+                done["answer"] = call(base, "POST", f"/api/games/{view['id']}/move", action)
             except (urllib.error.URLError, ConnectionError, ValueError) as exc:  # the server stopped under it
                 done["answer"] = (None, str(exc))
             done["seconds"] = time.perf_counter() - start
