@@ -32,7 +32,7 @@ pytest.importorskip("uvicorn", reason="the serve extra (uvicorn) is not installe
 HOST = "127.0.0.1"  # never another address
 CLIENTS, SECONDS = 16, 30.0
 OPPONENTS = ["heuristic", "random", "greedy", "expectimax:depth=2", "montecarlo:iterations=200", "trained"]
-HEAVY = "montecarlo:iterations=2000,rollout_plies=20"  # the caps
+HEAVY = "montecarlo:iterations=1000,rollout_plies=10"  # the caps
 
 
 def call(base: str, method: str, path: str, body=None, headers=None, timeout: float = 60) -> tuple[int, dict]:

@@ -9,7 +9,7 @@ touched: the agent is then built from the server's own data (a class from
 :data:`agents.AGENTS` and integers, or a path the server found), never by
 :func:`agents.make_agent` on the client's text.
 
-The caps keep one move of a search agent well under a second on the machine of
+The caps keep one move of a search agent around a second or less on the machine of
 docs/hardening.md (measured there), so a client cannot ask for a search that stalls a worker.
 """
 
@@ -36,8 +36,8 @@ SETTING_CAPS: dict[str, dict[str, tuple[int, int] | tuple[float, float]]] = {
     "random": {},
     "greedy": {},
     "heuristic": {},
-    "expectimax": {"depth": (1, 4), "samples": (1, 16), "model_others": (0, 1)},
-    "montecarlo": {"iterations": (1, 2000), "rollout_plies": (1, 20), "epsilon": (0.0, 1.0)},
+    "expectimax": {"depth": (1, 3), "samples": (1, 16), "model_others": (0, 1)},
+    "montecarlo": {"iterations": (1, 1000), "rollout_plies": (1, 10), "epsilon": (0.0, 1.0)},
 }
 # Agents whose move is a search (hundreds of ms at the caps): they play in the worker processes
 # under the per-move time budget (agents.serve.workers); the others answer in a millisecond.
