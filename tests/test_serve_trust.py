@@ -272,3 +272,26 @@ def test_sorry_serve_refuses_bad_budget_and_workers(capsys):
             serve_main(argv)
         assert stop.value.code == 2
         assert words in capsys.readouterr().err, argv
+
+
+def test_a_search_over_its_budget_is_replaced_by_the_heuristic_and_the_game_goes_on():
+    app = create_app(GameStore(), hint_agent="montecarlo:iterations=1000", workers=1, move_budget=0.02)
+    with TestClient(app, base_url=BASE) as client:
+        body = {"players": 4, "rules": "hasbro2003_points", "seed": 2, "opponents": ["montecarlo:iterations=1000"]}
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 201, r.text
+        view = r.json()["game"]
+        notes = [e["text"] for e in r.json()["events"]]  # the opponents may move first
+        for _ in range(6):
+            hint = client.get(f"/api/games/{view['id']}/hint")
+            assert hint.status_code == 200 and hint.json()["hint"]["action"] in {m["action"] for m in view["legal"]}
+            notes.append(hint.json()["hint"]["note"])
+            r = client.post(f"/api/games/{view['id']}/move", json={"action": view["legal"][0]["action"]})
+            assert r.status_code == 200, r.text
+            view = r.json()["game"]
+            notes += [e["text"] for e in r.json()["events"][1:]]
+        # Searches of about a second cannot fit in 0.02 s: the worker is killed (its budget ran
+        # out), and until its replacement has started no worker is free within the budget.
+        timed_out = [n for n in notes if n and "the heuristic moved instead" in n]
+        assert any("budget" in n for n in timed_out), notes
+        assert client.get("/api/layout").status_code == 200

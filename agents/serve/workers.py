@@ -125,6 +125,7 @@ class MovePool:
             worker = self._idle.get(timeout=wait)
         except queue.Empty:
             return None, f"no search worker was free within {wait:g} s"
+        deadline = min(deadline, time.monotonic() + self.budget)  # after a start-up wait: the budget from now
         try:
             worker.conn.send((name, settings, seed, turn))
             if worker.conn.poll(max(0.0, deadline - time.monotonic())):
