@@ -174,7 +174,7 @@ class OpponentMenu:
             raise ValueError(f"an opponent must be one of the choices of /api/options (text), got {excerpt(text)}")
         if len(text) > MAX_OPPONENT_TEXT:
             raise ValueError(f"an opponent is at most {MAX_OPPONENT_TEXT} characters, got {len(text)}")
-        text = text.strip()
+        text = original = text.strip()
         agent = parse_agent(text)
         if agent is not None:
             return agent
@@ -191,12 +191,19 @@ class OpponentMenu:
                 f"unknown opponent {text!r}: choose a registered agent ({agents}; settings within the caps "
                 "of /api/options), a shipped policy's name or a policy listed by /api/options"
             )
-        if policy["rules"] != get_rules(rules).name or policy["players"] != players:
+        name = get_rules(rules).name
+        if policy["rules"] != name or policy["players"] != players:
+            entry = catalog.find(rules, players)
+            fitting = (
+                f"; the shipped policy for {name} with {players} players is {entry.name}"
+                if entry is not None and entry.name in self._by_spec
+                else ""
+            )
             raise ValueError(
                 f"{text} was trained for {policy['rules']} with {policy['players']} players, "
-                f"not {get_rules(rules).name} with {players}"
+                f"not {name} with {players}{fitting}"
             )
-        return Opponent(label=os.path.basename(policy["path"]), path=policy["path"])
+        return Opponent(label=os.path.basename(original), path=policy["path"])  # as the client chose it
 
     def estimator_path(self, rules: Rules, players: int) -> str | None:
         """The listed shipped policy of this game if it holds a value network, else None."""
