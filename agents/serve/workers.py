@@ -98,7 +98,8 @@ class MovePool:
             self._idle.put(worker)
             return
         self._retire(worker)
-        print("sorry-serve: a search worker did not start", file=sys.stderr, flush=True)
+        if not self._closed:  # (stopped on purpose when the server closes)
+            print("sorry-serve: a search worker did not start", file=sys.stderr, flush=True)
 
     def _retire(self, worker: _Worker) -> None:
         with self._lock:
