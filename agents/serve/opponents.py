@@ -91,14 +91,14 @@ def list_policies(folder: pathlib.Path | None) -> list[dict]:
     shipped catalog's files, each a regular file within MAX_POLICY_BYTES whose metadata
     reads as a policy's. Each entry: spec (how a client names it), path, name, rules,
     players, shipped (the catalog name, or None), value (holds a value network)."""
-    candidates: list[tuple[pathlib.Path, str | None]] = []
+    candidates: list[pathlib.Path] = []
     if folder is not None and folder.is_dir():
-        candidates += [(path, None) for path in sorted(folder.glob("*.safetensors"))]
+        candidates += sorted(folder.glob("*.safetensors"))
     shipped_dir = catalog.checkpoints_dir()
-    candidates += [(shipped_dir / entry.file, entry.name) for entry in catalog.CATALOG]
+    candidates += [shipped_dir / entry.file for entry in catalog.CATALOG]
     by_file = {(shipped_dir / e.file).resolve(): e.name for e in catalog.CATALOG}
     found: dict[pathlib.Path, dict] = {}
-    for path, _ in candidates:
+    for path in candidates:
         try:
             check_policy_file(path)
         except ValueError:
