@@ -135,7 +135,7 @@ def test_the_browser_game_offers_the_shipped_policies_by_name_with_an_estimate()
 
     from agents.serve.app import create_app
 
-    with TestClient(create_app(hint_agent="heuristic")) as client:
+    with TestClient(create_app(hint_agent="heuristic"), base_url="http://127.0.0.1:8000") as client:
         options = client.get("/api/options").json()
         shipped = {p["shipped"] for p in options["policies"]}
         assert {catalog.find(r, n).name for r, n in FAMILIES} <= shipped and options["trained"] == "trained"

@@ -45,8 +45,11 @@ def clock():
 @pytest.fixture
 def client(clock):
     app = create_app(GameStore(ttl=60, max_games=12, clock=clock), hint_agent="heuristic")
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c:  # a Host the server answers to
         yield c
+
+
+JSON = {"content-type": "application/json"}
 
 
 def store(client) -> GameStore:
@@ -188,7 +191,7 @@ def test_bad_moves_are_refused_and_change_nothing(client):
         assert r.status_code == 400, raw
         assert "JSON" in r.json()["error"]
         _unchanged(client, view)
-    r = client.post(f"/api/games/{gid}/move", content=b" " * 70_000 + b'{"action": 1}')
+    r = client.post(f"/api/games/{gid}/move", content=b" " * 70_000 + b'{"action": 1}', headers=JSON)
     assert r.status_code == 413 and "at most 65536" in r.json()["error"]
     _unchanged(client, view)
     r = client.post(f"/api/games/{gid}/move", json={"action": view["legal"][0]["action"]})
@@ -221,13 +224,13 @@ def test_unknown_games_routes_and_methods_get_json_errors(client):
         ({"seat": 1}, "seat must be one of the seats in play [0, 2]"),
         ({"seed": -1}, "seed must be a non-negative integer"),
         ({"seed": "7"}, "seed must be a non-negative integer"),
-        ({"opponents": ["nobody"]}, "unknown agent 'nobody'"),
+        ({"opponents": ["nobody"]}, "unknown opponent 'nobody'"),
         ({"opponents": ["heuristic:depth=3"]}, "has no setting 'depth'"),
-        ({"opponents": [""]}, "agent spec or a policy file"),
-        ({"opponents": [7]}, "agent spec or a policy file"),
+        ({"opponents": [""]}, "one of the choices of /api/options"),
+        ({"opponents": [7]}, "one of the choices of /api/options"),
         ({"opponents": ["random", "random"]}, "must list 1 or 1 agents"),
         ({"players": 4, "opponents": ["random", "random"]}, "must list 1 or 3 agents"),
-        ({"opponents": ["no/such/file.safetensors"]}, "does not exist"),
+        ({"opponents": ["no/such/file.safetensors"]}, "unknown opponent"),
         ({"colour": "red"}, "unknown fields ['colour']"),
     ],
 )
@@ -238,16 +241,20 @@ def test_bad_new_games_are_refused_before_any_game_exists(client, body, words):
     assert len(store(client)) == 0
 
 
-def test_a_policy_for_another_player_count_is_refused(client, tmp_path):
-    policy = str(write_policy(tmp_path / "p4.safetensors", num_players=4))
-    r = client.post("/api/games", json={"players": 2, "rules": "hasbro2003", "opponents": [policy]})
-    assert r.status_code == 422 and "trained for 4 players, not 2" in r.json()["error"]
-    r = client.post("/api/games", json={"players": 4, "rules": "hasbro2003", "opponents": [policy, "random", "random"]})
-    assert r.status_code == 201
-    assert [s["player"] for s in r.json()["game"]["seats"]] == ["you", "p4.safetensors", "random", "random"]
-    for raw in (b"{", b"[]"):
-        r = client.post("/api/games", content=raw)
-        assert r.status_code == 400
+def test_a_policy_for_another_player_count_is_refused(tmp_path):
+    write_policy(tmp_path / "p4.safetensors", num_players=4)
+    app = create_app(GameStore(), checkpoints=tmp_path, hint_agent="heuristic")
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        policy = f"{tmp_path.name}/p4.safetensors"  # as /api/options lists it
+        r = client.post("/api/games", json={"players": 2, "rules": "hasbro2003", "opponents": [policy]})
+        assert r.status_code == 422 and "with 4 players, not hasbro2003 with 2" in r.json()["error"]
+        body = {"players": 4, "rules": "hasbro2003", "opponents": [policy, "random", "random"]}
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 201
+        assert [s["player"] for s in r.json()["game"]["seats"]] == ["you", "p4.safetensors", "random", "random"]
+        for raw in (b"{", b"[]"):
+            r = client.post("/api/games", content=raw, headers=JSON)
+            assert r.status_code == 400
 
 
 def test_idle_games_expire_and_the_cap_holds(client, clock):
@@ -416,7 +423,7 @@ def test_the_view_hides_other_hands(client):
 def test_sorry_serve_refuses_bad_options(capsys):
     for argv, words in [
         (["--port", "70000"], "--port must be 1..65535"),
-        (["--ttl", "0"], "--ttl must be positive"),
+        (["--ttl", "0"], "--ttl must be a number of minutes above 0"),
         (["--checkpoints", "/no/such/dir"], "is not a folder"),
         (["--hint-agent", "oracle"], "unknown agent 'oracle'"),
     ]:
@@ -437,7 +444,7 @@ def test_a_shipped_policy_plays_by_its_listed_name(client):
         view = r.json()["game"]
     assert sum(e["player"] == "sorry-2p.safetensors" for e in view["log"]) >= 3  # the policy answered
     r = client.post("/api/games", json={"players": 4, "opponents": ["checkpoints/sorry-2p.safetensors"]})
-    assert r.status_code == 422 and "trained for 2 players, not 4" in r.json()["error"]
+    assert r.status_code == 422 and "with 2 players, not hasbro2003 with 4" in r.json()["error"]
 
 
 def test_sorry_serve_and_the_load_test_run_on_the_loopback_address():

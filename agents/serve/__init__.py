@@ -6,14 +6,19 @@
 The page draws the board in SVG, highlights the legal moves and plays a move from clicks on
 the board; opponents' moves are shown one by one. Everything it needs is served from the
 package (no network at run time). The server binds 127.0.0.1 unless ``--host`` says
-otherwise; it reads policy files that a client names, so keep it on the loopback address.
-The game logic is :mod:`agents.serve.games`, the web layer :mod:`agents.serve.app`; see
-docs/browser.md. Needs the ``serve`` extra (Starlette and uvicorn).
+otherwise. A client picks opponents only from the server's list (registered agents within
+caps, shipped policies, the policy files of ``--checkpoints`` found at start-up): nothing a
+client sends is imported or names a file (docs/hardening.md). The game logic is
+:mod:`agents.serve.games`, the web layer :mod:`agents.serve.app`, the request checks
+:mod:`agents.serve.guard`, the opponents on offer :mod:`agents.serve.opponents`, the search
+processes :mod:`agents.serve.workers`; see docs/browser.md. Needs the ``serve`` extra
+(Starlette and uvicorn).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import pathlib
 import sys
 
@@ -31,11 +36,32 @@ def main(argv=None) -> int:
         default=None,
         help="folder of policy files offered as opponents (default: the shipped checkpoints/)",
     )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name requests may address (their Host header); repeatable. Default: the --host "
+        "address, plus localhost/127.0.0.1/::1 when that is a loopback or wildcard address",
+    )
+    p.add_argument("--workers", type=int, default=2, help="processes that run search moves (default 2)")
+    p.add_argument(
+        "--move-seconds",
+        type=float,
+        default=5.0,
+        help="time budget of one search move; over it the heuristic moves instead (default 5)",
+    )
     args = p.parse_args(argv)
     if not 0 < args.port < 65536:
         p.error(f"--port must be 1..65535, got {args.port}")
-    if args.ttl <= 0 or args.max_games < 1:
-        p.error("--ttl must be positive and --max-games at least 1")
+    if not (math.isfinite(args.ttl) and 0 < args.ttl <= MAX_TTL_MINUTES):
+        p.error(f"--ttl must be a number of minutes above 0 and at most {MAX_TTL_MINUTES}, got {args.ttl}")
+    if not 1 <= args.max_games <= MAX_GAMES:
+        p.error(f"--max-games must be 1..{MAX_GAMES}, got {args.max_games}")
+    if not 1 <= args.workers <= 64:
+        p.error(f"--workers must be 1..64, got {args.workers}")
+    if not (math.isfinite(args.move_seconds) and 0 < args.move_seconds <= 600):
+        p.error(f"--move-seconds must be above 0 and at most 600, got {args.move_seconds}")
     if args.checkpoints is not None and not args.checkpoints.is_dir():
         p.error(f"--checkpoints {args.checkpoints} is not a folder")
     try:
@@ -43,6 +69,7 @@ def main(argv=None) -> int:
 
         from .app import DEFAULT_CHECKPOINTS, DEFAULT_HINT_AGENT, create_app
         from .games import GameStore
+        from .guard import allowed_hosts
     except ImportError as exc:
         p.error(f"{exc}: sorry-serve needs the serve extra: pip install -e '.[serve]'")
     try:
@@ -50,18 +77,22 @@ def main(argv=None) -> int:
             GameStore(ttl=args.ttl * 60, max_games=args.max_games),
             checkpoints=args.checkpoints or DEFAULT_CHECKPOINTS,
             hint_agent=args.hint_agent or DEFAULT_HINT_AGENT,
+            hosts=allowed_hosts(args.host, tuple(args.allow_host)),
+            workers=args.workers,
+            move_budget=args.move_seconds,
         )
     except ValueError as exc:
         p.error(f"--hint-agent: {exc}")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(
-            f"warning: --host {args.host} lets other machines in, and clients may name any policy file "
-            "on this disk as an opponent",
-            file=sys.stderr,
-        )
+        print(f"warning: --host {args.host} lets other machines play on this server", file=sys.stderr)
     print(f"Sorry! in the browser: http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # A request still running at SIGTERM gets a few seconds (a search move is within its budget).
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=3)
     return 0
+
+
+MAX_TTL_MINUTES = 7 * 24 * 60  # a week
+MAX_GAMES = 10_000
 
 
 if __name__ == "__main__":

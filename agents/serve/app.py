@@ -6,8 +6,9 @@ request never changes a game):
 =======================================  ====================================================
 ``GET /``                                the page (static files under ``/static/``)
 ``GET /api/layout``                      the board geometry (:func:`sorry_env.board_layout.layout`)
-``GET /api/options``                     presets (with their player counts), agent names,
-                                         the shipped policies, the hint agent, the defaults
+``GET /api/options``                     presets (with their player counts), the agents a
+                                         client may pick and their settings' caps, the
+                                         policies on offer, the hint agent, the defaults
 ``POST /api/games``                      a new game: ``{"players", "rules", "opponents",
                                          "seat"?, "seed"?}`` -> 201 ``{"game", "events"}``
 ``GET /api/games/{id}``                  ``{"game": view}``
@@ -16,30 +17,41 @@ request never changes a game):
 ``DELETE /api/games/{id}``               forget the game
 =======================================  ====================================================
 
-Agents think in worker threads, so one game's slow opponent never holds up another game;
-each game's lock makes its requests take turns.
+Every request first passes :class:`agents.serve.guard.RequestGuard` (Host, Origin, content
+type) and bodies are read by :func:`agents.serve.guard.read_json` (size, depth, digits). An
+opponent is one of :class:`agents.serve.opponents.OpponentMenu`'s choices: a client's text is
+never handed to :func:`agents.make_agent` or to the file system. Moves are made in worker
+threads (search moves in the processes of :mod:`agents.serve.workers`, under a time budget),
+so one game's slow opponent never holds up another game or the event loop; each game's lock
+makes its requests take turns.
 """
 
 from __future__ import annotations
 
-import json
-import os
+import contextlib
 import pathlib
 import secrets
+import sys
+import traceback
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sorry_env import board_layout, game
+from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
 
-from .. import AGENTS, catalog, make_agent
+from .. import catalog, make_agent
 from .games import GameError, GameSession, GameStore
+from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
+from .opponents import OpponentMenu, parse_agent
+from .workers import MovePool, RemoteAgent
 
 STATIC = pathlib.Path(__file__).parent / "static"
 # The shipped policies: checkpoints/ beside the package in a source checkout (agents.catalog).
@@ -47,7 +59,10 @@ DEFAULT_CHECKPOINTS = catalog.checkpoints_dir()
 DEFAULT_HINT_AGENT = "montecarlo"  # the strongest search agent on the ladder (docs/agents.md: 56.0% vs the heuristic)
 CREATE_KEYS = {"players", "rules", "opponents", "seat", "seed"}
 MOVE_KEYS = {"action", "version"}
-MAX_BODY = 64 * 1024  # bytes: far more than any request of this API needs
+SEED_LIMIT = 2**32  # a client's seed is 0 <= seed < SEED_LIMIT (the agents' seeds are derived from it)
+DEFAULT_MOVE_BUDGET = 5.0  # seconds a search move may take (the caps keep one under a second)
+DEFAULT_WORKERS = 2  # search processes
+__all__ = ["MAX_BODY", "DEFAULT_CHECKPOINTS", "DEFAULT_HINT_AGENT", "GameServer", "create_app"]
 
 
 def _error(message: str, status: int) -> JSONResponse:
@@ -58,56 +73,32 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def list_policies(folder: pathlib.Path | None) -> list[dict]:
-    """The policy files in `folder`: spec (the path as a client names it), name, rules and
-    player count from each file's metadata. Files that are not policies (a value network)
-    are left out."""
-    if folder is None or not folder.is_dir():
-        return []
-    from ..policy import (
-        read_metadata,  # imports torch: only when there are files to read
-    )
-
-    found = []
-    in_catalog = folder.resolve() == catalog.checkpoints_dir().resolve()
-    shipped_names = {e.file: e.name for e in catalog.CATALOG} if in_catalog else {}
-    for path in sorted(folder.glob("*.safetensors")):
-        try:
-            meta = read_metadata(path)
-        except ValueError:
-            continue
-        found.append(
-            {
-                "spec": f"{folder.name}/{path.name}",
-                "path": str(path),
-                "name": meta.get("name", path.stem),
-                "rules": meta["rules"]["name"],
-                "players": int(meta["num_players"]),
-                "shipped": shipped_names.get(path.name),  # catalog name of a shipped file, else None
-                "value": "value_hidden" in meta["network"],  # holds a value network (win chance)
-            }
-        )
-    return found
-
-
 class GameServer:
-    """The store of games plus what a new game needs: the policy folder and the hint agent."""
+    """The store of games plus what a new game needs: the opponents on offer, the hint agent
+    and the pool that runs search moves."""
 
     def __init__(
-        self, store: GameStore, checkpoints: pathlib.Path | None, hint_agent: str, max_turns: int = DEFAULT_MAX_TURNS
+        self,
+        store: GameStore,
+        checkpoints: pathlib.Path | None,
+        hint_agent: str,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        pool: MovePool | None = None,
     ):
-        make_agent(hint_agent)  # a bad hint spec is refused at start-up, not at the first hint
+        # The hint agent is the operator's (typed on the command line): make_agent may build
+        # it, and a bad spec is refused at start-up, not at the first hint.
+        make_agent(hint_agent)
+        # A registered agent answers clients' hints like an opponent: within the same caps.
+        self.hint_choice = parse_agent(hint_agent)
         self.store = store
-        self.checkpoints = checkpoints
+        self.menu = OpponentMenu(checkpoints)  # the files are listed once, here
         self.hint_spec = hint_agent
         self.max_turns = max_turns
-        self._policies: list[dict] | None = None
+        self.pool = pool if pool is not None else MovePool(DEFAULT_WORKERS, DEFAULT_MOVE_BUDGET)
 
     @property
     def policies(self) -> list[dict]:
-        if self._policies is None:
-            self._policies = list_policies(self.checkpoints)
-        return self._policies
+        return self.menu.policies
 
     def options(self) -> dict:
         presets = []
@@ -130,44 +121,58 @@ class GameServer:
             )
         return {
             "presets": presets,
-            "agents": sorted(AGENTS),
+            "agents": sorted(self.menu.caps()),
+            "settings": self.menu.caps(),
             "policies": [{k: p[k] for k in ("spec", "name", "rules", "players", "shipped")} for p in self.policies],
             "trained": catalog.TRAINED,
             "hint_agent": self.hint_spec,
             "max_turns": self.max_turns,
+            "move_budget": self.pool.budget,
+            "seed_limit": SEED_LIMIT,
             "defaults": {"players": 2, "rules": "hasbro2003", "opponents": ["heuristic"]},
         }
 
-    def _agent(self, spec, seat: int, rules, players: int, seed: int):
-        """(label, agent) for one opponent spec, checked against the game; ValueError if not."""
-        if not isinstance(spec, str) or not spec.strip():
-            raise ValueError(f"an opponent must be an agent spec or a policy file (text), got {spec!r}")
-        listed = {p["spec"]: p["path"] for p in self.policies}
-        listed.update({p["shipped"]: p["path"] for p in self.policies if p["shipped"]})
-        resolved = catalog.resolve_spec(spec, rules, players)  # "trained": the game's shipped file
-        path = listed.get(resolved, resolved)
-        agent = make_agent(path, seed=seed)
+    def _agent(self, text, rules, players: int, seed: int):
+        """(label, agent) for one opponent a client named, from the menu only; ValueError if
+        the menu has no such choice or it cannot play this game."""
+        choice = self.menu.choose(text, rules, players)
+        if choice.search:
+            return choice.label, RemoteAgent(self.pool, choice.agent, choice.settings, seed=seed)
+        try:
+            agent = choice.build(seed=seed)
+        except Exception as exc:  # a listed file damaged since start-up: a refusal, never a 500
+            raise ValueError(f"{choice.label} could not be loaded ({type(exc).__name__})") from None
         agent.check_game(rules, players)
-        return os.path.basename(spec), agent
+        return choice.label, agent
+
+    def _hint(self, seed: int):
+        choice = self.hint_choice
+        if choice is None:  # the operator's own policy file or module:Name
+            return make_agent(self.hint_spec, seed=seed)
+        if choice.search:
+            return RemoteAgent(self.pool, choice.agent, choice.settings, seed=seed)
+        return choice.build(seed=seed)
 
     def create(self, body: dict) -> GameSession:
         """A new game from a request body, every field checked first (ValueError)."""
         unknown = set(body) - CREATE_KEYS
         if unknown:
-            raise ValueError(f"unknown fields {sorted(unknown)}; a new game takes {sorted(CREATE_KEYS)}")
+            raise ValueError(f"unknown fields {excerpt(sorted(unknown))}; a new game takes {sorted(CREATE_KEYS)}")
         rules_name = body.get("rules", "hasbro2003")
-        if not isinstance(rules_name, str):
-            raise TypeError(f"rules must be a preset name, got {rules_name!r}")
+        if not isinstance(rules_name, str) or len(rules_name) > 40:
+            raise TypeError(f"rules must be a preset name, got {excerpt(rules_name)}")
         rules = get_rules(rules_name)
         players = body.get("players", 2)
         seats = game.seats_for(players, rules=rules)
         seat = body.get("seat", seats[0])
         if not _is_int(seat) or seat not in seats:
-            raise ValueError(f"seat must be one of the seats in play {list(seats)}, got {seat!r}")
+            raise ValueError(f"seat must be one of the seats in play {list(seats)}, got {excerpt(seat)}")
         seed = body.get("seed")
         if seed is None:
             seed = secrets.randbelow(2**31)
         game.check_seed(seed)
+        if seed >= SEED_LIMIT:
+            raise ValueError(f"seed must be below {SEED_LIMIT}, got {excerpt(seed)}")
         specs = body.get("opponents", ["heuristic"])
         if isinstance(specs, str):
             specs = [specs]
@@ -175,46 +180,32 @@ class GameServer:
         if not isinstance(specs, list) or len(specs) not in (1, len(others)):
             raise ValueError(
                 f"opponents must list 1 or {len(others)} agents for {players} players "
-                f"(the seats after yours in turn order), got {specs!r}"
+                f"(the seats after yours in turn order), got {excerpt(specs)}"
             )
         if len(specs) == 1:
             specs = specs * len(others)
         opponents = {}
         for k, (other, spec) in enumerate(zip(others, specs)):
             try:
-                opponents[other] = self._agent(spec, other, rules, players, seed + 1 + k)
+                opponents[other] = self._agent(spec, rules, players, seed + 1 + k)
             except ValueError as exc:
-                raise ValueError(f"opponent {k + 1} ({spec!r}): {exc}") from None
-        hint = (self.hint_spec, make_agent(self.hint_spec, seed=seed + 99))
+                raise ValueError(f"opponent {k + 1}: {exc}") from None
+        hint = (self.hint_spec, self._hint(seed + 99))
         estimator = self._estimator(rules, players)
         return GameSession(self.store.new_id(), rules, players, seat, opponents, seed, hint, self.max_turns, estimator)
 
     def _estimator(self, rules, players: int):
         """The listed shipped policy of this game if it holds a value network (it tells the
         person's win chance), else None."""
-        entry = catalog.find(rules, players)
-        listed = {p["shipped"]: p for p in self.policies if p["shipped"]}
-        if entry is None or entry.name not in listed or not listed[entry.name]["value"]:
+        path = self.menu.estimator_path(rules, players)
+        if path is None:
             return None
-        return make_agent(listed[entry.name]["path"])
+        from ..policy import PolicyAgent
 
-
-async def _json_body(request: Request) -> dict:
-    """The request's JSON object, or GameError 400 naming what is wrong with it."""
-    chunks, size = [], 0
-    async for chunk in request.stream():  # stop reading at the limit rather than hold any size in memory
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise GameError(f"the request body is over the limit: at most {MAX_BODY} bytes are read", status=413)
-        chunks.append(chunk)
-    raw = b"".join(chunks)
-    try:
-        body = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise GameError(f"malformed JSON: {exc}", status=400) from None
-    if not isinstance(body, dict):
-        raise GameError(f"the request body must be a JSON object, got {type(body).__name__}", status=400)
-    return body
+        try:
+            return PolicyAgent(path)
+        except Exception:  # damaged since start-up: the game goes on without the estimate
+            return None
 
 
 def create_app(
@@ -222,10 +213,16 @@ def create_app(
     checkpoints: pathlib.Path | None = DEFAULT_CHECKPOINTS,
     hint_agent: str = DEFAULT_HINT_AGENT,
     max_turns: int = DEFAULT_MAX_TURNS,
+    hosts: frozenset[str] | tuple[str, ...] = LOOPBACK_NAMES,
+    workers: int = DEFAULT_WORKERS,
+    move_budget: float = DEFAULT_MOVE_BUDGET,
 ) -> Starlette:
     """The ASGI app. `store` holds the games (its ttl and cap); `checkpoints` is the folder
-    whose policy files are offered as opponents; `hint_agent` answers hints."""
-    server = GameServer(store if store is not None else GameStore(), checkpoints, hint_agent, max_turns)
+    whose policy files are offered as opponents (listed now, once); `hint_agent` answers
+    hints; `hosts` are the names a request's Host may give (agents.serve.guard); `workers`
+    search processes play search moves within `move_budget` seconds each."""
+    pool = MovePool(workers, move_budget)
+    server = GameServer(store if store is not None else GameStore(), checkpoints, hint_agent, max_turns, pool)
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -237,7 +234,7 @@ def create_app(
         return JSONResponse(await run_in_threadpool(server.options))
 
     async def create(request: Request) -> Response:
-        body = await _json_body(request)
+        body = await read_json(request)
         try:
             session = await run_in_threadpool(server.create, body)
         except (ValueError, TypeError) as exc:
@@ -257,13 +254,15 @@ def create_app(
 
     async def move(request: Request) -> Response:
         session = server.store.get(request.path_params["game_id"])
-        body = await _json_body(request)
+        body = await read_json(request)
         unknown = set(body) - MOVE_KEYS
         if unknown or "action" not in body:
-            raise GameError(f'a move is {{"action": index, "version": n (optional)}}, got {body!r}', status=422)
+            raise GameError(f'a move is {{"action": index, "version": n (optional)}}, got {excerpt(body)}', status=422)
         action, version = body["action"], body.get("version")
         if not _is_int(action) or (version is not None and not _is_int(version)):
-            raise GameError(f"action and version must be integers, got {action!r} and {version!r}", status=422)
+            raise GameError(
+                f"action and version must be integers, got {excerpt(action)} and {excerpt(version)}", status=422
+            )
 
         def play():
             events = session.play(action, version)
@@ -282,11 +281,23 @@ def create_app(
     async def game_error(request: Request, exc: GameError) -> Response:
         return _error(str(exc), exc.status)
 
+    async def body_error(request: Request, exc: BodyError) -> Response:
+        return _error(str(exc), exc.status)
+
     async def http_error(request: Request, exc: HTTPException) -> Response:
         return _error(exc.detail or "error", exc.status_code)
 
     async def server_error(request: Request, exc: Exception) -> Response:
-        return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
+        # The operator sees the traceback; the client learns nothing of the server's insides.
+        traceback.print_exception(exc, file=sys.stderr)
+        return _error("internal error (the server's log has the details)", 500)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        try:
+            yield
+        finally:
+            pool.close()  # the search workers stop with the server
 
     routes = [
         Route("/", page),
@@ -299,8 +310,9 @@ def create_app(
         Route("/api/games/{game_id}/hint", hint, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    handlers = {GameError: game_error, HTTPException: http_error, Exception: server_error}
-    app = Starlette(routes=routes, exception_handlers=handlers)
+    handlers = {GameError: game_error, BodyError: body_error, HTTPException: http_error, Exception: server_error}
+    guard = Middleware(RequestGuard, hosts=frozenset(hosts))
+    app = Starlette(routes=routes, exception_handlers=handlers, middleware=[guard], lifespan=lifespan)
     app.state.server = server
     return app
 

@@ -30,6 +30,7 @@ moved onto a pawn, or swapped with it): the page then asks which, by their descr
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import threading
@@ -293,8 +294,14 @@ class GameSession:
         while not self.over and game.to_move(self.state) != self.human_seat:
             seat = game.to_move(self.state)
             legal = game.legal_actions(self.state, self.rules)
-            action = self.opponents[seat][1].act(Turn.from_state(self.state, self.rules, self.rng, legal))
-            events.append(self._apply(int(action)))
+            agent = self.opponents[seat][1]
+            action = agent.act(Turn.from_state(self.state, self.rules, self.rng, legal))
+            event = self._apply(int(action))
+            note = getattr(agent, "note", None)  # a search over its time budget (agents.serve.workers)
+            if note:
+                event["text"] += f" ({note})"
+                self.log[-1]["text"] = event["text"]
+            events.append(event)
         return events
 
     def play(self, action, version=None) -> list[dict]:
@@ -321,7 +328,8 @@ class GameSession:
         actions = np.array([m["action"] for m in legal], dtype=np.int64)
         action = int(self.hint_agent.act(Turn.from_state(self.state, self.rules, self.hint_rng, actions)))
         move = next(m for m in legal if m["action"] == action)
-        return {"agent": self.hint_label, "version": self.version, **move}
+        note = getattr(self.hint_agent, "note", None)  # a search over its time budget
+        return {"agent": self.hint_label, "version": self.version, "note": note, **move}
 
 
 class StoreFull(GameError):
@@ -334,7 +342,7 @@ class GameStore:
     access and every new game); at most `max_games` games are held at once."""
 
     def __init__(self, ttl: float = 30 * 60, max_games: int = 64, clock: Callable[[], float] = time.monotonic):
-        if ttl <= 0 or max_games < 1:
+        if not (isinstance(ttl, (int, float)) and math.isfinite(ttl) and ttl > 0) or max_games < 1:
             raise ValueError(f"ttl must be positive and max_games at least 1, got {ttl} and {max_games}")
         self.ttl, self.max_games, self.clock = ttl, max_games, clock
         self._games: dict[str, GameSession] = {}
@@ -367,7 +375,7 @@ class GameStore:
             session = self._games.get(game_id)
             if session is None:
                 raise GameError(
-                    f"no game {game_id!r} (unknown, finished and deleted, or expired after "
+                    f"no game {game_id[:40]!r} (unknown, finished and deleted, or expired after "
                     f"{self.ttl / 60:g} idle minutes)",
                     status=404,
                 )
