@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 import yaml
@@ -213,10 +214,26 @@ def check_network_file(cfg: dict, key: str) -> dict:
     return meta
 
 
-def validate(cfg: dict, warm_start: bool = True) -> None:
+def agent_specs(cfg: dict) -> list[tuple[str, object]]:
+    """(key, spec) of every agent spec a config names: the opponent and teacher mixes' kinds,
+    the teacher and the evaluation opponents."""
+    specs = [("opponents.mix", kind) for kind in cfg["opponents"]["mix"]]
+    specs += [("imitation.mix", kind) for kind in cfg["imitation"]["mix"]]
+    specs += [("imitation.teacher", cfg["imitation"]["teacher"])]
+    return specs + [("evaluation.opponents", spec) for spec in cfg["evaluation"]["opponents"]]
+
+
+def validate(
+    cfg: dict, warm_start: bool = True, stored_in: str | None = None, trusted: Collection[str] = (), how: str = ""
+) -> None:
     """ValueError naming the first key whose value cannot make a run (see the module doc).
     `warm_start`: also check the network files the distillation warm start reads (a resumed
-    run skips the warm start, so it does not need them any more)."""
+    run skips the warm start, so it does not need them any more).
+
+    `stored_in`: the file the config was read from when the user did not pass it themselves (a
+    run directory's run_state.json): its agent specs are data, so one that runs code
+    (``module:Name``, an sb3 zip: :func:`agents.runs_code`) is refused before anything is
+    built, unless it is in `trusted` (specs the user typed; `how` says how to type one)."""
     import agents
     from agents.policy import ACTIVATIONS, KINDS
     from sorry_env import game
@@ -225,6 +242,13 @@ def validate(cfg: dict, warm_start: bool = True) -> None:
     from .opponents import check_mix
 
     _check_types(cfg, DEFAULTS, "")
+    if stored_in is not None:
+        for where, spec in agent_specs(cfg):
+            if isinstance(spec, str) and spec not in trusted:
+                try:
+                    agents.refuse_code(spec, stored_in, how)
+                except ValueError as e:
+                    raise ValueError(f"config: {where}: {e}") from None
     g, net, d = cfg["game"], cfg["network"], cfg["distillation"]
     if g["rules"] not in PRESETS:
         raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
