@@ -93,3 +93,116 @@ def test_make_agent_refuses_code_when_asked():
     with pytest.raises(ValueError, match="runs code"):
         agents.make_agent("timeit:timeit", allow_code=False)
     assert agents.make_agent("greedy", allow_code=False).name == "greedy"
+
+
+# Hostile files named as a replay or a policy: each is refused quickly, without being read,
+# in a child process whose address space is capped at 1.5 GB (reading /dev/zero or the
+# 2 GB file in full would hit the cap; a FIFO opened for reading would block until the timeout).
+MEMORY_CAP = 1536 * 1024 * 1024
+
+
+def hostile_files(tmp_path, suffix) -> dict:
+    fifo = tmp_path / f"fifo{suffix}"
+    os.mkfifo(fifo)
+    sparse = tmp_path / f"sparse{suffix}"
+    with open(sparse, "wb") as f:
+        f.truncate(2 * 1024**3)
+    return {"/dev/zero": "/dev/zero", "fifo": str(fifo), "sparse 2 GB": str(sparse)}
+
+
+def capped(code: str, *args):
+    def limit():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=240,
+        preexec_fn=limit,
+    )
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "sparse 2 GB"])
+def test_sorry_replay_refuses_hostile_files_without_reading_them(tmp_path, kind):
+    path = hostile_files(tmp_path, ".json")[kind]
+    result = capped("import sys; from sorry_env.replay import main; sys.exit(main(sys.argv[1:]))", path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert ("not a regular file" if kind != "sparse 2 GB" else "more than") in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "sparse 2 GB"])
+@pytest.mark.parametrize("loader", ["policy", "sb3"])
+def test_policy_loaders_refuse_hostile_files_without_reading_them(tmp_path, kind, loader):
+    suffix = ".safetensors" if loader == "policy" else ".zip"
+    path = hostile_files(tmp_path, suffix)[kind]
+    if loader == "policy":
+        code = "import sys; from agents.policy import read_metadata as read"
+    else:
+        code = "import sys; from agents.sb3_agent import read_model_data as read"
+    code += "\ntry:\n    read(sys.argv[1])\nexcept ValueError as e:\n    print(e)\n    sys.exit(3)"
+    result = capped(code, path)
+    assert result.returncode == 3, result.stderr
+    assert ("not a regular file" if kind != "sparse 2 GB" else "more than") in result.stdout
+
+
+def test_a_non_policy_file_error_does_not_reveal_its_bytes(tmp_path):
+    """The /etc/shadow example: the first 8 bytes read as a header length used to be printed."""
+    from agents.policy import read_metadata
+
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"root:*:20000:0:99999:7:::\n" * 25)
+    with pytest.raises(ValueError) as info:
+        read_metadata(str(secret))
+    header_length = int.from_bytes(secret.read_bytes()[:8], "little")
+    for leak in (f"{header_length:,}", str(header_length), "root:*", f"{secret.stat().st_size:,}"):
+        assert leak not in str(info.value)
+
+
+def test_a_replay_with_a_bad_lineup_is_refused(tmp_path):
+    from sorry_env import replay as R
+
+    record = R.record_game("hasbro2003", (0, 2), seed=1, actions=[])
+    for players in ([{"agent": "x", "seat": 9}], [{"agent": "x"}], "x", [{"agent": 3, "seat": 0}] * 1):
+        with pytest.raises(R.ReplayError, match="players"):
+            R.replay({**record, "players": players})
+    path = tmp_path / "r.json"
+    R.save({**record, "players": [{"agent": "x", "seat": 9}]}, path)
+    result = run_cli("sorry_env.replay", path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr and "players" in result.stderr
+
+
+def test_a_replay_with_too_many_moves_is_refused():
+    from sorry_env import replay as R
+
+    record = R.record_game("hasbro2003", (0, 2), seed=1, actions=[])
+    with pytest.raises(R.ReplayError, match="moves"):
+        R.replay({**record, "moves": [{}] * (R.MAX_REPLAY_MOVES + 1)})
+
+
+def test_sorry_replay_into_a_closed_pipe_exits_quietly(tmp_path):
+    """`sorry-replay FILE | head -1`: the reader closes the pipe after one line."""
+    from sorry_env import game
+    from sorry_env import replay as R
+
+    state, actions = game.new_state("hasbro2003", 2, seed=3), []
+    for _ in range(300):
+        if game.winner(state) is not None:
+            break
+        action = int(game.legal_actions(state, "hasbro2003")[0])
+        actions.append(action)
+        state = game.step(state, "hasbro2003", action)
+    path = R.save(R.record_game("hasbro2003", game.seats_for(2), seed=3, actions=actions), tmp_path / "r.json")
+    result = subprocess.run(
+        f"{sys.executable} -m sorry_env.replay {path} | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert len(result.stdout.splitlines()) == 1
+    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr, result.stderr
