@@ -206,3 +206,66 @@ def test_sorry_replay_into_a_closed_pipe_exits_quietly(tmp_path):
     )
     assert len(result.stdout.splitlines()) == 1
     assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr, result.stderr
+
+
+# Configs: bounded, not too deep, memory-sizing values capped before anything is built.
+
+
+def write_yaml(tmp_path, text, name="c.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("module", ["training.train", "training.rllib_backend"])
+def test_deeply_nested_yaml_is_a_clear_error(tmp_path, module):
+    path = write_yaml(tmp_path, "name: " + "[" * 20_000 + "]" * 20_000 + "\n")
+    result = run_cli(module, path, "--runs-dir", tmp_path / "runs")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert "nested too deeply" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("network: {hidden: [100000000]}", "network.hidden"),
+        ("network: {value_hidden: [64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64]}", "layers"),
+        ("network: {hidden: [16000, 16000]}", "parameters"),
+        ("envs: 100000000000", "envs must be at most"),
+        ("envs: 1024\nppo: {n_steps: 65536}", "envs * ppo.n_steps"),
+        ("imitation: {chunk: 1000000000}", "imitation.chunk"),
+        ("distillation: {workers: 100000}", "distillation.workers"),
+        ("name: ../../../x", "name must be"),
+        ("name: ..", "name must be"),
+        ("name: a/b", "name must be"),
+    ],
+)
+def test_config_caps_and_run_names(tmp_path, text, words):
+    with pytest.raises(ValueError, match=words.replace("*", r"\*")):
+        load_config(write_yaml(tmp_path, text))
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("network: {hidden: [100000000]}", "network.hidden"),
+        ("env_runners: {num_envs_per_env_runner: 100000000000}", "num_envs_per_env_runner"),
+        ("ppo: {train_batch_size: 10000000000}", "train_batch_size"),
+        ("name: ..", "name"),
+        ("name: ../../../x", "name"),
+    ],
+)
+def test_rllib_config_caps_and_run_names(tmp_path, text, words):
+    from training import rllib_backend as rb
+
+    with pytest.raises(ValueError, match=words):
+        rb.load_config(write_yaml(tmp_path, text))
+
+
+def test_a_config_that_is_not_a_regular_file_is_refused(tmp_path):
+    fifo = tmp_path / "c.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        load_config(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        load_config("/dev/zero")
