@@ -277,7 +277,7 @@ def test_train_command_reports_mistakes_without_a_traceback(tmp_path):
         )
 
     for args, message in [
-        (["nowhere.yaml"], "No such file or directory: 'nowhere.yaml'"),
+        (["nowhere.yaml"], "config nowhere.yaml does not exist"),
         ([SMOKE, "--timesteps", "0"], "budget.timesteps must be > 0"),
         ([SMOKE, "--resume"], "--resume: no checkpoint in"),
     ]:
