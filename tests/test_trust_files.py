@@ -269,3 +269,17 @@ def test_a_config_that_is_not_a_regular_file_is_refused(tmp_path):
         load_config(fifo)
     with pytest.raises(ValueError, match="not a regular file"):
         load_config("/dev/zero")
+
+
+def test_a_replays_agent_names_are_never_built(tmp_path):
+    """A lineup entry is a label: a replay naming an import spec re-plays without importing it."""
+    from sorry_env import replay as R
+
+    marker = tmp_path / "owned"
+    record = R.record_game(
+        "hasbro2003", (0, 2), seed=1, actions=[], players=[{"agent": marker_spec(marker), "seat": 0}]
+    )
+    path = R.save(record, tmp_path / "r.json")
+    result = run_cli("sorry_env.replay", path)
+    assert result.returncode == 0 and "timeit" in result.stdout
+    assert not marker.exists()
