@@ -135,7 +135,25 @@ def _is_import_spec(spec: str) -> bool:
     )
 
 
-def make_agent(spec: str, seed=None) -> Agent:
+def runs_code(spec) -> bool:
+    """Whether building `spec` runs code that is not this package's: ``package.module:Name``
+    imports a module, and an sb3 ``.zip`` may unpickle parts of the file."""
+    return isinstance(spec, str) and (_is_import_spec(spec) or spec.endswith(".zip"))
+
+
+def refuse_code(spec: str, source: str, how: str) -> None:
+    """ValueError if `spec` runs code (:func:`runs_code`): for specs read from a file
+    (`source`, e.g. ``"runs/x/run_state.json"``), which are data and never imported or
+    unpickled; `how` says how the user can name the spec themselves (``"--trust-agent SPEC"``)."""
+    if runs_code(spec):
+        kind = "imports Python code" if _is_import_spec(spec) else "is an sb3 zip, whose loading can unpickle code"
+        raise ValueError(
+            f"agent {spec[:120]!r} read from {source} {kind}; specs stored in files are data and are never "
+            f"run. If you trust it, name it yourself: {how}"
+        )
+
+
+def make_agent(spec: str, seed=None, allow_code: bool = True) -> Agent:
     """An agent from a spec:
 
     - a registered name (see AGENTS; ALIASES maps old names), with optional ``name:key=value,...`` settings passed to
@@ -144,9 +162,15 @@ def make_agent(spec: str, seed=None) -> Agent:
     - an sb3-contrib MaskablePPO model (``*.zip``) trained on the Gymnasium env
       (:mod:`agents.sb3_agent`);
     - ``package.module:Name`` (optionally ``:key=value,...``): your own Agent subclass or a
-      function returning an Agent, imported from the Python path."""
+      function returning an Agent, imported from the Python path.
+
+    `allow_code=False` refuses the specs that run code (the last two: :func:`runs_code`), as a
+    ValueError: for specs that did not come from the user (read from a file, received over
+    HTTP)."""
     if not isinstance(spec, str):
         raise TypeError(f"an agent spec is text, got {spec!r}; pass Agent objects through as_agent")
+    if not allow_code and runs_code(spec):
+        raise ValueError(f"agent {spec[:120]!r} runs code (an import or an sb3 zip) and is not allowed here")
     name, _, settings = spec.partition(":")
     name = ALIASES.get(name, name)
     if name in AGENTS:
@@ -281,6 +305,8 @@ __all__ = [
     "CallableAgent",
     "public_view",
     "make_agent",
+    "runs_code",
+    "refuse_code",
     "shipped",
     "as_agent",
     "action_for",

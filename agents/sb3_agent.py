@@ -25,7 +25,7 @@ import zipfile
 
 import numpy as np
 
-from sorry_env import game
+from sorry_env import files, game
 from sorry_env.rules import get_rules
 
 from .base import Agent, Turn
@@ -37,15 +37,25 @@ from .policy_input import layout, rules_dict, rules_from_dict
 MULTI_INPUT_POLICY = ("sb3_contrib.common.maskable.policies", "MaskableMultiInputActorCriticPolicy.__init__")
 
 
+# Caps on an sb3 zip, checked before it is opened: the file (the shipped-size MLPs are a few
+# MB) and its JSON member once unpacked (a few KB in a real model; a zip bomb is refused).
+MAX_ZIP_BYTES = 1024 * 1024 * 1024
+MAX_DATA_BYTES = 16 * 1024 * 1024
+
+
 def read_model_data(path) -> dict:
-    """The JSON part of an sb3 model zip (nothing unpickled), or ValueError."""
+    """The JSON part of an sb3 model zip (nothing unpickled), or ValueError. The file must be
+    a regular file of at most MAX_ZIP_BYTES and its ``data`` member at most MAX_DATA_BYTES
+    unpacked; messages do not quote the file."""
+    files.check_regular_file(path, MAX_ZIP_BYTES, "sb3 model file")
     try:
         with zipfile.ZipFile(path) as archive:
+            if archive.getinfo("data").file_size > MAX_DATA_BYTES:
+                raise ValueError(f"its data member unpacks to more than {MAX_DATA_BYTES:,} bytes")
             return json.loads(archive.read("data"))
-    except FileNotFoundError:
-        raise ValueError(f"model file {path} does not exist") from None
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
-        raise ValueError(f"{path} is not a stable-baselines3 model zip ({error})") from None
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, RecursionError) as error:
+        # zipfile's and json's messages name the problem and a position, never the file's bytes.
+        raise ValueError(f"{path} is not a stable-baselines3 model zip ({str(error)[:120]})") from None
 
 
 def model_game(path, data: dict) -> dict:
@@ -126,6 +136,10 @@ class SB3Agent(Agent):
                 and key not in ("policy_class", "policy_kwargs")
             ):
                 custom[key] = None
+        # Trust: whatever is still serialized (a custom policy class, pickled policy_kwargs) is
+        # unpickled here, which runs code from the file. That is why every .zip spec counts as
+        # code (agents.runs_code): only a spec the user typed reaches this line, never one
+        # read from a run directory, a replay or a results file, or sent over HTTP.
         try:
             model = MaskablePPO.load(self.path, custom_objects=custom, device="cpu")
         except (RuntimeError, ValueError, KeyError) as error:

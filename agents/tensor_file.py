@@ -20,7 +20,13 @@ import numpy as np
 import torch
 from safetensors.torch import save_file
 
+from sorry_env import files
+
 MAX_HEADER_BYTES = 16 * 1024 * 1024
+# The largest file read as a policy or checkpoint: a 50M-parameter network in float32 with
+# Adam's two moments is 600 MB; anything larger (a 2 GB sparse file, /dev/zero) is refused
+# before it is opened.
+MAX_FILE_BYTES = 1024 * 1024 * 1024
 ITEM_BYTES = {
     "F64": 8,
     "F32": 4,
@@ -47,23 +53,24 @@ def excerpt(value, limit: int = 60) -> str:
 def read_header(path, max_header_bytes: int = MAX_HEADER_BYTES, what: str = "safetensors file") -> tuple[dict, dict]:
     """(metadata, {tensor name: (dtype, shape)}) of safetensors file `path`, or ValueError
     naming what is wrong (`what` names the kind of file expected). Reads only the header."""
+    # A regular file of bounded size, checked before it is opened (a FIFO would block, a device
+    # never end). The messages below say what is wrong without numbers read from the file:
+    # the path may name any file on the disk, whose bytes are not ours to reveal.
+    size = files.check_regular_file(path, MAX_FILE_BYTES, what)
     try:
-        size = os.path.getsize(path)
         with open(path, "rb") as f:
             head = f.read(8)
             if len(head) < 8:
-                raise ValueError(f"{path} is not a {what}: {size} bytes, too short for a header")
+                raise ValueError(f"{path} is not a {what}: too short for a header")
             (length,) = struct.unpack("<Q", head)
             if length > max_header_bytes or length > size - 8:
                 raise ValueError(
-                    f"{path} is not a {what} (or is damaged): its header claims {length:,} "
-                    f"bytes, the file has {size:,} and the limit is {max_header_bytes:,}"
+                    f"{path} is not a {what} (or is damaged): its first 8 bytes are not a header length "
+                    f"that fits the file and the {max_header_bytes:,}-byte limit"
                 )
             raw = f.read(length)
-    except FileNotFoundError:
-        raise ValueError(f"{path} does not exist") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path} is a directory, not a {what}") from None
+    except OSError as error:
+        raise ValueError(f"{what} {path} cannot be read ({type(error).__name__})") from None
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):

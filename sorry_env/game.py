@@ -79,10 +79,13 @@ def seats_for(
     return seats
 
 
+MAX_SEED = 2**128  # numpy's SeedSequence takes any size; a longer seed is a mistake (and slow to hash)
+
+
 def check_seed(seed: int) -> None:
-    """ValueError unless `seed` is a non-negative integer (what numpy's SeedSequence takes)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    """ValueError unless `seed` is a non-negative integer below 2**128 (what numpy's SeedSequence takes)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < MAX_SEED:
+        raise ValueError(f"seed must be a non-negative integer below 2**128, got {excerpt(seed)}")
 
 
 def num_actions(rules: Rules | str) -> int:

@@ -38,11 +38,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import pathlib
 import sys
 
 from . import engine as E
-from . import game
+from . import files, game
+from .checks import excerpt
 from .narrate import PawnLabels, narrate
 from .render import COLOUR_NAMES
 from .rules import Rules, get_rules, rules_from_json, rules_to_json
@@ -63,6 +65,15 @@ _KEYS = {
     "moves",
     "result",
 }
+
+
+# A replay file's caps, checked before it is read or re-played: a 2,000-turn game (the
+# default truncation) makes about 2,500 moves and 1 MB; the caps leave room for longer
+# truncations while keeping a hostile file's cost (reading, replaying, drawing) bounded.
+MAX_REPLAY_BYTES = 32 * 1024 * 1024
+MAX_REPLAY_MOVES = 20_000
+MAX_AGENT_NAME = 200  # characters of a lineup entry's agent name
+MAX_GIF_SIZE = 2048  # GIF width and height in pixels: each frame is drawn at this size
 
 
 class ReplayError(ValueError):
@@ -168,6 +179,27 @@ def _first_difference(got: dict, want) -> str:
     return "no difference"
 
 
+def _check_players(players, seats) -> None:
+    """The lineup: a list of ``{"agent": name, "seat": seat in play}``, one entry per seat at most."""
+    if not isinstance(players, list) or len(players) > len(seats):
+        raise ReplayError(f"'players' must be a list of at most {len(seats)} lineup entries, got {excerpt(players)}")
+    taken = set()
+    for entry in players:
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("agent"), str)
+            or len(entry["agent"]) > MAX_AGENT_NAME
+            or type(entry.get("seat")) is not int
+            or entry.get("seat") not in seats
+            or entry["seat"] in taken
+        ):
+            raise ReplayError(
+                f"'players': each entry must be {{'agent': a name of at most {MAX_AGENT_NAME} characters, "
+                f"'seat': a distinct seat of {list(seats)}}}, got {excerpt(entry)}"
+            )
+        taken.add(entry["seat"])
+
+
 def replay(record: dict) -> Replay:
     """Re-play a record through the engine, checking every action and state (ReplayError on
     the first mismatch)."""
@@ -202,6 +234,9 @@ def replay(record: dict) -> Replay:
     moves = record["moves"]
     if not isinstance(moves, list):
         raise ReplayError("'moves' must be a list")
+    if len(moves) > MAX_REPLAY_MOVES:
+        raise ReplayError(f"{len(moves):,} moves, more than the {MAX_REPLAY_MOVES:,} a replay may hold")
+    _check_players(record["players"], seats)
     labels = PawnLabels(state, rules)
     out = Replay(rules, [state], [labels.copy()], [], [], record)
     for k, entry in enumerate(moves):
@@ -233,15 +268,12 @@ def replay(record: dict) -> Replay:
 
 
 def load(path) -> dict:
-    """The JSON object of a replay file (ReplayError if unreadable or not JSON)."""
+    """The JSON object of a replay file (ReplayError if it is not a regular file of at most
+    MAX_REPLAY_BYTES, cannot be read or is not JSON; the message never quotes the file)."""
     try:
-        text = pathlib.Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ReplayError(f"cannot read {path}: {error}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ReplayError(f"{path} is not JSON: {error}") from None
+        return files.read_json(path, MAX_REPLAY_BYTES, "replay file")
+    except ValueError as error:
+        raise ReplayError(str(error)) from None
 
 
 def save(record: dict, path) -> pathlib.Path:
@@ -271,26 +303,37 @@ def move_list(rep: Replay) -> list:
 
 def write_gif(rep: Replay, path, fps: float = 2.0, size: int = 640) -> int:
     """An animated GIF of the game: the start, then the board after every move with the move
-    as caption (the last frame held 3 s). Returns the number of frames."""
-    from PIL import Image  # Pillow only when pictures are asked for
+    as caption (the last frame held 3 s). Returns the number of frames.
+
+    Frames are drawn, encoded and written one at a time, so memory does not grow with the
+    game's length (a frame at the default size is about 1.2 MB before encoding)."""
+    from PIL import GifImagePlugin, Image  # Pillow only when pictures are asked for
 
     from .draw import draw_board
 
-    frames = [draw_board(rep.states[0], rep.rules, rep.labels[0], "start of the game", size)]
-    for k, text in enumerate(rep.descriptions):
-        frames.append(draw_board(rep.states[k + 1], rep.rules, rep.labels[k + 1], f"{k + 1}. {text}", size))
+    def frame(k: int):
+        caption = "start of the game" if k == 0 else f"{k}. {rep.descriptions[k - 1]}"
+        return draw_board(rep.states[k], rep.rules, rep.labels[k], caption, size)
+
+    count = len(rep.descriptions) + 1
     # One palette for the whole game, from its first and last pictures (every colour the
     # board uses is in them): quantizing to a shared palette is ~10x faster than letting the
     # GIF writer pick one per frame, and the picture is flat colour, so nothing is lost.
     sample = Image.new("RGB", (size * 2, size))
-    sample.paste(frames[0], (0, 0))
-    sample.paste(frames[-1], (size, 0))
+    sample.paste(frame(0), (0, 0))
+    sample.paste(frame(count - 1), (size, 0))
     palette = sample.quantize(colors=128, method=Image.Quantize.MEDIANCUT)
-    frames = [frame.quantize(palette=palette, dither=Image.Dither.NONE) for frame in frames]
     step_ms = max(20, round(1000 / fps))
-    durations = [step_ms] * (len(frames) - 1) + [max(step_ms, 3000)]
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0)
-    return len(frames)
+    with open(path, "wb") as out:
+        for k in range(count):
+            image = frame(k).quantize(palette=palette, dither=Image.Dither.NONE)
+            if k == 0:  # the file's header: size, the shared palette, loop forever
+                header, _ = GifImagePlugin.getheader(image, info={"loop": 0, "optimize": False})
+                out.writelines(header)
+            duration = step_ms if k < count - 1 else max(step_ms, 3000)
+            out.writelines(GifImagePlugin.getdata(image, duration=duration))
+        out.write(b";")  # the GIF trailer
+    return count
 
 
 def main(argv=None) -> int:
@@ -306,8 +349,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not 0.1 <= args.fps <= 50:
         parser.error(f"--fps must be between 0.1 and 50, got {args.fps}")
-    if args.size < 160:
-        parser.error(f"--size must be at least 160, got {args.size}")
+    if not 160 <= args.size <= MAX_GIF_SIZE:
+        parser.error(f"--size must be between 160 and {MAX_GIF_SIZE}, got {args.size}")
     if args.gif is not None:
         out = pathlib.Path(args.gif)
         if out.suffix.lower() != ".gif":
@@ -315,11 +358,21 @@ def main(argv=None) -> int:
         if not out.parent.is_dir():
             parser.error(f"--gif {args.gif}: directory {out.parent} does not exist")
     try:
-        rep = replay(load(args.file))
+        record = load(args.file)
+    except ReplayError as error:  # the message names the file
+        print(f"sorry-replay: {error}", file=sys.stderr)
+        return 1
+    try:
+        rep = replay(record)
     except ReplayError as error:
         print(f"sorry-replay: {args.file}: {error}", file=sys.stderr)
         return 1
-    print("\n".join(move_list(rep)))
+    try:
+        print("\n".join(move_list(rep)), flush=True)
+    except BrokenPipeError:  # `sorry-replay FILE | head`: the reader has all it wanted
+        # Point stdout at nothing so the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     if args.gif is not None:
         try:
             n = write_gif(rep, args.gif, args.fps, args.size)

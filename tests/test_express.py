@@ -641,3 +641,37 @@ def test_sorry_eval_express_mistakes_are_reported_without_a_traceback(argv, word
         evaluate.main([*argv, "--workers", "1", "--out", str(tmp_path)])
     assert info.value.code == 2
     assert words in capsys.readouterr().err
+
+
+# ---- the loader's guarantees (issue 23): short ValueErrors, bounded values -------------------
+
+
+def deep(depth):
+    value = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        position(OK_BASES, [{}, {}], None, turn=2**63),
+        position(OK_BASES, [{}, {}], None, turn=2**62),
+        position(OK_BASES, [{}, {}], None, to_move=2**64),
+        position(OK_BASES, [{"Green": 2**62}, {"Green": 2**62}], None),
+        position(OK_BASES, [{"Green": 2**63}, {}], None),
+        position(OK_BASES, [{}, {}], None, turn=10**5000),
+        position(OK_BASES, [{}, {}], deep(20_000)),
+        position(deep(20_000), [{}, {}], None),
+        position(OK_BASES, [{}, {"Red": "x" * 1_000_000}], None),
+        position(OK_BASES, [{}, {("Red",): 1}], None),
+        position([["Red"], "Blue"], [{}, {}], None),
+        position(OK_BASES, [{}, {}], [["Red"]]),
+        {**position(OK_BASES, [{}, {}], None), ("x",): 1},
+    ],
+)
+def test_hostile_state_dicts_are_short_value_errors(d):
+    with pytest.raises(ValueError) as info:
+        load(d)
+    assert len(str(info.value)) < 400

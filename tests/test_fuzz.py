@@ -66,15 +66,18 @@ def position(rules_name, seed, plies):
     return state_to_dict(state, PRESETS[rules_name]), game.winner(state) is not None
 
 
-def paths(value, prefix=()):
-    """Every path to a value inside nested dicts and lists."""
+def paths(value, prefix=(), depth=8):
+    """Every path to a value inside nested dicts and lists, down to `depth` levels (a hostile
+    value nested thousands deep is replaced whole, not walked)."""
     yield prefix
+    if depth == 0:
+        return
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from paths(item, prefix + (key,))
+            yield from paths(item, prefix + (key,), depth - 1)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from paths(item, prefix + (index,))
+            yield from paths(item, prefix + (index,), depth - 1)
 
 
 def assert_playable_or_refused(d, rules_name, seed=0):
@@ -295,3 +298,91 @@ def test_compiled_random_playouts_end_in_sound_states(rules_name):
         E.random_playout(state, rules, 2000)
         check_state(state, rules)
         assert game.winner(state) is not None
+
+
+# ---- Sorry! Express state dicts: the same guarantees as the board game's (issue 23) ----------
+
+HOSTILE = st.one_of(
+    st.integers(2**62, 2**64),
+    st.just(2**63),
+    st.just(-(2**63)),
+    st.just(10**5000),  # more digits than Python will print
+    st.text(min_size=2000, max_size=3000),
+    st.integers(500, 3000).map(lambda depth: functools.reduce(lambda inner, _: [inner], range(depth), 0)),
+    st.integers(500, 3000).map(lambda depth: functools.reduce(lambda inner, _: {"Red": inner}, range(depth), 1)),
+)
+
+
+def express_position(players, seed, plies):
+    """A state dict of a real Express position: `plies` random legal moves into a game."""
+    from sorry_env.express import game as xgame
+    from sorry_env.express.state_io import state_to_dict as x_to_dict
+
+    state = xgame.new_state(players, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(plies):
+        if xgame.winner(state) is not None:
+            break
+        state = xgame.step(state, int(rng.choice(xgame.legal_actions(state))))
+    return x_to_dict(state), xgame.winner(state) is not None
+
+
+def assert_express_playable_or_refused(d, seed=0):
+    from sorry_env.express import engine as XE
+    from sorry_env.express import game as xgame
+    from sorry_env.express.state_io import state_from_dict as x_from_dict
+
+    try:
+        state = x_from_dict(d, seed)
+    except ValueError as error:
+        assert len(str(error)) < 400, str(error)[:500]
+        return
+    # Playable, with every count within the game's bounds and the observation in [0, 1].
+    assert xgame.winner(state) is None and len(xgame.legal_actions(state)) > 0
+    owned = xgame.owned(state)
+    assert owned.min() >= 0 and owned.sum(axis=0).max() <= XE.PAWNS_PER_COLOUR
+    assert 0 <= xgame.turn(state) < 2**62
+    obs = np.empty(XE.OBS_SIZE, dtype=np.float32)
+    XE.observe(state, xgame.to_move(state), obs)
+    assert np.isfinite(obs).all() and obs.min() >= 0 and obs.max() <= 1
+    xgame.step(state, int(xgame.legal_actions(state)[0]))
+
+
+@fuzz(600)
+@given(st.integers(2, 4), st.integers(0, 10**6), st.integers(0, 60), st.data())
+def test_mutated_express_state_dicts_load_playable_or_are_refused(players, seed, plies, data):
+    d, over = express_position(players, seed, plies)
+    if over:
+        return
+    for _ in range(data.draw(st.integers(1, 3))):
+        where = data.draw(st.sampled_from(list(paths(d))))
+        value = data.draw(st.one_of(VALUES, HOSTILE, st.sampled_from(["Red", "Blue", "Wild", "Slide", "Sorry!"])))
+        if not where:
+            d = value
+            break
+        parent = d
+        for key in where[:-1]:
+            parent = parent[key]
+        if data.draw(st.booleans()) and isinstance(parent, dict):
+            parent.pop(where[-1])
+        elif isinstance(parent, dict) and data.draw(st.booleans()):  # a new key: a colour, or anything
+            parent[data.draw(st.one_of(st.sampled_from(["Red", "Green", "dice", "turn"]), st.text(max_size=3)))] = value
+        else:
+            parent[where[-1]] = value
+    assert_express_playable_or_refused(d)
+
+
+@fuzz(300)
+@given(st.sampled_from(sorted(PRESETS)), st.integers(0, 10**6), st.integers(0, 60), st.data())
+def test_board_state_dicts_with_hostile_values_are_refused_shortly(rules_name, seed, plies, data):
+    """The board game's loader against the values that broke the Express one: huge integers,
+    thousands of digits, megabyte strings, nesting thousands deep."""
+    d, over = position(rules_name, seed, plies)
+    if over:
+        return
+    where = data.draw(st.sampled_from([p for p in paths(d) if p]))
+    parent = d
+    for key in where[:-1]:
+        parent = parent[key]
+    parent[where[-1]] = data.draw(HOSTILE)
+    assert_playable_or_refused(d, rules_name)

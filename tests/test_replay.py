@@ -111,7 +111,7 @@ def test_the_command_gives_one_line_errors(recorded, tmp_path):
     bad.write_text("{not json")
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(tamper(json.loads(files[1].read_text()), 0, "to_move", 1)))
-    for path, words in ((bad, "is not JSON"), (tampered, "move 0"), (tmp_path / "missing.json", "cannot read")):
+    for path, words in ((bad, "is not JSON"), (tampered, "move 0"), (tmp_path / "missing.json", "does not exist")):
         result = subprocess.run(
             [sys.executable, "-m", "sorry_env.replay", str(path)],
             capture_output=True,

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -95,7 +97,43 @@ def test_resume_refuses_a_directory_without_the_marker(tmp_path):
     cfg = rb.load_config(write_config(tmp_path))
     (tmp_path / "runs" / cfg["name"] / "checkpoint").mkdir(parents=True)
     with pytest.raises(ValueError, match="not an RLlib run directory"):
+        rb.open_run(cfg, tmp_path / "runs", resume=True, trust_run_dir=True)
+
+
+def plant_marker(tmp_path, cfg, snapshots):
+    run_dir = tmp_path / "runs" / cfg["name"]
+    (run_dir / "checkpoint").mkdir(parents=True)
+    (run_dir / "checkpoint" / "rllib_checkpoint.json").write_text("{}")
+    (run_dir / "pool").mkdir()
+    (run_dir / "pool" / "snapshot_1.safetensors").write_bytes(b"")
+    state = {"config": cfg, "iteration": 1, "env_steps": 200, "snapshots": snapshots, "wall_seconds": 1.0}
+    (run_dir / rb.MARKER).write_text(json.dumps({**state, "iterations": []}))
+
+
+def test_resume_needs_trust_run_dir(tmp_path):
+    """RLlib checkpoints are pickles: --resume without --trust-run-dir refuses, saying why."""
+    cfg = rb.load_config(write_config(tmp_path))
+    plant_marker(tmp_path, cfg, ["pool/snapshot_1.safetensors"])
+    with pytest.raises(ValueError, match="runs code"):
         rb.open_run(cfg, tmp_path / "runs", resume=True)
+    assert rb.open_run(cfg, tmp_path / "runs", resume=True, trust_run_dir=True).state["iteration"] == 1
+    result = subprocess.run(
+        [sys.executable, "-m", "training.rllib_backend", write_config(tmp_path), "--resume"]
+        + ["--runs-dir", tmp_path / "runs"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 2 and "--trust-run-dir" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("snapshot", ["../../elsewhere.safetensors", "/etc/passwd", "pool/../rllib_run.json", 3])
+def test_the_markers_snapshots_stay_in_the_pool(tmp_path, snapshot):
+    cfg = rb.load_config(write_config(tmp_path))
+    plant_marker(tmp_path, cfg, ["pool/snapshot_1.safetensors", snapshot])
+    with pytest.raises(ValueError, match="not a file in"):
+        rb.open_run(cfg, tmp_path / "runs", resume=True, trust_run_dir=True)
 
 
 @pytest.fixture
@@ -116,7 +154,7 @@ def test_train_resume_export_and_play(tmp_path, local_ray):
     assert len(run.state["snapshots"]) == 1
     # the "kill": a new session resumes from the directory and the counter continues
     cfg["budget"]["iterations"] = 2
-    resumed = rb.open_run(cfg, tmp_path / "runs", resume=True)
+    resumed = rb.open_run(cfg, tmp_path / "runs", resume=True, trust_run_dir=True)
     assert resumed.state["iteration"] == 1
     rb.train(cfg, resumed, resume=True)
     state = json.loads((run.dir / rb.MARKER).read_text())

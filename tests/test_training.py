@@ -150,8 +150,8 @@ def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
         ("unrelated.json", "no policy file took part"),
         ("search.json", "no policy file took part"),
         ("four.json", "played under hasbro2003 with 4 players"),
-        ("nowhere.json", "not a sorry-eval results.json"),
-        ("p.safetensors", "not a sorry-eval results.json"),
+        ("nowhere.json", "results file .* does not exist"),
+        ("p.safetensors", "results file .* is not (UTF-8 text|JSON)"),
     ]:
         with pytest.raises(ValueError, match=message):
             export_run(run_dir, tmp_path / "q.safetensors", [tmp_path / results])
@@ -277,7 +277,7 @@ def test_train_command_reports_mistakes_without_a_traceback(tmp_path):
         )
 
     for args, message in [
-        (["nowhere.yaml"], "No such file or directory: 'nowhere.yaml'"),
+        (["nowhere.yaml"], "config nowhere.yaml does not exist"),
         ([SMOKE, "--timesteps", "0"], "budget.timesteps must be > 0"),
         ([SMOKE, "--resume"], "--resume: no checkpoint in"),
     ]:

@@ -13,10 +13,13 @@ from __future__ import annotations
 import copy
 import math
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 import yaml
 
+from sorry_env import files
+from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
 DEFAULTS = {
@@ -101,11 +104,35 @@ def _merge(base: dict, override: dict, where: str) -> dict:
     return out
 
 
+MAX_CONFIG_BYTES = 1024 * 1024  # a config file: the shipped ones are under 2 KB
+
+
+def read_yaml(path: str | Path, what: str = "config") -> object:
+    """The YAML value of file `path` (a regular file of at most MAX_CONFIG_BYTES), or
+    ValueError: a file too deeply nested for the parser (thousands of ``[``) included."""
+    text = files.read_text(path, MAX_CONFIG_BYTES, what)
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ValueError(f"{what} {path}: not valid YAML ({str(e)[:300]})") from None
+    except RecursionError:
+        raise ValueError(f"{what} {path}: nested too deeply to be a config") from None
+
+
+def run_name_problem(name) -> str | None:
+    """Why `name` cannot name a run directory under --runs-dir (None if it can): it must be
+    one plain path component, so the run stays inside the runs directory."""
+    if not isinstance(name, str) or not name or name in (".", ".."):
+        return "a non-empty name other than '.' and '..'"
+    if any(c in name for c in "/\\\0") or len(name) > 200:
+        return "a plain directory name (no '/', '\\' or NUL; at most 200 characters)"
+    return None
+
+
 def load_config(path: str | Path) -> dict:
     """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
     network files (:func:`training.train.open_run` checks those unless it resumes)."""
-    with open(path) as f:
-        data = yaml.safe_load(f) or {}
+    data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config must be a YAML mapping")
     cfg = _merge(DEFAULTS, data, "")
@@ -156,6 +183,33 @@ RANGES = {
 }
 
 
+# Caps on the values that size memory or processes, checked before anything is allocated
+# (each far above the shipped configs; docs/hardening.md lists them).
+CAPS = {
+    "envs": 1024,  # games stepped together
+    "ppo.n_steps": 65_536,  # per env and rollout
+    "ppo.batch_size": 1_048_576,
+    "ppo.n_epochs": 1000,
+    "torch_threads": 256,
+    "opponents.snapshot_window": 1000,  # snapshot networks held in memory
+    "imitation.chunk": 1_000_000,  # teacher moves held at once
+    "imitation.batch_size": 1_048_576,
+    "imitation.epochs": 1000,
+    "distillation.workers": 256,  # processes
+    "distillation.iterations": 10_000_000,
+    "distillation.rollout_plies": 10_000,
+    "distillation.batch_size": 1_048_576,
+    "distillation.epochs": 1000,
+    "evaluation.games": 10_000_000,
+    "game.max_turns": 1_000_000,
+}
+MAX_ROLLOUT = 1_048_576  # envs * ppo.n_steps: the rollout buffer's positions (about 5 KB each)
+MAX_LAYERS = 16  # hidden layers of network.hidden and network.value_hidden
+MAX_WIDTH = 16_384  # units per hidden layer
+MAX_NETWORK_PARAMETERS = 50_000_000  # as a policy file may hold (agents.policy.MAX_PARAMETERS)
+INPUT_BOUND = 2048  # more than any layout's network input, for the parameter estimate
+
+
 def _check_types(cfg: dict, defaults: dict, where: str) -> None:
     for key, default in defaults.items():
         name, value = where + key, cfg[key]
@@ -185,6 +239,8 @@ def _check_types(cfg: dict, defaults: dict, where: str) -> None:
             raise ValueError(f"config: {name} must be {noun}, got {value!r}")
         if name in RANGES and not RANGES[name][0](value):
             raise ValueError(f"config: {name} must be {RANGES[name][1]}, got {value!r}")
+        if name in CAPS and value > CAPS[name]:
+            raise ValueError(f"config: {name} must be at most {CAPS[name]:,}, got {value!r}")
 
 
 def check_network_file(cfg: dict, key: str) -> dict:
@@ -213,10 +269,26 @@ def check_network_file(cfg: dict, key: str) -> dict:
     return meta
 
 
-def validate(cfg: dict, warm_start: bool = True) -> None:
+def agent_specs(cfg: dict) -> list[tuple[str, object]]:
+    """(key, spec) of every agent spec a config names: the opponent and teacher mixes' kinds,
+    the teacher and the evaluation opponents."""
+    specs = [("opponents.mix", kind) for kind in cfg["opponents"]["mix"]]
+    specs += [("imitation.mix", kind) for kind in cfg["imitation"]["mix"]]
+    specs += [("imitation.teacher", cfg["imitation"]["teacher"])]
+    return specs + [("evaluation.opponents", spec) for spec in cfg["evaluation"]["opponents"]]
+
+
+def validate(
+    cfg: dict, warm_start: bool = True, stored_in: str | None = None, trusted: Collection[str] = (), how: str = ""
+) -> None:
     """ValueError naming the first key whose value cannot make a run (see the module doc).
     `warm_start`: also check the network files the distillation warm start reads (a resumed
-    run skips the warm start, so it does not need them any more)."""
+    run skips the warm start, so it does not need them any more).
+
+    `stored_in`: the file the config was read from when the user did not pass it themselves (a
+    run directory's run_state.json): its agent specs are data, so one that runs code
+    (``module:Name``, an sb3 zip: :func:`agents.runs_code`) is refused before anything is
+    built, unless it is in `trusted` (specs the user typed; `how` says how to type one)."""
     import agents
     from agents.policy import ACTIVATIONS, KINDS
     from sorry_env import game
@@ -225,6 +297,21 @@ def validate(cfg: dict, warm_start: bool = True) -> None:
     from .opponents import check_mix
 
     _check_types(cfg, DEFAULTS, "")
+    problem = run_name_problem(cfg["name"])
+    if problem:
+        raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
+    if cfg["envs"] * cfg["ppo"]["n_steps"] > MAX_ROLLOUT:
+        raise ValueError(
+            f"config: envs * ppo.n_steps (the rollout buffer's positions) must be at most {MAX_ROLLOUT:,}, "
+            f"got {cfg['envs']} * {cfg['ppo']['n_steps']}"
+        )
+    if stored_in is not None:
+        for where, spec in agent_specs(cfg):
+            if isinstance(spec, str) and spec not in trusted:
+                try:
+                    agents.refuse_code(spec, stored_in, how)
+                except ValueError as e:
+                    raise ValueError(f"config: {where}: {e}") from None
     g, net, d = cfg["game"], cfg["network"], cfg["distillation"]
     if g["rules"] not in PRESETS:
         raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
@@ -241,7 +328,17 @@ def validate(cfg: dict, warm_start: bool = True) -> None:
     for key in ("hidden", "value_hidden"):
         sizes = net[key]
         if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes):
-            raise ValueError(f"config: network.{key} must be a list of layer widths > 0, got {sizes!r}")
+            raise ValueError(f"config: network.{key} must be a list of layer widths > 0, got {excerpt(sizes)}")
+        if len(sizes) > MAX_LAYERS or max(sizes, default=0) > MAX_WIDTH:
+            raise ValueError(
+                f"config: network.{key} must have at most {MAX_LAYERS} layers of at most {MAX_WIDTH:,} units, "
+                f"got {excerpt(sizes)}"
+            )
+        widths = [INPUT_BOUND, *sizes, 1]
+        if sum(a * b for a, b in zip(widths[:-1], widths[1:])) > MAX_NETWORK_PARAMETERS:
+            raise ValueError(
+                f"config: network.{key} {sizes} makes a network of more than {MAX_NETWORK_PARAMETERS:,} parameters"
+            )
     for where in ("opponents.mix", "imitation.mix"):
         section, key = where.split(".")
         try:

@@ -12,12 +12,13 @@ summary of tournaments measured with ``sorry-eval --out`` (its ``results.json``)
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents.policy import save_policy
+from sorry_env import files
+from sorry_env.files import MB
 
 from . import checkpoint
 from .checkpoint import with_value  # noqa: F401 (its old home: export.with_value)
@@ -60,17 +61,23 @@ def export_actor(
     )
 
 
+# Caps on the JSON files export reads (a run's state holds its config and evaluation history;
+# a results file its games' log): far above real ones, small enough to read at once.
+MAX_RUN_STATE_BYTES = 64 * MB
+MAX_RESULTS_BYTES = 256 * MB
+
+
 def tournament_summary(results_path: str | Path, config: dict) -> dict:
     """The parts of a sorry-eval results.json worth keeping in a policy file (no game log);
     ValueError unless it is one, played under the run's rules and player count by a policy."""
+    results = files.read_json(results_path, MAX_RESULTS_BYTES, "--tournament results file")
     try:
-        results = json.loads(Path(results_path).read_text())
         summary = {key: results[key] for key in ("config", "agents", "mean_turns", "first_mover_advantage")}
         played = (results["config"]["rules"], results["config"]["players"])
         specs = results["config"]["agents"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (KeyError, TypeError) as e:
         raise ValueError(
-            f"--tournament {results_path}: not a sorry-eval results.json ({type(e).__name__}: {e})"
+            f"--tournament {results_path}: not a sorry-eval results.json ({type(e).__name__}: {str(e)[:80]})"
         ) from None
     game = config["game"]
     if played != (game["rules"], game["num_players"]):
@@ -83,9 +90,13 @@ def tournament_summary(results_path: str | Path, config: dict) -> dict:
     return summary
 
 
-def export_run(run_dir: str | Path, out: str | Path, tournaments: Iterable[str | Path] = ()) -> None:
+def export_run(
+    run_dir: str | Path, out: str | Path, tournaments: Iterable[str | Path] = (), trusted: Iterable[str] = ()
+) -> None:
     """Export the latest checkpoint of a training run directory. Reads data only (JSON and
-    safetensors): a run directory from elsewhere cannot run code here."""
+    safetensors): a run directory from elsewhere cannot run code here. The agent specs of its
+    stored config are data: one that runs code (``module:Name``, an sb3 zip) is refused unless
+    it is in `trusted` (the specs the user named with ``--trust-agent``)."""
     run_dir, out = Path(run_dir), Path(out)
     if not (run_dir / "run_state.json").is_file():
         raise ValueError(f"{run_dir} is not a training run directory: it has no run_state.json")
@@ -94,15 +105,24 @@ def export_run(run_dir: str | Path, out: str | Path, tournaments: Iterable[str |
         raise ValueError(f"{run_dir} is not a training run directory: it has no {checkpoint.FILE}")
     if not out.parent.is_dir():
         raise ValueError(f"cannot write {out}: no directory {out.parent}")
+    state_path = run_dir / "run_state.json"
+    state = files.read_json(state_path, MAX_RUN_STATE_BYTES, "run state")
     try:
-        state = json.loads((run_dir / "run_state.json").read_text())
         config = state["config"]
-        validate(config, warm_start=False)
+        validate(
+            config,
+            warm_start=False,
+            stored_in=str(state_path),
+            trusted=tuple(trusted),
+            how=f"sorry-export {run_dir} {out} --trust-agent 'SPEC'",
+        )
         history = list(state["evaluations"])
         evaluation = {"latest": history[-1] if history else None, "history": history, "imitation": state["imitation"]}
         wall_seconds = state.get("wall_seconds")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-        raise ValueError(f"{run_dir / 'run_state.json'} is damaged ({type(exc).__name__}: {str(exc)[:120]})") from None
+    except (KeyError, TypeError, AttributeError, RecursionError) as exc:
+        raise ValueError(f"{state_path} is damaged ({type(exc).__name__}: {str(exc)[:120]})") from None
+    except ValueError as exc:
+        raise ValueError(f"{state_path}: {str(exc)[:400]}") from None
     evaluation["tournaments"] = [tournament_summary(path, config) for path in tournaments]
     actor, timesteps = checkpoint.load_actor(checkpoint_path, config)
     export_actor(actor, out, config, timesteps, evaluation, wall_seconds)
@@ -119,9 +139,17 @@ def main(argv: list[str] | None = None) -> None:
         metavar="RESULTS_JSON",
         help="sorry-eval results.json files to record in the metadata",
     )
+    p.add_argument(
+        "--trust-agent",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="an agent spec that runs code (package.module:Name, an sb3 .zip) which the run's stored config "
+        "names and you trust: stored specs are data, so such a spec is refused unless named here",
+    )
     args = p.parse_args(argv)
     try:
-        export_run(args.run_dir, args.out, args.tournament)
+        export_run(args.run_dir, args.out, args.tournament, args.trust_agent)
     except ValueError as e:
         p.error(str(e))
     except OSError as e:  # e.g. OUT is a directory, or the disk is full

@@ -2,7 +2,7 @@
 
     sorry-train-rllib configs/rllib-2p.yaml                        # embedded local Ray
     sorry-train-rllib configs/rllib-2p.yaml --address HEAD:6379    # an existing cluster
-    sorry-train-rllib configs/rllib-2p.yaml --resume               # continue after a kill
+    sorry-train-rllib configs/rllib-2p.yaml --resume --trust-run-dir  # continue after a kill
 
 One shared policy (module ``shared``) plays every learning seat; each game, every seat but
 one learning seat draws from the opponent mix: ``self`` (the shared policy again),
@@ -18,7 +18,8 @@ tensors: the run directory's ``policy.safetensors`` loads in ``sorry-eval``/``so
 Run directory ``<runs_dir>/<name>/``: ``rllib_run.json`` (the marker: config, iteration,
 steps, snapshots), ``checkpoint/`` (RLlib's ``save_to_path``: learner, optimizer and
 iteration counter), ``pool/`` (snapshot policy files), ``policy.safetensors`` (the result).
-RLlib checkpoints hold pickles: resume only from run directories you trust.
+RLlib checkpoints hold pickles: ``--resume`` restores one only with ``--trust-run-dir``
+(it runs code from that folder), and the marker's snapshots must be files in ``pool/``.
 """
 
 from __future__ import annotations
@@ -34,9 +35,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
+from sorry_env import files
+from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS
+
+from .config import INPUT_BOUND, MAX_LAYERS, MAX_NETWORK_PARAMETERS, MAX_WIDTH, read_yaml, run_name_problem
 
 SELF, SNAPSHOTS = "self", "snapshots"
 MODULE_ID = "shared"
@@ -75,6 +79,18 @@ DEFAULTS = {
 }
 
 _INT, _NUM = (int,), (int, float)
+# Caps on the values that size memory, processes or Ray actors, checked before Ray starts
+# (far above the shipped configs; docs/hardening.md lists them). Network widths share
+# training.config's caps.
+CAPS = {
+    "game.max_turns": 1_000_000,
+    "ppo.train_batch_size": 1_048_576,
+    "ppo.num_epochs": 1000,
+    "env_runners.num_env_runners": 256,
+    "env_runners.num_envs_per_env_runner": 1024,
+    "env_runners.rollout_fragment_length": 65_536,
+    "opponents.snapshot_window": 1000,
+}
 
 
 def _merge(base: dict, override: dict, where: str) -> dict:
@@ -104,12 +120,8 @@ def validate(cfg: dict) -> None:
     """ValueError naming the key of the first bad value (before Ray starts)."""
     from agents import AGENTS
 
-    _check(
-        isinstance(cfg["name"], str) and cfg["name"] and "/" not in cfg["name"],
-        "name",
-        "a non-empty string without '/'",
-        cfg["name"],
-    )
+    problem = run_name_problem(cfg["name"])
+    _check(problem is None, "name", problem, excerpt(cfg["name"]))
     _check(_is(cfg["seed"], _INT) and cfg["seed"] >= 0, "seed", "an integer >= 0", cfg["seed"])
     g = cfg["game"]
     _check(
@@ -123,6 +135,19 @@ def validate(cfg: dict) -> None:
             isinstance(n[key], list) and n[key] and all(_is(h, _INT) and h > 0 for h in n[key]),
             f"network.{key}",
             "a non-empty list of integers > 0",
+            n[key],
+        )
+        _check(
+            len(n[key]) <= MAX_LAYERS and max(n[key]) <= MAX_WIDTH,
+            f"network.{key}",
+            f"at most {MAX_LAYERS} layers of at most {MAX_WIDTH:,} units",
+            excerpt(n[key]),
+        )
+        widths = [INPUT_BOUND, *n[key], 1]
+        _check(
+            sum(a * b for a, b in zip(widths[:-1], widths[1:])) <= MAX_NETWORK_PARAMETERS,
+            f"network.{key}",
+            f"a network of at most {MAX_NETWORK_PARAMETERS:,} parameters",
             n[key],
         )
     _check(n["activation"] in ("relu", "tanh"), "network.activation", "relu or tanh", n["activation"])
@@ -181,17 +206,16 @@ def validate(cfg: dict) -> None:
         "an integer > 0",
         cfg["checkpoint_every"],
     )
+    for key, cap in CAPS.items():
+        section, _, field = key.rpartition(".")
+        value = cfg[section][field] if section else cfg[field]
+        _check(value <= cap, key, f"at most {cap:,}", value)
 
 
 def load_config(path) -> dict:
-    """The validated config of YAML file `path` over DEFAULTS."""
-    try:
-        with open(path) as f:
-            data = yaml.safe_load(f) or {}
-    except OSError as e:
-        raise ValueError(f"cannot read config {path}: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not valid YAML ({e})") from None
+    """The validated config of YAML file `path` over DEFAULTS (read as training.config reads
+    its configs: a bounded regular file, deep nesting refused)."""
+    data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config must be a YAML mapping")  # noqa: TRY004 (CLI reports ValueErrors)
     cfg = _merge(DEFAULTS, data, "")
@@ -533,22 +557,45 @@ class RLlibRun:
         os.replace(tmp, self.marker)
 
 
-def open_run(cfg: dict, runs_dir, resume: bool) -> RLlibRun:
+# Caps on what a resume reads from a run directory besides RLlib's own checkpoint.
+MAX_MARKER_BYTES = 64 * 1024 * 1024
+MAX_SNAPSHOT_BYTES = 1024 * 1024 * 1024
+
+
+def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> RLlibRun:
     """A new run directory, or (resume) the existing one after checking it is one of ours
-    with the same config (the budget may grow)."""
+    with the same config (the budget may grow). Resuming restores RLlib's checkpoint, which
+    is pickles: unpickling runs code from that folder, so it needs `trust_run_dir` (the
+    user's ``--trust-run-dir``) and is refused without it, before anything is read."""
     run = RLlibRun(cfg, Path(runs_dir) / cfg["name"])
     if resume:
+        if not trust_run_dir:
+            raise ValueError(
+                f"--resume restores {run.dir}/checkpoint, which RLlib stores as pickles: loading it runs code "
+                "from that folder. Add --trust-run-dir only if you made that run directory (or trust whoever "
+                "did); otherwise start a new run"
+            )
         if not run.marker.is_file():
             raise ValueError(
                 f"--resume: {run.dir} is not an RLlib run directory of sorry-train-rllib "
                 f"(no {MARKER}); RLlib checkpoints hold pickles, so only our own run "
                 "directories are resumed"
             )
-        state = json.loads(run.marker.read_text())
-        # The budget may grow and the number of env runners change; anything else is another run.
-        ignored = {"budget": None, "env_runners": None}
-        if {**state["config"], **ignored} != {**cfg, **ignored}:
-            raise ValueError(f"{run.marker}: the run was started with another config; use a new name")
+        state = files.read_json(run.marker, MAX_MARKER_BYTES, "RLlib run marker")
+        try:
+            # The budget may grow and the number of env runners change; anything else is another run.
+            ignored = {"budget": None, "env_runners": None}
+            if {**state["config"], **ignored} != {**cfg, **ignored}:
+                raise ValueError(f"{run.marker}: the run was started with another config; use a new name")
+            for name in state["snapshots"]:
+                run_snapshot(run, name)
+            for key in ("iteration", "env_steps"):
+                if not _is(state[key], _INT) or state[key] < 0:
+                    raise ValueError(f"{run.marker}: {key} must be an integer >= 0, got {excerpt(state[key])}")
+            if not _is(state["wall_seconds"], _NUM) or not isinstance(state["iterations"], list):
+                raise ValueError(f"{run.marker}: wall_seconds must be a number and iterations a list")
+        except (KeyError, TypeError, AttributeError, RecursionError) as exc:
+            raise ValueError(f"{run.marker} is damaged ({type(exc).__name__}: {str(exc)[:80]})") from None
         if not (run.checkpoint_dir / "rllib_checkpoint.json").is_file():
             raise ValueError(
                 f"--resume: {run.dir} has no checkpoint yet (stopped before its first one); "
@@ -562,6 +609,15 @@ def open_run(cfg: dict, runs_dir, resume: bool) -> RLlibRun:
     return run
 
 
+def run_snapshot(run: RLlibRun, name) -> Path:
+    """A snapshot the marker lists: a policy file directly in the run's pool/, nowhere else."""
+    path = run.dir / str(name)
+    if not isinstance(name, str) or path.parent.resolve() != run.pool_dir.resolve() or path.is_symlink():
+        raise ValueError(f"{run.marker}: snapshot {excerpt(name)} is not a file in {run.pool_dir}")
+    files.check_regular_file(path, MAX_SNAPSHOT_BYTES, "snapshot")
+    return path
+
+
 def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = False, log=print) -> RLlibRun:
     """Train until budget.iterations; checkpoint every checkpoint_every iterations and at the end."""
     start_ray(address)
@@ -571,7 +627,10 @@ def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = F
     try:
         if resume:
             algo.restore_from_path(str(run.checkpoint_dir.resolve()))
-            snapshots = [(Path(p).stem, (run.dir / p).read_bytes()) for p in run.state["snapshots"]]
+            snapshots = [
+                (Path(p).stem, files.read_bytes(run_snapshot(run, p), MAX_SNAPSHOT_BYTES, "snapshot"))
+                for p in run.state["snapshots"]
+            ]
             _broadcast(algo, snapshots)
         else:
             snapshots = []
@@ -656,7 +715,15 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description="Self-play PPO of a Sorry! policy on Ray RLlib (local or a cluster).")
     p.add_argument("config", help="YAML config (see configs/rllib-2p.yaml and training/rllib_backend.py)")
     p.add_argument("--address", help="Ray cluster head HOST:PORT (or 'auto'); default: start Ray in this process")
-    p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
+    p.add_argument(
+        "--resume", action="store_true", help="continue the run from its last checkpoint (needs --trust-run-dir)"
+    )
+    p.add_argument(
+        "--trust-run-dir",
+        action="store_true",
+        help="allow --resume to restore the run's RLlib checkpoint, which is pickles: this runs code from that "
+        "folder, so use it only for run directories you made or trust",
+    )
     p.add_argument("--runs-dir", default="runs", help="parent directory of run directories")
     p.add_argument("--iterations", type=int, help="override budget.iterations")
     p.add_argument("--num-env-runners", type=int, help="override env_runners.num_env_runners")
@@ -670,7 +737,7 @@ def main(argv=None) -> None:
         validate(cfg)
         if args.address is not None:
             check_address(args.address)
-        run = open_run(cfg, args.runs_dir, args.resume)
+        run = open_run(cfg, args.runs_dir, args.resume, args.trust_run_dir)
     except ValueError as e:
         p.error(str(e))
     try:

@@ -38,7 +38,7 @@ from agents.policy import Actor, load_policy
 from agents.policy_input import public_state, sparse_afterstates
 from agents.value_net import NO_NET, pack
 from sorry_env import engine as E
-from sorry_env import game
+from sorry_env import files, game
 from sorry_env.rules import DEFAULT_MAX_TURNS
 from training.sb3_policy import sparse_mlp
 
@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
 
 CHUNK = 2000  # teacher decisions per task
+# The saved decisions of a run (teacher_decisions.npz): the 300,000-decision set is far smaller.
+MAX_TEACHER_BYTES = 8 * 1024**3
 
 
 @njit(cache=True)
@@ -145,6 +147,9 @@ def teacher_data(cfg: dict, path: Path, log: Callable[[str], object] = print) ->
     made_by = _made_by(cfg, d["decisions"])
     reused: dict | None = None
     if path.exists():
+        # The run's own file, but still checked for type and size before numpy opens it
+        # (np.load refuses pickled arrays by default: allow_pickle=False).
+        files.check_regular_file(path, MAX_TEACHER_BYTES, "saved teacher decisions")
         with np.load(path) as saved:
             saved_by = str(saved["made_by"]) if "made_by" in saved else None
             if saved_by == made_by:

@@ -37,12 +37,13 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from tqdm import tqdm
 
 from agents.arena.stats import wilson_interval
+from sorry_env import files
 
 from . import checkpoint as run_checkpoint
 from .batched_env import BatchedSelfPlayEnv
 from .config import load_config, validate
 from .curve import plot_learning_curve
-from .export import export_model
+from .export import MAX_RUN_STATE_BYTES, export_model
 from .imitation import pretrain
 from .learner_env import make_env
 from .match import play_win_rate
@@ -76,8 +77,8 @@ class Run:
         return self.dir / run_checkpoint.FILE
 
     def load_state(self) -> None:
+        state = files.read_json(self.state_path, MAX_RUN_STATE_BYTES, "run state")
         try:
-            state = json.loads(self.state_path.read_text())
             # The budget may grow on resume, and the rollout path may change (both play the same
             # games' distribution; runs from before the rollout key used per_game); anything else
             # changed would make a different run.

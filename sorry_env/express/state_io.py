@@ -25,6 +25,7 @@ the dice in face order, so ``state_to_dict(state_from_dict(d, seed))`` equals ``
 
 import numpy as np
 
+from ..checks import excerpt
 from ..game import check_seed
 from ..render import COLOUR_NAMES
 from . import engine as E
@@ -33,29 +34,49 @@ from .game import FACE_NAMES, PLAYER_COUNTS
 KEYS = {"to_move", "turn", "bases", "pawns", "dice"}
 
 
+MAX_TURN = 2**62  # the engine counts turns in int64 (as the board game's state_io)
+
+
 def _integer(value):
     return not isinstance(value, bool) and isinstance(value, (int, np.integer))
 
 
+def _colour(value) -> bool:
+    """A colour name (and nothing unhashable or equal to one by accident)."""
+    return isinstance(value, str) and value in COLOUR_NAMES
+
+
 def state_from_dict(d, seed: int) -> np.ndarray:
     """A validated engine state from a state dict; future rolls (and a roll when ``dice`` is
-    absent) come from `seed`. Raises ValueError naming the problem on any malformed or
-    impossible state."""
+    absent) come from `seed`. Every malformed or impossible state is a ValueError naming the
+    problem and quoting at most a short excerpt of the input (no OverflowError,
+    RecursionError or TypeError escapes); an accepted state is playable (the player to move
+    has a playable die) and every count in it is within the game's bounds."""
+    try:
+        return _state_from_dict(d, seed)
+    except (TypeError, OverflowError, RecursionError, KeyError, IndexError, AttributeError) as exc:
+        # A check above missed a shape: still a short ValueError, never the input echoed whole.
+        raise ValueError(f"malformed state ({type(exc).__name__}: {excerpt(str(exc), 120)})") from None
+
+
+def _state_from_dict(d, seed: int) -> np.ndarray:
     check_seed(seed)
     if not isinstance(d, dict):
         raise ValueError(f"state must be a dict, got {type(d).__name__}")  # noqa: TRY004 (bad input: ValueError)
-    unknown = set(d) - KEYS
+    unknown = [key for key in d if key not in KEYS]
     if unknown:
-        raise ValueError(f"unknown state keys {sorted(unknown)}; allowed: {sorted(KEYS)}")
+        raise ValueError(f"unknown state keys {excerpt(sorted(map(str, unknown)))}; allowed: {sorted(KEYS)}")
     for key in ("bases", "pawns", "to_move"):
         if key not in d:
             raise ValueError(f"state needs {key!r}")
     bases = d["bases"]
     if not isinstance(bases, (list, tuple)) or len(bases) not in PLAYER_COUNTS:
-        raise ValueError(f"'bases' must list one colour per player (2 to 4 players), got {bases!r}")
+        raise ValueError(f"'bases' must list one colour per player (2 to 4 players), got {excerpt(bases)}")
     for seat, colour in enumerate(bases):
-        if colour not in COLOUR_NAMES:
-            raise ValueError(f"bases: player {seat}'s colour must be one of {list(COLOUR_NAMES)}, got {colour!r}")
+        if not _colour(colour):
+            raise ValueError(
+                f"bases: player {seat}'s colour must be one of {list(COLOUR_NAMES)}, got {excerpt(colour)}"
+            )
     if len(set(bases)) != len(bases):
         raise ValueError(f"bases: every home base has its own colour, got {list(bases)}")
     n = len(bases)
@@ -66,16 +87,17 @@ def state_from_dict(d, seed: int) -> np.ndarray:
         state[E.BASES + seat] = COLOUR_NAMES.index(colour)
     pawns = d["pawns"]
     if not isinstance(pawns, (list, tuple)) or len(pawns) != n:
-        raise ValueError(f"'pawns' must list one dict per player ({n}, as 'bases'), got {pawns!r}")
+        raise ValueError(f"'pawns' must list one dict per player ({n}, as 'bases'), got {excerpt(pawns)}")
     for seat, counts in enumerate(pawns):
+        # Each count is at most the pawns of a colour, so the sums below cannot overflow.
         if (
             not isinstance(counts, dict)
-            or set(counts) - set(COLOUR_NAMES)
-            or any(not _integer(v) or v < 0 for v in counts.values())
+            or not all(_colour(c) for c in counts)
+            or any(not _integer(v) or not 0 <= v <= E.PAWNS_PER_COLOUR for v in counts.values())
         ):
             raise ValueError(
                 f"pawns: player {seat} must map colour names {list(COLOUR_NAMES)} to "
-                f"non-negative integer counts, got {counts!r}"
+                f"non-negative integer counts of at most {E.PAWNS_PER_COLOUR}, got {excerpt(counts)}"
             )
         for colour, count in counts.items():
             state[E.OWNED + seat * E.N_COLOURS + COLOUR_NAMES.index(colour)] = count
@@ -90,11 +112,11 @@ def state_from_dict(d, seed: int) -> np.ndarray:
             )
     to_move = d["to_move"]
     if not _integer(to_move) or not 0 <= to_move < n:
-        raise ValueError(f"to_move must be a player 0..{n - 1}, got {to_move!r}")
+        raise ValueError(f"to_move must be a player 0..{n - 1}, got {excerpt(to_move)}")
     state[E.TO_MOVE] = to_move
     turn = d.get("turn", 0)
-    if not _integer(turn) or turn < 0:
-        raise ValueError(f"turn must be a non-negative integer, got {turn!r}")
+    if not _integer(turn) or not 0 <= turn < MAX_TURN:
+        raise ValueError(f"turn must be a non-negative integer below 2**62, got {excerpt(turn)}")
     state[E.TURN] = turn
     state[E.WINNER] = -1
     state[E.RNG] = int(seed) & 0xFFFFFFFF
@@ -104,8 +126,14 @@ def state_from_dict(d, seed: int) -> np.ndarray:
         if not E.any_playable(state):  # the roll changes nothing: that turn is over, the next seat rolls
             E.end_turn(state)
         return state
-    if not isinstance(dice, (list, tuple)) or len(dice) > 3 or any(f not in FACE_NAMES for f in dice):
-        raise ValueError(f"dice must list up to 3 faces out of {list(FACE_NAMES)} (or be null to roll), got {dice!r}")
+    if (
+        not isinstance(dice, (list, tuple))
+        or len(dice) > 3
+        or any(not isinstance(f, str) or f not in FACE_NAMES for f in dice)
+    ):
+        raise ValueError(
+            f"dice must list up to 3 faces out of {list(FACE_NAMES)} (or be null to roll), got {excerpt(dice)}"
+        )
     for f in dice:
         state[E.DICE + FACE_NAMES.index(f)] += 1
     if state[E.DICE + E.SLIDE] > 2 or state[E.DICE + E.SORRY] > 1:
