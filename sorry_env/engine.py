@@ -837,7 +837,7 @@ def legal_mask(state, rules, mask):
 
 
 # ---- applying a move ----------------------------------------------------------------------
-@njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
+@njit(cache=True)
 def decode_card_action(rules, action):
     """(kind, i, j, first, target) of an index into one card's block of actions (the table
     in the module docstring): kind is one of the ``ACT_*`` constants; i is the movable pawn
@@ -866,7 +866,7 @@ def decode_card_action(rules, action):
     return ACT_SORRY, (action - SORRY0) // T, -1, -1, (action - SORRY0) % T
 
 
-@njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
+@njit(cache=True)
 def decode_action(rules, action):
     """(card, kind, i, j, first, target) of an action index (0 <= action < num_actions):
     without hands card is -1 (the card in play is the state's) and the rest is
@@ -907,7 +907,7 @@ def apply_move_events(state, rules, action, events):
     _apply_move(state, rules, action, events)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _apply_move(state, rules, action, events):
     card, kind, i, j, first, target = decode_action(rules, action)
     if rules[R_FIRE_ICE]:
@@ -951,7 +951,7 @@ def _apply_tokens(state, rules, action, kind, events):
         state[FIRE] = me * MAX_SLOTS + k  # 1 + index of own slot k - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _sort_seats(state, rules):
     """Re-sort every seat's pawns into canonical order, Fire staying on its pawn (it goes to
     the middle if that pawn was sent to Start or reached Home)."""
@@ -971,7 +971,7 @@ def _sort_seats(state, rules):
         state[FIRE] = seat * MAX_SLOTS + _own_slot_at(state, seat, ppp, fire_code) + 1
 
 
-@njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
+@njit(cache=True)
 def _apply_decoded(state, rules, kind, i, j, a, t, events):
     """Move the pawns for a decoded card action (see decode_card_action)."""
     ppp = rules[R_PAWNS]

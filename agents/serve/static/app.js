@@ -404,6 +404,7 @@ function setView(v) {
   const list = $("moves");
   list.replaceChildren();
   for (const m of v.legal) {
+    if (m.listed === false) continue;  // the same position as an earlier move (still playable by clicks)
     const li = document.createElement("li");
     const b = document.createElement("button");
     b.type = "button";
