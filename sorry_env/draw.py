@@ -279,10 +279,10 @@ def caption_width(cell: float) -> float:
 
 def _wrapped(d, text, x_mid, y, width, font) -> list[tuple[float, float, float, float]]:
     """Centred text broken into lines no wider than `width` pixels, the words drawn one by one
-    with a gap of about a third of the font size: the built-in font's own space is so narrow
+    with a gap of about half the font size: the built-in font's own space is so narrow
     that "square 44 to square 46" reads as "square 44to square 46". Returns each word's box."""
     size = getattr(font, "size", 11)
-    gap = max(3.0, size * 0.35)
+    gap = max(4.0, size * 0.45)
     lines: list[list[str]] = [[]]
     for word in text.split():
         trial = lines[-1] + [word]
