@@ -523,6 +523,14 @@ def _move_check(state, rules, seat, slot, step):
 
 
 @njit(cache=True)
+def _copy_state(source, target):
+    """target[:] = source, as a loop: the slice assignment compiles numba's shape-mismatch
+    error path (string formatting), a second or two of compile for nothing (same sizes)."""
+    for k in range(STATE_SIZE):
+        target[k] = source[k]
+
+
+@njit(cache=True)
 def _split_check(state, rules, me, i, j, a, scratch):
     """The ordered split: pawn i moves a forward and resolves fully (bumps, slides), then
     pawn j moves 7 - a from wherever it then stands."""
@@ -544,7 +552,7 @@ def _split_check(state, rules, me, i, j, a, scratch):
             return ILLEGAL
         other = _own_slot_at(state, sj, rules[R_PAWNS], d2)
         return LEGAL if other < 0 or other == ki else ILLEGAL
-    scratch[:] = state
+    _copy_state(state, scratch)
     _land(scratch, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], rules[R_PAWNS], None)
     second = _move_check(scratch, rules, sj, kj, 7 - a)
     if second == ILLEGAL:
@@ -1190,7 +1198,7 @@ def determinize(state, rules, viewer, seed):
 @njit(cache=True)
 def public_state(state, out):
     """`out` := `state` without its hidden parts (draw-pile order, generator, draw position)."""
-    out[:] = state
+    _copy_state(state, out)
     out[RNG] = 0
     out[DRAW_POS] = 0
     out[DECK : DECK + MAX_PACK] = 0
