@@ -36,9 +36,7 @@ def export_tree(rev: str, into: Path) -> Path:
         for package in PACKAGES:
             shutil.copytree(REPO / package, into / package, ignore=shutil.ignore_patterns("__pycache__"))
         return into
-    blob = subprocess.run(
-        ["git", "-C", str(REPO), "archive", rev, *PACKAGES], capture_output=True, check=True
-    ).stdout
+    blob = subprocess.run(["git", "-C", str(REPO), "archive", rev, *PACKAGES], capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
         tar.extractall(into, filter="data")
     return into
