@@ -88,20 +88,22 @@ def warm_tournament() -> None:
 
 
 def warm_training(runs_dir: Path) -> None:
-    """configs/quick.yaml's trainer, two rollouts and an update, with its step-0 evaluation."""
+    """configs/quick.yaml's trainer at a tiny size, with its evaluations: long enough (8 games
+    of 256 learner steps each) for games to end and opponents, snapshots among them, to be
+    drawn again, since the snapshots' batched play compiles code of its own."""
     from .train import open_run, run_training
 
     cfg = load_config(QUICK_CONFIG) if QUICK_CONFIG.is_file() else load_config_defaults()
     cfg = copy.deepcopy(cfg)
     cfg["name"] = "warm"
     cfg["envs"] = 8
-    cfg["ppo"]["n_steps"] = 16
-    cfg["ppo"]["batch_size"] = 64
+    cfg["ppo"]["n_steps"] = 64
+    cfg["ppo"]["batch_size"] = 256
     cfg["ppo"]["n_epochs"] = 1
-    cfg["budget"]["timesteps"] = 256
+    cfg["budget"]["timesteps"] = 2048
     cfg["evaluation"]["games"] = 2
-    cfg["opponents"]["snapshot_every"] = 128
-    cfg["checkpoint_every"] = 256
+    cfg["opponents"]["snapshot_every"] = 512
+    cfg["checkpoint_every"] = 2048
     run_training(open_run(cfg, runs_dir), resume=False)
 
 
