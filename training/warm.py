@@ -124,7 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.parse_args(argv)
     start = time.perf_counter()
-    print("warming numba's caches (about a minute when cold, a few seconds when warm)", flush=True)
+    print(
+        "warming numba's caches (once after an install or an edit: about 80 CPU-seconds, minutes on a "
+        "busy machine; seconds when already warm)",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="sorry-warm-") as tmp:
         steps = [*STEPS, ("the training loop of configs/quick.yaml", lambda: warm_training(Path(tmp)))]
         for k, (what, run) in enumerate(steps, start=1):
