@@ -62,6 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.repeats < 1:
         p.error("--repeats must be at least 1")
+    if args.rev != ".":
+        check = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--verify", f"{args.rev}^{{commit}}"], capture_output=True
+        )
+        if check.returncode:
+            p.error(f"git archive {args.rev}: not a revision of this repository")
     command = args.command or DEFAULT_COMMAND
     print(f"rev {args.rev}: python {' '.join(command)}")
     for repeat in range(args.repeats):
