@@ -45,6 +45,20 @@ class Quit(Exception):
     """The player typed q or the input ended."""
 
 
+def distinct_options(state: np.ndarray, rules: Rules | str, legal: np.ndarray) -> np.ndarray:
+    """`legal` with each distinct outcome once: of actions leading to the same position
+    (sorry_env.game.equivalent_actions, e.g. a split seven's two orders), the first is kept."""
+    group_of = {a: k for k, group in enumerate(game.equivalent_actions(state, rules)) for a in group}
+    seen: set[int] = set()
+    kept = []
+    for action in legal:
+        group = group_of.get(int(action), -1 - int(action))  # not legal here: kept as it is
+        if group not in seen:
+            seen.add(group)
+            kept.append(int(action))
+    return np.array(kept, dtype=np.int64)
+
+
 def ask_move(
     state: np.ndarray,
     rules: Rules | str,
@@ -55,6 +69,7 @@ def ask_move(
     """The action the person picks from `legal`; re-asks until the answer is a listed number.
     Options are told with their consequences (pawns named by `labels`, a PawnLabels)."""
     labels = labels if labels is not None else PawnLabels(state, rules)
+    legal = distinct_options(state, rules, legal)
     for k, action in enumerate(legal, start=1):
         print(f"  {k:2d}. {option_text(state, rules, int(action), labels)}")
     while True:
@@ -95,7 +110,8 @@ def play(
     while E.is_running(state, max_turns):
         seat = int(E.to_move(state))
         legal = game.legal_actions(state, rules)
-        if seat == human_seat and len(legal) > 1:
+        forced = seat == human_seat and len(distinct_options(state, rules, legal)) == 1
+        if seat == human_seat and not forced:
             print("\n" + render_ansi(state, ppp, labels, hand, teams, rules.fire_ice))
             if estimator is not None:
                 chance = estimator.win_chance(state, rules, human_seat)
@@ -112,7 +128,7 @@ def play(
         text = narrate(before, rules, int(action), move, labels.previous)[len(COLOUR_NAMES[seat]) :]
         if seat == human_seat:  # "Red plays 5: ..." -> "You play 5: ..."
             text = "You" + text.replace(" plays ", " play ", 1).replace(" discards ", " discard ", 1)
-            print(text + (" (forced: your only move)" if len(legal) == 1 else ""))
+            print(text + (" (forced: your only move)" if forced else ""))
         else:
             print(f"{COLOUR_NAMES[seat]} ({opponents[seat][0]}){text}")
     print("\n" + render_ansi(state, ppp, labels, hand, teams, rules.fire_ice))
@@ -154,9 +170,19 @@ def build_estimator(spec: str, rules: Rules, num_players: int):
 def print_catalog() -> None:
     """The shipped policies, one line each: name, rules, players and file (or that it is missing)."""
     print("Shipped trained policies (use the name, or 'trained' for the game's own, as an opponent):")
-    for row in catalog_rows():
-        where = row["path"] if row["present"] else f"{row['path']} (missing)"
-        print(f"  {row['name']:<22} rules {row['rules']:<18} {row['players']} players  {where}")
+    for line in catalog_lines(catalog_rows()):
+        print(line)
+
+
+def catalog_lines(rows: list[dict]) -> list[str]:
+    """The catalog rows as aligned lines, each column as wide as its longest entry."""
+    name_width = max((len(row["name"]) for row in rows), default=0)
+    rules_width = max((len(row["rules"]) for row in rows), default=0)
+    return [
+        f"  {row['name']:<{name_width}}  rules {row['rules']:<{rules_width}}  {row['players']} players  "
+        + (row["path"] if row["present"] else f"{row['path']} (missing)")
+        for row in rows
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

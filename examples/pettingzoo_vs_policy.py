@@ -24,7 +24,9 @@ def my_move(observation: dict, rng: np.random.Generator) -> int:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--opponent", default="checkpoints/sorry-2p.safetensors", help="any agent spec")
+    parser.add_argument(
+        "--opponent", default="hasbro2003-2p", help="any agent spec (default: the shipped 2-player policy, by name)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 

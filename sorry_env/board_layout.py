@@ -39,8 +39,9 @@ if 4 * GRID - 4 != G.TRACK or GRID - 1 != G.SIDE:
 _SAFE_COL_0 = GRID - 1 - G.SAFETY_ENTRY_0  # the column of seat 0's entry square (13)
 _START_COL_0 = GRID - 1 - G.START_CIRCLE_0  # the column of seat 0's start square (11)
 _START_CENTRE_0 = (_START_COL_0 + 0.5, GRID - 1 - 1.35)  # just above the start square
-# Home sits right past safe 4 (row GRID-2-4), overlapping it slightly like the real board's circle.
-_HOME_CENTRE_0 = (_SAFE_COL_0 + 0.5, GRID - 1 - G.SAFE_LEN - 1.0)
+# Home sits right past safe 4 (row GRID-2-4, top edge at y = GRID-1-SAFE_LEN), just clear of it:
+# a circle overlapping the last safety square hid part of it and of a pawn standing there.
+_HOME_CENTRE_0 = (_SAFE_COL_0 + 0.5, GRID - 1 - G.SAFE_LEN - HOME_RADIUS - 0.05)
 
 
 def _turn(point: tuple[float, float], seat: int) -> tuple[float, float]:

@@ -118,7 +118,8 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
                 offset = (k - (len(group) - 1) / 2) * r_small * 2.1
                 _pawn(d, (x * cell + offset, (y + 0.05) * cell), r_small, seat, number, small)
             d.text((x * cell, (y + radius * 0.6) * cell), str(len(group)), fill=TEXT, font=medium, anchor="mm")
-    _centre_panel(d, state, rules, cell, (small, medium, large), caption, labels)
+    # The caption's word boxes, for checks that it stays clear of the circles (tests/test_draw.py).
+    img.info["caption_boxes"] = _centre_panel(d, state, rules, cell, (small, medium, large), caption, labels)
     return img
 
 
@@ -263,22 +264,45 @@ def _centre_panel(d, state, rules, cell, fonts, caption, labels=None):
         pending = "  ·  fire decision" if state[E.FIRE_PENDING] else ""
         d.text((mid, y), token_text(state, labels) + pending, fill=TEXT, font=small, anchor="mm")
     if caption:
-        _wrapped(d, caption, mid, y + cell * 0.6, cell * 9.5, small)
+        return _wrapped(d, caption, mid, y + cell * 0.6, caption_width(cell), small)
+    return []
 
 
-def _wrapped(d, text, x_mid, y, width, font):
-    """Centred text broken into lines no wider than `width` pixels."""
-    words, line = text.split(), ""
-    for word in words:
-        trial = f"{line} {word}".strip()
-        if d.textlength(trial, font=font) <= width or not line:
-            line = trial
-            continue
-        d.text((x_mid, y), line, fill=TEXT, font=font, anchor="ma")
-        y += font.size * 1.25 if hasattr(font, "size") else 12
-        line = word
-    if line:
-        d.text((x_mid, y), line, fill=TEXT, font=font, anchor="ma")
+def caption_width(cell: float) -> float:
+    """Widest a caption line may be, in pixels: the gap between the Home circles left and right
+    of the centre panel (Red's and Yellow's), less a margin, so the text never runs into one."""
+    left_x = min(home_centre(seat)[0] for seat in range(4)) + HOME_RADIUS
+    right_x = max(home_centre(seat)[0] for seat in range(4)) - HOME_RADIUS
+    half = min(right_x - GRID / 2, GRID / 2 - left_x) - 0.3
+    return 2 * half * cell
+
+
+def _wrapped(d, text, x_mid, y, width, font) -> list[tuple[float, float, float, float]]:
+    """Centred text broken into lines no wider than `width` pixels, the words drawn one by one
+    with a gap of about half the font size: the built-in font's own space is so narrow
+    that "square 44 to square 46" reads as "square 44to square 46". Returns each word's box."""
+    size = getattr(font, "size", 11)
+    gap = max(4.0, size * 0.45)
+    lines: list[list[str]] = [[]]
+    for word in text.split():
+        trial = lines[-1] + [word]
+        if lines[-1] and _line_width(d, trial, font, gap) > width:
+            lines.append([word])
+        else:
+            lines[-1] = trial
+    boxes = []
+    for line in lines:
+        x = x_mid - _line_width(d, line, font, gap) / 2
+        for word in line:
+            d.text((x, y), word, fill=TEXT, font=font, anchor="la")
+            boxes.append(d.textbbox((x, y), word, font=font, anchor="la"))
+            x += d.textlength(word, font=font) + gap
+        y += size * 1.3
+    return boxes
+
+
+def _line_width(d, words, font, gap) -> float:
+    return sum(d.textlength(word, font=font) for word in words) + gap * max(0, len(words) - 1)
 
 
 def board_array(state, rules, labels=None, caption: str | None = None, size: int = DEFAULT_SIZE) -> np.ndarray:

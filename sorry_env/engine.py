@@ -519,6 +519,14 @@ def _move_check(state, rules, seat, slot, step):
 
 
 @njit(cache=True)
+def _copy_state(source, target):
+    """target[:] = source, as a loop: the slice assignment compiles numba's shape-mismatch
+    error path (string formatting), a second or two of compile for nothing (same sizes)."""
+    for k in range(STATE_SIZE):
+        target[k] = source[k]
+
+
+@njit(cache=True)
 def _split_check(state, rules, me, i, j, a, scratch):
     """The ordered split: pawn i moves a forward and resolves fully (bumps, slides), then
     pawn j moves 7 - a from wherever it then stands."""
@@ -540,7 +548,7 @@ def _split_check(state, rules, me, i, j, a, scratch):
             return ILLEGAL
         other = _own_slot_at(state, sj, rules[R_PAWNS], d2)
         return LEGAL if other < 0 or other == ki else ILLEGAL
-    scratch[:] = state
+    _copy_state(state, scratch)
     _land(scratch, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], rules[R_PAWNS], None)
     second = _move_check(scratch, rules, sj, kj, 7 - a)
     if second == ILLEGAL:
@@ -833,7 +841,7 @@ def legal_mask(state, rules, mask):
 
 
 # ---- applying a move ----------------------------------------------------------------------
-@njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
+@njit(cache=True)
 def decode_card_action(rules, action):
     """(kind, i, j, first, target) of an index into one card's block of actions (the table
     in the module docstring): kind is one of the ``ACT_*`` constants; i is the movable pawn
@@ -862,7 +870,7 @@ def decode_card_action(rules, action):
     return ACT_SORRY, (action - SORRY0) // T, -1, -1, (action - SORRY0) % T
 
 
-@njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
+@njit(cache=True)
 def decode_action(rules, action):
     """(card, kind, i, j, first, target) of an action index (0 <= action < num_actions):
     without hands card is -1 (the card in play is the state's) and the rest is
@@ -903,7 +911,7 @@ def apply_move_events(state, rules, action, events):
     _apply_move(state, rules, action, events)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _apply_move(state, rules, action, events):
     card, kind, i, j, first, target = decode_action(rules, action)
     if rules[R_FIRE_ICE]:
@@ -947,7 +955,7 @@ def _apply_tokens(state, rules, action, kind, events):
         state[FIRE] = me * MAX_SLOTS + k  # 1 + index of own slot k - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _sort_seats(state, rules):
     """Re-sort every seat's pawns into canonical order, Fire staying on its pawn (it goes to
     the middle if that pawn was sent to Start or reached Home)."""
@@ -967,7 +975,7 @@ def _sort_seats(state, rules):
         state[FIRE] = seat * MAX_SLOTS + _own_slot_at(state, seat, ppp, fire_code) + 1
 
 
-@njit(cache=True, inline="always")  # inlined: apply_move is on every playout's hot path
+@njit(cache=True)
 def _apply_decoded(state, rules, kind, i, j, a, t, events):
     """Move the pawns for a decoded card action (see decode_card_action)."""
     ppp = rules[R_PAWNS]
@@ -1186,7 +1194,7 @@ def determinize(state, rules, viewer, seed):
 @njit(cache=True)
 def public_state(state, out):
     """`out` := `state` without its hidden parts (draw-pile order, generator, draw position)."""
-    out[:] = state
+    _copy_state(state, out)
     out[RNG] = 0
     out[DRAW_POS] = 0
     out[DECK : DECK + MAX_PACK] = 0

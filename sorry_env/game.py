@@ -173,6 +173,24 @@ def after_move(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray
     return s
 
 
+def equivalent_actions(state: np.ndarray, rules: Rules | str) -> list[list[int]]:
+    """The legal actions grouped by the position they lead to: actions whose :func:`after_move`
+    states are equal form one group (a split seven's two orders that end on the same squares,
+    most often). Groups are in the order of their first action in :func:`legal_actions`, and
+    each group lists its actions in that order, so ``[g[0] for g in groups]`` shows a person
+    each distinct outcome once. The action space itself keeps every action (both orders of a
+    split are separate actions on purpose: :doc:`action-space`)."""
+    check_state(state, rules_array(rules))
+    _require_running(state, rules)
+    array = rules_array(rules)
+    groups: dict[bytes, list[int]] = {}
+    for action in _legal_actions(state, rules):
+        after = state.copy()
+        E.play(after, array, int(action))
+        groups.setdefault(after.tobytes(), []).append(int(action))
+    return list(groups.values())
+
+
 def chance_outcomes(state: np.ndarray, rules: Rules | str) -> list[tuple[str, float]]:
     """[(card name, probability)] of the next draw at a chance node (from after_move), from
     the public draw-pile counts (when the pile is empty: the whole pack, about to be

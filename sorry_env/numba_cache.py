@@ -14,6 +14,11 @@ That deletes the package's cached machine code whenever the ``.py`` sources of t
 of any of those dependencies changed since it was compiled. Code outside a package (the
 benchmark scripts, the tests) is not cached. ``tests/test_numba_cache.py`` checks that every
 caching package calls this with all it imports.
+
+Compiling is visible: the first time in a process that numba compiles (rather than loads from
+the disk cache) a function of a package that called :func:`clear_stale`, one line on stderr
+says so and how long it usually takes (:data:`COMPILE_NOTICE`). ``python -m training.warm``
+fills every cache the README's main job and the tests use, in one visible step.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import pathlib
+import sys
+
+import numba.core.event as _numba_event
 
 _STAMP = "numba-sources.sha1"
 
@@ -65,3 +73,34 @@ def clear_stale(package: str | pathlib.Path, *depends_on: str | pathlib.Path) ->
         stamp.write_text(digest.hexdigest())
     except OSError:
         pass  # a read-only install: numba itself falls back to not caching
+
+
+# What a cold cache costs, measured with benchmarks/bench_cold_compile.py (docs/speed.md).
+COMPILE_NOTICE = (
+    "sorry_env: compiling machine code into numba's disk cache (first run after an install or an "
+    "edit; about 30 CPU-seconds, up to a few minutes on a busy machine; later runs load it at once)"
+)
+
+
+class _CompileNotice(_numba_event.Listener):
+    """Prints COMPILE_NOTICE once per process, when a first-party function is really compiled:
+    numba fires "numba:compile" only on a cache miss, never when it loads cached code."""
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def on_start(self, event: _numba_event.Event) -> None:
+        if self.shown:
+            return
+        dispatcher = (event.data or {}).get("dispatcher")
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+        if module.split(".")[0] in WATCHED:
+            self.shown = True
+            print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+    def on_end(self, event: _numba_event.Event) -> None:
+        pass
+
+
+NOTICE = _CompileNotice()
+_numba_event.register("numba:compile", NOTICE)

@@ -38,6 +38,8 @@ def run(monkeypatch, capsys, script, args):
     "script, args, expected",
     [
         ("bench_engine", ["--games", "20", "--players", "2"], r"hasbro2003, 2 players: 20 games, \d+ moves in "),
+        # a command that compiles nothing: the copy with empty caches, the run and its report
+        ("bench_cold_compile", ["--", "-c", "import sorry_env"], r"cold 1: [\d.]+ s wall, [\d.]+ CPU-s \(exit 0\)"),
         ("bench_env", ["--steps", "400"], r"sorry env\(\), 4 players +[\d,]+ steps/s"),
         (
             "bench_search",
@@ -68,6 +70,8 @@ def test_speed_scripts_run_end_to_end(monkeypatch, capsys, script, args, expecte
         ("bench_search", ["--rules", "nosuchrules"], "unknown rules preset"),
         ("bench_engine_ab", ["--base", "HEAD", "--games", "0"], "--games and --repeats must be >= 1"),
         ("bench_engine_ab", ["--base", "no-such-revision-x"], "git archive no-such-revision-x"),
+        ("bench_cold_compile", ["--repeats", "0"], "--repeats must be at least 1"),
+        ("bench_cold_compile", ["--rev", "no-such-revision-x"], "git archive no-such-revision-x"),
         ("bench_trainer", ["--rollouts", "0"], "--rollouts must be >= 1"),
         ("bench_trainer", ["--paths", "compiled"], "unknown path 'compiled'"),
         ("bench_trainer", ["--configs", "configs/nosuch.yaml"], "configs/nosuch.yaml"),

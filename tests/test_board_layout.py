@@ -66,7 +66,7 @@ def test_safety_zones_run_inward_from_the_entry():
         home, start = L.home_centre(seat), L.start_centre(seat)
         assert _inside(home) and _inside(start)
         last = L.safe_cell(seat, G.SAFE_LEN - 1)
-        assert abs(home[0] - (last[0] + 0.5)) + abs(home[1] - (last[1] + 0.5)) <= 1.5
+        assert abs(home[0] - (last[0] + 0.5)) + abs(home[1] - (last[1] + 0.5)) <= 0.5 + L.HOME_RADIUS + 0.1
         sq = L.track_cell(G.start_circle(seat))
         assert abs(start[0] - (sq[0] + 0.5)) + abs(start[1] - (sq[1] + 0.5)) <= 2.0
         # the Start circle does not cover any track or safety cell centre
@@ -113,3 +113,13 @@ def test_layout_round_trips_through_json():
 def test_out_of_range_arguments_are_refused(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_home_circles_leave_every_safety_square_whole():
+    for seat in range(G.N_SEATS):
+        x, y = L.home_centre(seat)
+        for other in range(G.N_SEATS):
+            for k in range(G.SAFE_LEN):
+                col, row = L.safe_cell(other, k)
+                nearest = (min(max(x, col), col + 1), min(max(y, row), row + 1))
+                assert (nearest[0] - x) ** 2 + (nearest[1] - y) ** 2 > L.HOME_RADIUS**2, (seat, other, k)

@@ -29,12 +29,33 @@ def test_play_answers_a_huge_number_and_non_utf8_input():
     assert out.count("is not one of the moves") == 2 and "Game abandoned: you quit." in out
 
 
+def _default_sigint() -> None:
+    """In the child before exec: SIGINT back to its default. A shell starts a background job
+    (`pytest ... &`) with SIGINT ignored, children inherit that, and Python then installs no
+    KeyboardInterrupt handler, so the Ctrl-C below would go unheard."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_a_child_hears_ctrl_c_even_when_the_suite_ignores_it():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as in a background job
+    try:
+        probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"]
+        inherited = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
+        restored = subprocess.run(
+            probe, capture_output=True, text=True, check=True, preexec_fn=_default_sigint
+        ).stdout.strip()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert (inherited, restored) == ("True", "False")
+
+
 def test_play_interrupted_with_ctrl_c():
     proc = subprocess.Popen(
         [sys.executable, "-m", "agents.play", "--opponents", "random"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_default_sigint,
     )
     deadline = time.time() + 240
     seen = b""

@@ -1,5 +1,6 @@
 """The scripts in examples/ run from start to end at a tiny budget (each in its own process,
-as a reader would run it)."""
+as a reader would run it, from a folder that is not the repository: shipped files are found
+through the catalog and package paths, never the working directory)."""
 
 import os
 import pathlib
@@ -9,7 +10,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def run_example(name, *args, cwd=ROOT):
+def run_example(name, *args, cwd):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / name), *args],
@@ -24,9 +25,9 @@ def run_example(name, *args, cwd=ROOT):
     return result.stdout
 
 
-def test_pettingzoo_loop_against_a_shipped_policy():
-    out = run_example("pettingzoo_vs_policy.py", "--games", "2")
-    assert "of 2 games against sorry-2p.safetensors" in out
+def test_pettingzoo_loop_against_a_shipped_policy(tmp_path):
+    out = run_example("pettingzoo_vs_policy.py", "--games", "2", cwd=tmp_path)
+    assert "of 2 games against hasbro2003-2p" in out
 
 
 def test_sb3_maskable_ppo_then_sorry_eval(tmp_path):
@@ -42,6 +43,7 @@ def test_sb3_maskable_ppo_then_sorry_eval(tmp_path):
         "1",
         "--out",
         str(tmp_path),
+        cwd=tmp_path,
     )
     assert "trained 64 steps" in out and (tmp_path / "model.zip").exists()
     for opponent in ("random", "heuristic"):
@@ -49,7 +51,7 @@ def test_sb3_maskable_ppo_then_sorry_eval(tmp_path):
     assert "model.zip" in out and "4 games in" in out
 
 
-def test_single_file_selfplay_trainer():
+def test_single_file_selfplay_trainer(tmp_path):
     out = run_example(
         "selfplay_ppo.py",
         "--total-timesteps",
@@ -62,6 +64,7 @@ def test_single_file_selfplay_trainer():
         "1",
         "--eval-games",
         "2",
+        cwd=tmp_path,
     )
     assert "update 1/1: 128 steps" in out and "steps/s" in out
     assert "vs heuristic: won" in out and "vs random: won" in out

@@ -10,7 +10,7 @@ from numba import njit
 from sorry_env import PRESETS, game
 from sorry_env import engine as E
 from sorry_env.geometry import HOME, START
-from sorry_env.rules import CARD_NAMES
+from sorry_env.rules import CARD_NAMES, get_rules
 from sorry_env.state_io import state_from_dict, state_to_dict
 
 
@@ -125,3 +125,30 @@ def test_no_caller_builds_a_turn_from_public_view_by_hand():
         if needle in p.read_text().replace(" ", "")
     ]
     assert offenders == [], offenders
+
+
+def test_equivalent_actions_group_the_moves_that_reach_the_same_position():
+    # Two pawns on the track and a 7: splitting 3 + 4 and 4 + 3 between them lands differently,
+    # but moving pawn A by k then B by 7 - k, and B by 7 - k then A by k, are the same move.
+    rules = "hasbro2003"
+    d = {
+        "to_move": 0,
+        "card": "7",
+        "pawns": [[["track", 20], ["track", 40], ["start"], ["start"]], None, [["start"]] * 4, None],
+    }
+    state = state_from_dict(d, get_rules(rules), 0)
+    legal = [int(a) for a in game.legal_actions(state, rules)]
+    groups = game.equivalent_actions(state, rules)
+    assert sorted(a for g in groups for a in g) == legal  # a partition of the legal moves
+    assert [g[0] for g in groups] == sorted(g[0] for g in groups)  # in legal order
+    for group in groups:
+        positions = {game.after_move(state, rules, a).tobytes() for a in group}
+        assert len(positions) == 1
+    firsts = [game.after_move(state, rules, g[0]).tobytes() for g in groups]
+    assert len(set(firsts)) == len(groups)  # distinct groups, distinct positions
+    splits = [a for a in legal if game.decode_action(rules, a)[0] == "split"]
+    assert len(splits) == 12  # 6 ways x 2 orders in the action space ...
+    assert sum(1 for g in groups if game.decode_action(rules, g[0])[0] == "split") == 6  # ... 6 outcomes
+    # A position with no such pairs: every move its own group.
+    plain = state_from_dict({**d, "card": "5"}, get_rules(rules), 0)
+    assert all(len(g) == 1 for g in game.equivalent_actions(plain, rules))

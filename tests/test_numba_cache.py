@@ -3,7 +3,12 @@ compiles against changes (sorry_env.numba_cache), by one rule."""
 
 import ast
 import importlib
+import os
 import pathlib
+import subprocess
+import sys
+
+import pytest
 
 import agents  # noqa: F401  (importing a package runs its cache check)
 import sorry_env  # noqa: F401
@@ -89,3 +94,44 @@ def test_every_package_that_caches_compiled_code_watches_everything_it_compiles_
                 todo.extend(numba_cache.WATCHED.get(dep, ()))
         missing = needed - set(numba_cache.WATCHED[name])
         assert not missing, f"{name}/ compiles against {sorted(missing)} but does not watch them for changes"
+
+
+def _fresh_function(module: str):
+    """A new compiled function that claims to live in `module` (never compiled before)."""
+    from numba import njit
+
+    def add_one(x):
+        return x + 1
+
+    add_one.__module__ = module
+    return njit(add_one)
+
+
+def test_a_first_party_compile_says_so_once_on_stderr(capfd, monkeypatch):
+    monkeypatch.setattr(numba_cache.NOTICE, "shown", False)
+    _fresh_function("tests.elsewhere")(1)  # not a caching package of the project: no line
+    assert numba_cache.COMPILE_NOTICE not in capfd.readouterr().err
+    _fresh_function("sorry_env.somewhere")(1)
+    _fresh_function("agents.somewhere")(2)
+    err = capfd.readouterr().err
+    assert err.count(numba_cache.COMPILE_NOTICE) == 1  # one line per process, however much compiles
+    assert "CPU-seconds" in numba_cache.COMPILE_NOTICE  # and it says how long it usually takes
+
+
+@pytest.mark.slow
+def test_after_the_warm_step_the_main_commands_compile_nothing(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    warm = subprocess.run(
+        [sys.executable, "-m", "training.warm"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert warm.returncode == 0 and "caches warm" in warm.stdout, warm.stderr[-3000:]
+    evaluation = subprocess.run(
+        [sys.executable, "-m", "training.evaluate", "heuristic", "random", "--games", "4", "--workers", "2"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert evaluation.returncode == 0, evaluation.stderr[-3000:]
+    assert numba_cache.COMPILE_NOTICE not in evaluation.stderr

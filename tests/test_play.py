@@ -79,3 +79,34 @@ def test_play_for_points_shows_your_hand_only():
     out = result.stdout
     assert result.returncode == 0, result.stderr
     assert "Red's hand: " in out and "Yellow's hand" not in out
+
+
+def test_a_split_seven_is_offered_once_per_outcome():
+    from agents.play import distinct_options
+    from sorry_env import game
+    from sorry_env.rules import get_rules
+    from sorry_env.state_io import state_from_dict
+
+    d = {
+        "to_move": 0,
+        "card": "7",
+        "pawns": [[["track", 20], ["track", 40], ["start"], ["start"]], None, [["start"]] * 4, None],
+    }
+    state = state_from_dict(d, get_rules("hasbro2003"), 0)
+    legal = game.legal_actions(state, "hasbro2003")
+    shown = distinct_options(state, "hasbro2003", legal)
+    assert len(shown) == len(game.equivalent_actions(state, "hasbro2003")) < len(legal)
+    assert len({game.after_move(state, "hasbro2003", a).tobytes() for a in shown}) == len(shown)
+
+
+def test_the_catalog_listing_keeps_its_columns_for_the_longest_names():
+    from agents.catalog import catalog_rows
+    from agents.play import catalog_lines
+
+    rows = catalog_rows()
+    lines = catalog_lines(rows)
+    assert any(row["rules"] == "hasbro2013_fire_ice" for row in rows)
+    players_at = {line.index(" players ") for line in lines}
+    assert len(players_at) == 1  # every row's "N players" starts in the same column
+    rules_at = {line.index(" rules ") for line in lines}
+    assert len(rules_at) == 1

@@ -119,3 +119,38 @@ def test_ansi_board_prints_the_square_numbers_and_stable_labels():
     assert "R2" in text.split("\n")[16 - 7]  # square 22 is on the left edge, row 8
     row = text.split("\n")[1 + L.track_cell(20)[1]]
     assert "R1" in row
+
+
+def _box_meets_circle(box, centre, radius):
+    """Does the rectangle (x0, y0, x1, y1) meet the disc (centre, radius)? All in pixels."""
+    x = min(max(centre[0], box[0]), box[2])
+    y = min(max(centre[1], box[1]), box[3])
+    return (x - centre[0]) ** 2 + (y - centre[1]) ** 2 < radius**2
+
+
+@pytest.mark.parametrize("rules", ["hasbro2003", "hasbro2003_teams", "hasbro2013_fire_ice"])
+def test_a_long_caption_stays_clear_of_the_circles_with_visible_word_spaces(rules):
+    state = game.new_state(rules, 4 if "teams" in rules else 2, seed=0)
+    caption = "Yellow plays 7: Y2 moves 4 forward from square 44 to square 48, then Y3 moves 3 forward " * 3
+    size = DEFAULT_SIZE
+    boxes = draw_board(state, rules, caption=caption, size=size).info["caption_boxes"]
+    assert len(boxes) == len(caption.split())
+    cell = size / L.GRID
+    circles = [(L.home_centre(s), L.HOME_RADIUS) for s in range(4)]
+    circles += [(L.start_centre(s), L.START_RADIUS) for s in range(4)]
+    for box in boxes:
+        assert 0 <= box[0] and box[2] <= size and box[3] <= size
+        for (x, y), radius in circles:
+            assert not _box_meets_circle(box, (x * cell, y * cell), radius * cell), (box, (x, y))
+    gaps = [b[0] - a[2] for a, b in zip(boxes, boxes[1:]) if abs(a[1] - b[1]) < 2]  # words on one line
+    assert gaps and min(gaps) >= 3  # "square 44to square 46" no more
+
+
+def test_the_picture_of_a_caption_has_no_overlapping_words():
+    state = game.new_state("hasbro2003", 2, seed=0)
+    boxes = draw_board(state, "hasbro2003", caption="Red plays 2: R1 moves 2 forward from square 44 to square 46").info[
+        "caption_boxes"
+    ]
+    for k, a in enumerate(boxes):
+        for b in boxes[k + 1 :]:
+            assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)

@@ -303,7 +303,8 @@ def test_a_hint_is_a_legal_move_and_changes_nothing(client):
         assert r.status_code == 200
         hint = r.json()["hint"]
         assert hint["agent"] == "heuristic"
-        assert {k: hint[k] for k in ("action", "kind", "description", "clicks")} in view["legal"]
+        keys = ("action", "kind", "description", "clicks")
+        assert {k: hint[k] for k in keys} in [{k: m[k] for k in keys} for m in view["legal"]]
         _unchanged(client, view)
         r = client.post(f"/api/games/{view['id']}/move", json={"action": hint["action"]})
         view = r.json()["game"]
@@ -460,3 +461,22 @@ def test_sorry_serve_and_the_load_test_run_on_the_loopback_address():
     assert out.returncode == 0, out.stderr
     line = out.stdout.strip().splitlines()[-1]
     assert line.startswith("at once: 2 games, 6 moves in ") and "move latency median" in line, out.stdout
+
+
+def test_moves_reaching_the_same_position_are_listed_once():
+    r = get_rules("hasbro2003")
+    session = GameServer(GameStore(), None, "heuristic").create({"players": 2, "opponents": ["heuristic"]})
+    d = {
+        "to_move": 0,
+        "card": "7",
+        "pawns": [[["track", 20], ["track", 40], ["start"], ["start"]], None, [["start"]] * 4, None],
+    }
+    session.state = state_from_dict(d, r, seed=0)
+    session.labels = PawnLabels(session.state, r)
+    legal = session.view()["legal"]
+    listed = [m for m in legal if m["listed"]]
+    assert len(legal) == len(game.legal_actions(session.state, r))  # every order stays playable
+    assert len(listed) == len(game.equivalent_actions(session.state, r)) < len(legal)
+    positions = {game.after_move(session.state, r, m["action"]).tobytes() for m in listed}
+    assert len(positions) == len(listed)  # each outcome listed once
+    assert {game.after_move(session.state, r, m["action"]).tobytes() for m in legal} == positions

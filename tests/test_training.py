@@ -291,9 +291,27 @@ def test_in_training_evaluations_are_logged_with_their_interval(capsys):
     from training.train import SelfPlayCallback
 
     recorded = {}
-    callback = SelfPlayCallback(run=None, total=1)
+    callback = SelfPlayCallback(run=types.SimpleNamespace(wall_seconds=lambda: 65.2), total=1)
     callback.model = types.SimpleNamespace(logger=types.SimpleNamespace(record=recorded.__setitem__))
     callback.log_evaluation({"timesteps": 5, "games": 300, "win_rates": {"heuristic": 0.303}})
     assert recorded == {"eval/win_rate_vs_heuristic": 0.303}
     # 91 wins of 300: Wilson 95% interval [25.41%, 35.76%]
-    assert "step 5: win rate vs heuristic 30.3% [25.4%, 35.8%] (300 games each)" in capsys.readouterr().out
+    # with the run's elapsed wall time, so a reader sees the learning happen in time
+    assert "step 5 (1 min 05 s): win rate vs heuristic 30.3% [25.4%, 35.8%] (300 games each)" in capsys.readouterr().out
+
+
+def test_the_run_ends_with_its_checks_as_a_table_and_times_read_as_people_read_them():
+    from training.train import evaluation_table, format_duration
+
+    checks = [
+        {"timesteps": 0, "games": 400, "win_rates": {"random": 0.315, "heuristic": 0.08}},
+        {"timesteps": 602112, "games": 400, "win_rates": {"random": 0.855, "heuristic": 0.502}},
+    ]
+    lines = evaluation_table(checks).splitlines()
+    assert lines[0] == "in-training evaluations (400 games each):"
+    assert lines[1].split() == ["step", "vs", "random", "vs", "heuristic"]
+    assert lines[2].split()[:2] == ["0", "31.5%"] and "8.0% [5.7%, 11.1%]" in lines[2]
+    assert "85.5% [81.7%, 88.6%]" in lines[3] and "50.2% [45.4%, 55.1%]" in lines[3]
+    assert len({len(line) for line in lines[1:]}) == 1  # aligned columns
+    assert evaluation_table([]) == "no evaluations"
+    assert [format_duration(s) for s in (0.4, 47, 60, 905.2)] == ["0 s", "47 s", "1 min 00 s", "15 min 05 s"]

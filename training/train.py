@@ -224,7 +224,38 @@ class SelfPlayCallback(BaseCallback):
             for n, r in result["win_rates"].items()
             for low, high in [wilson_interval(round(r * games), games)]
         )
-        tqdm.write(f"step {result['timesteps']}: win rate {rates} ({result['games']} games each)")
+        elapsed = format_duration(self.run.wall_seconds())
+        tqdm.write(f"step {result['timesteps']} ({elapsed}): win rate {rates} ({result['games']} games each)")
+
+
+def evaluation_table(evaluations: list[dict]) -> str:
+    """The run's in-training evaluations as a text table: one row per check, one column per
+    opponent, each win rate with its 95% Wilson interval (the learning curve in numbers)."""
+    if not evaluations:
+        return "no evaluations"
+    names = list(evaluations[0]["win_rates"])
+    header = ["step"] + [f"vs {name}" for name in names]
+    rows = []
+    for result in evaluations:
+        games = result["games"]
+        cells = [str(result["timesteps"])]
+        for name in names:
+            rate = result["win_rates"].get(name)
+            if rate is None:
+                cells.append("-")
+                continue
+            low, high = wilson_interval(round(rate * games), games)
+            cells.append(f"{rate:.1%} [{low:.1%}, {high:.1%}]")
+        rows.append(cells)
+    widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header))]
+    lines = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in [header, *rows]]
+    return f"in-training evaluations ({evaluations[-1]['games']} games each):\n" + "\n".join(lines)
+
+
+def format_duration(seconds: float) -> str:
+    """Wall time as people read it: "48 s", "3 min 05 s"."""
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
 
 
 def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> VecEnv:
@@ -311,6 +342,7 @@ def run_training(run: Run, resume: bool) -> Run:
         run.dir / "learning_curve.png",
         f"{cfg['name']}: {cfg['game']['num_players']} players, {cfg['game']['rules']}",
     )
+    print(evaluation_table(run.evaluations))
     speeds = callback.rollout_speeds
     print(
         f"{cfg['name']}: {model.num_timesteps} steps in {run.wall_seconds():.0f} s of wall time"

@@ -72,13 +72,21 @@ def play_games(
         check_picklable(agent_specs)
     lockstep = hasattr(table, "play_many") and any(getattr(agent, "acts_in_batches", False) for agent in table.agents)
     chunk = max(1, min(LOCKSTEP_CHUNK, -(-games // workers))) if lockstep else max(1, min(16, games // (8 * workers)))
-    with tqdm(total=games, unit="game", disable=not progress) as bar:
+    if workers == 1:
+        agents.set_torch_threads(torch_threads)
+    # Game 0 first, here and before the progress bar: on a cold numba cache this is where the
+    # compiling happens (so its notice stands on its own line, not after a bar stuck at 0%),
+    # and it happens once: spawned workers then load the machine code from the disk cache
+    # instead of each compiling it again.
+    records = _play_many(table, range(min(1, games)))
+    with tqdm(total=games, initial=len(records), unit="game", disable=not progress) as bar:
         if workers == 1:
-            agents.set_torch_threads(torch_threads)
-            records = []
-            for start in range(0, games, chunk if lockstep else 1):
-                records.extend(_play_many(table, range(start, min(start + (chunk if lockstep else 1), games))))
+            step = chunk if lockstep else 1
+            for start in range(len(records), games, step):
+                records.extend(_play_many(table, range(start, min(start + step, games))))
                 bar.update(len(records) - bar.n)
+            return records
+        if games <= len(records):
             return records
         # spawn, not fork: a forked child of a process whose torch threads have run (a policy
         # agent, a training loop) hangs in its first torch call. A spawned child re-imports
@@ -86,12 +94,14 @@ def play_games(
         # there, and an executor (unlike multiprocessing.Pool, which would respawn it
         # forever) reports that as a broken pool.
         context = multiprocessing.get_context("spawn")
-        records = []
         try:
             with ProcessPoolExecutor(
                 workers, context, _start_worker, (agent_specs, rules, max_turns, seed, table_class, torch_threads)
             ) as pool:
-                jobs = [pool.submit(_play_in_worker, range(g, min(g + chunk, games))) for g in range(0, games, chunk)]
+                first = len(records)
+                jobs = [
+                    pool.submit(_play_in_worker, range(g, min(g + chunk, games))) for g in range(first, games, chunk)
+                ]
                 for job in as_completed(jobs):  # the bar moves as chunks finish, in any order
                     records.extend(job.result())
                     bar.update(len(job.result()))

@@ -188,12 +188,16 @@ class GameSession:
         """The person's legal moves (empty when it is not their turn)."""
         if self.over or game.to_move(self.state) != self.human_seat:
             return []
+        # listed: the first of the actions reaching the same position (the move list shows each
+        # outcome once; every order stays playable by clicks).
+        firsts = {group[0] for group in game.equivalent_actions(self.state, self.rules)}
         return [
             {
                 "action": int(a),
                 "kind": game.decode_action(self.rules, a)[0],
                 "description": option_text(self.state, self.rules, a, self.labels),
                 "clicks": click_plan(self.state, self.rules, a),
+                "listed": int(a) in firsts,
             }
             for a in game.legal_actions(self.state, self.rules)
         ]

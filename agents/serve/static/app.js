@@ -146,7 +146,8 @@ function drawBoard(active) {
   const g = layout.grid;
   svg.setAttribute("viewBox", `0 0 ${g} ${g}`);
   el("rect", {x: 0, y: 0, width: g, height: g, class: "felt"}, svg);
-  el("text", {x: g / 2, y: g / 2 + 0.4, class: "logo"}, svg, "SORRY!");
+  // The watermark is small enough to stay clear of the Home and Start counts either side of it.
+  el("text", {x: g / 2, y: g / 2 + 0.3, class: "logo"}, svg, "SORRY!");
   const cells = el("g", {id: "cells"}, svg);
   layout.track.forEach(([c, r], sq) => {
     const start = layout.start_square.indexOf(sq);
@@ -174,9 +175,11 @@ function drawBoard(active) {
       const [cx, cy] = layout[kind][seat];
       el("circle", {cx, cy, r: layout.circle_radius, fill: LIGHT[seat], stroke: COLOURS[seat],
                     class: `cell ${kind}${dim}`, "data-key": `${kind}:${seat}`}, cells);
-      // The count sits just outside the circle, towards the board's middle.
+      // The count sits just outside the circle, towards the board's middle, its whole box clear
+      // of the circle: the offset grows by the label's half-size along that direction.
       const dx = g / 2 - cx, dy = g / 2 - cy, len = Math.hypot(dx, dy) || 1;
-      const off = layout.circle_radius + 0.35;
+      const halfWidth = 0.8, halfHeight = 0.2;  // of a "Home: 0" label at .count's font size, in cells
+      const off = layout.circle_radius + 0.15 + Math.abs(dx / len) * halfWidth + Math.abs(dy / len) * halfHeight;
       el("text", {x: cx + (dx / len) * off, y: cy + (dy / len) * off + 0.15, class: "count",
                   id: `${kind}-count-${seat}`}, svg, "");
     }
@@ -404,6 +407,7 @@ function setView(v) {
   const list = $("moves");
   list.replaceChildren();
   for (const m of v.legal) {
+    if (m.listed === false) continue;  // the same position as an earlier move (still playable by clicks)
     const li = document.createElement("li");
     const b = document.createElement("button");
     b.type = "button";

@@ -1,0 +1,152 @@
+"""Fill numba's disk caches in one visible step, so no later command stops to compile.
+
+    python -m training.warm
+
+numba compiles a function the first time it is called and keeps the machine code in the
+package's ``__pycache__`` (:mod:`sorry_env.numba_cache`); a cold cache costs about half a
+minute of CPU (minutes on a busy machine) inside whichever command comes first. This runs,
+at a tiny size, what the README's main job and the test suite call: a few rollouts and an
+update of ``configs/quick.yaml``'s trainer with its in-training evaluation, a tournament of
+the scripted agents, one move of every registered agent, random games of the PettingZoo env
+(every preset) and of Sorry! Express, the batched env, and the compiled opponents. Each
+compiled function is compiled once per argument types, whatever the rules or sizes, so
+small calls fill the cache the large ones use. On a warm cache it takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import io
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+import agents
+import sorry_env
+from sorry_env import game
+from sorry_env.rules import PRESETS
+
+from .config import load_config
+
+QUICK_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "quick.yaml"
+
+
+def _random_game(make_env: Callable, seed: int) -> None:
+    """One PettingZoo game of uniformly random legal moves."""
+    rng = np.random.default_rng(seed)
+    env = make_env()
+    env.reset(seed=seed)
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def warm_envs() -> None:
+    for name in PRESETS:
+        rules = sorry_env.get_rules(name)
+        players = 4 if rules.teams != "none" else 2
+        _random_game(lambda r=name, p=players: sorry_env.env(num_players=p, rules=r), seed=0)
+    from sorry_env.express import env as express_env
+
+    _random_game(lambda: express_env(num_players=2), seed=0)
+    from sorry_env.vector import SorryVectorEnv
+
+    vec = SorryVectorEnv(4, num_players=2)
+    obs, _ = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in obs["action_mask"]])
+        obs, *_ = vec.step(actions)
+
+
+def warm_agents() -> None:
+    for name in agents.AGENTS:
+        agent = agents.make_agent(name, seed=0)
+        state = game.new_state("hasbro2003", 2, seed=1)
+        legal = game.legal_actions(state, "hasbro2003")
+        agent.act(agents.Turn.from_state(state, "hasbro2003", np.random.default_rng(0), legal))
+    from agents.vector_opponents import VectorOpponentEnv
+
+    env = VectorOpponentEnv(4, 2, opponents="heuristic", policy_input=True)
+    obs, _ = env.reset(seed=0)
+    for _ in range(10):
+        masks = obs["action_mask"]
+        obs, *_ = env.step(np.array([np.flatnonzero(mask)[0] for mask in masks]))
+
+
+def warm_tournament() -> None:
+    from .evaluate import run_tournament
+
+    run_tournament(["heuristic", "random"], 2, games=2, seed=0, workers=1)
+    run_tournament(["greedy", "heuristic"], 2, games=1, seed=0, workers=1)
+
+
+def warm_training(runs_dir: Path) -> None:
+    """configs/quick.yaml's trainer at a tiny size, with its evaluations: long enough (8 games
+    of 256 learner steps each) for games to end and opponents, snapshots among them, to be
+    drawn again, since the snapshots' batched play compiles code of its own."""
+    from .train import open_run, run_training
+
+    cfg = load_config(QUICK_CONFIG) if QUICK_CONFIG.is_file() else load_config_defaults()
+    cfg = copy.deepcopy(cfg)
+    cfg["name"] = "warm"
+    cfg["envs"] = 8
+    cfg["ppo"]["n_steps"] = 64
+    cfg["ppo"]["batch_size"] = 256
+    cfg["ppo"]["n_epochs"] = 1
+    cfg["budget"]["timesteps"] = 2048
+    cfg["evaluation"]["games"] = 2
+    cfg["opponents"]["snapshot_every"] = 512
+    cfg["checkpoint_every"] = 2048
+    run_training(open_run(cfg, runs_dir), resume=False)
+
+
+def load_config_defaults() -> dict:
+    from .config import DEFAULTS
+
+    return copy.deepcopy(DEFAULTS)
+
+
+STEPS: list[tuple[str, Callable]] = [
+    ("environments (every preset, Express, the batched env)", warm_envs),
+    ("agents (one move each, the compiled opponents)", warm_agents),
+    ("tournaments", warm_tournament),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.parse_args(argv)
+    start = time.perf_counter()
+    print(
+        "warming numba's caches (once after an install or an edit: about 80 CPU-seconds, minutes on a "
+        "busy machine; seconds when already warm)",
+        flush=True,
+    )
+    with tempfile.TemporaryDirectory(prefix="sorry-warm-") as tmp:
+        steps = [*STEPS, ("the training loop of configs/quick.yaml", lambda: warm_training(Path(tmp)))]
+        for k, (what, run) in enumerate(steps, start=1):
+            began = time.perf_counter()
+            print(f"  [{k}/{len(steps)}] {what}", end="", flush=True)
+            run_quietly(run)
+            print(f": {time.perf_counter() - began:.1f} s", flush=True)
+    print(f"caches warm ({time.perf_counter() - start:.0f} s)")
+    return 0
+
+
+def run_quietly(run: Callable) -> None:
+    """Run a warming step with its own printing hidden (progress bars, the trainer's summary,
+    numba's compile notice: this command's own lines say what is happening); an error still
+    propagates with its traceback."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
