@@ -198,3 +198,18 @@ def test_a_run_resumes_without_replaying_finished_generations(tmp_path):
         PolicyAgent(tmp_path / "net-2.safetensors")  # an ordinary policy file
     finally:
         ray.shutdown()
+
+
+def test_the_browser_game_offers_azsearch_only_with_its_files_and_bounded_simulations():
+    pytest.importorskip("starlette")
+    from agents.serve.app import SERVE_MAX_SIMULATIONS, bounded_search_spec
+
+    listed = {"checkpoints/value-2p.safetensors": "/srv/checkpoints/value-2p.safetensors"}
+    spec = bounded_search_spec("azsearch:net=checkpoints/value-2p.safetensors,simulations=32", listed)
+    assert spec == "azsearch:net=/srv/checkpoints/value-2p.safetensors,simulations=32"
+    with pytest.raises(ValueError, match="offered policy files"):
+        bounded_search_spec("azsearch:net=/etc/passwd", listed)
+    with pytest.raises(ValueError, match="simulations must be"):
+        bounded_search_spec(
+            f"azsearch:net=checkpoints/value-2p.safetensors,simulations={SERVE_MAX_SIMULATIONS + 1}", listed
+        )

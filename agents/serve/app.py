@@ -47,6 +47,9 @@ DEFAULT_CHECKPOINTS = catalog.checkpoints_dir()
 DEFAULT_HINT_AGENT = "montecarlo"  # the strongest search agent on the ladder (docs/agents.md: 56.0% vs the heuristic)
 CREATE_KEYS = {"players", "rules", "opponents", "seat", "seed"}
 MOVE_KEYS = {"action", "version"}
+# azsearch from a client: at most this many simulations (about 10 ms a move at 64 on one
+# core, docs/agents.md), and its network files only among the offered policy files.
+SERVE_MAX_SIMULATIONS = 256
 MAX_BODY = 64 * 1024  # bytes: far more than any request of this API needs
 
 
@@ -88,6 +91,23 @@ def list_policies(folder: pathlib.Path | None) -> list[dict]:
             }
         )
     return found
+
+
+def bounded_search_spec(spec: str, listed: dict[str, str]) -> str:
+    """An ``azsearch:...`` spec from a client with its files mapped to offered policy files
+    (client name -> path) and its simulations capped; ValueError otherwise. A client never
+    names a file the server did not offer."""
+    settings = []
+    for item in filter(None, spec.partition(":")[2].split(",")):
+        key, _, value = (part.strip() for part in item.partition("="))
+        if key in ("net", "policy"):
+            if value not in listed:
+                raise ValueError(f"azsearch {key}={value!r}: choose one of the offered policy files {sorted(listed)}")
+            value = listed[value]
+        elif key == "simulations" and not (value.isdigit() and 1 <= int(value) <= SERVE_MAX_SIMULATIONS):
+            raise ValueError(f"azsearch simulations must be 1..{SERVE_MAX_SIMULATIONS} here, got {value[:20]!r}")
+        settings.append(f"{key}={value}")
+    return "azsearch:" + ",".join(settings)
 
 
 class GameServer:
@@ -145,6 +165,8 @@ class GameServer:
         listed = {p["spec"]: p["path"] for p in self.policies}
         listed.update({p["shipped"]: p["path"] for p in self.policies if p["shipped"]})
         resolved = catalog.resolve_spec(spec, rules, players)  # "trained": the game's shipped file
+        if resolved.partition(":")[0] == "azsearch":
+            resolved = bounded_search_spec(resolved, listed)
         path = listed.get(resolved, resolved)
         agent = make_agent(path, seed=seed)
         agent.check_game(rules, players)
