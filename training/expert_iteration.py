@@ -248,7 +248,10 @@ class WorkerPool:
             try:
                 result = ray.get(done[0])
             except ray.exceptions.RayActorError:
-                ray.kill(self.actors[i], no_restart=True)
+                try:
+                    ray.kill(self.actors[i], no_restart=True)
+                except ray.exceptions.RaySystemError:
+                    pass  # already gone
                 self.actors[i] = self.cls.remote(*self.args)
                 self.replaced += 1
                 todo.insert(0, b)
@@ -260,7 +263,10 @@ class WorkerPool:
         import ray
 
         for actor in self.actors:
-            ray.kill(actor, no_restart=True)
+            try:
+                ray.kill(actor, no_restart=True)
+            except ray.exceptions.RaySystemError:
+                pass  # already gone
 
 
 def merge(parts: list[dict]) -> dict:
@@ -437,8 +443,9 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
     rows = [json.loads(line) for line in log_path.read_text().splitlines()] if log_path.exists() else []
     if not ray.is_initialized():
         env = {"OMP_NUM_THREADS": "1", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+        # "local": a Ray of this run's own, never one another program started on this machine
         kwargs = {"include_dashboard": False} if address is None else {}
-        ray.init(address=address, runtime_env={"env_vars": env}, logging_level="WARNING", **kwargs)
+        ray.init(address=address or "local", runtime_env={"env_vars": env}, logging_level="WARNING", **kwargs)
     pool = WorkerPool(cfg, x["workers"])
     try:
         for k in range(state["generation"] + 1, x["generations"] + 1):
