@@ -335,7 +335,7 @@ class AZSearchAgent(ChoosingAgent):
         net: str | None = None,
         policy: str | None = None,
         simulations: int = 64,
-        c_puct: float = 1.0,
+        c_puct: float = 0.25,
         prior_temperature: float = 0.1,
         noise_alpha: float = 0.3,
         noise_fraction: float = 0.0,
