@@ -213,3 +213,11 @@ def test_the_browser_game_offers_azsearch_only_with_its_files_and_bounded_simula
         bounded_search_spec(
             f"azsearch:net=checkpoints/value-2p.safetensors,simulations={SERVE_MAX_SIMULATIONS + 1}", listed
         )
+
+
+def test_azsearch_is_a_training_opponent_for_its_game_only():
+    from training.opponents import check_mix
+
+    check_mix({f"azsearch:net={VALUE},simulations=4": 1.0}, "hasbro2003", 2)
+    with pytest.raises(ValueError, match="4 players"):
+        check_mix({f"azsearch:net={VALUE},simulations=4": 1.0}, "hasbro2003", 4)
