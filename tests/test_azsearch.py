@@ -189,11 +189,11 @@ def test_a_run_resumes_without_replaying_finished_generations(tmp_path):
                                                   "gate_games": 2, "eval_games": 2}}, "")  # fmt: skip
     try:
         rows = X.run(cfg, tmp_path, log=lambda s: None)
-        assert len(rows) == 1 and (tmp_path / "net-1.safetensors").exists()
+        assert len(rows) == 2 and (tmp_path / "net-1.safetensors").exists()
         first = (tmp_path / "selfplay-1.npz").stat().st_mtime_ns
         cfg["expert_iteration"]["generations"] = 2
         rows = X.run(cfg, tmp_path, log=lambda s: None)
-        assert [r["generation"] for r in rows] == [1, 2]
+        assert [r["generation"] for r in rows] == [0, 1, 2]
         assert (tmp_path / "selfplay-1.npz").stat().st_mtime_ns == first
         PolicyAgent(tmp_path / "net-2.safetensors")  # an ordinary policy file
     finally:

@@ -359,8 +359,12 @@ def train_candidate(current: str, data: dict, cfg: dict, seed: int, log=print):
 
 # ---- the loop ----------------------------------------------------------------------------------
 def _atomic_json(path: Path, obj) -> None:
+    _atomic_text(path, json.dumps(obj, indent=1))
+
+
+def _atomic_text(path: Path, text: str) -> None:
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(obj, indent=1))
+    tmp.write_text(text)
     os.replace(tmp, path)
 
 
@@ -446,6 +450,13 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
         # "local": a Ray of this run's own, never one another program started on this machine
         kwargs = {"include_dashboard": False} if address is None else {}
         ray.init(address=address or "local", runtime_env={"env_vars": env}, logging_level="WARNING", **kwargs)
+    if not any(r["generation"] == 0 for r in rows):  # the starting point of the curve
+        zero = {"generation": 0, "vs_heuristic": match(x["init"], "heuristic", x["eval_games"], cfg["seed"] * 1000,
+                                                       g["rules"], g["num_players"])}  # fmt: skip
+        log(f"generation 0 ({x['init']}) alone vs heuristic {zero['vs_heuristic']}")
+        rows.insert(0, zero)
+        _atomic_text(log_path, "".join(json.dumps(r) + "\n" for r in rows))
+        plot_curve(rows, out / "curve.png", f"expert iteration: {cfg['name']}")
     pool = WorkerPool(cfg, x["workers"])
     try:
         for k in range(state["generation"] + 1, x["generations"] + 1):
