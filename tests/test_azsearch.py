@@ -221,3 +221,10 @@ def test_azsearch_is_a_training_opponent_for_its_game_only():
     check_mix({f"azsearch:net={VALUE},simulations=4": 1.0}, "hasbro2003", 2)
     with pytest.raises(ValueError, match="4 players"):
         check_mix({f"azsearch:net={VALUE},simulations=4": 1.0}, "hasbro2003", 4)
+
+
+def test_a_bare_azsearch_opponent_is_refused_in_a_config():
+    from training.opponents import check_mix
+
+    with pytest.raises(ValueError, match="net=FILE"):
+        check_mix({"azsearch": 1.0}, "hasbro2003", 2)

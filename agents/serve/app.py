@@ -150,7 +150,8 @@ class GameServer:
             )
         return {
             "presets": presets,
-            "agents": sorted(AGENTS),
+            # agents playable by name alone (azsearch needs net=: an offered file, bounded_search_spec)
+            "agents": sorted(a for a in AGENTS if a != "azsearch"),
             "policies": [{k: p[k] for k in ("spec", "name", "rules", "players", "shipped")} for p in self.policies],
             "trained": catalog.TRAINED,
             "hint_agent": self.hint_spec,
