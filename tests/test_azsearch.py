@@ -228,3 +228,14 @@ def test_a_bare_azsearch_opponent_is_refused_in_a_config():
 
     with pytest.raises(ValueError, match="net=FILE"):
         check_mix({"azsearch": 1.0}, "hasbro2003", 2)
+
+
+def test_the_expit_configs_load_and_pass_their_checks():
+    import pathlib
+
+    from training.config import load_config
+
+    paths = sorted(pathlib.Path("configs").glob("expit-*.yaml"))
+    assert paths
+    for path in paths:
+        X.check_config(load_config(path))
