@@ -316,13 +316,6 @@ def run_search(
     return n
 
 
-def check_search_network(path: str, rules: Rules | str, num_players: int, meta: dict) -> None:
-    """ValueError unless the network of `path` fits the game (rules, players)."""
-    from .policy import check_trained_for
-
-    check_trained_for(path, meta, rules, num_players)
-
-
 class AZSearchAgent(ChoosingAgent):
     """Network-guided tree search with chance nodes (see the module doc)."""
 
@@ -381,9 +374,11 @@ class AZSearchAgent(ChoosingAgent):
                 f"azsearch searches the public draw; rules {r.name!r} deal hidden hands (play for points), "
                 "which it does not support"
             )
-        check_search_network(self.net, r, num_players, self.net_meta)
+        from .policy import check_trained_for  # torch is loaded already: pack() used it
+
+        check_trained_for(self.net, self.net_meta, r, num_players)
         if self.policy is not None:
-            check_search_network(self.policy, r, num_players, self.policy_meta)
+            check_trained_for(self.policy, self.policy_meta, r, num_players)
         self._checked = (rules, num_players)
 
     def search(self, turn: Turn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
