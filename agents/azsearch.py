@@ -46,8 +46,8 @@ from .value_net import net_logit, pack
 MAX_TURNS = DEFAULT_MAX_TURNS
 # Node kinds.
 UNEXPANDED, DECISION, CHANCE, LEAF = 0, 1, 2, 3
-# Largest search a spec may ask for: the tree's arrays grow with simulations x legal moves.
-MAX_SIMULATIONS = 20_000
+# Largest search a spec may ask for: the tree's arrays grow with simulations x actions (~180 bytes each).
+MAX_SIMULATIONS = 5_000  # about 130 MB of tree with 2 players
 LOGIT_CLIP = 12.0
 
 
@@ -215,7 +215,7 @@ def run_search(
     np.random.seed(seed)
     buf = E.action_buffer(rules)
     max_moves = buf.shape[0]
-    capacity = 2 + simulations * (max_moves + 1)
+    capacity = 1 + (simulations + 1) * (max_moves + 1)  # the root's children, then per simulation a card and its moves
     tree_kind = np.zeros(capacity, dtype=np.int8)
     visits = np.zeros(capacity)
     totals = np.zeros((capacity, 4))
