@@ -115,10 +115,16 @@ def test_expert_iteration_config_is_checked_before_work():
 
 
 def test_unreachable_ray_address_fails_in_seconds(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
     start = time.monotonic()
     with pytest.raises(ValueError, match="no Ray head reachable"):
-        X.run(_cfg(), tmp_path / "run", address="127.0.0.1:1")
+        X.run(_cfg(), tmp_path / "run", address=f"127.0.0.1:{port}")
     assert time.monotonic() - start < 10
+    assert not (tmp_path / "run").exists()  # nothing started
 
 
 def test_segment_log_softmax_is_a_log_softmax_within_each_decision():

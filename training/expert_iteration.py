@@ -419,19 +419,19 @@ def plot_curve(log_rows: list[dict], path: Path, title: str) -> None:
 
 def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = None, log=print) -> list[dict]:
     """Run (or resume) the expert iteration of `cfg` in directory `out`; the log rows."""
+    from .rllib_backend import check_address
+
+    if address is not None:
+        check_address(address)  # first (before importing Ray): an unreachable cluster fails in seconds
     import ray
 
     from agents.policy import save_policy
     from agents.value_net import pack
 
-    from .rllib_backend import check_address
-
     x, g = cfg[SECTION], cfg["game"]
     if workers is not None:
         cfg[SECTION]["workers"] = workers
     check_config(cfg)
-    if address is not None:
-        check_address(address)
     out.mkdir(parents=True, exist_ok=True)
     saved = out / "config.json"
     fixed = {k: v for k, v in cfg.items() if k != SECTION}
