@@ -20,6 +20,7 @@ from sorry_env.numba_cache import clear_stale
 # caching package: sorry_env.numba_cache).
 clear_stale("agents", "sorry_env")
 
+from .azsearch import AZSearchAgent  # noqa: E402
 from .base import Agent, CallableAgent, Turn, public_view  # noqa: E402
 from .catalog import shipped  # noqa: E402
 from .expectimax import ExpectimaxAgent  # noqa: E402
@@ -34,6 +35,7 @@ AGENTS = {
     "heuristic": HeuristicAgent,
     "expectimax": ExpectimaxAgent,
     "montecarlo": MonteCarloAgent,
+    "azsearch": AZSearchAgent,
 }
 # Old spec names that still work: alias -> name in AGENTS.
 ALIASES = {"mcts": "montecarlo"}
@@ -320,6 +322,7 @@ __all__ = [
     "HeuristicAgent",
     "ExpectimaxAgent",
     "MonteCarloAgent",
+    "AZSearchAgent",
     "MCTSAgent",
     "ALIASES",
 ]

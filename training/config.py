@@ -88,6 +88,27 @@ DEFAULTS = {
         "opponents": ["random"],  # agent names; the learner plays one seat vs these
     },
     "checkpoint_every": 50_000,  # learner steps between checkpoints
+    "expert_iteration": {  # sorry-expit (training/expert_iteration.py): search self-play, learn, gate
+        "init": "checkpoints/value-2p.safetensors",  # generation 0: an afterstate value network file
+        "generations": 3,  # new networks to train
+        "games": 40,  # self-play games per generation
+        "simulations": 64,  # azsearch expansions per self-play decision
+        "c_puct": 0.25,
+        "prior_temperature": 0.1,  # priors: softmax(afterstate logits / this)
+        "noise_alpha": 0.3,  # Dirichlet noise on the self-play root priors
+        "noise_fraction": 0.25,
+        "sample_moves": 8,  # each game's first N decisions sampled from the visit shares
+        "window": 3,  # train on the self-play of the last N generations
+        "epochs": 2,
+        "batch_size": 256,  # decisions per step
+        "learning_rate": 1.0e-4,
+        "policy_weight": 1.0,  # weight of the search-policy cross-entropy beside the outcome loss
+        "gate_games": 200,  # new network alone vs the current one alone
+        "gate_threshold": 0.5,  # promote when the new network's win rate is at least this
+        "eval_games": 200,  # each generation's network alone vs the heuristic and vs generation 0
+        "workers": 1,  # Ray self-play actors
+        "memory_mb": 2000,  # refuse settings whose self-play window or search trees would need more
+    },
 }
 
 
@@ -180,6 +201,24 @@ RANGES = {
     "evaluation.every": POSITIVE,
     "evaluation.games": POSITIVE,
     "checkpoint_every": POSITIVE,
+    "expert_iteration.generations": POSITIVE,
+    "expert_iteration.games": POSITIVE,
+    "expert_iteration.simulations": POSITIVE,
+    "expert_iteration.c_puct": AT_LEAST_ZERO,
+    "expert_iteration.prior_temperature": POSITIVE,
+    "expert_iteration.noise_alpha": POSITIVE,
+    "expert_iteration.noise_fraction": (lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "expert_iteration.sample_moves": AT_LEAST_ZERO,
+    "expert_iteration.window": POSITIVE,
+    "expert_iteration.epochs": POSITIVE,
+    "expert_iteration.batch_size": POSITIVE,
+    "expert_iteration.learning_rate": POSITIVE,
+    "expert_iteration.policy_weight": AT_LEAST_ZERO,
+    "expert_iteration.gate_games": POSITIVE,
+    "expert_iteration.gate_threshold": (lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "expert_iteration.eval_games": POSITIVE,
+    "expert_iteration.workers": POSITIVE,
+    "expert_iteration.memory_mb": POSITIVE,
 }
 
 

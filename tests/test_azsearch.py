@@ -1,0 +1,247 @@
+"""The network-guided search (azsearch) and expert iteration: the search reads only the
+network, its visits are its simulations, bad settings and wrong-game networks are refused,
+and the learning loop's pieces (targets, losses, self-play records, Ray workers) hold."""
+
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+from agents.azsearch import AZSearchAgent, run_search, search_policy
+from agents.base import Turn
+from agents.policy import PolicyAgent
+from agents.value_net import pack
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env.rules import get_rules
+from training import expert_iteration as X
+from training.config import DEFAULTS, _merge, validate
+
+VALUE = "checkpoints/value-2p.safetensors"
+POLICY_4P = "checkpoints/sorry-4p.safetensors"
+
+
+def _decisions(count, seed=0, min_moves=3):
+    """Public turns with at least `min_moves` legal moves from heuristic games."""
+    rules = get_rules("hasbro2003")
+    rng = np.random.default_rng(seed)
+    heuristic = agents.make_agent("heuristic", seed=seed)
+    turns = []
+    while len(turns) < count:
+        state = game.new_state(rules, seats=game.DEFAULT_SEATS[2], seed=int(rng.integers(2**31)))
+        while E.is_running(state, 400) and len(turns) < count:
+            turn = Turn.from_state(state, rules, rng)
+            if len(turn.legal) >= min_moves:
+                turns.append(turn)
+            E.step(state, game.rules_array(rules), heuristic.act(turn))
+    return turns
+
+
+def test_one_simulation_plays_the_value_networks_best_move():
+    # One expansion scores every move's afterstate with the network: the search's move is then
+    # the one the network alone (as a policy, in torch) ranks first.
+    search = AZSearchAgent(net=VALUE, simulations=1, seed=0)
+    alone = PolicyAgent(VALUE)
+    for turn in _decisions(25):
+        assert search.act(turn) == alone.act(turn)
+
+
+def test_root_visits_add_up_to_the_simulations_and_the_policy_is_a_distribution():
+    params, sizes, _ = pack(VALUE)
+    no_net = (np.zeros(0, np.float32), np.zeros(0, np.int64))
+    ra = game.rules_array("hasbro2003")
+    size = game.num_actions("hasbro2003")
+    for turn in _decisions(5, seed=1):
+        acts, visits, values = np.empty(size, np.int64), np.empty(size), np.empty(size)
+        n = run_search(turn.state, ra, params, sizes, *no_net, 50, 0.25, 0.1, 0.3, 0.25, 7, acts, visits, values)
+        assert sorted(acts[:n]) == sorted(turn.legal.tolist())
+        assert visits[:n].sum() == 50
+        assert ((values[:n] >= 0) & (values[:n] <= 1)).all()
+        pi = search_policy(visits[:n], values[:n])
+        assert pi.sum() == pytest.approx(1.0) and (pi >= 0).all()
+
+
+def test_search_is_reproducible_from_its_seed_and_plays_legal_moves():
+    turns = _decisions(8, seed=2)
+    a = [AZSearchAgent(net=VALUE, simulations=24, noise_fraction=0.25, seed=5).act(t) for t in turns]
+    b = [AZSearchAgent(net=VALUE, simulations=24, noise_fraction=0.25, seed=5).act(t) for t in turns]
+    assert a == b
+    assert all(m in t.legal for m, t in zip(a, turns))
+
+
+def test_specs_and_wrong_games_are_refused_with_their_reason():
+    agent = agents.make_agent(f"azsearch:net={VALUE},simulations=8")
+    assert isinstance(agent, AZSearchAgent) and agent.simulations == 8
+    with pytest.raises(ValueError, match="net=FILE"):
+        agents.make_agent("azsearch:simulations=8")
+    with pytest.raises(ValueError, match="simulations"):
+        agents.make_agent(f"azsearch:net={VALUE},simulations=0")
+    with pytest.raises(ValueError, match="no setting 'depth'"):
+        agents.make_agent(f"azsearch:net={VALUE},depth=2")
+    with pytest.raises(ValueError, match="2 players"):
+        agent.check_game("hasbro2003", 4)
+    with pytest.raises(ValueError, match="hidden hands"):
+        agent.check_game("hasbro2003_points", 2)
+    with pytest.raises(ValueError, match="trained for 4 players"):
+        AZSearchAgent(net=POLICY_4P).check_game("hasbro2003", 2)
+
+
+def test_a_short_tournament_against_the_heuristic_runs_to_the_end():
+    from training.evaluate import run_tournament
+
+    r = run_tournament([f"azsearch:net={VALUE},simulations=8", "heuristic"], games=4, workers=1)
+    assert r["truncated"] == 0 and sum(a["wins"] for a in r["agents"]) == 4
+
+
+# ---- expert iteration ----------------------------------------------------------------------------
+def _cfg(**section):
+    return _merge(DEFAULTS, {"expert_iteration": section}, "")
+
+
+def test_expert_iteration_config_is_checked_before_work():
+    with pytest.raises(ValueError, match="unknown key expert_iteration.'simulation'"):
+        _merge(DEFAULTS, {"expert_iteration": {"simulation": 3}}, "")
+    with pytest.raises(ValueError, match="expert_iteration.window must be > 0"):
+        validate(_cfg(window=0), warm_start=False)
+    with pytest.raises(ValueError, match="memory_mb"):
+        X.check_config(_cfg(games=1_000_000, memory_mb=100))
+    with pytest.raises(ValueError, match="trained for 4 players"):
+        X.check_config(_cfg(init=POLICY_4P))
+    with pytest.raises(ValueError, match="no file"):
+        X.check_config(_cfg(init="nope.safetensors"))
+    X.check_config(_cfg())  # the defaults make a run
+
+
+def test_unreachable_ray_address_fails_in_seconds(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="no Ray head reachable"):
+        X.run(_cfg(), tmp_path / "run", address=f"127.0.0.1:{port}")
+    assert time.monotonic() - start < 10
+    assert not (tmp_path / "run").exists()  # nothing started
+
+
+def test_segment_log_softmax_is_a_log_softmax_within_each_decision():
+    logits = torch.tensor([0.5, -1.0, 2.0, 0.0, 3.0])
+    rows = torch.tensor([0, 0, 0, 1, 1])
+    got = X.segment_log_softmax(logits, rows, 2)
+    assert torch.allclose(got[:3], torch.log_softmax(logits[:3], 0))
+    assert torch.allclose(got[3:], torch.log_softmax(logits[3:], 0))
+
+
+def test_selfplay_records_are_the_searchs_choices_and_outcomes():
+    params, sizes, _ = pack(VALUE)
+    settings = {
+        "simulations": 8, "c_puct": 0.25, "prior_temperature": 0.1, "noise_alpha": 0.3,
+        "noise_fraction": 0.25, "sample_moves": 4,
+    }  # fmt: skip
+    data = X.selfplay_games(params, sizes, "hasbro2003", 2, 400, settings, [0, 1], seed=3)
+    n = len(data["chosen"])
+    assert n > 20 and data["decisions"] > n and set(data["game"]) == {0, 1}
+    assert np.allclose(data["policy"].sum(axis=1), 1.0)
+    ra = game.rules_array("hasbro2003")
+    buf = np.empty(game.num_actions("hasbro2003"), np.int64)
+    for k in range(0, n, 7):
+        legal = buf[: E.legal_actions(data["states"][k].astype(np.int64), ra, buf)]
+        assert data["chosen"][k] in legal
+        assert set(np.flatnonzero(data["policy"][k])) <= set(legal.tolist())
+    for g in (0, 1):  # one side won each game: its movers' labels are 1, the others' 0
+        labels = set(data["won"][data["game"] == g].tolist())
+        assert labels == {0.0, 1.0}
+    # the training losses on these records are finite and the policy loss moves when trained
+    actor, _ = X.train_candidate(VALUE, data, {**_cfg(epochs=3, learning_rate=1e-3)}, seed=0, log=lambda s: None)
+    before = X.diagnostics(PolicyAgent(VALUE).actor.net, data, ra, 0.1)
+    after = X.diagnostics(actor.net, data, ra, 0.1)
+    assert after["policy_loss"] < before["policy_loss"]
+
+
+@pytest.mark.slow
+def test_ray_workers_on_two_nodes_replace_a_dead_one_and_count_each_game_once():
+    import ray
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster.add_node(num_cpus=1)
+    try:
+        ray.init(address=cluster.address)
+        cfg = _cfg(simulations=4, workers=2)
+        pool = X.WorkerPool(cfg, 2)
+        nodes = set(ray.get([a.node.remote() for a in pool.actors]))
+        assert len(nodes) == 2  # one actor per node
+        params, sizes, _ = pack(VALUE)
+        data = pool.play(params, sizes, games=6, seed=1, crash_batches=[0])
+        assert pool.replaced == 1
+        assert sorted(set(data["game"].tolist())) == list(range(6))
+        # every game's decisions once: the same as playing them without a crash
+        again = pool.play(params, sizes, games=6, seed=1)
+        assert len(again["chosen"]) == len(data["chosen"])
+        pool.close()
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+@pytest.mark.slow
+def test_a_run_resumes_without_replaying_finished_generations(tmp_path):
+    import ray
+
+    cfg = _merge(DEFAULTS, {"expert_iteration": {"generations": 1, "games": 2, "simulations": 4, "epochs": 1,
+                                                  "gate_games": 2, "eval_games": 2}}, "")  # fmt: skip
+    try:
+        rows = X.run(cfg, tmp_path, log=lambda s: None)
+        assert len(rows) == 2 and (tmp_path / "net-1.safetensors").exists()
+        first = (tmp_path / "selfplay-1.npz").stat().st_mtime_ns
+        cfg["expert_iteration"]["generations"] = 2
+        rows = X.run(cfg, tmp_path, log=lambda s: None)
+        assert [r["generation"] for r in rows] == [0, 1, 2]
+        assert (tmp_path / "selfplay-1.npz").stat().st_mtime_ns == first
+        PolicyAgent(tmp_path / "net-2.safetensors")  # an ordinary policy file
+    finally:
+        ray.shutdown()
+
+
+def test_the_browser_game_offers_azsearch_only_with_its_files_and_bounded_simulations():
+    pytest.importorskip("starlette")
+    from agents.serve.app import SERVE_MAX_SIMULATIONS, bounded_search_spec
+
+    listed = {"checkpoints/value-2p.safetensors": "/srv/checkpoints/value-2p.safetensors"}
+    spec = bounded_search_spec("azsearch:net=checkpoints/value-2p.safetensors,simulations=32", listed)
+    assert spec == "azsearch:net=/srv/checkpoints/value-2p.safetensors,simulations=32"
+    with pytest.raises(ValueError, match="offered policy files"):
+        bounded_search_spec("azsearch:net=/etc/passwd", listed)
+    with pytest.raises(ValueError, match="simulations must be"):
+        bounded_search_spec(
+            f"azsearch:net=checkpoints/value-2p.safetensors,simulations={SERVE_MAX_SIMULATIONS + 1}", listed
+        )
+
+
+def test_azsearch_is_a_training_opponent_for_its_game_only():
+    from training.opponents import check_mix
+
+    check_mix({f"azsearch:net={VALUE},simulations=4": 1.0}, "hasbro2003", 2)
+    with pytest.raises(ValueError, match="4 players"):
+        check_mix({f"azsearch:net={VALUE},simulations=4": 1.0}, "hasbro2003", 4)
+
+
+def test_a_bare_azsearch_opponent_is_refused_in_a_config():
+    from training.opponents import check_mix
+
+    with pytest.raises(ValueError, match="net=FILE"):
+        check_mix({"azsearch": 1.0}, "hasbro2003", 2)
+
+
+def test_the_expit_configs_load_and_pass_their_checks():
+    import pathlib
+
+    from training.config import load_config
+
+    paths = sorted(pathlib.Path("configs").glob("expit-*.yaml"))
+    assert paths
+    for path in paths:
+        X.check_config(load_config(path))

@@ -1,0 +1,537 @@
+"""Expert iteration: the network-guided search plays itself, the network learns what the
+search concluded, and a new network replaces the old one only if it does not play worse.
+
+    sorry-expit configs/expit-2p.yaml                    # a local Ray
+    sorry-expit configs/expit-2p.yaml --address HEAD:6379  # a cluster started with `ray start`
+
+Generation 0 is the network file ``expert_iteration.init`` (an afterstate value network:
+its output is the logit of the mover's chance of winning). Generation k = 1, 2, ...:
+
+1. **Self-play.** Both seats play :mod:`agents.azsearch` with the current network, Dirichlet
+   noise on the root priors and the first ``sample_moves`` decisions sampled from the visit
+   shares. Every decision with a real choice keeps the public position, the search's visit
+   shares over the legal moves (its improved policy) and, at the end, whether the mover's
+   side won. The games are played by Ray actors (Ray core): the network goes out through the
+   object store, the games come back through it; the learner is this process.
+2. **Learning.** A copy of the current network is trained on the self-play of the last
+   ``window`` generations: binary cross-entropy of the chosen move's afterstate score against
+   the outcome (the value), plus ``policy_weight`` times the cross-entropy between the
+   visit shares and softmax(afterstate scores / prior_temperature) over the decision's moves
+   (the prior the search uses). One network is both, as the search reads it.
+3. **Gate.** The candidate (the network alone, as a policy) plays the current network alone;
+   it is promoted when its win rate is at least ``gate_threshold`` (interval logged).
+4. **Log.** The candidate alone against the heuristic and against generation 0, with 95%
+   Wilson intervals, a line of ``log.jsonl`` and the learning-curve PNG.
+
+A run directory holds ``config.json``, ``selfplay-K.npz`` (written when generation K's games
+are all in), ``net-K.safetensors`` (ordinary policy files), ``log.jsonl`` and ``state.json``
+(the current network and the last finished generation). Run the same command again after a
+kill: finished generations are kept, a generation whose self-play file exists skips its
+games, so at most one generation's self-play is lost.
+
+A worker that dies is replaced and its unfinished batch of games is played again by the
+replacement; batches are keyed by their game indices, so no game is counted twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from sorry_env.rules import get_rules
+
+from .config import load_config
+
+SECTION = "expert_iteration"
+# Rough upper bounds for the memory check (a 2-player game has ~60 decisions with a choice).
+DECISIONS_PER_GAME_PER_PLAYER = 75
+NODE_BYTES = 180  # azsearch's per-node arrays
+
+
+# ---- checks ------------------------------------------------------------------------------------
+def check_init_network(cfg: dict) -> dict:
+    """The metadata of expert_iteration.init, refused unless it is a relu afterstate network
+    made for the config's game."""
+    from agents.policy import check_trained_for, read_metadata
+
+    path = cfg[SECTION]["init"]
+    if not os.path.isfile(path):
+        raise ValueError(
+            f"config: {SECTION}.init: no file {path!r} (paths are read from the current directory, {os.getcwd()})"
+        )
+    meta = read_metadata(path)
+    try:
+        check_trained_for(path, meta, cfg["game"]["rules"], cfg["game"]["num_players"])
+    except ValueError as e:
+        raise ValueError(f"config: {SECTION}.init: {e}") from None
+    if meta["network"]["kind"] != "afterstate" or meta["network"]["activation"] != "relu":
+        raise ValueError(
+            f"config: {SECTION}.init: {path} holds a {meta['network']['kind']} {meta['network']['activation']} "
+            "network; the search needs an afterstate relu one (a value network, training/value_fit.py)"
+        )
+    return meta
+
+
+def memory_needed_mb(cfg: dict) -> float:
+    """Megabytes the window of self-play data and the workers' search trees take (upper bound)."""
+    from sorry_env import game
+
+    x = cfg[SECTION]
+    n_actions = game.num_actions(cfg["game"]["rules"])
+    from agents.policy_input import STATE_SIZE
+
+    per_decision = 2 * STATE_SIZE + 4 * n_actions + 32
+    decisions = x["window"] * x["games"] * DECISIONS_PER_GAME_PER_PLAYER * cfg["game"]["num_players"]
+    trees = x["workers"] * x["simulations"] * (n_actions + 1) * NODE_BYTES
+    return (decisions * per_decision + trees) / 2**20
+
+
+def check_config(cfg: dict) -> None:
+    """ValueError naming the first expert-iteration setting that cannot make a run."""
+    from agents.azsearch import MAX_SIMULATIONS
+
+    x = cfg[SECTION]
+    if get_rules(cfg["game"]["rules"]).hand_size:
+        raise ValueError(f"config: game.rules {cfg['game']['rules']!r} deal hidden hands; azsearch cannot search them")
+    if x["simulations"] > MAX_SIMULATIONS:
+        raise ValueError(f"config: {SECTION}.simulations must be at most {MAX_SIMULATIONS}, got {x['simulations']}")
+    need = memory_needed_mb(cfg)
+    if need > x["memory_mb"]:
+        raise ValueError(
+            f"config: {SECTION}: games x window x simulations x workers would need about {need:,.0f} MB, "
+            f"more than memory_mb ({x['memory_mb']:,}); lower them or raise memory_mb"
+        )
+    check_init_network(cfg)
+
+
+# ---- self-play ---------------------------------------------------------------------------------
+def selfplay_games(
+    params: np.ndarray,
+    sizes: np.ndarray,
+    rules_name: str,
+    num_players: int,
+    max_turns: int,
+    settings: dict,
+    game_indices: list[int],
+    seed: int,
+) -> dict:
+    """Self-play of the search with one network for these games (both seats). Returns the
+    arrays of the decisions with a real choice: ``states`` (the mover's public view, int16),
+    ``policy`` (visit shares over all actions, float32), ``chosen``, ``won`` (1 if the
+    mover's side won, 0 if it lost, 0.5 if truncated), ``game``; plus ``decisions`` (all
+    decisions made, forced ones included) and ``seconds``."""
+    from agents.azsearch import run_search, search_policy
+    from agents.base import public_view
+    from sorry_env import engine as E
+    from sorry_env import game
+
+    rules = get_rules(rules_name)
+    ra = game.rules_array(rules)
+    seats = game.DEFAULT_SEATS[num_players]
+    n_actions = game.num_actions(rules)
+    no_net = (np.zeros(0, np.float32), np.zeros(0, np.int64))
+    acts, visits, values = np.empty(n_actions, np.int64), np.empty(n_actions), np.empty(n_actions)
+    out = {"states": [], "policy": [], "chosen": [], "won": [], "game": []}
+    decisions = 0
+    start = time.perf_counter()
+    for g in game_indices:
+        rng = np.random.default_rng([seed, g])
+        state = game.new_state(rules, seats=seats, seed=int(rng.integers(2**31)))
+        E.set_to_move(state, seats[g % len(seats)])
+        movers, searched = [], 0
+        while E.is_running(state, max_turns):
+            legal = game.legal_actions(state, rules)
+            decisions += 1
+            if len(legal) == 1:
+                E.step(state, ra, int(legal[0]))
+                continue
+            view = public_view(state, rules, rng)
+            n = run_search(
+                view, ra, params, sizes, *no_net, settings["simulations"], settings["c_puct"],
+                settings["prior_temperature"], settings["noise_alpha"], settings["noise_fraction"],
+                int(rng.integers(2**31)), acts, visits, values,
+            )  # fmt: skip
+            pi = search_policy(visits[:n], values[:n])
+            if searched < settings["sample_moves"]:
+                action = int(rng.choice(acts[:n], p=pi))
+            else:
+                action = int(acts[np.lexsort((-values[:n], -visits[:n]))[0]])
+            dense = np.zeros(n_actions, np.float32)
+            dense[acts[:n]] = pi
+            out["states"].append(view.astype(np.int16))
+            out["policy"].append(dense)
+            out["chosen"].append(action)
+            out["game"].append(g)
+            movers.append(int(E.to_move(state)))
+            searched += 1
+            E.step(state, ra, action)
+        winner = game.winner(state)
+        for m in movers:
+            out["won"].append(0.5 if winner is None else float(game.same_side(rules, m, winner)))
+    from agents.policy_input import STATE_SIZE
+
+    return {
+        "states": np.array(out["states"], np.int16).reshape(-1, STATE_SIZE),
+        "policy": np.array(out["policy"], np.float32).reshape(-1, n_actions),
+        "chosen": np.array(out["chosen"], np.int64),
+        "won": np.array(out["won"], np.float32),
+        "game": np.array(out["game"], np.int64),
+        "decisions": decisions,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+def _worker_class():
+    import ray
+
+    @ray.remote(num_cpus=1)
+    class SelfPlayWorker:
+        """A Ray actor playing batches of self-play games."""
+
+        def __init__(self, rules_name: str, num_players: int, max_turns: int, settings: dict):
+            self.args = (rules_name, num_players, max_turns, settings)
+
+        def node(self) -> str:
+            import ray
+
+            return ray.get_runtime_context().get_node_id()
+
+        def play(self, net: tuple, game_indices: list[int], seed: int, crash: bool = False) -> dict:
+            if crash:  # tests: a worker that dies mid-batch
+                os._exit(1)
+            return selfplay_games(*net, *self.args, game_indices, seed)
+
+    return SelfPlayWorker
+
+
+class WorkerPool:
+    """`workers` self-play actors; batches of games are spread over them, a dead actor is
+    replaced and its batch played again."""
+
+    def __init__(self, cfg: dict, workers: int):
+        self.cls = _worker_class()
+        g, x = cfg["game"], cfg[SECTION]
+        settings = {k: x[k] for k in ("simulations", "c_puct", "prior_temperature", "noise_alpha", "noise_fraction")}
+        settings["sample_moves"] = x["sample_moves"]
+        self.args = (g["rules"], g["num_players"], g["max_turns"], settings)
+        self.actors = [self.cls.remote(*self.args) for _ in range(workers)]
+        self.replaced = 0
+
+    def play(self, params: np.ndarray, sizes: np.ndarray, games: int, seed: int, crash_batches=()) -> dict:
+        """Games 0..games-1 with this network; the merged arrays (see selfplay_games)."""
+        import ray
+
+        net = ray.put((params, sizes))
+        size = max(1, min(8, -(-games // (2 * len(self.actors)))))
+        batches = {b: list(range(s, min(s + size, games))) for b, s in enumerate(range(0, games, size))}
+        crash = set(crash_batches)
+        todo = sorted(batches)
+        results: dict[int, dict] = {}
+        running = {}  # object ref -> (batch, actor index)
+        while todo or running:
+            busy = {i for _, i in running.values()}
+            for i in range(len(self.actors)):
+                if todo and i not in busy:
+                    b = todo.pop(0)
+                    ref = self.actors[i].play.remote(net, batches[b], seed, b in crash)
+                    crash.discard(b)
+                    running[ref] = (b, i)
+            done, _ = ray.wait(list(running), num_returns=1)
+            b, i = running.pop(done[0])
+            try:
+                result = ray.get(done[0])
+            except ray.exceptions.RayActorError:
+                try:
+                    ray.kill(self.actors[i], no_restart=True)
+                except ray.exceptions.RaySystemError:
+                    pass  # already gone
+                self.actors[i] = self.cls.remote(*self.args)
+                self.replaced += 1
+                todo.insert(0, b)
+                continue
+            results.setdefault(b, result)  # a batch is counted once
+        return merge([results[b] for b in sorted(results)])
+
+    def close(self) -> None:
+        import ray
+
+        for actor in self.actors:
+            try:
+                ray.kill(actor, no_restart=True)
+            except ray.exceptions.RaySystemError:
+                pass  # already gone
+
+
+def merge(parts: list[dict]) -> dict:
+    out = {k: np.concatenate([p[k] for p in parts]) for k in ("states", "policy", "chosen", "won", "game")}
+    out["decisions"] = sum(p["decisions"] for p in parts)
+    out["seconds"] = sum(p["seconds"] for p in parts)
+    return out
+
+
+# ---- learning ----------------------------------------------------------------------------------
+def segment_log_softmax(logits, rows, n_rows: int):
+    """log softmax of `logits` within each group of equal `rows` (a decision's moves)."""
+    import torch
+
+    top = torch.full((n_rows,), -torch.inf).scatter_reduce(0, rows, logits.detach(), "amax")
+    shifted = logits - top[rows]
+    total = torch.zeros(n_rows).index_add(0, rows, shifted.exp())
+    return shifted - total.log()[rows]
+
+
+def losses(net, data: dict, idx: np.ndarray, rules_array: np.ndarray, temperature: float):
+    """(value loss, policy loss) of afterstate MLP `net` on decisions idx of `data`."""
+    import torch
+    from torch.nn import functional as F
+
+    from agents.policy_input import afterstates
+
+    obs, rows, actions = afterstates(data["states"][idx].astype(np.int64), rules_array)
+    logits = net(torch.from_numpy(obs))[:, 0]
+    rows_t = torch.from_numpy(rows)
+    target = torch.from_numpy(data["policy"][idx][rows, actions])
+    logp = segment_log_softmax(logits / temperature, rows_t, len(idx))
+    policy_loss = -(target * logp).sum() / len(idx)
+    chosen = torch.from_numpy(actions == data["chosen"][idx][rows])
+    labels = torch.from_numpy(data["won"][idx][rows])
+    value_loss = F.binary_cross_entropy_with_logits(logits[chosen], labels[chosen])
+    return value_loss, policy_loss
+
+
+def diagnostics(net, data: dict, rules_array: np.ndarray, temperature: float) -> dict:
+    """On self-play data the network has not learned from: its value loss (binary
+    cross-entropy against the outcomes; 0.693 is a coin), the policy cross-entropy, and how
+    often its best-scored move is the search's most visited one (policy agreement)."""
+    import torch
+
+    from agents.policy_input import afterstates
+
+    with torch.no_grad():
+        idx = np.arange(len(data["chosen"]))
+        v, p = losses(net, data, idx, rules_array, temperature)
+        obs, rows, actions = afterstates(data["states"].astype(np.int64), rules_array)
+        scores = net(torch.from_numpy(obs))[:, 0].numpy()
+    order = np.lexsort((-scores, rows))
+    first = np.r_[True, rows[order][1:] != rows[order][:-1]]
+    best = actions[order][first]
+    agree = float(np.mean(best == data["policy"].argmax(axis=1)))
+    return {"value_loss": float(v), "policy_loss": float(p), "policy_agreement": agree, "decisions": len(idx)}
+
+
+def train_candidate(current: str, data: dict, cfg: dict, seed: int, log=print):
+    """A copy of network file `current`, trained on `data` (see the module doc)."""
+    import torch
+
+    from agents.policy import load_policy
+    from sorry_env import game
+
+    x = cfg[SECTION]
+    actor, meta = load_policy(current)
+    net = actor.net
+    net.train()
+    ra = game.rules_array(cfg["game"]["rules"])
+    opt = torch.optim.Adam(net.parameters(), lr=x["learning_rate"])
+    rng = np.random.default_rng(seed)
+    n = len(data["chosen"])
+    for epoch in range(x["epochs"]):
+        order = rng.permutation(n)
+        sums = np.zeros(2)
+        for s in range(0, n, x["batch_size"]):
+            v, p = losses(net, data, order[s : s + x["batch_size"]], ra, x["prior_temperature"])
+            loss = v + x["policy_weight"] * p
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sums += [float(v.detach()), float(p.detach())]
+        batches = max(1, -(-n // x["batch_size"]))
+        log(f"  epoch {epoch + 1}: value loss {sums[0] / batches:.4f}, policy loss {sums[1] / batches:.4f}")
+    net.eval()
+    return actor, meta
+
+
+# ---- the loop ----------------------------------------------------------------------------------
+def _atomic_json(path: Path, obj) -> None:
+    _atomic_text(path, json.dumps(obj, indent=1))
+
+
+def _atomic_text(path: Path, text: str) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _save_npz(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **{k: np.asarray(v) for k, v in data.items()})
+    os.replace(tmp, path)
+
+
+MAX_SELFPLAY_FILE = 4 * 2**30
+
+
+def _load_npz(path: Path) -> dict:
+    """A self-play file of this run (bounded in size; arrays only, no pickles)."""
+    if path.stat().st_size > MAX_SELFPLAY_FILE:
+        raise ValueError(f"{path}: larger than {MAX_SELFPLAY_FILE:,} bytes; not a self-play file of this run")
+    with np.load(path, allow_pickle=False) as f:
+        return {k: f[k] for k in f.files}
+
+
+def match(a: str, b: str, games: int, seed: int, rules: str, num_players: int) -> dict:
+    """`a`'s win rate against `b` (seats alternate), with its 95% Wilson interval."""
+    from .evaluate import run_tournament
+
+    r = run_tournament([a, *[b] * (num_players - 1)], games=games, seed=seed, rules=rules, workers=1)
+    entry = r["agents"][0]
+    return {"win_rate": entry["win_rate"], "low": entry["ci_low"], "high": entry["ci_high"], "games": games}
+
+
+def plot_curve(log_rows: list[dict], path: Path, title: str) -> None:
+    from .curve import plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for key, label in (("vs_heuristic", "network alone vs heuristic"), ("vs_gen0", "network alone vs generation 0")):
+        pts = [(r["generation"], r[key]) for r in log_rows if key in r]
+        if not pts:
+            continue
+        gens = [g for g, _ in pts]
+        rates = np.array([m["win_rate"] for _, m in pts])
+        err = np.array([[m["win_rate"] - m["low"] for _, m in pts], [m["high"] - m["win_rate"] for _, m in pts]])
+        ax.errorbar(gens, rates, yerr=err, marker="o", capsize=3, label=label)
+    ax.axhline(0.5, color="grey", linestyle="--", label="even")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("win rate (95% Wilson interval)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = None, log=print) -> list[dict]:
+    """Run (or resume) the expert iteration of `cfg` in directory `out`; the log rows."""
+    from .rllib_backend import check_address
+
+    if address is not None:
+        check_address(address)  # first (before importing Ray): an unreachable cluster fails in seconds
+    import ray
+
+    from agents.policy import save_policy
+    from agents.value_net import pack
+
+    x, g = cfg[SECTION], cfg["game"]
+    if workers is not None:
+        cfg[SECTION]["workers"] = workers
+    check_config(cfg)
+    out.mkdir(parents=True, exist_ok=True)
+    saved = out / "config.json"
+    fixed = {k: v for k, v in cfg.items() if k != SECTION}
+    fixed[SECTION] = {k: v for k, v in x.items() if k not in ("workers", "generations")}
+    if saved.exists():
+        if json.loads(saved.read_text()) != json.loads(json.dumps(fixed)):
+            raise ValueError(f"{out} holds a run of another config; use another --out or the same config")
+    else:
+        _atomic_json(saved, fixed)
+    state_path = out / "state.json"
+    state = json.loads(state_path.read_text()) if state_path.exists() else {"generation": 0, "current": x["init"]}
+    log_path = out / "log.jsonl"
+    rows = [json.loads(line) for line in log_path.read_text().splitlines()] if log_path.exists() else []
+    if not ray.is_initialized():
+        env = {"OMP_NUM_THREADS": "1", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+        # "local": a Ray of this run's own, never one another program started on this machine
+        kwargs = {"include_dashboard": False} if address is None else {}
+        ray.init(address=address or "local", runtime_env={"env_vars": env}, logging_level="WARNING", **kwargs)
+    if not any(r["generation"] == 0 for r in rows):  # the starting point of the curve
+        zero = {"generation": 0, "vs_heuristic": match(x["init"], "heuristic", x["eval_games"], cfg["seed"] * 1000,
+                                                       g["rules"], g["num_players"])}  # fmt: skip
+        log(f"generation 0 ({x['init']}) alone vs heuristic {zero['vs_heuristic']}")
+        rows.insert(0, zero)
+        _atomic_text(log_path, "".join(json.dumps(r) + "\n" for r in rows))
+        plot_curve(rows, out / "curve.png", f"expert iteration: {cfg['name']}")
+    pool = WorkerPool(cfg, x["workers"])
+    try:
+        for k in range(state["generation"] + 1, x["generations"] + 1):
+            log(f"generation {k}: self-play with {state['current']}")
+            sp = out / f"selfplay-{k}.npz"
+            if sp.exists():
+                data = _load_npz(sp)
+            else:
+                params, sizes, _ = pack(state["current"])
+                data = pool.play(params, sizes, x["games"], seed=cfg["seed"] * 1000 + k)
+                _save_npz(sp, data)
+            rate = float(data["decisions"]) / max(float(data["seconds"]), 1e-9)
+            log(
+                f"  {len(data['chosen'])} searched decisions ({int(data['decisions'])} in all), {rate:.0f}/s per worker"
+            )
+            ra_rules = g["rules"]
+            from agents.policy import load_policy
+            from sorry_env import game
+
+            current_actor, _ = load_policy(state["current"])
+            diag = diagnostics(current_actor.net, data, game.rules_array(ra_rules), x["prior_temperature"])
+            window = [_load_npz(out / f"selfplay-{j}.npz") for j in range(max(1, k - x["window"] + 1), k)] + [data]
+            train_data = merge(window)
+            actor, meta = train_candidate(state["current"], train_data, cfg, seed=cfg["seed"] * 1000 + k, log=log)
+            cand = out / f"net-{k}.safetensors"
+            save_policy(
+                cand, actor, rules=g["rules"], num_players=g["num_players"], network=meta["network"],
+                name=f"expit-{cfg['name']}-gen{k}",
+                training={"expert_iteration": {"generation": k, "parent": str(state["current"]),
+                                               "decisions": int(len(train_data["chosen"]))}},
+            )  # fmt: skip
+            seed = cfg["seed"] * 1000 + k
+            gate = match(str(cand), state["current"], x["gate_games"], seed, g["rules"], g["num_players"])
+            promoted = gate["win_rate"] >= x["gate_threshold"]
+            row = {
+                "generation": k,
+                "selfplay_decisions": int(data["decisions"]),
+                "selfplay_decisions_per_s_per_worker": rate,
+                "before_training_on_new_games": diag,
+                "gate": gate,
+                "promoted": bool(promoted),
+                "vs_heuristic": match(str(cand), "heuristic", x["eval_games"], seed, g["rules"], g["num_players"]),
+                "vs_gen0": match(str(cand), x["init"], x["eval_games"], seed, g["rules"], g["num_players"]),
+                "workers_replaced": pool.replaced,
+            }
+            log(f"  gate {gate}, promoted {promoted}; vs heuristic {row['vs_heuristic']}; vs gen0 {row['vs_gen0']}")
+            rows.append(row)
+            with open(log_path, "a") as f:
+                f.write(json.dumps(row) + "\n")
+            if promoted:
+                state["current"] = str(cand)
+            state["generation"] = k
+            _atomic_json(state_path, state)
+            plot_curve(rows, out / "curve.png", f"expert iteration: {cfg['name']}")
+    finally:
+        pool.close()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description="Expert iteration: network-guided search self-play on Ray.")
+    p.add_argument("config", help="YAML config (configs/expit-*.yaml; the expert_iteration section)")
+    p.add_argument("--out", help="run directory (default runs/<name>); run again to resume")
+    p.add_argument("--address", help="HOST:PORT of a Ray head started with `ray start --head` (default: local Ray)")
+    p.add_argument("--workers", type=int, help="override expert_iteration.workers")
+    args = p.parse_args(argv)
+    try:
+        if args.workers is not None and args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        cfg = load_config(args.config)
+        out = Path(args.out or Path("runs") / cfg["name"])
+        run(cfg, out, args.address, args.workers)
+    except (OSError, ValueError, yaml.YAMLError) as e:
+        sys.exit(f"sorry-expit: {e}")
+
+
+if __name__ == "__main__":
+    main()
