@@ -231,7 +231,7 @@ class SorryState(pyspiel.State):
             return [(p, 1.0 / n) for p in range(n)]
         counts = self._pile_counts()
         total = float(counts.sum())
-        return [(c, counts[c] / total) for c in range(N_CARDS) if counts[c] > 0]
+        return [(c, float(counts[c]) / total) for c in range(N_CARDS) if counts[c] > 0]
 
     def _apply_action(self, action: int) -> None:
         s, game = self._state, self._game
