@@ -92,7 +92,7 @@ from . import engine as E
 from . import game
 from .aec_checks import StepChecks
 from .narrate import PawnLabels, narrate
-from .observation import OBS_SIZE, observe
+from .observation import GLOBAL_STATE_SIZE, OBS_SIZE, global_state, observe
 from .render import render_ansi
 from .rules import DEFAULT_MAX_TURNS, Rules, get_rules
 from .scoring import scores
@@ -161,6 +161,8 @@ class raw_env(StepChecks, AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
+        # state(): the full game state for centralized critics (layout: sorry_env.observation)
+        self.state_space = spaces.Box(0.0, 1.0, (GLOBAL_STATE_SIZE,), dtype=np.float32)
         self._state = None
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
         self._labels = None  # rendering only: stable pawn labels (sorry_env.narrate.PawnLabels)
@@ -261,6 +263,15 @@ class raw_env(StepChecks, AECEnv):
         else:
             mask = np.zeros(self.n_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The full game state as float32[GLOBAL_STATE_SIZE] in [0, 1] (PettingZoo's state(),
+        for centralized critics): every hand included, the draw-pile order left out. Layout in
+        :mod:`sorry_env.observation` and docs/observation.md."""
+        out = np.empty(GLOBAL_STATE_SIZE, dtype=np.float32)
+        max_turns = None if self.max_turns == np.iinfo(np.int64).max else self.max_turns
+        global_state(self._game(), self._rules_array, max_turns, out)
+        return out
 
     def render(self) -> str | None:
         if self.render_mode is None:

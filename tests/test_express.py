@@ -80,6 +80,7 @@ def test_seed_test(make, n):
     seed_test(lambda: make(num_players=n), num_cycles=300)
 
 
+@pytest.mark.skipif(not hasattr(pettingzoo, "make"), reason="pettingzoo.make needs PettingZoo 1.27")
 def test_registered_with_pettingzoo_make():
     e = pettingzoo.make("aec", "sorry_env/express-v0", num_players=3)
     assert e.possible_agents == ["player_0", "player_1", "player_2"]
