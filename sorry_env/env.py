@@ -4,13 +4,14 @@
 Import                 ``from sorry_env import env, raw_env``
 Registered id          ``pettingzoo.make("aec", "sorry_env/sorry-v1")`` after ``import sorry_env``
 Actions                Discrete: 142 (4 pawns), 80 (2013), 802 (2013 Fire and Ice), 227 / 515 (teams), 1573 (hands)
-Parallel API           no (turn-based, a player may move twice in a row after a 2)
+Parallel API           no (turn order is not a cycle: a 2 draws again; see docs/env.md)
 Manual control         no (see the play command)
 Agents                 ``player_<seat>`` for each seat in play (2 players: player_0, player_2)
 Action shape           ()
 Action values          0 .. n_actions - 1
 Observation shape      ``{"observation": (1184,), "action_mask": (n_actions,)}``
 Observation values     observation in [0, 1] (float32); action_mask 0/1 (int8)
+State shape            ``state()``: (1233,) float32 in [0, 1], every hand included (``state_space``)
 =====================  ==========================================================
 
 The board game Sorry! for 2 to 4 players (2003 Hasbro rules by default; other rule sheets
