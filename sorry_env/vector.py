@@ -7,6 +7,11 @@ for one learner seat, random / greedy / heuristic opponents move inside the comp
 lives in :mod:`agents.vector_opponents`: it needs the agents' compiled move choices, and
 ``sorry_env`` never imports ``agents``. Both modes share the per-game primitives below.
 
+Gymnasium's vector wrappers (``RecordEpisodeStatistics``, ``NormalizeReward``) want one reward
+per game and, as ``make_vec``, NEXT_STEP autoreset: use :class:`SorrySeatVectorEnv` (self-play,
+one seat's reward) or ``agents.vector_opponents.VectorOpponentEnv`` (one learner against
+compiled opponents), not ``SorryVectorEnv``, whose rewards are per seat.
+
 Arrays (``B = num_envs``, ``N = n_actions``)
 ------------------------------------------------
 ``observation``  float32[B, 1184]  the single env's observation (:mod:`sorry_env.observation`)
