@@ -27,6 +27,7 @@ from .expectimax import ExpectimaxAgent  # noqa: E402
 from .greedy import GreedyAgent  # noqa: E402
 from .heuristic import HeuristicAgent  # noqa: E402
 from .montecarlo import MonteCarloAgent  # noqa: E402
+from .openspiel_bots import OpenSpielISMCTSAgent, OpenSpielMCTSAgent  # noqa: E402  (open_spiel imported when made)
 from .random_agent import RandomAgent  # noqa: E402
 
 AGENTS = {
@@ -35,6 +36,8 @@ AGENTS = {
     "heuristic": HeuristicAgent,
     "expectimax": ExpectimaxAgent,
     "montecarlo": MonteCarloAgent,
+    "openspiel_mcts": OpenSpielMCTSAgent,
+    "openspiel_ismcts": OpenSpielISMCTSAgent,
     "azsearch": AZSearchAgent,
 }
 # Old spec names that still work: alias -> name in AGENTS.

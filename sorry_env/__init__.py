@@ -10,7 +10,11 @@
 """
 
 import gymnasium as _gymnasium
-from pettingzoo import register as _register
+
+try:
+    from pettingzoo import register as _register
+except ImportError:  # PettingZoo 1.26 has no registry: pettingzoo.make needs 1.27, the env itself does not
+    _register = None
 
 from .numba_cache import clear_stale as _clear_stale
 
@@ -37,8 +41,9 @@ __all__ = [
     "LAYOUT_VERSION",
 ]
 
-_register("aec", ENV_ID, entry_point="sorry_env.env:env")
-_register("aec", EXPRESS_ENV_ID, entry_point="sorry_env.express.env:env")
+if _register is not None:
+    _register("aec", ENV_ID, entry_point="sorry_env.env:env")
+    _register("aec", EXPRESS_ENV_ID, entry_point="sorry_env.express.env:env")
 # A string entry point: gymnasium imports agents.gym_env when the env is made, not here.
 if GYM_ENV_ID not in _gymnasium.registry:
     _gymnasium.register(id=GYM_ENV_ID, entry_point="agents.gym_env:SorryGymEnv")

@@ -4,13 +4,14 @@
 Import                 ``from sorry_env import env, raw_env``
 Registered id          ``pettingzoo.make("aec", "sorry_env/sorry-v1")`` after ``import sorry_env``
 Actions                Discrete: 142 (4 pawns), 80 (2013), 802 (2013 Fire and Ice), 227 / 515 (teams), 1573 (hands)
-Parallel API           no (turn-based, a player may move twice in a row after a 2)
+Parallel API           no (turn order is not a cycle: a 2 draws again; see docs/env.md)
 Manual control         no (see the play command)
 Agents                 ``player_<seat>`` for each seat in play (2 players: player_0, player_2)
 Action shape           ()
 Action values          0 .. n_actions - 1
 Observation shape      ``{"observation": (1184,), "action_mask": (n_actions,)}``
 Observation values     observation in [0, 1] (float32); action_mask 0/1 (int8)
+State shape            ``state()``: (1233,) float32 in [0, 1], every hand included (``state_space``)
 =====================  ==========================================================
 
 The board game Sorry! for 2 to 4 players (2003 Hasbro rules by default; other rule sheets
@@ -93,7 +94,7 @@ from .aec_checks import StepChecks
 from .game_env import wrap_env
 from .geometry import N_SEATS
 from .narrate import PawnLabels, narrate
-from .observation import OBS_SIZE, observe
+from .observation import GLOBAL_STATE_SIZE, OBS_SIZE, global_state, observe
 from .render import render_ansi
 from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, Rules, get_rules
 from .scoring import scores
@@ -158,6 +159,8 @@ class raw_env(StepChecks, AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
+        # state(): the full game state for centralized critics (layout: sorry_env.observation)
+        self.state_space = spaces.Box(0.0, 1.0, (GLOBAL_STATE_SIZE,), dtype=np.float32)
         self._state = None
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
         self._labels = None  # rendering only: stable pawn labels (sorry_env.narrate.PawnLabels)
@@ -258,6 +261,15 @@ class raw_env(StepChecks, AECEnv):
         else:
             mask = np.zeros(self.n_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The full game state as float32[GLOBAL_STATE_SIZE] in [0, 1] (PettingZoo's state(),
+        for centralized critics): every hand included, the draw-pile order left out. Layout in
+        :mod:`sorry_env.observation` and docs/observation.md."""
+        out = np.empty(GLOBAL_STATE_SIZE, dtype=np.float32)
+        max_turns = None if self.max_turns == np.iinfo(np.int64).max else self.max_turns
+        global_state(self._game(), self._rules_array, max_turns, out)
+        return out
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -28,6 +28,12 @@ index range    content
 1167..1182     ... 1 at ``1167 + p*4 + i`` for the iced pawn (all zero: Ice in the middle)
 1183           1 if the player to move is deciding on a fire move (before the draw)
 =============  =====================================================================
+
+The global state (the env's ``state()``, ``GLOBAL_STATE_SIZE`` = 1233 floats in [0, 1]) is
+the observation above of the first seat in play (0..1183; its frame), then 1184..1187 a
+one-hot of the seat to move (absolute seat number), 1188..1231 every seat's hand (seat s,
+card c at ``1188 + s*11 + c``, copies / 5; all zero without hands), and 1232 the cards played
+/ ``max_turns`` (0 without a turn limit). Only the draw-pile order is left out: the future.
 """
 
 from numba import njit
@@ -91,3 +97,27 @@ def observe(state, rules, viewer, out):
                 unseen += state[E.HANDS + seat * N_CARDS + c]
         out[REMAIN_BASE + c] = unseen / 5.0
         out[HAND_BASE + c] = state[E.HANDS + viewer * N_CARDS + c] / 5.0
+
+
+# ---- the global state (PettingZoo's state(), for centralized critics) -------------------------
+# The observation of the first seat in play (its frame: seat 0's unless seat 0 is empty), then
+# what no single observation holds: the seat to move, every hand, and the turn count.
+STATE_TO_MOVE_BASE = OBS_SIZE  # one-hot over the four seats (absolute seat numbers)
+STATE_HANDS_BASE = STATE_TO_MOVE_BASE + 4  # seat s, card c: copies in s's hand / 5 at base + s*N_CARDS + c
+STATE_TURN_INDEX = STATE_HANDS_BASE + 4 * N_CARDS  # cards played / max_turns (0 without a limit)
+GLOBAL_STATE_SIZE = STATE_TURN_INDEX + 1
+
+
+def global_state(state, rules, max_turns, out) -> None:
+    """Write the full game state as floats in [0, 1] into `out` (float32, GLOBAL_STATE_SIZE):
+    everything any player knows, every hand included. Only the order of the draw pile and the
+    generator are left out: they are the future draws, which no player can know."""
+    first = 0
+    while state[E.ACTIVE + first] == 0:
+        first += 1
+    observe(state, rules, first, out[:OBS_SIZE])
+    out[OBS_SIZE:] = 0.0
+    out[STATE_TO_MOVE_BASE + state[E.TO_MOVE]] = 1.0
+    out[STATE_HANDS_BASE:STATE_TURN_INDEX] = state[E.HANDS : E.HANDS + 4 * N_CARDS] / 5.0
+    if max_turns is not None:
+        out[STATE_TURN_INDEX] = min(state[E.TURN] / max_turns, 1.0)

@@ -42,3 +42,14 @@ def scores(state, rules) -> dict:
     if most_home <= 2:
         points[winner] += bonuses[most_home]
     return points
+
+
+def max_points(rules, num_players: int) -> int:
+    """The most points one player can score in a game of `num_players` (every own pawn Home,
+    every opponent pawn counted, the highest bonus): an upper bound for the rules' scoring."""
+    r = get_rules(rules)
+    if r.scoring not in _SYSTEMS:
+        raise ValueError(f"rules {r.name!r} have no scoring system (scoring={r.scoring!r})")
+    per_home, per_opponent_pawn, _, bonuses = _SYSTEMS[r.scoring]
+    ppp = r.pawns_per_player
+    return per_home * ppp + per_opponent_pawn * ppp * (num_players - 1) + max(bonuses)

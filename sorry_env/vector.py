@@ -7,6 +7,11 @@ for one learner seat, random / greedy / heuristic opponents move inside the comp
 lives in :mod:`agents.vector_opponents`: it needs the agents' compiled move choices, and
 ``sorry_env`` never imports ``agents``. Both modes share the per-game primitives below.
 
+Gymnasium's vector wrappers (``RecordEpisodeStatistics``, ``NormalizeReward``) want one reward
+per game and, as ``make_vec``, NEXT_STEP autoreset: use :class:`SorrySeatVectorEnv` (self-play,
+one seat's reward) or ``agents.vector_opponents.VectorOpponentEnv`` (one learner against
+compiled opponents), not ``SorryVectorEnv``, whose rewards are per seat.
+
 Arrays (``B = num_envs``, ``N = n_actions``)
 ------------------------------------------------
 ``observation``  float32[B, 1184]  the single env's observation (:mod:`sorry_env.observation`)
@@ -202,6 +207,47 @@ def selfplay_step_parallel(states, *args):
     independent, so the result is the same)."""
     for b in prange(states.shape[0]):
         _selfplay_one(b, states, *args)
+
+
+# ---- NEXT_STEP autoreset, one seat's reward (Gymnasium's vector wrappers) -----------------------
+@njit(cache=True)
+def _next_step_one(
+    b, states, rules, active, game_seeds, episodes, max_turns, actions, pending, reward_seat,
+    obs, masks, rewards, terminated, truncated, to_move,
+):  # fmt: skip
+    state = states[b]
+    rewards[b] = 0.0
+    terminated[b] = False
+    truncated[b] = False
+    if pending[b]:  # the game ended last step: this step resets it and ignores the action
+        pending[b] = False
+        next_episode(b, states, rules, active, game_seeds, episodes)
+        to_move[b] = state[E.TO_MOVE]
+        write_view(state, rules, to_move[b], max_turns, obs[b], masks[b])
+        return
+    mover = state[E.TO_MOVE]
+    E.step(state, rules, actions[b])
+    ended = np.zeros(1, dtype=np.bool_)
+    term = np.zeros(1, dtype=np.bool_)
+    trunc = np.zeros(1, dtype=np.bool_)
+    winner = record_end(0, state, max_turns, term, trunc, ended)
+    terminated[b], truncated[b] = term[0], trunc[0]
+    if winner >= 0:
+        rewards[b] = 1.0 if E.same_side(rules, reward_seat, winner) else -1.0
+    if ended[0]:  # the last position, seen by the seat that made the last move; mask all zero
+        pending[b] = True
+        to_move[b] = mover
+        write_view(state, rules, mover, max_turns, obs[b], masks[b])
+        return
+    to_move[b] = state[E.TO_MOVE]
+    write_view(state, rules, to_move[b], max_turns, obs[b], masks[b])
+
+
+@njit(cache=True)
+def next_step_all(states, *args):
+    """Step (or, after an ending, reset) every game: arguments those of _next_step_one after `b`."""
+    for b in range(states.shape[0]):
+        _next_step_one(b, states, *args)
 
 
 @njit(cache=True)
@@ -411,6 +457,99 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         )
         infos = self._final_info({"to_move": self._to_move.copy()})
         return (self._observation(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos)
+
+    def close(self, **kwargs):
+        pass
+
+
+class SorrySeatVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
+    """Self-play games as Gymnasium's vector wrappers expect them (``RecordEpisodeStatistics``,
+    ``NormalizeReward``, ...): the reward is a float32[B] of one seat (``reward_seat``: +1
+    when its side wins, -1 when another wins, 0 otherwise and on truncation) and autoreset is
+    ``AutoresetMode.NEXT_STEP``, the mode ``gymnasium.make_vec`` uses.
+
+    As in :class:`SorryVectorEnv` the caller acts for the seat to move in every game
+    (``infos["to_move"]``), seeds work the same way and the observation is the mover's. When
+    a game ends, that step returns its last position (seen by the seat that made the last
+    move, mask all zero) with the reward and flags; the next ``step`` starts the next episode
+    in that slot, ignores the action given for it and returns reward 0 (Gymnasium's
+    NEXT_STEP contract). To train one seat against fixed opponents use
+    :class:`agents.vector_opponents.VectorOpponentEnv` instead: its rewards are already the
+    learner's."""
+
+    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        seats=None,
+        rules="hasbro2003",
+        max_turns: int | None = DEFAULT_MAX_TURNS,
+        reward_seat: int | None = None,
+        copy: bool = True,
+    ):
+        BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, False, copy)
+        if reward_seat is None:
+            reward_seat = self.seats[0]
+        if isinstance(reward_seat, bool) or not isinstance(reward_seat, (int, np.integer)):
+            raise ValueError(f"reward_seat must be a seat number in play {self.seats}, got {reward_seat!r}")
+        if reward_seat not in self.seats:
+            raise ValueError(f"reward_seat {reward_seat} is not in play; seats: {self.seats}")
+        self.reward_seat = int(reward_seat)
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
+            }
+        )
+        self.single_action_space = spaces.Discrete(self.n_actions)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.n_actions))
+        self._rewards = np.zeros(self.num_envs, dtype=np.float32)
+        self._pending = np.zeros(self.num_envs, dtype=np.bool_)
+
+    def reset(self, *, seed=None, options=None):
+        """Start every game's episode 0 (seeds as SorryVectorEnv's). Returns (observation
+        dict, infos with ``to_move``)."""
+        self.game_seeds[:] = game_seeds_for(seed, self.num_envs)
+        reset_all(self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns,
+                  self._obs, self._masks, self._to_move)  # fmt: skip
+        self._pending[:] = False
+        self._started = True
+        return self._observation(), {"to_move": self._to_move.copy()}
+
+    def _observation(self):
+        return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
+
+    def step(self, actions):
+        """One move in every running game (the games that ended last step are reset instead and
+        their actions ignored); returns (observation dict, rewards float32[B] of reward_seat,
+        terminations, truncations, infos with ``to_move``)."""
+        self._require_reset()
+        arr = np.asarray(actions)
+        if arr.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), one per game; got shape {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
+        arr = arr.astype(np.int64)
+        arr[self._pending] = 0  # ignored: those games are reset
+        running = np.flatnonzero(~self._pending)
+        bad = first_illegal(self._masks[running], arr[running])
+        if bad >= 0:
+            b = int(running[bad])
+            legal = np.flatnonzero(self._masks[b]).tolist()
+            raise ValueError(f"game {b}: action {int(arr[b])} is illegal ({self.describe(b)}); legal: {legal}")
+        next_step_all(self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns, arr,
+                      self._pending, self.reward_seat, self._obs, self._masks, self._rewards, self._terminated,
+                      self._truncated, self._to_move)  # fmt: skip
+        return (
+            self._observation(),
+            self._rewards.copy(),
+            self._terminated.copy(),
+            self._truncated.copy(),
+            {"to_move": self._to_move.copy()},
+        )
 
     def close(self, **kwargs):
         pass

@@ -66,6 +66,7 @@ def play(e, n_steps, rng):
 # ---- PettingZoo API -------------------------------------------------------------------------
 
 
+@pytest.mark.skipif(not hasattr(pettingzoo, "make"), reason="pettingzoo.make needs PettingZoo 1.27")
 def test_registered_with_pettingzoo_make():
     e = pettingzoo.make("aec", "sorry_env/express-v0", num_players=3)
     assert e.possible_agents == ["player_0", "player_1", "player_2"]

@@ -1,0 +1,331 @@
+"""Sorry! as an OpenSpiel game: ``import sorry_env.openspiel`` registers ``python_sorry``.
+
+::
+
+    import pyspiel
+    import sorry_env.openspiel  # registers the game
+
+    game = pyspiel.load_game("python_sorry", {"players": 4, "rules": "hasbro2003"})
+
+Parameters: ``players`` (2, 3 or 4; the env's default seats), ``rules`` (a preset name,
+``sorry_env.PRESETS``), ``max_turns`` (cards played before the game is a draw; default
+:data:`sorry_env.rules.DEFAULT_MAX_TURNS`), ``reward`` (``"win"``: +1 to the winner's side,
+-1 to the others; ``"points"``: the rules' end-of-game points, play-for-points presets only).
+
+Every random event is a chance node with its probabilities, in the order the game has them:
+the first player (uniform over the seats, outcome = the player id), then each card drawn
+(outcome = the card index of :data:`sorry_env.rules.CARD_NAMES`, probability = its share of
+the draw pile; an empty pile is the discards about to be reshuffled). With hands (play for
+points) the initial deal is one chance node per card, seat by seat, and a player's
+replacement card is a chance node right after the move. Player ids 0..n-1 are the seats in
+play in seat order (2 players: seats 0 and 2). Player actions and their ids are the env's
+(:mod:`sorry_env.engine`, docs/action-space.md).
+
+The game type is imperfect information (one registration covers every preset; ISMCTS needs
+that type): without hands no decision depends on anything hidden (every draw is a chance
+node), with hands the other players' hands are private. ``observation_tensor(p)`` is the
+env's observation of player p (:mod:`sorry_env.observation`, 1184 floats), which already
+counts other hands as unseen; ``information_state_tensor(p)`` is the same vector and
+``information_state_string(p)`` the engine's own view (:func:`sorry_env.engine.own_view`)
+of player p: histories that leave p the same view share one information state (the view is
+Markov: it holds everything public plus p's hand, not the order of past moves).
+``resample_from_infostate(p, sampler)`` re-deals what p cannot see.
+
+A game reaching ``max_turns`` cards is terminal with every return 0 (the env's truncation).
+``max_game_length`` counts decisions: ``max_turns`` times the decisions one card can take
+(7 for a split seven under the Hasbro 2003 team rules, 2 with Fire and Ice's fire decision).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from . import engine as E
+from . import game as G
+from .checks import check_state
+from .observation import OBS_SIZE, observe
+from .rules import CARD_NAMES, DEFAULT_MAX_TURNS, N_CARDS, PRESETS, get_rules
+from .scoring import max_points, scores
+
+SHORT_NAME = "python_sorry"
+DEFAULTS = {"players": 4, "rules": "hasbro2003", "max_turns": DEFAULT_MAX_TURNS, "reward": "win"}
+
+
+def _game_type(utility=pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=SHORT_NAME,
+        long_name="Sorry! (sorry_env)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=4,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=dict(DEFAULTS),
+    )
+
+
+def _decisions_per_card(rules) -> int:
+    """Most decisions one card can take: a Hasbro 2003 team seven is split into parts of at
+    least one step each; Fire and Ice adds the fire decision before the draw."""
+    if rules.teams == "hasbro2003":
+        return 7
+    return 2 if rules.fire_ice else 1
+
+
+def _check_params(params: dict) -> dict:
+    unknown = sorted(set(params) - set(DEFAULTS))
+    if unknown:
+        raise ValueError(f"{SHORT_NAME}: unknown parameter(s) {unknown}; parameters: {sorted(DEFAULTS)}")
+    p = {**DEFAULTS, **params}
+    players, rules, max_turns, reward = p["players"], p["rules"], p["max_turns"], p["reward"]
+    if isinstance(players, bool) or not isinstance(players, int) or players not in (2, 3, 4):
+        raise ValueError(f"{SHORT_NAME}: players must be 2, 3 or 4, got {players!r}")
+    if not isinstance(rules, str) or rules not in PRESETS:
+        raise ValueError(f"{SHORT_NAME}: rules must be a preset name {sorted(PRESETS)}, got {rules!r}")
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        raise ValueError(f"{SHORT_NAME}: max_turns must be a positive integer, got {max_turns!r}")
+    if reward not in ("win", "points"):
+        raise ValueError(f"{SHORT_NAME}: reward must be 'win' or 'points', got {reward!r}")
+    if reward == "points" and get_rules(rules).scoring == "none":
+        raise ValueError(f"{SHORT_NAME}: reward='points' needs a play-for-points preset; {rules!r} has no scoring")
+    G.seats_for(players, None, rules)  # team rules need 4 players: refused here with the reason
+    return p
+
+
+class _Setup:
+    """One game's fixed settings. States find theirs by key in _SETUPS: OpenSpiel clones a
+    Python state with copy.deepcopy, which would copy a reference to the game as well."""
+
+    def __init__(self, rules, seats, max_turns, reward):
+        self.rules = rules
+        self.rules_array = G.rules_array(rules)
+        self.seats = seats
+        self.max_turns = max_turns
+        self.reward = reward
+        self.active = np.zeros(4, dtype=np.int64)
+        self.active[list(seats)] = 1
+        self.key = f"{rules.name}/{seats}/{max_turns}/{reward}"
+
+
+_SETUPS: dict[str, _Setup] = {}
+
+
+class SorryGame(pyspiel.Game):
+    """``python_sorry``: see the module docstring."""
+
+    def __init__(self, params: dict | None = None):
+        p = _check_params(dict(params or {}))
+        rules = get_rules(p["rules"])
+        seats = G.seats_for(p["players"], None, rules)
+        n = len(seats)
+        if p["reward"] == "points":
+            utility, low, high, total = pyspiel.GameType.Utility.GENERAL_SUM, 0.0, float(max_points(rules, n)), None
+        elif n == 2 or rules.teams != "none":  # one side's +1 is the other's -1, a draw is 0 for all
+            utility, low, high, total = pyspiel.GameType.Utility.ZERO_SUM, -1.0, 1.0, 0.0
+        else:
+            utility, low, high, total = pyspiel.GameType.Utility.GENERAL_SUM, -1.0, 1.0, None
+        info = pyspiel.GameInfo(
+            num_distinct_actions=G.num_actions(rules),
+            max_chance_outcomes=max(N_CARDS, 4),
+            num_players=n,
+            min_utility=low,
+            max_utility=high,
+            utility_sum=total,
+            max_game_length=p["max_turns"] * _decisions_per_card(rules),
+        )
+        # pybind11: attributes set before the base class's __init__ are lost.
+        super().__init__(_game_type(utility), info, p)
+        self.setup = _Setup(rules, seats, p["max_turns"], p["reward"])
+        _SETUPS.setdefault(self.setup.key, self.setup)
+
+    def new_initial_state(self) -> SorryState:
+        return SorryState(self)
+
+    def state_from_engine(self, state: np.ndarray) -> SorryState:
+        """A game state at the engine state `state` (a decision node or a card draw), with no
+        history: for search from a position (the bots in agents.openspiel_bots). Its history
+        is empty, so it cannot be serialized."""
+        check_state(np.asarray(state), self.setup.rules_array)
+        if G.seats(state) != self.setup.seats:
+            raise ValueError(f"the state's seats {G.seats(state)} differ from this game's {self.setup.seats}")
+        s = SorryState(self)
+        s._state = np.array(state, dtype=np.int64)
+        s._first_player_pending = False
+        return s
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> SorryObserver:
+        if params:
+            raise ValueError(f"{SHORT_NAME}: observation parameters are not supported, got {params}")
+        if iig_obs_type is not None and iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError(f"{SHORT_NAME}: only single-player observations (the env's) are provided")
+        return SorryObserver(self)
+
+
+class SorryState(pyspiel.State):
+    """A position: the engine state array plus the chance events still owed (first player,
+    cards to deal into hands)."""
+
+    def __init__(self, game: SorryGame):
+        super().__init__(game)
+        self._key = game.setup.key
+        s = np.zeros(E.STATE_SIZE, dtype=np.int64)
+        # init_state lays out the pawns and the pack; its first player, draw and deal are
+        # undone: here they are chance nodes. Its draws took DECK[0:DRAW_POS] off the pile.
+        E.init_state(s, game.setup.rules_array, game.setup.active, 0)
+        if s[E.CARD] >= 0:
+            s[E.REMAIN + s[E.CARD]] += 1
+            s[E.CARD] = -1
+        s[E.REMAIN : E.REMAIN + N_CARDS] += s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
+        s[E.HANDS : E.HANDS + 4 * N_CARDS] = 0
+        s[E.DRAW_POS] = 0
+        self._state = s
+        self._first_player_pending = True
+        self._deal_to: list[int] = []  # seats owed a card for their hand, in order
+
+    @property
+    def _game(self) -> _Setup:
+        return _SETUPS[self._key]
+
+    # -- OpenSpiel API --------------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.is_terminal():
+            return pyspiel.PlayerId.TERMINAL
+        if self._is_chance():
+            return pyspiel.PlayerId.CHANCE
+        return self._game.seats.index(int(self._state[E.TO_MOVE]))
+
+    def is_terminal(self) -> bool:
+        return bool(self._state[E.WINNER] >= 0 or self._state[E.TURN] >= self._game.max_turns)
+
+    def _is_chance(self) -> bool:
+        s = self._state
+        if self._first_player_pending or self._deal_to:
+            return True
+        return not self._game.rules.hand_size and s[E.CARD] < 0 and s[E.FIRE_PENDING] == 0
+
+    def _legal_actions(self, player: int) -> list[int]:
+        buf = E.action_buffer(self._game.rules_array)
+        n = E.legal_actions(self._state, self._game.rules_array, buf)
+        return sorted(int(a) for a in buf[:n])
+
+    def _pile_counts(self) -> np.ndarray:
+        """Cards of each kind the next draw comes from: the draw pile, or when it is empty the
+        discards about to be reshuffled (the pack less the cards in hands)."""
+        s = self._state
+        counts = s[E.REMAIN : E.REMAIN + N_CARDS].copy()
+        if counts.sum() == 0:
+            held = s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
+            counts = np.array(self._game.rules.pack, dtype=np.int64) - held
+        return counts
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._first_player_pending:
+            n = len(self._game.seats)
+            return [(p, 1.0 / n) for p in range(n)]
+        counts = self._pile_counts()
+        total = float(counts.sum())
+        return [(c, float(counts[c]) / total) for c in range(N_CARDS) if counts[c] > 0]
+
+    def _apply_action(self, action: int) -> None:
+        s, game = self._state, self._game
+        action = int(action)
+        if self.is_terminal():
+            raise ValueError("the game is over: no action applies")
+        if self._is_chance():
+            if action not in dict(self.chance_outcomes()):
+                raise ValueError(f"chance outcome {action} is impossible here; outcomes: {self.chance_outcomes()}")
+            if self._first_player_pending:
+                s[E.TO_MOVE] = game.seats[action]
+                self._first_player_pending = False
+                if game.rules.hand_size:
+                    self._deal_to = [seat for seat in game.seats for _ in range(game.rules.hand_size)]
+                return
+            E.deal(s, game.rules_array, action)  # reshuffles an empty pile first, as a real draw does
+            if self._deal_to:  # the card goes into a hand instead of being played
+                s[E.CARD] = -1
+                s[E.HANDS + self._deal_to.pop(0) * N_CARDS + action] += 1
+            return
+        legal = self._legal_actions(self.current_player())
+        if action not in legal:
+            raise ValueError(f"action {action} is illegal here; legal: {legal}")
+        if game.rules.hand_size:
+            mover = int(s[E.TO_MOVE])
+            E.play_before_draw(s, game.rules_array, action)  # the replacement card is a chance node
+            if s[E.WINNER] < 0 and s[E.SEVEN_LEFT] == 0 and not self.is_terminal():
+                self._deal_to = [mover]
+        else:
+            E.play(s, game.rules_array, action)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            if self._first_player_pending:
+                return f"first player: seat {self._game.seats[action]}"
+            if self._deal_to:
+                return f"deal a {CARD_NAMES[action]} to seat {self._deal_to[0]}"
+            return f"draw {CARD_NAMES[action]}"
+        try:
+            return f"{action}: {G.describe_action(self._state, self._game.rules, action)}"
+        except ValueError:  # asked about a position that has no card to describe it with
+            return f"action {action}"
+
+    def returns(self) -> list[float]:
+        s, game = self._state, self._game
+        winner = int(s[E.WINNER])
+        if winner < 0:  # running, or a draw at the turn limit
+            return [0.0] * len(game.seats)
+        if game.reward == "points":
+            points = scores(s, game.rules)
+            return [float(points[seat]) for seat in game.seats]
+        return [1.0 if G.same_side(game.rules, seat, winner) else -1.0 for seat in game.seats]
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> SorryState:
+        """A state `player_id` cannot tell from this one: with hands the other hands and the
+        draw pile re-dealt (:func:`sorry_env.engine.determinize`); without hands, a copy."""
+        clone = self.clone()
+        if self._game.rules.hand_size:
+            seed = int(probability_sampler() * 2**32) & 0xFFFFFFFF
+            E.determinize(clone._state, self._game.rules_array, self._game.seats[player_id], seed)
+        return clone
+
+    @property
+    def engine_state(self) -> np.ndarray:
+        """A copy of the engine state array (sorry_env.game functions read it)."""
+        return self._state.copy()
+
+    def __str__(self) -> str:
+        s = self._state
+        pawns = " ".join(
+            f"{seat}:" + ",".join(str(int(c)) for c in s[E.PAWNS + 4 * seat : E.PAWNS + 4 * seat + 4])
+            for seat in self._game.seats
+        )
+        card = CARD_NAMES[s[E.CARD]] if s[E.CARD] >= 0 else "-"
+        return f"turn {int(s[E.TURN])} to_move {int(s[E.TO_MOVE])} card {card} pawns {pawns}"
+
+
+class SorryObserver:
+    """The env's observation of one player (OpenSpiel's PyObserver interface)."""
+
+    def __init__(self, game: SorryGame):
+        self._game = game.setup
+        self.tensor = np.zeros(OBS_SIZE, np.float32)
+        self.dict = {"observation": self.tensor}
+        self._view = np.zeros(E.STATE_SIZE, dtype=np.int64)
+
+    def set_from(self, state: SorryState, player: int) -> None:
+        observe(state._state, self._game.rules_array, self._game.seats[player], self.tensor)
+
+    def string_from(self, state: SorryState, player: int) -> str:
+        E.own_view(state._state, self._game.rules_array, self._game.seats[player], self._view)
+        # Chance events still owed are public (who gets a card, not which).
+        owed = "first-player" if state._first_player_pending else ",".join(map(str, state._deal_to))
+        return f"p{player} owed[{owed}] " + " ".join(map(str, self._view.tolist()))
+
+
+pyspiel.register_game(_game_type(), SorryGame)
