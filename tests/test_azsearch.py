@@ -206,19 +206,28 @@ def test_a_run_resumes_without_replaying_finished_generations(tmp_path):
         ray.shutdown()
 
 
-def test_the_browser_game_offers_azsearch_only_with_its_files_and_bounded_simulations():
+def test_the_browser_game_offers_azsearch_with_the_servers_network_and_bounded_simulations():
+    """A client names azsearch and its simulations (within the cap); the network is the
+    server's shipped value network for the game, never a file the client names."""
     pytest.importorskip("starlette")
-    from agents.serve.app import SERVE_MAX_SIMULATIONS, bounded_search_spec
+    from agents.serve.opponents import SETTING_CAPS, OpponentMenu
 
-    listed = {"checkpoints/value-2p.safetensors": "/srv/checkpoints/value-2p.safetensors"}
-    spec = bounded_search_spec("azsearch:net=checkpoints/value-2p.safetensors,simulations=32", listed)
-    assert spec == "azsearch:net=/srv/checkpoints/value-2p.safetensors,simulations=32"
-    with pytest.raises(ValueError, match="offered policy files"):
-        bounded_search_spec("azsearch:net=/etc/passwd", listed)
-    with pytest.raises(ValueError, match="simulations must be"):
-        bounded_search_spec(
-            f"azsearch:net=checkpoints/value-2p.safetensors,simulations={SERVE_MAX_SIMULATIONS + 1}", listed
-        )
+    menu = OpponentMenu(None)
+    choice = menu.choose("azsearch:simulations=32", "hasbro2003", 2)
+    settings = dict(choice.settings)
+    assert choice.search and settings["simulations"] == 32 and settings["net"].endswith("value-2p.safetensors")
+    low, high = SETTING_CAPS["azsearch"]["simulations"]
+    for refused, why in [
+        (f"azsearch:simulations={high + 1}", "from 1 to 256"),
+        (f"azsearch:net={VALUE}", "no setting"),
+        ("azsearch:net=/etc/passwd", "no setting"),
+    ]:
+        with pytest.raises(ValueError, match=why):
+            menu.choose(refused, "hasbro2003", 2)
+    with pytest.raises(ValueError, match="value network for"):
+        menu.choose("azsearch", "hasbro2003", 4)
+    agent = choice.build(seed=0)  # the server builds it from its own data
+    assert agent.simulations == 32
 
 
 def test_azsearch_is_a_training_opponent_for_its_game_only():

@@ -38,10 +38,21 @@ SETTING_CAPS: dict[str, dict[str, tuple[int, int] | tuple[float, float]]] = {
     "heuristic": {},
     "expectimax": {"depth": (1, 3), "samples": (1, 16), "model_others": (0, 1)},
     "montecarlo": {"iterations": (1, 1000), "rollout_plies": (1, 10), "epsilon": (0.0, 1.0)},
+    # Its network is the server's choice (SERVER_NETWORKS), never a client's file; 256
+    # simulations are about 54 ms a move (docs/agents.md).
+    "azsearch": {"simulations": (1, 256)},
 }
+# Registered agents a client may not pick, and why (every agent is in SETTING_CAPS or here).
+NOT_OFFERED: dict[str, str] = {
+    "openspiel_mcts": "needs the optional open_spiel package and seconds a move",
+    "openspiel_ismcts": "needs the optional open_spiel package and seconds a move",
+}
+# (preset, players) -> the shipped value network azsearch searches with on this server (in the
+# checkpoints folder); azsearch is offered for these games only.
+SERVER_NETWORKS: dict[tuple[str, int], str] = {("hasbro2003", 2): "value-2p.safetensors"}
 # Agents whose move is a search (hundreds of ms at the caps): they play in the worker processes
 # under the per-move time budget (agents.serve.workers); the others answer in a millisecond.
-SEARCH_AGENTS = frozenset({"expectimax", "montecarlo"})
+SEARCH_AGENTS = frozenset({"expectimax", "montecarlo", "azsearch"})
 MAX_OPPONENT_TEXT = 200  # characters: far more than any offered choice needs
 # A policy file the server offers is a regular file of at most this size (the shipped ones are
 # 0.7-2.2 MB); a larger one, a FIFO, a device or a folder named *.safetensors is left out.
@@ -56,7 +67,7 @@ class Opponent:
 
     label: str  # what the page shows as the player's name
     agent: str | None = None  # a key of agents.AGENTS
-    settings: tuple[tuple[str, int | float], ...] = ()
+    settings: tuple[tuple[str, int | float | str], ...] = ()
     path: str | None = None  # a policy file the server listed
 
     @property
@@ -158,6 +169,19 @@ def parse_agent(text: str) -> Opponent | None:
     return Opponent(label=text, agent=name, settings=tuple(sorted(chosen.items())))
 
 
+def with_server_network(choice: Opponent, rules: Rules | str, players: int) -> Opponent:
+    """`choice` (azsearch with a client's capped settings) with the server's value network for
+    this game added as its ``net``; ValueError for a game the server has no network for."""
+    name = get_rules(rules).name
+    file = SERVER_NETWORKS.get((name, players))
+    if file is None:
+        games = ", ".join(f"{preset} with {n} players" for preset, n in SERVER_NETWORKS)
+        raise ValueError(f"azsearch plays only the games this server has a value network for: {games}")
+    path = catalog.checkpoints_dir() / file
+    check_policy_file(path)
+    return dataclasses.replace(choice, settings=tuple(sorted((*choice.settings, ("net", str(path))))))
+
+
 class OpponentMenu:
     """The choices a client may make, fixed at start-up from the registered agents, the caps
     and the policy files found then."""
@@ -176,6 +200,8 @@ class OpponentMenu:
             raise ValueError(f"an opponent is at most {MAX_OPPONENT_TEXT} characters, got {len(text)}")
         text = original = text.strip()
         agent = parse_agent(text)
+        if agent is not None and agent.agent == "azsearch":
+            return with_server_network(agent, rules, players)
         if agent is not None:
             return agent
         if text == catalog.TRAINED:
