@@ -45,7 +45,7 @@ def format_tasks() -> str:
     for task in TASKS.values():
         d = task.definition()
         game = "Sorry! Express" if task.game == "express" else f"rules {task.rules}"
-        learner = "self-play (every seat)" if task.learner == "self_play" else f"one seat vs {', '.join(task.opponents)}"
+        learner = f"one seat vs {', '.join(task.opponents)}" if task.opponents else "self-play (every seat)"
         anchors = ", ".join(f"{k} {w}/{g}" for k, (w, g) in d["anchors"].items()) or "not measured"
         lines += [
             f"{task.id}: {task.summary}",
@@ -104,6 +104,15 @@ def cmd_score(parser, args) -> None:
         print(f"wrote {path}")
 
 
+def run_command(args, budget: int) -> str:
+    """The sorry-bench command that makes this run, with every option that was given."""
+    words = ["sorry-bench run", args.algorithm, args.task, f"--seed {args.seed}", f"--budget {budget}"]
+    for name in ("curve_every", "curve_games", "final_games"):
+        if getattr(args, name) is not None:
+            words.append(f"--{name.replace('_', '-')} {getattr(args, name)}")
+    return " ".join(words)
+
+
 def cmd_run(parser, args) -> None:
     from .algorithms import check_algorithm, run_baseline
 
@@ -135,6 +144,7 @@ def cmd_run(parser, args) -> None:
             curve_every=args.curve_every,
             curve_games=args.curve_games,
             final_games=args.final_games,
+            command=run_command(args, budget),
         )
     except KeyboardInterrupt:
         parser.exit(130, f"\nsorry-bench: interrupted; the curve so far is in {run_dir}\n")
@@ -174,7 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="the definitions as JSON"
     )
     p = sub.add_parser("score", help="score an agent on the tasks it fits")
-    p.add_argument("agent", help="an agent spec (sorry-eval's: a name, name:settings, a policy file, package.module:Name)")
+    p.add_argument(
+        "agent", help="an agent spec as sorry-eval's: a name, name:settings, a policy file, package.module:Name"
+    )
     p.add_argument("--task", action="append", help=f"a task (repeatable; default: all that fit): {', '.join(TASKS)}")
     p.add_argument("--games", type=int, help="games (default: the task's; another count is not the standard score)")
     p.add_argument("--seed", type=int, help="seed (default: the task's; another is not the standard score)")
@@ -188,7 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=int, help="learner steps (default: the task's budget)")
     p.add_argument("--curve-every", type=int, help="learner steps between in-run evaluations (default: the task's)")
     p.add_argument("--curve-games", type=int, help="games per in-run evaluation (default: the task's)")
-    p.add_argument("--final-games", type=int, help="games of the final score (default: the task's; others not standard)")
+    p.add_argument(
+        "--final-games", type=int, help="games of the final score (default: the task's; others: not standard)"
+    )
     p.add_argument("--runs-dir", default=DEFAULT_RUNS, help="writes RUNS_DIR/TASK/ALGORITHM/seed-S/")
     p = sub.add_parser("report", help="rebuild the results table and learning curves from result files")
     p.add_argument("--runs-dir", default=DEFAULT_RUNS, help="where sorry-bench run wrote its results")

@@ -132,10 +132,16 @@ TASKS: dict[str, Task] = {
     )
 }
 
-# The anchors of the normalized score, measured with the task's own evaluation:
-#   sorry-bench score random --task T   and   sorry-bench score heuristic --task T
-# {task: {agent: [wins, games]}}; empty until measured (the normalized score is then None).
-ANCHORS: dict[str, dict[str, list[int]]] = {name: {} for name in TASKS}
+# The anchors of the normalized score, measured with the task's own evaluation (2026-11-25):
+#   sorry-bench score random --workers 1   and   sorry-bench score heuristic --workers 1
+# {task: {agent: [wins, games]}}.
+ANCHORS: dict[str, dict[str, list[int]]] = {
+    "2p-heuristic": {"random": [270, 2000], "heuristic": [999, 2000]},
+    "2p-selfplay": {"random": [270, 2000], "heuristic": [999, 2000]},
+    "4p-heuristic": {"random": [72, 2000], "heuristic": [495, 2000]},
+    "4p-teams-heuristic": {"random": [374, 2000], "heuristic": [1013, 2000]},
+    "express-2p-heuristic": {"random": [395, 2000], "heuristic": [989, 2000]},
+}
 
 
 def get_task(name: str) -> Task:
