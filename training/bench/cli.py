@@ -74,6 +74,9 @@ def cmd_score(parser, args) -> None:
         parser.error(f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.out is None:  # one directory per agent, where sorry-bench report finds it
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in pathlib.Path(args.agent).name)
+        args.out = f"{DEFAULT_RUNS}/score/{safe}"
     out = check_out_dir(parser, args.out)
     try:
         tasks = [get_task(name) for name in args.task] if args.task else list(TASKS.values())
@@ -92,9 +95,13 @@ def cmd_score(parser, args) -> None:
         parser.error(f"{args.agent!r} fits none of the tasks: " + "; ".join(skipped))
     for line in skipped:
         print(f"skipped {line}")
-    rows = []
+    rows, measured = [], {}
     for task in fitting:
-        rows.append(score(args.agent, task, args.games, args.seed, args.workers, progress=not args.no_progress))
+        # Tasks with the same evaluation (2p-heuristic, 2p-selfplay) share one tournament.
+        key = (task.game, task.rules, task.players, task.eval_opponents, args.games or task.eval_games, args.seed)
+        if key not in measured:
+            measured[key] = score(args.agent, task, args.games, args.seed, args.workers, progress=not args.no_progress)
+        rows.append({**measured[key], "task": task.id})
         print(format_scores(rows[-1:]).splitlines()[-1], flush=True)
     print(format_scores(rows))
     out.mkdir(parents=True, exist_ok=True)
@@ -191,7 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, help="games (default: the task's; another count is not the standard score)")
     p.add_argument("--seed", type=int, help="seed (default: the task's; another is not the standard score)")
     p.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
-    p.add_argument("--out", default=f"{DEFAULT_RUNS}/score", help="directory for scores.json and scores.csv")
+    p.add_argument(
+        "--out", help=f"directory for scores.json and scores.csv (default: {DEFAULT_RUNS}/score/AGENT, read by report)"
+    )
     p.add_argument("--no-progress", action="store_true")
     p = sub.add_parser("run", help="train a baseline from scratch on a task")
     p.add_argument("algorithm", help=f"one of {', '.join(ALGORITHMS)}")
