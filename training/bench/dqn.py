@@ -49,18 +49,10 @@ def _masked(q, masks):
 
 
 def q_agent(net, name: str = "dqn"):
-    """The network's masked greedy move as an agent."""
-    import torch
+    """The network's masked greedy move as an agent playing in lockstep batches."""
+    from .network_agent import NetworkAgent
 
-    import agents
-
-    def play(observation: dict) -> int:
-        with torch.no_grad():
-            q = net(torch.as_tensor(observation["observation"])[None])
-            mask = torch.as_tensor(observation["action_mask"], dtype=torch.bool)[None]
-            return int(_masked(q, mask).argmax())
-
-    return agents.CallableAgent(play, name=name)
+    return NetworkAgent(net, name)
 
 
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):

@@ -16,19 +16,15 @@ SETTINGS = {"envs": 64, "n_steps": 64, "batch_size": 512, "gamma": 0.995, "polic
 
 
 def policy_agent(model, name: str):
-    """The model's masked argmax move as an agent (a fresh forward per move)."""
-    import torch
+    """The model's masked argmax move as an agent playing in lockstep batches."""
+    from .network_agent import NetworkAgent
 
-    import agents
+    policy = model.policy
 
-    def play(observation: dict) -> int:
-        with torch.no_grad():
-            action, _ = model.predict(
-                observation["observation"], action_masks=observation["action_mask"].astype(bool), deterministic=True
-            )
-        return int(action)
+    def logits(obs):
+        return policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(obs)))
 
-    return agents.CallableAgent(play, name=name)
+    return NetworkAgent(logits, name)
 
 
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
