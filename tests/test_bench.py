@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from training.bench import algorithms, cli, dqn, maskable_ppo, native_ppo, results
+from training.bench import algorithms, cli, dqn, maskable_ppo, native_ppo, results, rllib_ppo
 from training.bench.tasks import ANCHORS, TASKS, get_task, normalized_score
 
 GOLDEN = pathlib.Path(__file__).with_name("bench_tasks_golden.json")
@@ -173,6 +173,22 @@ def test_run_trains_writes_its_curve_and_result_then_report_rebuilds_them(
     assert f"| {get_task(task).id} | {algorithm} | 3 | {result['steps']:,} |" in table
     assert (tmp_path / "report" / f"curve-{get_task(task).id}.png").stat().st_size > 0
     assert "curves.csv" in out
+
+
+@pytest.mark.slow  # Ray starts and restarts its algorithm per segment: about a minute on the shared 2 cores
+def test_rllib_ppo_runs_in_segments_with_an_evaluation_after_each(monkeypatch, capsys, tmp_path):
+    pytest.importorskip("ray")
+    monkeypatch.setitem(rllib_ppo.SETTINGS, "network", {"hidden": [32], "value_hidden": [32], "activation": "relu"})
+    monkeypatch.setitem(rllib_ppo.SETTINGS, "ppo", {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1})
+    monkeypatch.setitem(
+        rllib_ppo.SETTINGS, "env_runners", {**rllib_ppo.SETTINGS["env_runners"], "rollout_fragment_length": 100}
+    )
+    argv = ["run", "rllib_ppo", "2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)]
+    run_cli(argv + ["--budget", "400", "--curve-every", "200", "--curve-games", "4", "--final-games", "4"], capsys)
+    run_dir = tmp_path / "2p-heuristic" / "rllib_ppo" / "seed-0"
+    curve = results.read_curve(run_dir / "curve.csv")
+    assert len(curve) == 2 and 0 < curve[0]["steps"] < curve[1]["steps"]
+    assert results.read_result(run_dir / "result.json")["score"]["games"] == 4
 
 
 def write_result(tmp_path, **changes) -> pathlib.Path:

@@ -63,10 +63,17 @@ def _train_dqn(*args, **kwargs):
     return train(*args, **kwargs)
 
 
+def _train_rllib(*args, **kwargs):
+    from .rllib_ppo import train
+
+    return train(*args, **kwargs)
+
+
 def _algorithms() -> dict[str, Algorithm]:
     from .dqn import SETTINGS as DQN_SETTINGS
     from .maskable_ppo import SETTINGS as MASKABLE_SETTINGS
     from .native_ppo import SETTINGS as PPO_SETTINGS
+    from .rllib_ppo import SETTINGS as RLLIB_SETTINGS
 
     return {
         a.name: a
@@ -92,6 +99,13 @@ def _algorithms() -> dict[str, Algorithm]:
                 _train_dqn,
                 DQN_SETTINGS,
             ),
+            Algorithm(
+                "rllib_ppo",
+                "RLlib PPO (training/rllib_backend.py: masked MLP, one env runner), evaluated at checkpoints",
+                _board_only,
+                _train_rllib,
+                RLLIB_SETTINGS,
+            ),
         )
     }
 
@@ -100,7 +114,6 @@ ALGORITHMS: dict[str, Algorithm] = _algorithms()
 # Known names not wired into sorry-bench yet, and where they stand.
 PLANNED = {
     "selfplay_ppo": "the single-file PPO of examples/selfplay_ppo.py: not wired into sorry-bench yet",
-    "rllib_ppo": "RLlib PPO (training/rllib_backend.py): not wired into sorry-bench yet",
     "expert_iteration": "expert iteration (issue 24): joins when that issue lands",
 }
 
