@@ -92,7 +92,7 @@ def cmd_score(parser, args) -> None:
                 parser.error(str(error))
             skipped.append(f"{task.name}: {error}")
     if not fitting:
-        reasons = list(dict.fromkeys(reason.partition(": ")[2] for reason in skipped))  # each reason once
+        reasons = list(dict.fromkeys(reason.partition("): ")[2] for reason in skipped))  # each reason once
         parser.error(f"{args.agent!r} fits none of the tasks ({', '.join(TASKS)}): " + "; ".join(reasons))
     for line in skipped:
         print(f"skipped {line}")
