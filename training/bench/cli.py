@@ -68,6 +68,7 @@ def check_out_dir(parser: argparse.ArgumentParser, out: str) -> pathlib.Path:
 
 
 def cmd_score(parser, args) -> None:
+    from .results import write_scores
     from .scoring import check_fits, score
 
     if args.games is not None and args.games < 1:
@@ -104,11 +105,9 @@ def cmd_score(parser, args) -> None:
             measured[key] = score(args.agent, task, args.games, args.seed, args.workers, progress=not args.no_progress)
         rows.append({**measured[key], "task": task.id})
         print(format_scores(rows[-1:]).splitlines()[-1], flush=True)
+        paths = write_scores(rows, out)  # after every task: an interrupted run keeps what it measured
     print(format_scores(rows))
-    out.mkdir(parents=True, exist_ok=True)
-    from .results import write_scores
-
-    for path in write_scores(rows, out):
+    for path in paths:
         print(f"wrote {path}")
 
 
