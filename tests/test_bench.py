@@ -160,6 +160,7 @@ def test_run_trains_writes_its_curve_and_result_then_report_rebuilds_them(
     result = results.read_result(run_dir / "result.json")
     curve = results.read_curve(run_dir / "curve.csv")
     assert result["algorithm"] == algorithm and result["task"] == get_task(task).id and result["seed"] == 3
+    assert result["train_cpu_seconds"] > 0
     assert result["steps"] >= 256 and result["score"]["games"] == 4 and result["score"]["standard"] is False
     assert result["command"].startswith(f"sorry-bench run {algorithm} {task} --seed 3 --budget 256")
     assert [row["steps"] for row in curve][0] == 0 and curve[-1]["steps"] == result["steps"]
@@ -224,7 +225,8 @@ def test_report_reads_a_valid_result_without_a_curve(capsys, tmp_path):
     write_result(tmp_path)
     run_cli(["report", "--runs-dir", str(tmp_path)], capsys)
     table = (tmp_path / "report" / "results.md").read_text()
-    assert "| 2p-heuristic-v1 | dqn | 0 | 10 | 75.0% [30.0, 95.0] | 4 (not standard) | 1.20 | not reached |" in table
+    row = "| 2p-heuristic-v1 | dqn | 0 | 10 | 75.0% [30.0, 95.0] | 4 (not standard) | 1.20 | not reached | 1 | - | x |"
+    assert row in table
 
 
 def test_every_algorithm_names_the_tasks_it_fits():

@@ -195,10 +195,13 @@ def run_baseline(
 
     run_dir.mkdir(parents=True, exist_ok=True)
     curve_every = task.curve_every if curve_every is None else curve_every
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     curve = Curve(task, run_dir / "curve.csv", task.curve_games if curve_games is None else curve_games, start)
     agent = algorithm.train(task, seed, budget, run_dir, curve, curve_every)
     train_seconds = time.perf_counter() - start
+    # CPU time of this process (not of Ray's workers): on a shared machine wall time says
+    # more about the other jobs than about the algorithm.
+    train_cpu_seconds = time.process_time() - cpu_start
     final = score(agent, task, games=final_games, workers=1)
     final["agent"] = algorithm.name
     result = {
@@ -208,6 +211,7 @@ def run_baseline(
         "budget": budget,
         "steps": curve.rows[-1]["steps"] if curve.rows else budget,
         "train_seconds": round(train_seconds, 1),
+        "train_cpu_seconds": round(train_cpu_seconds, 1),
         "eval_seconds_in_training": round(curve.eval_seconds, 1),
         "score_seconds": final["seconds"],
         "cpu": cpu_model(),

@@ -63,6 +63,8 @@ def read_result(path: pathlib.Path) -> dict:
     _number(data.get("steps"), f"{path}: steps", 0, integer=True)
     _number(data.get("budget"), f"{path}: budget", 1, integer=True)
     _number(data.get("train_seconds"), f"{path}: train_seconds", 0)
+    if data.get("train_cpu_seconds") is not None:
+        _number(data["train_cpu_seconds"], f"{path}: train_cpu_seconds", 0)
     score = data.get("score")
     if not isinstance(score, dict):
         raise ValueError(f"{path}: 'score' must be an object")
@@ -197,8 +199,8 @@ def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
             "## Baselines from scratch",
             "",
             "| task | algorithm | seed | steps | final win rate [95% CI] | games | normalized | "
-            "first in-run step at the heuristic's rate | training wall s | CPU |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "first in-run step at the heuristic's rate | training wall s | training CPU s | CPU |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for result, curve in found:
             score = result["score"]
@@ -220,16 +222,18 @@ def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
                 "standard": score["standard"],
                 "first_step_at_heuristic_rate": reach,
                 "train_seconds": result["train_seconds"],
+                "train_cpu_seconds": result.get("train_cpu_seconds"),
                 "cpu": result["cpu"],
                 "command": result.get("command", ""),
             }
             run_rows.append(row)
             reached = "not reached" if reach is None else f"{reach:,}"
+            cpu_seconds = "-" if row["train_cpu_seconds"] is None else f"{row['train_cpu_seconds']:.0f}"
             lines.append(
                 f"| {row['task']} | {row['algorithm']} | {row['seed']} | {row['steps']:,} | {_fmt_rate(row)} | "
                 f"{row['games']}{'' if row['standard'] else ' (not standard)'} | {_fmt_norm(row['normalized'])} | "
                 f"{reached} | "
-                f"{row['train_seconds']:.0f} | {row['cpu']} |"
+                f"{row['train_seconds']:.0f} | {cpu_seconds} | {row['cpu']} |"
             )
         lines.append("")
         lines += ["Commands:", ""] + [f"- `{row['command']}`" for row in run_rows if row["command"]] + [""]
