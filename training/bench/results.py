@@ -160,6 +160,17 @@ def first_step_reaching(curve: list[dict], rate: float) -> int | None:
     return next((int(row["steps"]) for row in curve if row["win_rate"] >= rate), None)
 
 
+def _normalized_now(task_id: str, win_rate: float) -> float | None:
+    """The normalized score with the current anchors, if `task_id` is a current task's id."""
+    from .tasks import get_task, normalized_score
+
+    try:
+        task = get_task(task_id)
+    except ValueError:
+        return None
+    return normalized_score(task, win_rate) if task.id == task_id else None
+
+
 def _fmt_rate(row: dict) -> str:
     return f"{100 * row['win_rate']:.1f}% [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
 
@@ -188,6 +199,8 @@ def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
             "|---|---|---|---|---|---|",
         ]
         for row in scores:
+            if row.get("normalized") is None:  # scored before the task's anchors were measured
+                row = {**row, "normalized": _normalized_now(row["task"], row["win_rate"])}
             lines.append(
                 f"| {row['task']} | `{row['agent']}` | {_fmt_rate(row)} | {row['games']} | "
                 f"{_fmt_norm(row.get('normalized'))} | {'yes' if row.get('standard') else 'no'} |"
