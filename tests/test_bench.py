@@ -1,0 +1,243 @@
+"""sorry-bench: the task definitions (golden file), the commands at tiny budgets, refusals."""
+
+import json
+import pathlib
+import sys
+
+import pytest
+
+from training.bench import algorithms, cli, dqn, maskable_ppo, native_ppo, results, rllib_ppo
+from training.bench.tasks import ANCHORS, TASKS, get_task, normalized_score
+
+GOLDEN = pathlib.Path(__file__).with_name("bench_tasks_golden.json")
+BUMP_RULE = (
+    "a sorry-bench task definition changed: bump that task's version in training/bench/tasks.py "
+    "(results of the old version are not comparable), re-measure its anchors, add a CHANGELOG line, "
+    "then record: python tests/test_bench.py --record"
+)
+
+
+def definitions() -> dict:
+    return {name: task.definition() for name, task in TASKS.items()}
+
+
+def test_task_definitions_match_the_golden_file():
+    recorded = json.loads(GOLDEN.read_text())
+    current = definitions()
+    assert set(recorded) <= set(current), f"tasks removed: {sorted(set(recorded) - set(current))}; {BUMP_RULE}"
+    for name, definition in current.items():
+        if name not in recorded:
+            pytest.fail(f"task {name!r} is new: record it (python tests/test_bench.py --record)")
+        if definition != recorded[name]:
+            changed = sorted(k for k in definition if definition[k] != recorded[name].get(k))
+            same_version = definition["version"] == recorded[name]["version"]
+            pytest.fail(f"task {name}: {changed} changed" + (f"; {BUMP_RULE}" if same_version else "; record it"))
+
+
+def test_required_kinds_of_task_exist():
+    kinds = {(t.game, t.players, t.learner, t.rules) for t in TASKS.values()}
+    assert ("board", 2, "one_seat", "hasbro2003") in kinds
+    assert ("board", 2, "self_play", "hasbro2003") in kinds
+    assert ("board", 4, "one_seat", "hasbro2003") in kinds
+    assert ("board", 4, "one_seat", "hasbro2003_teams") in kinds
+    assert ("express", 2, "one_seat", None) in kinds
+    for task in TASKS.values():  # seats and first mover exactly balanced in the score
+        assert task.eval_games % task.players**2 == 0
+
+
+def test_normalized_score_maps_the_anchors_to_0_and_1():
+    for name, task in TASKS.items():
+        random_wins, games = ANCHORS[name]["random"]
+        heuristic_wins, games_h = ANCHORS[name]["heuristic"]
+        assert normalized_score(task, random_wins / games) == pytest.approx(0)
+        assert normalized_score(task, heuristic_wins / games_h) == pytest.approx(1)
+
+
+def test_get_task_accepts_the_versioned_id_and_refuses_others():
+    assert get_task("2p-heuristic-v1") is TASKS["2p-heuristic"]
+    with pytest.raises(ValueError, match="version 1, not 7"):
+        get_task("2p-heuristic-v7")
+    with pytest.raises(ValueError, match="2p-selfplay"):
+        get_task("3p-heuristic")
+
+
+def run_cli(argv, capsys):
+    cli.main(argv)
+    return capsys.readouterr().out
+
+
+def refused(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(argv)
+    assert exit_info.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_list_shows_every_task(capsys):
+    out = run_cli(["list"], capsys)
+    for task in TASKS.values():
+        assert task.id in out
+    assert json.loads(run_cli(["list", "--json"], capsys)) == definitions()
+
+
+def test_unknown_names_are_refused_with_what_exists(capsys, tmp_path):
+    err = refused(["run", "ppo", "nope", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
+    assert "unknown task 'nope'" in err and "2p-heuristic" in err
+    err = refused(["run", "a2c", "2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
+    assert "unknown algorithm 'a2c'" in err and "maskable_ppo" in err
+    err = refused(["run", "expert_iteration", "2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
+    assert "issue 24" in err
+    err = refused(["run", "maskable_ppo", "2p-selfplay", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
+    assert "does not fit task 2p-selfplay" in err and "ppo" in err
+    err = refused(["run", "ppo", "express-2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
+    assert "does not fit" in err
+    err = refused(["score", "random", "--task", "nope", "--out", str(tmp_path)], capsys)
+    assert "unknown task" in err
+    assert not any(tmp_path.iterdir())  # nothing was written
+
+
+def test_an_agent_that_does_not_fit_is_refused_before_any_game(capsys, tmp_path):
+    four_player = str(pathlib.Path(__file__).parents[1] / "checkpoints" / "sorry-4p.safetensors")
+    err = refused(["score", four_player, "--task", "2p-heuristic", "--out", str(tmp_path / "s")], capsys)
+    assert "does not fit task 2p-heuristic" in err
+    err = refused(["score", "no_such_agent", "--out", str(tmp_path / "s")], capsys)
+    assert "fits none of the tasks" in err
+    assert not (tmp_path / "s").exists()
+
+
+def test_score_plays_the_tasks_evaluation_and_writes_json_and_csv(capsys, tmp_path):
+    out = run_cli(
+        ["score", "greedy", "--task", "2p-heuristic", "--task", "2p-selfplay", "--games", "8", "--workers", "1"]
+        + ["--out", str(tmp_path), "--no-progress"],
+        capsys,
+    )
+    rows = json.loads((tmp_path / "scores.json").read_text())
+    assert [row["task"] for row in rows] == ["2p-heuristic-v1", "2p-selfplay-v1"]
+    row = rows[0]
+    assert row["games"] == 8 and 0 <= row["wins"] <= 8 and row["standard"] is False
+    assert row["win_rate"] == row["wins"] / 8 and row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+    assert row["normalized"] == pytest.approx(normalized_score(TASKS["2p-heuristic"], row["win_rate"]))
+    assert (tmp_path / "scores.csv").read_text().startswith("task,agent,wins,games")
+    assert "greedy" in out
+
+
+def test_score_skips_tasks_the_agent_does_not_fit(capsys, tmp_path):
+    express_policy = str(pathlib.Path(__file__).parents[1] / "checkpoints" / "express-2p.safetensors")
+    out = run_cli(["score", express_policy, "--games", "4", "--workers", "1", "--out", str(tmp_path)], capsys)
+    rows = json.loads((tmp_path / "scores.json").read_text())
+    assert [row["task"] for row in rows] == ["express-2p-heuristic-v1"]
+    assert "skipped 2p-heuristic" in out
+
+
+@pytest.fixture
+def tiny_settings(monkeypatch):
+    """The baselines' settings shrunk so a run takes seconds."""
+    monkeypatch.setitem(dqn.SETTINGS, "envs", 8)
+    monkeypatch.setitem(dqn.SETTINGS, "hidden", [32])
+    monkeypatch.setitem(dqn.SETTINGS, "learning_starts", 64)
+    monkeypatch.setitem(dqn.SETTINGS, "batch_size", 32)
+    monkeypatch.setitem(dqn.SETTINGS, "target_every", 64)
+    monkeypatch.setitem(maskable_ppo.SETTINGS, "envs", 8)
+    monkeypatch.setitem(maskable_ppo.SETTINGS, "n_steps", 16)
+    monkeypatch.setitem(maskable_ppo.SETTINGS, "batch_size", 64)
+    monkeypatch.setitem(native_ppo.SETTINGS, "envs", 8)
+    monkeypatch.setitem(native_ppo.SETTINGS, "network", {**native_ppo.SETTINGS["network"], "hidden": [32]})
+    monkeypatch.setitem(native_ppo.SETTINGS, "ppo", {**native_ppo.SETTINGS["ppo"], "n_steps": 16, "batch_size": 64})
+    monkeypatch.setitem(native_ppo.SETTINGS, "snapshot_every", 128)
+
+
+TINY_RUN = ["--budget", "256", "--curve-every", "128", "--curve-games", "4", "--final-games", "4"]
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "task"), [("dqn", "2p-heuristic"), ("maskable_ppo", "4p-teams-heuristic"), ("ppo", "2p-selfplay")]
+)
+def test_run_trains_writes_its_curve_and_result_then_report_rebuilds_them(
+    algorithm, task, tiny_settings, capsys, tmp_path
+):
+    run_cli(["run", algorithm, task, "--seed", "3", "--runs-dir", str(tmp_path), *TINY_RUN], capsys)
+    run_dir = tmp_path / task / algorithm / "seed-3"
+    result = results.read_result(run_dir / "result.json")
+    curve = results.read_curve(run_dir / "curve.csv")
+    assert result["algorithm"] == algorithm and result["task"] == get_task(task).id and result["seed"] == 3
+    assert result["train_cpu_seconds"] > 0
+    assert result["steps"] >= 256 and result["score"]["games"] == 4 and result["score"]["standard"] is False
+    assert result["command"].startswith(f"sorry-bench run {algorithm} {task} --seed 3 --budget 256")
+    assert [row["steps"] for row in curve][0] == 0 and curve[-1]["steps"] == result["steps"]
+    assert all(row["games"] == 4 for row in curve)
+    # the same run again is refused rather than overwritten
+    assert "already holds a run" in refused(
+        ["run", algorithm, task, "--seed", "3", "--runs-dir", str(tmp_path), *TINY_RUN], capsys
+    )
+    out = run_cli(["report", "--runs-dir", str(tmp_path)], capsys)
+    table = (tmp_path / "report" / "results.md").read_text()
+    assert f"| {get_task(task).id} | {algorithm} | 3 | {result['steps']:,} |" in table
+    assert (tmp_path / "report" / f"curve-{get_task(task).id}.png").stat().st_size > 0
+    assert "curves.csv" in out
+
+
+@pytest.mark.slow  # Ray starts and restarts its algorithm per segment: about a minute on the shared 2 cores
+def test_rllib_ppo_runs_in_segments_with_an_evaluation_after_each(monkeypatch, capsys, tmp_path):
+    pytest.importorskip("ray")
+    monkeypatch.setitem(rllib_ppo.SETTINGS, "network", {"hidden": [32], "value_hidden": [32], "activation": "relu"})
+    monkeypatch.setitem(rllib_ppo.SETTINGS, "ppo", {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1})
+    monkeypatch.setitem(
+        rllib_ppo.SETTINGS, "env_runners", {**rllib_ppo.SETTINGS["env_runners"], "rollout_fragment_length": 100}
+    )
+    argv = ["run", "rllib_ppo", "2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)]
+    run_cli(argv + ["--budget", "400", "--curve-every", "200", "--curve-games", "4", "--final-games", "4"], capsys)
+    run_dir = tmp_path / "2p-heuristic" / "rllib_ppo" / "seed-0"
+    curve = results.read_curve(run_dir / "curve.csv")
+    assert len(curve) == 2 and 0 < curve[0]["steps"] < curve[1]["steps"]
+    assert results.read_result(run_dir / "result.json")["score"]["games"] == 4
+
+
+def write_result(tmp_path, **changes) -> pathlib.Path:
+    path = tmp_path / "2p-heuristic" / "dqn" / "seed-0" / "result.json"
+    path.parent.mkdir(parents=True)
+    score = {"wins": 3, "games": 4, "win_rate": 0.75, "ci_low": 0.3, "ci_high": 0.95, "normalized": 1.2}
+    data = {
+        "task": "2p-heuristic-v1",
+        "algorithm": "dqn",
+        "seed": 0,
+        "budget": 10,
+        "steps": 10,
+        "train_seconds": 1.0,
+        "cpu": "x",
+        "score": {**score, "standard": False},
+    }
+    data.update(changes)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_report_refuses_damaged_or_oversized_result_files(capsys, tmp_path):
+    write_result(tmp_path, steps="many")
+    assert "steps" in refused(["report", "--runs-dir", str(tmp_path)], capsys)
+    path = write_result(tmp_path / "b", score={"wins": 9, "games": 4})
+    assert "score.wins" in refused(["report", "--runs-dir", str(tmp_path / "b")], capsys)
+    path.write_text(" " * (results.MAX_FILE_BYTES + 1))
+    assert "bytes" in refused(["report", "--runs-dir", str(tmp_path / "b")], capsys)
+    assert "no sorry-bench results" in refused(["report", "--runs-dir", str(tmp_path / "b" / "2p-heuristic")], capsys)
+
+
+def test_report_reads_a_valid_result_without_a_curve(capsys, tmp_path):
+    write_result(tmp_path)
+    run_cli(["report", "--runs-dir", str(tmp_path)], capsys)
+    table = (tmp_path / "report" / "results.md").read_text()
+    row = "| 2p-heuristic-v1 | dqn | 0 | 10 | 75.0% [30.0, 95.0] | 4 (not standard) | 1.20 | not reached | 1 | - | x |"
+    assert row in table
+
+
+def test_every_algorithm_names_the_tasks_it_fits():
+    for algorithm in algorithms.ALGORITHMS.values():
+        assert algorithm.fits(TASKS["2p-heuristic"]) is None
+    assert algorithms.ALGORITHMS["ppo"].fits(TASKS["2p-selfplay"]) is None
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--record"]:
+        GOLDEN.write_text(json.dumps(definitions(), indent=1) + "\n")
+        print(f"recorded {GOLDEN}")
+    else:
+        sys.exit("usage: python tests/test_bench.py --record")

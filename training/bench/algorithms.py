@@ -1,0 +1,223 @@
+"""The baselines of sorry-bench, trained from scratch (no imitation, no teacher, no shipped
+weights), and the harness that runs one: in-run evaluations as CSV, the final score, the
+run's result file.
+
+Each algorithm is an :class:`Algorithm`: its name, the tasks it can train on, and a
+``train(task, seed, budget, run_dir, evaluate)`` function that trains for `budget` learner
+steps, calls ``evaluate(steps, agent)`` every ``curve_every`` steps (and at the end) and
+returns the final agent (an agent spec or an :class:`agents.Agent`). Names listed in
+:data:`PLANNED` are known but not wired yet: asking for one says so (expert iteration, issue
+24, joins here as ``expert_iteration``: add an Algorithm to :data:`ALGORITHMS`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .results import CURVE_FIELDS, write_csv
+from .tasks import EXPRESS, SELF_PLAY, Task
+
+
+@dataclasses.dataclass(frozen=True)
+class Algorithm:
+    name: str
+    summary: str
+    fits: Callable[[Task], str | None]  # None if it can train on the task, else why not
+    train: Callable  # (task, seed, budget, run_dir, evaluate, curve_every) -> final agent
+    settings: dict  # its fixed hyperparameters, recorded in every result
+
+
+def _board_only(task: Task) -> str | None:
+    return "it trains on the board game only (Sorry! Express has its own trainer)" if task.game == EXPRESS else None
+
+
+def _fixed_opponents_only(task: Task) -> str | None:
+    if task.game == EXPRESS:
+        return _board_only(task)
+    if task.learner == SELF_PLAY:
+        return "it trains against fixed compiled opponents (VectorOpponentEnv), not in self-play"
+    return None
+
+
+def _train_ppo(*args, **kwargs):
+    from .native_ppo import train
+
+    return train(*args, **kwargs)
+
+
+def _train_maskable(*args, **kwargs):
+    from .maskable_ppo import train
+
+    return train(*args, **kwargs)
+
+
+def _train_dqn(*args, **kwargs):
+    from .dqn import train
+
+    return train(*args, **kwargs)
+
+
+def _train_rllib(*args, **kwargs):
+    from .rllib_ppo import train
+
+    return train(*args, **kwargs)
+
+
+def _algorithms() -> dict[str, Algorithm]:
+    from .dqn import SETTINGS as DQN_SETTINGS
+    from .maskable_ppo import SETTINGS as MASKABLE_SETTINGS
+    from .native_ppo import SETTINGS as PPO_SETTINGS
+    from .rllib_ppo import SETTINGS as RLLIB_SETTINGS
+
+    return {
+        a.name: a
+        for a in (
+            Algorithm(
+                "ppo",
+                "the native trainer (training/train.py: MaskablePPO, afterstate actor, batched rollouts)",
+                _board_only,
+                _train_ppo,
+                PPO_SETTINGS,
+            ),
+            Algorithm(
+                "maskable_ppo",
+                "sb3-contrib MaskablePPO, MlpPolicy, on the batched env (VectorOpponentEnv through SB3VecEnv)",
+                _fixed_opponents_only,
+                _train_maskable,
+                MASKABLE_SETTINGS,
+            ),
+            Algorithm(
+                "dqn",
+                "masked double DQN (training/bench/dqn.py) on the batched env",
+                _fixed_opponents_only,
+                _train_dqn,
+                DQN_SETTINGS,
+            ),
+            Algorithm(
+                "rllib_ppo",
+                "RLlib PPO (training/rllib_backend.py: masked MLP, one env runner), evaluated at checkpoints",
+                _board_only,
+                _train_rllib,
+                RLLIB_SETTINGS,
+            ),
+        )
+    }
+
+
+ALGORITHMS: dict[str, Algorithm] = _algorithms()
+# Known names not wired into sorry-bench yet, and where they stand.
+PLANNED = {
+    "selfplay_ppo": "the single-file PPO of examples/selfplay_ppo.py: not wired into sorry-bench yet",
+    "expert_iteration": "expert iteration (issue 24): joins when that issue lands",
+}
+
+
+def check_algorithm(name: str, task: Task) -> Algorithm:
+    """The algorithm called `name`, able to train on `task`; ValueError listing what exists otherwise."""
+    if name in PLANNED:
+        raise ValueError(f"algorithm {name!r}: {PLANNED[name]}; runnable now: {', '.join(ALGORITHMS)}")
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; the algorithms are: {', '.join(ALGORITHMS)}")
+    algorithm = ALGORITHMS[name]
+    why_not = algorithm.fits(task)
+    if why_not:
+        fitting = [a.name for a in ALGORITHMS.values() if a.fits(task) is None]
+        raise ValueError(
+            f"algorithm {name!r} does not fit task {task.name}: {why_not}; "
+            f"algorithms for {task.name}: {', '.join(fitting) or 'none yet'}"
+        )
+    return algorithm
+
+
+def cpu_model() -> str:
+    """The processor's name (from /proc/cpuinfo where there is one) and the core count."""
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f.read(200_000).splitlines():
+                if line.startswith("model name"):
+                    name = line.partition(":")[2].strip()
+                    break
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} cores"
+
+
+class Curve:
+    """The in-run evaluations of one run, appended to curve.csv as they are measured."""
+
+    def __init__(self, task: Task, path: Path, games: int, start: float):
+        self.task, self.path, self.games, self.start = task, path, games, start
+        self.rows: list[dict] = []
+        self.eval_seconds = 0.0
+
+    def evaluate(self, steps: int, agent) -> dict:
+        from .scoring import score
+
+        began = time.perf_counter()
+        row = score(agent, self.task, games=self.games, seed=self.task.eval_seed + 1, workers=1)
+        self.eval_seconds += time.perf_counter() - began
+        row = {"steps": int(steps), "wall_seconds": round(began - self.start, 1), **row}
+        self.add(row)
+        return row
+
+    def add(self, row: dict) -> None:
+        self.rows.append(row)
+        write_csv(self.path, self.rows, CURVE_FIELDS)
+        normalized = "" if row["normalized"] is None else f", normalized {row['normalized']:.3f}"
+        print(
+            f"step {row['steps']:,}: win rate {100 * row['win_rate']:.1f}% "
+            f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}] over {row['games']} games{normalized}",
+            flush=True,
+        )
+
+
+def run_baseline(
+    algorithm: Algorithm,
+    task: Task,
+    seed: int,
+    budget: int,
+    run_dir: Path,
+    curve_every: int | None = None,
+    curve_games: int | None = None,
+    final_games: int | None = None,
+    command: str = "",
+) -> dict:
+    """Train `algorithm` on `task` from scratch, with in-run evaluations in run_dir/curve.csv,
+    then score the final agent with the task's evaluation; writes and returns run_dir/result.json."""
+    from .scoring import score
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    curve_every = task.curve_every if curve_every is None else curve_every
+    start, cpu_start = time.perf_counter(), time.process_time()
+    curve = Curve(task, run_dir / "curve.csv", task.curve_games if curve_games is None else curve_games, start)
+    agent = algorithm.train(task, seed, budget, run_dir, curve, curve_every)
+    train_seconds = time.perf_counter() - start
+    # CPU time of this process (not of Ray's workers): on a shared machine wall time says
+    # more about the other jobs than about the algorithm.
+    train_cpu_seconds = time.process_time() - cpu_start
+    final = score(agent, task, games=final_games, workers=1)
+    final["agent"] = algorithm.name
+    result = {
+        "task": task.id,
+        "algorithm": algorithm.name,
+        "seed": seed,
+        "budget": budget,
+        "steps": curve.rows[-1]["steps"] if curve.rows else budget,
+        "train_seconds": round(train_seconds, 1),
+        "train_cpu_seconds": round(train_cpu_seconds, 1),
+        "eval_seconds_in_training": round(curve.eval_seconds, 1),
+        "score_seconds": final["seconds"],
+        "cpu": cpu_model(),
+        "settings": algorithm.settings,
+        "command": command,
+        "score": final,
+    }
+    (run_dir / "result.json").write_text(json.dumps(result, indent=1))
+    return result

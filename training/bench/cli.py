@@ -1,0 +1,240 @@
+"""``sorry-bench``: the standard tasks, scoring agents on them, training baselines from
+scratch, and the results report (docs/baselines.md).
+
+    sorry-bench list                                   # the tasks and their definitions
+    sorry-bench score heuristic                        # every task the agent fits
+    sorry-bench score runs/x/policy.safetensors --task 2p-heuristic --out runs/bench/score
+    sorry-bench run ppo 2p-heuristic --seed 0 --budget 200000
+    sorry-bench report                                 # table + learning curves from runs/bench
+
+Every name (task, algorithm) and every agent is checked before any game is played; a name
+it does not know gets the list of those that exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import sys
+
+from .tasks import TASKS, get_task
+
+DEFAULT_RUNS = "runs/bench"
+
+
+def _percent(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def format_scores(rows: list[dict]) -> str:
+    lines = [f"{'task':<26} {'agent':<28} {'win rate':>9} {'95% interval':>16} {'games':>6} {'normalized':>10}"]
+    for row in rows:
+        normalized = "-" if row["normalized"] is None else f"{row['normalized']:.3f}"
+        interval = f"[{_percent(row['ci_low'])}, {_percent(row['ci_high'])}]"
+        lines.append(
+            f"{row['task']:<26} {row['agent'][-28:]:<28} {_percent(row['win_rate']):>9} {interval:>16} "
+            f"{row['games']:>6} {normalized:>10}"
+        )
+    return "\n".join(lines)
+
+
+def format_tasks() -> str:
+    lines = []
+    for task in TASKS.values():
+        d = task.definition()
+        game = "Sorry! Express" if task.game == "express" else f"rules {task.rules}"
+        learner = f"one seat vs {', '.join(task.opponents)}" if task.opponents else "self-play (every seat)"
+        anchors = ", ".join(f"{k} {w}/{g}" for k, (w, g) in d["anchors"].items()) or "not measured"
+        lines += [
+            f"{task.id}: {task.summary}",
+            f"  game: {game}, {task.players} players; learner: {learner}; budget {task.budget:,} learner steps",
+            f"  score: win rate of [AGENT, {', '.join(task.eval_opponents)}] over {task.eval_games} games, "
+            f"seed {task.eval_seed}; anchors: {anchors}",
+            f"  in-run evaluations: {task.curve_games} games every {task.curve_every:,} steps",
+        ]
+    return "\n".join(lines)
+
+
+def check_out_dir(parser: argparse.ArgumentParser, out: str) -> pathlib.Path:
+    from training.evaluate import check_out_dir as check
+
+    try:
+        check(out)
+    except ValueError as error:
+        parser.error(str(error).replace("--out", "out directory"))
+    return pathlib.Path(out)
+
+
+def cmd_score(parser, args) -> None:
+    from .results import write_scores
+    from .scoring import check_fits, score
+
+    if args.games is not None and args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
+    if args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.out is None:  # one directory per agent, where sorry-bench report finds it
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in pathlib.Path(args.agent).name)
+        args.out = f"{DEFAULT_RUNS}/score/{safe}"
+    out = check_out_dir(parser, args.out)
+    try:
+        tasks = [get_task(name) for name in args.task] if args.task else list(TASKS.values())
+    except ValueError as error:
+        parser.error(str(error))
+    fitting, skipped = [], []
+    for task in tasks:  # every task checked before the first game
+        try:
+            check_fits(args.agent, task)
+            fitting.append(task)
+        except ValueError as error:
+            if args.task:  # a task asked for by name must fit
+                parser.error(str(error))
+            skipped.append(f"{task.name}: {error}")
+    if not fitting:
+        reasons = list(dict.fromkeys(reason.partition("): ")[2] for reason in skipped))  # each reason once
+        parser.error(f"{args.agent!r} fits none of the tasks ({', '.join(TASKS)}): " + "; ".join(reasons))
+    for line in skipped:
+        print(f"skipped {line}")
+    rows, measured = [], {}
+    for task in fitting:
+        # Tasks with the same evaluation (2p-heuristic, 2p-selfplay) share one tournament.
+        key = (task.game, task.rules, task.players, task.eval_opponents, args.games or task.eval_games, args.seed)
+        if key not in measured:
+            measured[key] = score(args.agent, task, args.games, args.seed, args.workers, progress=not args.no_progress)
+        rows.append({**measured[key], "task": task.id})
+        print(format_scores(rows[-1:]).splitlines()[-1], flush=True)
+        paths = write_scores(rows, out)  # after every task: an interrupted run keeps what it measured
+    print(format_scores(rows))
+    for path in paths:
+        print(f"wrote {path}")
+
+
+def run_command(args, budget: int) -> str:
+    """The sorry-bench command that makes this run, with every option that was given."""
+    words = ["sorry-bench run", args.algorithm, args.task, f"--seed {args.seed}", f"--budget {budget}"]
+    for name in ("curve_every", "curve_games", "final_games"):
+        if getattr(args, name) is not None:
+            words.append(f"--{name.replace('_', '-')} {getattr(args, name)}")
+    return " ".join(words)
+
+
+def cmd_run(parser, args) -> None:
+    from .algorithms import check_algorithm, run_baseline
+
+    try:
+        task = get_task(args.task)
+        algorithm = check_algorithm(args.algorithm, task)
+    except ValueError as error:
+        parser.error(str(error))
+    budget = task.budget if args.budget is None else args.budget
+    if budget < 1:
+        parser.error(f"--budget must be at least 1 learner step, got {budget}")
+    if args.seed < 0:
+        parser.error(f"--seed must be non-negative, got {args.seed}")
+    for name in ("curve_games", "curve_every", "final_games"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    runs = check_out_dir(parser, args.runs_dir)
+    run_dir = runs / task.name / algorithm.name / f"seed-{args.seed}"
+    if (run_dir / "result.json").exists() or (run_dir / "curve.csv").exists():
+        parser.error(f"{run_dir} already holds a run; remove it or pass another --runs-dir")
+    try:
+        result = run_baseline(
+            algorithm,
+            task,
+            args.seed,
+            budget,
+            run_dir,
+            curve_every=args.curve_every,
+            curve_games=args.curve_games,
+            final_games=args.final_games,
+            command=run_command(args, budget),
+        )
+    except KeyboardInterrupt:
+        parser.exit(130, f"\nsorry-bench: interrupted; the curve so far is in {run_dir}\n")
+    print(format_scores([result["score"]]))
+    print(
+        f"{algorithm.name} on {task.id}, seed {args.seed}: {result['steps']:,} learner steps in "
+        f"{result['train_seconds']:.0f} s of training; results in {run_dir}"
+    )
+
+
+def cmd_report(parser, args) -> None:
+    from .results import build_report
+
+    runs = pathlib.Path(args.runs_dir)
+    if not runs.is_dir():
+        parser.error(f"{runs} is not a directory of sorry-bench results (sorry-bench run writes them)")
+    out = check_out_dir(parser, args.out or str(runs / "report"))
+    try:
+        paths = build_report(runs, out)
+    except ValueError as error:
+        parser.error(str(error))
+    for path in paths:
+        print(f"wrote {path}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .algorithms import ALGORITHMS
+
+    parser = argparse.ArgumentParser(
+        prog="sorry-bench",
+        description="Standard Sorry! tasks, agents scored on them, RL baselines trained from scratch.",
+        epilog=__doc__.split("\n\n")[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,score,run,report}")
+    sub.add_parser("list", help="the tasks and their definitions").add_argument(
+        "--json", action="store_true", help="the definitions as JSON"
+    )
+    p = sub.add_parser("score", help="score an agent on the tasks it fits")
+    p.add_argument(
+        "agent", help="an agent spec as sorry-eval's: a name, name:settings, a policy file, package.module:Name"
+    )
+    p.add_argument("--task", action="append", help=f"a task (repeatable; default: all that fit): {', '.join(TASKS)}")
+    p.add_argument("--games", type=int, help="games (default: the task's; another count is not the standard score)")
+    p.add_argument("--seed", type=int, help="seed (default: the task's; another is not the standard score)")
+    p.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
+    p.add_argument(
+        "--out", help=f"directory for scores.json and scores.csv (default: {DEFAULT_RUNS}/score/AGENT, read by report)"
+    )
+    p.add_argument("--no-progress", action="store_true")
+    p = sub.add_parser("run", help="train a baseline from scratch on a task")
+    p.add_argument("algorithm", help=f"one of {', '.join(ALGORITHMS)}")
+    p.add_argument("task", help=f"one of {', '.join(TASKS)}")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--budget", type=int, help="learner steps (default: the task's budget)")
+    p.add_argument("--curve-every", type=int, help="learner steps between in-run evaluations (default: the task's)")
+    p.add_argument("--curve-games", type=int, help="games per in-run evaluation (default: the task's)")
+    p.add_argument(
+        "--final-games", type=int, help="games of the final score (default: the task's; others: not standard)"
+    )
+    p.add_argument("--runs-dir", default=DEFAULT_RUNS, help="writes RUNS_DIR/TASK/ALGORITHM/seed-S/")
+    p = sub.add_parser("report", help="rebuild the results table and learning curves from result files")
+    p.add_argument("--runs-dir", default=DEFAULT_RUNS, help="where sorry-bench run wrote its results")
+    p.add_argument("--out", help="directory for the table, CSV and PNGs (default: RUNS_DIR/report)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        if args.json:
+            json.dump({t.name: t.definition() for t in TASKS.values()}, sys.stdout, indent=1)
+            print()
+        else:
+            print(format_tasks())
+    elif args.command == "score":
+        cmd_score(parser, args)
+    elif args.command == "run":
+        cmd_run(parser, args)
+    else:
+        cmd_report(parser, args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""A masked double DQN for sorry-bench, on the batched env (``VectorOpponentEnv``: the task's
+opponents move inside the compiled loop).
+
+Masking: the greedy action and the bootstrap target take the maximum over legal actions
+only (illegal actions' values are set to -inf); exploration picks a uniformly random legal
+action. Target: double DQN (the online network chooses the next action, the target network
+values it), Huber loss, a hard target update every ``target_every`` learner steps. The
+reward is the env's: +1 / -1 at the end of a game (0 on truncation), 0 otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .tasks import Task
+
+SETTINGS = {
+    "envs": 32,
+    "hidden": [256, 256],
+    "learning_rate": 1.0e-4,
+    "gamma": 0.995,
+    "buffer": 200_000,  # transitions
+    "batch_size": 256,
+    "learning_starts": 10_000,  # learner steps before the first update
+    "train_every": 32,  # learner steps per gradient step (one per batched env step)
+    "target_every": 4_000,  # learner steps between target-network copies
+    "epsilon_start": 1.0,
+    "epsilon_end": 0.05,
+    "epsilon_fraction": 0.2,  # of the budget over which epsilon decays linearly
+}
+
+
+def _network(obs_size: int, n_actions: int):
+    from torch import nn
+
+    sizes = [obs_size, *SETTINGS["hidden"]]
+    layers = []
+    for a, b in zip(sizes, sizes[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers, nn.Linear(sizes[-1], n_actions))
+
+
+def _masked(q, masks):
+    import torch
+
+    return q.masked_fill(~masks, -torch.inf)
+
+
+def q_agent(net, name: str = "dqn"):
+    """The network's masked greedy move as an agent playing in lockstep batches."""
+    from .network_agent import NetworkAgent
+
+    return NetworkAgent(net, name)
+
+
+def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
+    import torch
+    from safetensors.torch import save_file
+
+    from agents.vector_opponents import VectorOpponentEnv
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    s = SETTINGS
+    env = VectorOpponentEnv(s["envs"], task.players, opponents=list(task.opponents), rules=task.rules)
+    obs_dict, _ = env.reset(seed=seed)
+    obs, masks = obs_dict["observation"].copy(), obs_dict["action_mask"].astype(bool)
+    B, obs_size, n_actions = env.num_envs, obs.shape[1], env.n_actions
+    online, target = _network(obs_size, n_actions), _network(obs_size, n_actions)
+    target.load_state_dict(online.state_dict())
+    optimizer = torch.optim.Adam(online.parameters(), lr=s["learning_rate"])
+    size = s["buffer"]
+    buf_obs = np.zeros((size, obs_size), dtype=np.float32)
+    buf_next = np.zeros((size, obs_size), dtype=np.float32)
+    buf_next_mask = np.zeros((size, n_actions), dtype=bool)
+    buf_action = np.zeros(size, dtype=np.int64)
+    buf_reward = np.zeros(size, dtype=np.float32)
+    buf_done = np.zeros(size, dtype=np.float32)
+    filled, cursor, steps, last_eval, last_target = 0, 0, 0, -1, 0
+    agent = q_agent(online)
+    while steps < budget:
+        if last_eval < 0 or steps - last_eval >= curve_every:
+            curve.evaluate(steps, agent)
+            last_eval = steps
+        epsilon = max(
+            s["epsilon_end"],
+            s["epsilon_start"] - (s["epsilon_start"] - s["epsilon_end"]) * steps / (s["epsilon_fraction"] * budget),
+        )
+        with torch.no_grad():
+            greedy = _masked(online(torch.as_tensor(obs)), torch.as_tensor(masks)).argmax(1).numpy()
+        # a uniformly random legal action: the argmax of random keys over the legal ones
+        random_legal = np.where(masks, rng.random(masks.shape), -1.0).argmax(1)
+        actions = np.where(rng.random(B) < epsilon, random_legal, greedy)
+        next_dict, rewards, terminated, truncated, infos = env.step(actions)
+        next_obs, next_masks = next_dict["observation"], next_dict["action_mask"].astype(bool)
+        done = terminated | truncated
+        # After a game ends the env has already started the next one: store the finished
+        # game's last observation. It is never bootstrapped (done): a truncated game counts
+        # as ended with reward 0, as the evaluation counts it a draw.
+        stored_next = next_obs.copy()
+        ended = np.flatnonzero(done)
+        if len(ended):
+            stored_next[ended] = np.stack([infos["final_obs"][b] for b in ended])
+        index = (cursor + np.arange(B)) % size
+        buf_obs[index], buf_next[index], buf_next_mask[index] = obs, stored_next, next_masks
+        buf_action[index], buf_reward[index], buf_done[index] = actions, rewards, done
+        cursor, filled, steps = (cursor + B) % size, min(filled + B, size), steps + B
+        obs, masks = next_obs.copy(), next_masks
+        if steps >= s["learning_starts"] and steps % s["train_every"] < B:
+            batch = rng.integers(filled, size=s["batch_size"])
+            o, n = torch.as_tensor(buf_obs[batch]), torch.as_tensor(buf_next[batch])
+            nm = torch.as_tensor(buf_next_mask[batch])
+            with torch.no_grad():
+                choice = _masked(online(n), nm).argmax(1, keepdim=True)
+                next_value = target(n).gather(1, choice).squeeze(1)
+                goal = torch.as_tensor(buf_reward[batch]) + s["gamma"] * next_value * (
+                    1 - torch.as_tensor(buf_done[batch])
+                )
+            q = online(o).gather(1, torch.as_tensor(buf_action[batch])[:, None]).squeeze(1)
+            loss = torch.nn.functional.smooth_l1_loss(q, goal)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(online.parameters(), 10.0)
+            optimizer.step()
+        if steps - last_target >= s["target_every"]:
+            target.load_state_dict(online.state_dict())
+            last_target = steps
+    if last_eval != steps:
+        curve.evaluate(steps, agent)
+    save_file({k: v.contiguous() for k, v in online.state_dict().items()}, str(run_dir / "q_network.safetensors"))
+    return agent

@@ -1,0 +1,72 @@
+"""sb3-contrib MaskablePPO (its own ``MlpPolicy``) on the batched env: ``VectorOpponentEnv``
+(the task's opponents moving inside the compiled loop) through :class:`training.vector_sb3.SB3VecEnv`.
+The observation is the env's (``sorry_env.observation``), the same vector a
+:class:`agents.Turn` gives (:meth:`agents.Turn.observation`), so the trained policy plays
+tournaments through :class:`agents.CallableAgent` in this process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .tasks import Task
+
+# sb3-contrib's defaults except the rollout shape (64 games x 64 steps) and gamma (games are
+# long: about 60 learner moves in 2-player games).
+SETTINGS = {"envs": 64, "n_steps": 64, "batch_size": 512, "gamma": 0.995, "policy": "MlpPolicy (64, 64) tanh"}
+
+
+def policy_agent(model, name: str):
+    """The model's masked argmax move as an agent playing in lockstep batches."""
+    from .network_agent import NetworkAgent
+
+    policy = model.policy
+
+    def logits(obs):
+        return policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(obs)))
+
+    return NetworkAgent(logits, name)
+
+
+def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from agents.vector_opponents import VectorOpponentEnv
+    from training.vector_sb3 import SB3VecEnv
+
+    torch.set_num_threads(1)
+    env = SB3VecEnv(VectorOpponentEnv(SETTINGS["envs"], task.players, opponents=list(task.opponents), rules=task.rules))
+    env.seed(seed)
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=SETTINGS["n_steps"],
+        batch_size=SETTINGS["batch_size"],
+        gamma=SETTINGS["gamma"],
+        seed=seed,
+        device="cpu",
+        verbose=0,
+    )
+    env.seed(seed)  # MaskablePPO(seed=...) reseeded the env
+    agent = policy_agent(model, "maskable_ppo")
+
+    class Evaluations(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.last = -1
+
+        def _on_rollout_start(self) -> None:
+            if self.last < 0 or self.num_timesteps - self.last >= curve_every:
+                curve.evaluate(self.num_timesteps, agent)
+                self.last = self.num_timesteps
+
+        def _on_step(self) -> bool:
+            return True
+
+    callback = Evaluations()
+    model.learn(budget, callback=callback)
+    if callback.last != model.num_timesteps:
+        curve.evaluate(model.num_timesteps, agent)
+    model.save(run_dir / "model.zip")  # for the record; sorry-bench never loads it back
+    return agent

@@ -1,0 +1,84 @@
+"""The native trainer (training/train.py) as a sorry-bench baseline: MaskablePPO with the
+afterstate actor on batched rollouts, from scratch (no imitation, no distillation).
+
+Opponents: the task's fixed opponents (``mix: {heuristic: 1}``), or in a self-play task the
+learner's own snapshots only (``mix: {snapshots: 1}``), starting with a snapshot of the
+initial network so that the first games have an opponent. The trainer's in-training
+evaluations are replaced by the task's (:class:`training.bench.algorithms.Curve`).
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from .tasks import SELF_PLAY, Task
+
+# Fixed settings of this baseline (over training.config.DEFAULTS): the shipped configs'
+# rollout shape (128 games x 64 steps) with PPO's common defaults; no warm start.
+SETTINGS = {
+    "network": {"kind": "afterstate", "hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
+    "ppo": {
+        "learning_rate": 3.0e-4,
+        "n_steps": 64,
+        "batch_size": 1024,
+        "n_epochs": 4,
+        "gamma": 0.995,
+        "gae_lambda": 0.95,
+        "clip_range": 0.2,
+        "ent_coef": 0.01,
+    },
+    "envs": 128,
+    "snapshot_every": 50_000,  # self-play: learner steps between snapshots joining the pool
+}
+
+
+def make_config(task: Task, seed: int, budget: int, curve_every: int, curve_games: int) -> dict:
+    from training.config import DEFAULTS
+
+    cfg = copy.deepcopy(DEFAULTS)
+    cfg["name"] = "native-ppo"
+    cfg["seed"] = seed
+    cfg["game"].update(num_players=task.players, rules=task.rules)
+    cfg["network"] = dict(SETTINGS["network"])
+    cfg["ppo"].update(SETTINGS["ppo"])
+    cfg["envs"] = SETTINGS["envs"]
+    mix = {"snapshots": 1.0} if task.learner == SELF_PLAY else {name: 1.0 for name in set(task.opponents)}
+    cfg["opponents"].update(mix=mix, snapshot_every=SETTINGS["snapshot_every"])
+    cfg["budget"]["timesteps"] = budget
+    cfg["evaluation"].update(every=curve_every, games=curve_games, opponents=list(task.eval_opponents[:1]))
+    cfg["checkpoint_every"] = curve_every
+    return cfg
+
+
+def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
+    from training.config import validate
+    from training.export import export_model
+    from training.train import Run, make_envs, make_model, run_training
+
+    class BenchRun(Run):
+        """The trainer's run, evaluated with the task's evaluation (its curve) instead."""
+
+        def evaluate(self, model) -> dict:
+            export_model(model, self.policy_path, self.cfg, model.num_timesteps)
+            row = curve.evaluate(model.num_timesteps, str(self.policy_path))
+            result = {"timesteps": int(model.num_timesteps), "games": row["games"], "win_rates": {}}
+            result["win_rates"][task.eval_opponents[0]] = row["win_rate"]
+            self.evaluations.append(result)
+            self.last["evaluation"] = model.num_timesteps
+            return result
+
+    cfg = make_config(task, seed, budget, curve_every, curve.games)
+    validate(cfg)
+    run = BenchRun(cfg, run_dir / "trainer")
+    run.dir.mkdir(parents=True, exist_ok=True)
+    if task.learner == SELF_PLAY:
+        # The first opponent is the initial network itself (MaskablePPO seeds torch with the
+        # config's seed, so this model starts with the learner's weights).
+        from training.opponents import OpponentPool
+
+        first = make_model(cfg, make_envs(cfg, OpponentPool({"random": 1.0}), seed), run.dir / "tb")
+        run.add_snapshot(first)
+        del first
+    run_training(run, resume=False)
+    return str(run.policy_path)

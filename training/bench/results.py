@@ -1,0 +1,319 @@
+"""sorry-bench result files: written by ``score`` and ``run``, read back by ``report``.
+
+Files read back are data only: JSON parsed with :mod:`json`, CSV with :mod:`csv`, each
+checked to be a regular file under :data:`MAX_FILE_BYTES` before it is opened, and every
+field checked before use; nothing in them is imported, unpickled or executed.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import pathlib
+
+MAX_FILE_BYTES = 2_000_000  # a result.json or curve.csv is a few kB; anything bigger is not one
+SCORE_FIELDS = ("task", "agent", "wins", "games", "win_rate", "ci_low", "ci_high", "normalized", "seed", "standard")
+CURVE_FIELDS = ("steps", "wall_seconds", "wins", "games", "win_rate", "ci_low", "ci_high", "normalized")
+
+
+def write_csv(path: pathlib.Path, rows: list[dict], fields) -> None:
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(fields), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def write_scores(rows: list[dict], out: pathlib.Path) -> list[pathlib.Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, csv_path = out / "scores.json", out / "scores.csv"
+    json_path.write_text(json.dumps(rows, indent=1))
+    write_csv(csv_path, rows, SCORE_FIELDS + ("seconds",))
+    return [json_path, csv_path]
+
+
+def _bounded(path: pathlib.Path) -> pathlib.Path:
+    if not path.is_file():
+        raise ValueError(f"{path} is not a regular file")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise ValueError(f"{path} is {size:,} bytes; a sorry-bench result file is under {MAX_FILE_BYTES:,}")
+    return path
+
+
+def _number(value, where: str, low: float = -math.inf, high: float = math.inf, integer: bool = False):
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or not low <= value <= high or (integer and value != int(value)):
+        raise ValueError(f"{where}: {value!r} is not a {'whole ' if integer else ''}number in [{low}, {high}]")
+    return int(value) if integer else float(value)
+
+
+def read_result(path: pathlib.Path) -> dict:
+    """A run's result.json, checked field by field (ValueError naming the file and field)."""
+    try:
+        data = json.loads(_bounded(path).read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a result is a JSON object")
+    for key in ("task", "algorithm", "cpu"):
+        if not isinstance(data.get(key), str):
+            raise ValueError(f"{path}: {key!r} must be text")
+    _number(data.get("seed"), f"{path}: seed", 0, integer=True)
+    _number(data.get("steps"), f"{path}: steps", 0, integer=True)
+    _number(data.get("budget"), f"{path}: budget", 1, integer=True)
+    _number(data.get("train_seconds"), f"{path}: train_seconds", 0)
+    if data.get("train_cpu_seconds") is not None:
+        _number(data["train_cpu_seconds"], f"{path}: train_cpu_seconds", 0)
+    score = data.get("score")
+    if not isinstance(score, dict):
+        raise ValueError(f"{path}: 'score' must be an object")
+    games = _number(score.get("games"), f"{path}: score.games", 1, integer=True)
+    _number(score.get("wins"), f"{path}: score.wins", 0, games, integer=True)
+    for key in ("win_rate", "ci_low", "ci_high"):
+        _number(score.get(key), f"{path}: score.{key}", 0, 1)
+    if score.get("normalized") is not None:
+        _number(score["normalized"], f"{path}: score.normalized")
+    if not isinstance(score.get("standard"), bool):
+        raise ValueError(f"{path}: score.standard must be true or false")
+    return data
+
+
+def read_curve(path: pathlib.Path) -> list[dict]:
+    """A run's curve.csv as rows of numbers (ValueError naming the file, row and field)."""
+    rows = []
+    try:
+        with open(_bounded(path), newline="") as f:
+            reader = csv.DictReader(f)
+            if reader.fieldnames is None or not set(CURVE_FIELDS) <= set(reader.fieldnames):
+                raise ValueError(f"{path}: needs the columns {', '.join(CURVE_FIELDS)}")
+            for i, raw in enumerate(reader, start=2):
+                row = {}
+                for key in CURVE_FIELDS:
+                    text = raw[key]
+                    if key == "normalized" and text == "":
+                        row[key] = None
+                        continue
+                    try:
+                        value = float(text)
+                    except (TypeError, ValueError):
+                        raise ValueError(f"{path} line {i}: {key} {text!r} is not a number") from None
+                    low, high = (0, 1) if key in ("win_rate", "ci_low", "ci_high") else (0, math.inf)
+                    if key == "normalized":
+                        low = -math.inf
+                    row[key] = _number(value, f"{path} line {i}: {key}", low, high)
+                rows.append(row)
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} is not text: {error}") from None
+    return rows
+
+
+MAX_RESULT_FILES = 2000  # result files a report reads at most
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def find_results(runs: pathlib.Path) -> list[tuple[dict, list[dict]]]:
+    """(result, curve rows) of every run under runs/TASK/ALGORITHM/seed-S/; a damaged file is
+    a ValueError naming it."""
+    paths = sorted(runs.glob("*/*/seed-*/result.json"))
+    if len(paths) > MAX_RESULT_FILES:
+        raise ValueError(f"{runs} holds {len(paths)} result files; a report reads at most {MAX_RESULT_FILES}")
+    found = []
+    for path in paths:
+        result = read_result(path)
+        curve_path = path.with_name("curve.csv")
+        found.append((result, read_curve(curve_path) if curve_path.exists() else []))
+    return found
+
+
+def find_scores(runs: pathlib.Path) -> list[dict]:
+    """The rows of every runs/score/*/scores.json (sorry-bench score), checked."""
+    rows = []
+    for path in sorted((runs / "score").glob("*/scores.json"))[:MAX_RESULT_FILES]:
+        try:
+            data = json.loads(_bounded(path).read_text())
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ValueError(f"{path} is not JSON: {error}") from None
+        if not isinstance(data, list):
+            raise ValueError(f"{path}: scores are a JSON list")
+        for i, row in enumerate(data):
+            where = f"{path} row {i}"
+            if (
+                not isinstance(row, dict)
+                or not isinstance(row.get("task"), str)
+                or not isinstance(row.get("agent"), str)
+            ):
+                raise ValueError(f"{where}: needs text 'task' and 'agent'")
+            games = _number(row.get("games"), f"{where}: games", 1, integer=True)
+            _number(row.get("wins"), f"{where}: wins", 0, games, integer=True)
+            for key in ("win_rate", "ci_low", "ci_high"):
+                _number(row.get(key), f"{where}: {key}", 0, 1)
+            rows.append(row)
+    return rows
+
+
+def first_step_reaching(curve: list[dict], rate: float) -> int | None:
+    """The first in-run evaluation's step whose win rate is at least `rate`, or None."""
+    return next((int(row["steps"]) for row in curve if row["win_rate"] >= rate), None)
+
+
+def _normalized_now(task_id: str, win_rate: float) -> float | None:
+    """The normalized score with the current anchors, if `task_id` is a current task's id."""
+    from .tasks import get_task, normalized_score
+
+    try:
+        task = get_task(task_id)
+    except ValueError:
+        return None
+    return normalized_score(task, win_rate) if task.id == task_id else None
+
+
+def _fmt_rate(row: dict) -> str:
+    return f"{100 * row['win_rate']:.1f}% [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
+
+
+def _fmt_norm(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
+    """results.md (tables), results.csv (one row per run), curves.csv and one learning-curve
+    PNG per task, from the result files under `runs`."""
+    from .tasks import ANCHORS, get_task
+
+    found = find_results(runs)
+    scores = find_scores(runs)
+    if not found and not scores:
+        raise ValueError(f"no sorry-bench results under {runs} (sorry-bench run and score write them)")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    lines = ["# sorry-bench results", ""]
+    if scores:
+        lines += [
+            "## Scripted references",
+            "",
+            "| task | agent | win rate [95% CI] | games | normalized | standard |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in scores:
+            if row.get("normalized") is None:  # scored before the task's anchors were measured
+                row = {**row, "normalized": _normalized_now(row["task"], row["win_rate"])}
+            lines.append(
+                f"| {row['task']} | `{row['agent']}` | {_fmt_rate(row)} | {row['games']} | "
+                f"{_fmt_norm(row.get('normalized'))} | {'yes' if row.get('standard') else 'no'} |"
+            )
+        lines.append("")
+    run_rows = []
+    if found:
+        lines += [
+            "## Baselines from scratch",
+            "",
+            "| task | algorithm | seed | steps | final win rate [95% CI] | games | normalized | "
+            "first in-run step at the heuristic's rate | training wall s | training CPU s | CPU |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for result, curve in found:
+            score = result["score"]
+            task_name = result["task"].rpartition("-v")[0]
+            heuristic = ANCHORS.get(task_name, {}).get("heuristic")
+            reach = first_step_reaching(curve, heuristic[0] / heuristic[1]) if heuristic else None
+            row = {
+                "task": result["task"],
+                "algorithm": result["algorithm"],
+                "seed": result["seed"],
+                "steps": result["steps"],
+                "budget": result["budget"],
+                "wins": score["wins"],
+                "games": score["games"],
+                "win_rate": score["win_rate"],
+                "ci_low": score["ci_low"],
+                "ci_high": score["ci_high"],
+                "normalized": score["normalized"],
+                "standard": score["standard"],
+                "first_step_at_heuristic_rate": reach,
+                "train_seconds": result["train_seconds"],
+                "train_cpu_seconds": result.get("train_cpu_seconds"),
+                "cpu": result["cpu"],
+                "command": result.get("command", ""),
+            }
+            run_rows.append(row)
+            reached = "not reached" if reach is None else f"{reach:,}"
+            cpu_seconds = "-" if row["train_cpu_seconds"] is None else f"{row['train_cpu_seconds']:.0f}"
+            lines.append(
+                f"| {row['task']} | {row['algorithm']} | {row['seed']} | {row['steps']:,} | {_fmt_rate(row)} | "
+                f"{row['games']}{'' if row['standard'] else ' (not standard)'} | {_fmt_norm(row['normalized'])} | "
+                f"{reached} | "
+                f"{row['train_seconds']:.0f} | {cpu_seconds} | {row['cpu']} |"
+            )
+        lines.append("")
+        lines += ["Commands:", ""] + [f"- `{row['command']}`" for row in run_rows if row["command"]] + [""]
+        csv_path = out / "results.csv"
+        write_csv(csv_path, run_rows, list(run_rows[0]))
+        written.append(csv_path)
+        curve_rows = [
+            {"task": r["task"], "algorithm": r["algorithm"], "seed": r["seed"], **point}
+            for r, curve in found
+            for point in curve
+        ]
+        if curve_rows:
+            curves_path = out / "curves.csv"
+            write_csv(curves_path, curve_rows, ["task", "algorithm", "seed", *CURVE_FIELDS])
+            written.append(curves_path)
+        for task_id in sorted({r["task"] for r, _ in found}):
+            try:
+                task = get_task(task_id)
+            except ValueError:
+                task = None  # a task of another version: plotted without anchors
+            path = out / f"curve-{task_id}.png"
+            if _plot_task(task_id, task, [(r, c) for r, c in found if r["task"] == task_id and c], path):
+                written.append(path)
+    md_path = out / "results.md"
+    md_path.write_text("\n".join(lines))
+    written.insert(0, md_path)
+    return written
+
+
+def _plot_task(task_id: str, task, runs: list[tuple[dict, list[dict]]], path: pathlib.Path) -> bool:
+    """Win rate against the task's opponents over learner steps: each algorithm's mean over
+    seeds (seeds evaluated at the same steps) with the range of its seeds shaded."""
+    if not runs:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .tasks import ANCHORS
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for algorithm in sorted({r["algorithm"] for r, _ in runs}):
+        curves = [c for r, c in runs if r["algorithm"] == algorithm]
+        steps = sorted({int(p["steps"]) for c in curves for p in c})
+        by_step = {s: [p["win_rate"] for c in curves for p in c if int(p["steps"]) == s] for s in steps}
+        mean = [_mean(by_step[s]) for s in steps]
+        line = ax.plot(steps, mean, marker="o", label=f"{algorithm} ({len(curves)} seed{'s' * (len(curves) > 1)})")
+        if len(curves) > 1:
+            ax.fill_between(
+                steps,
+                [min(by_step[s]) for s in steps],
+                [max(by_step[s]) for s in steps],
+                alpha=0.2,
+                color=line[0].get_color(),
+            )
+    if task is not None:
+        for name, style in (("heuristic", "--"), ("random", ":")):
+            wins, games = ANCHORS[task.name][name]
+            ax.axhline(wins / games, color="grey", linestyle=style, label=f"{name} ({100 * wins / games:.1f}%)")
+    ax.set_xlabel("learner env steps")
+    ax.set_ylabel("win rate vs the task's opponents")
+    ax.set_ylim(0, 1 if task is None or task.players == 2 or task.rules.endswith("teams") else 0.5)
+    ax.set_title(f"{task_id}: in-run evaluations (mean, range over seeds)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True

@@ -1,0 +1,60 @@
+"""RLlib PPO (training/rllib_backend.py, new API stack) as a sorry-bench baseline, from scratch.
+
+The backend trains in iterations of ``train_batch_size`` learner env steps and writes its
+policy at checkpoints; this adapter trains in segments of about ``curve_every`` steps
+(each segment resumes the run from its checkpoint), evaluates the policy file after each
+and at the end. Opponents: the task's fixed ones (``mix: {heuristic: 1}``), or in a
+self-play task the shared policy in every seat (``mix: {self: 1}``: every seat learns, and
+the budget counts every learning seat's steps, as the backend counts them).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+from .tasks import SELF_PLAY, Task
+
+SETTINGS = {
+    "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
+    "ppo": {"train_batch_size": 4000, "minibatch_size": 512, "num_epochs": 4, "lr": 3.0e-4, "gamma": 0.995},
+    "env_runners": {"num_env_runners": 1, "num_envs_per_env_runner": 1, "rollout_fragment_length": 200},
+}
+
+
+def make_config(task: Task, seed: int, budget: int, curve_every: int) -> tuple[dict, int]:
+    """The backend's config for this task, and the iterations per segment."""
+    from training.rllib_backend import DEFAULTS, validate
+
+    cfg = copy.deepcopy(DEFAULTS)
+    cfg["name"] = "rllib-ppo"
+    cfg["seed"] = seed
+    cfg["game"].update(num_players=task.players, rules=task.rules)
+    cfg["network"] = dict(SETTINGS["network"])
+    cfg["ppo"].update(SETTINGS["ppo"])
+    cfg["env_runners"].update(SETTINGS["env_runners"])
+    mix = {"self": 1.0} if task.learner == SELF_PLAY else {name: 1.0 for name in set(task.opponents)}
+    cfg["opponents"]["mix"] = mix
+    batch = cfg["ppo"]["train_batch_size"]
+    cfg["budget"]["iterations"] = max(1, math.ceil(budget / batch))
+    per_segment = max(1, curve_every // batch)
+    cfg["checkpoint_every"] = per_segment
+    validate(cfg)
+    return cfg, per_segment
+
+
+def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
+    from training import rllib_backend as backend
+
+    cfg, per_segment = make_config(task, seed, budget, curve_every)
+    total = cfg["budget"]["iterations"]
+    done = 0
+    while done < total:
+        done = min(total, done + per_segment)
+        segment = copy.deepcopy(cfg)
+        segment["budget"]["iterations"] = done
+        run = backend.open_run(segment, run_dir, resume=done > per_segment)
+        run = backend.train(segment, run, resume=done > per_segment, log=lambda message: None)
+        curve.evaluate(run.state["env_steps"], str(run.policy_path))
+    return str(run.policy_path)

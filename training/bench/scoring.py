@@ -1,0 +1,76 @@
+"""Scoring an agent on a task: the task's evaluation tournament, its win rate with the 95%
+Wilson interval, and the normalized score (:func:`training.bench.tasks.normalized_score`)."""
+
+from __future__ import annotations
+
+import time
+
+from .tasks import EXPRESS, Task, normalized_score
+
+
+def check_fits(agent, task: Task) -> None:
+    """ValueError saying why `agent` (a spec or an agents.Agent) cannot play `task`'s game
+    (rules, player count, a network made for another layout); nothing is played."""
+    if task.game == EXPRESS:
+        from agents.express import make_express_agent
+
+        if not isinstance(agent, str):
+            raise ValueError(f"{task.name}: Sorry! Express tasks take agent specs, not {type(agent).__name__} objects")
+        try:
+            make_express_agent(agent).check_game("express", task.players)
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"{agent!r} does not fit task {task.name} (Sorry! Express): {error}") from None
+        return
+    import agents
+    from sorry_env.rules import get_rules
+
+    try:
+        made = agents.make_agent(agent) if isinstance(agent, str) else agents.as_agent(agent)
+        made.check_game(get_rules(task.rules), task.players)
+    except (ValueError, TypeError) as error:
+        raise ValueError(
+            f"{agent!r} does not fit task {task.name} ({task.players} players, {task.rules}): {error}"
+        ) from None
+
+
+def score(
+    agent,
+    task: Task,
+    games: int | None = None,
+    seed: int | None = None,
+    workers: int = 1,
+    progress: bool = False,
+) -> dict:
+    """The agent's row on `task`: wins, games, win_rate, ci_low, ci_high, normalized, seconds.
+    `games` and `seed` default to the task's evaluation (the score); other values make an
+    in-run evaluation or a quicker look, flagged ``standard: False``."""
+    from training.evaluate import run_tournament
+
+    games = task.eval_games if games is None else games
+    seed = task.eval_seed if seed is None else seed
+    start = time.perf_counter()
+    if task.game == EXPRESS:
+        from training.express_evaluate import run_express_tournament
+
+        results = run_express_tournament(
+            task.lineup(agent), task.players, games, seed, workers=workers, progress=progress
+        )
+    else:
+        results = run_tournament(
+            task.lineup(agent), task.players, games, seed, task.rules, workers=workers, progress=progress
+        )
+    row = results["agents"][0]
+    label = agent if isinstance(agent, str) else row["agent"]
+    return {
+        "task": task.id,
+        "agent": label,
+        "wins": row["wins"],
+        "games": row["games"],
+        "win_rate": row["win_rate"],
+        "ci_low": row["ci_low"],
+        "ci_high": row["ci_high"],
+        "normalized": normalized_score(task, row["win_rate"]),
+        "seed": seed,
+        "standard": games == task.eval_games and seed == task.eval_seed,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
