@@ -1,5 +1,5 @@
 """Agents for sorry_env: scripted baselines, search agents and trained policies, all behind
-the interface in :mod:`agents.base`. ``make_agent(spec)`` builds one from a name, optionally
+the interface in :mod:`sorry_env.agents.base`. ``make_agent(spec)`` builds one from a name, optionally
 with settings: ``"expectimax:depth=3"``, ``"montecarlo:iterations=400,rollout_plies=20"``
 (``mcts`` is an alias of ``montecarlo``, its old name: see ALIASES); a policy file; an sb3
 model; or your own agent as ``package.module:Name``. ``as_agent`` also passes Agent objects
@@ -165,7 +165,7 @@ def make_agent(spec: str, seed=None, allow_code: bool = True) -> Agent:
       its constructor: ``"expectimax:depth=3"``;
     - a trained policy file (``*.safetensors``);
     - an sb3-contrib MaskablePPO model (``*.zip``) trained on the Gymnasium env
-      (:mod:`agents.sb3_agent`);
+      (:mod:`sorry_env.agents.sb3_agent`);
     - ``package.module:Name`` (optionally ``:key=value,...``): your own Agent subclass or a
       function returning an Agent, imported from the Python path.
 
@@ -270,16 +270,16 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
 
 # The agents of each registered game other than the board game: a module with
 # make_agent(spec, seed=None) -> Agent and action_for(raw_env, agent, rng=None) -> int.
-GAME_AGENT_MODULES = {"express": "agents.express"}
+GAME_AGENT_MODULES = {"express": "sorry_env.agents.express"}
 
 
 def agents_of_game(game_id: str):
     """The module of a registered game's agents (:data:`GAME_AGENT_MODULES`; this module for
-    the board game; :mod:`agents.any_game`, random play, for a game without agents of its own)."""
+    the board game; :mod:`sorry_env.agents.any_game`, random play, for a game without agents of its own)."""
     games.game_class(game_id)  # ValueError for an unregistered game
     if game_id == "sorry":
         return importlib.import_module(__name__)
-    return importlib.import_module(GAME_AGENT_MODULES.get(game_id, "agents.any_game"))
+    return importlib.import_module(GAME_AGENT_MODULES.get(game_id, "sorry_env.agents.any_game"))
 
 
 def set_torch_threads(threads: int | None = None) -> int | None:

@@ -10,7 +10,7 @@ keeps the same player's decision, which the engine's turn order already expresse
 Only the network knows anything about Sorry!: no heuristic, no playouts.
 
 - **Values.** The value network (an ``afterstate`` policy file whose output is the logit of
-  the viewer's chance of winning, :mod:`training.value_fit` or :mod:`training.expert_iteration`)
+  the viewer's chance of winning, :mod:`sorry_env.training.value_fit` or :mod:`sorry_env.training.expert_iteration`)
   scores the positions a move leads to. When the search first reaches a decision node it
   scores every legal move's afterstate at once (a one-ply expansion): each child starts with
   that value, and the node's value is the best child's for the player to move.

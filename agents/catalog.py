@@ -1,6 +1,6 @@
 """The shipped trained policies: one per preset family and player count (docs/shipped.md).
 
-    import agents
+    from sorry_env import agents
     agents.shipped("hasbro2013", 4)          # Path of checkpoints/hasbro2013-4p.safetensors
     agents.make_agent("hasbro2013-4p")       # the same policy by its catalog name
     sorry-play --list                        # the catalog, with each file's rules and players

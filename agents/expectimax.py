@@ -9,7 +9,7 @@ the search follows the engine's turn order and needs no special case for it.
 
 Depth counts decisions: 1 is the heuristic (score each move's resulting position), 2 adds
 every next card and the reply chosen for it, 3 (the default) one more card and decision, and
-so on. Leaves are scored as chances of winning (:func:`agents.evaluation.win_chance`), so the
+so on. Leaves are scored as chances of winning (:func:`sorry_env.agents.evaluation.win_chance`), so the
 search maximizes expected wins rather than expected equity. With ``model_others=1`` the other
 side's decisions are not searched but played as the heuristic would (cheaper, and exact
 against the heuristic).

@@ -1,9 +1,9 @@
 """Agents for Sorry! Express (:mod:`sorry_env.express`): random, greedy, and by the board game's
-names ``heuristic``, ``expectimax`` and ``montecarlo`` (:mod:`agents.express_search`) and
-trained policy files (:mod:`agents.express_policy`); :func:`make_express_agent` builds one
+names ``heuristic``, ``expectimax`` and ``montecarlo`` (:mod:`sorry_env.agents.express_search`) and
+trained policy files (:mod:`sorry_env.agents.express_policy`); :func:`make_express_agent` builds one
 from a spec.
 
-They share the interface of :mod:`agents.base` (``reset(seed)``, ``act(turn)``) but act on an
+They share the interface of :mod:`sorry_env.agents.base` (``reset(seed)``, ``act(turn)``) but act on an
 :class:`ExpressTurn`, built with :meth:`ExpressTurn.from_state`, the one way to make one from
 a real game: it hides the generator that will roll the next dice.
 
@@ -116,7 +116,7 @@ def make_express_agent(spec: str, seed=None) -> Agent:
     - a name of EXPRESS_AGENTS (``mcts`` is an alias of ``montecarlo``), with optional
       ``name:key=value,...`` settings passed to its constructor: ``"expectimax:depth=3"``;
       a setting it does not have, or a value of the wrong kind, is refused with its name;
-    - an Express policy file (``*.safetensors``, :mod:`agents.express_policy`); a board-game
+    - an Express policy file (``*.safetensors``, :mod:`sorry_env.agents.express_policy`); a board-game
       policy file is refused with a message saying so."""
     if not isinstance(spec, str):
         raise TypeError(f"an Express agent spec is text, got {spec!r}")

@@ -53,7 +53,7 @@ LAYOUT = {"version": raw_env.metadata["name"], "obs_size": E.OBS_SIZE, "n_action
 
 class ExpressActor(nn.Module):
     """Express observations (batch, OBS_SIZE) -> action logits (batch, N_ACTIONS); mask the
-    illegal ones (:func:`agents.policy.masked_logits`)."""
+    illegal ones (:func:`sorry_env.agents.policy.masked_logits`)."""
 
     def __init__(self, hidden: list[int], activation: str = "relu"):
         super().__init__()

@@ -1,7 +1,7 @@
 """Sorry! Express versions of the board game's scripted and search agents: ``heuristic``,
 ``expectimax`` and ``montecarlo`` (reached by the same spec names through
-:func:`agents.express.make_express_agent`). All of them search with the compiled Express
-engine (:mod:`sorry_env.express.engine`) on the :class:`agents.express.ExpressTurn`'s state,
+:func:`sorry_env.agents.express.make_express_agent`). All of them search with the compiled Express
+engine (:mod:`sorry_env.express.engine`) on the :class:`sorry_env.agents.express.ExpressTurn`'s state,
 whose dice generator is re-drawn, so no search can read the next rolls.
 
 Position score (:func:`seat_value`, :func:`seat_score`)

@@ -2,7 +2,7 @@
 
 =====================  ==========================================================
 Import                 ``gymnasium.make("sorry_env/Sorry-v1", ...)`` after ``import sorry_env``,
-                       or ``from agents.gym_env import SorryGymEnv``
+                       or ``from sorry_env.agents.gym_env import SorryGymEnv``
 Observation space      ``Dict(observation=Box(0, 1, (1184,), float32),
                        action_mask=Box(0, 1, (n_actions,), int8))``: the PettingZoo env's,
                        from the same encoder (:func:`sorry_env.observation.observe`)
@@ -30,7 +30,7 @@ torch_threads=1, render_mode=None)``
   illegal or out-of-range action ends the episode with reward -1 and
   ``info["illegal_action"]``; ``"raise"``: ValueError naming the legal actions.
 - ``opponent_sampler``: a function ``(np_random, n) -> n opponents`` called at every reset
-  instead of the fixed ``opponents`` (self-play pools: :class:`training.opponents.OpponentPool`).
+  instead of the fixed ``opponents`` (self-play pools: :class:`sorry_env.training.opponents.OpponentPool`).
 - ``torch_threads``: when an opponent is a policy, torch gets this many threads in this
   process (the default 1 gives way to the ``SORRY_TORCH_THREADS`` environment variable when
   set; ``None`` leaves torch alone). Policies evaluate one position at a time, where more
@@ -258,7 +258,7 @@ class SorryGymEnv(gymnasium.Env):
     # -- accessors ----------------------------------------------------------------------
     def public_state(self) -> np.ndarray:
         """The engine state without its hidden parts (draw-pile order, generator): the extra
-        input of the trained policies (:mod:`agents.policy_input`)."""
+        input of the trained policies (:mod:`sorry_env.agents.policy_input`)."""
         out = np.empty(STATE_SIZE, dtype=np.int64)
         public_state(self._require_state(), out)
         return out
@@ -266,7 +266,7 @@ class SorryGymEnv(gymnasium.Env):
     def own_view(self) -> np.ndarray:
         """What the learner may know of the engine state (:func:`sorry_env.engine.own_view`:
         the public state, with hands also the other hands hidden): the extra input of the
-        trained policies (:mod:`agents.policy_input`)."""
+        trained policies (:mod:`sorry_env.agents.policy_input`)."""
         out = np.empty(STATE_SIZE, dtype=np.int64)
         own_view(self._require_state(), self._rules, self.learner_seat, out)
         return out
@@ -334,7 +334,7 @@ class SorryGymEnv(gymnasium.Env):
 
 
 class PolicyInputWrapper(gymnasium.ObservationWrapper):
-    """Observations as the trained policies' input vectors (:mod:`agents.policy_input`): the
+    """Observations as the trained policies' input vectors (:mod:`sorry_env.agents.policy_input`): the
     env's observation followed by :meth:`SorryGymEnv.own_view`. What the self-play
     trainer learns from; ``action_masks()`` passes through."""
 

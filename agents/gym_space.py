@@ -1,5 +1,5 @@
-"""The observation space of the Gymnasium env (:mod:`agents.gym_env`) and what it records about
-its game, apart from the env so a saved model can be checked (:mod:`agents.sb3_agent`)
+"""The observation space of the Gymnasium env (:mod:`sorry_env.agents.gym_env`) and what it records about
+its game, apart from the env so a saved model can be checked (:mod:`sorry_env.agents.sb3_agent`)
 without importing the env."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ ENV_ID = GYM_ENV_ID  # one home: sorry_env/version.py
 
 def game_tag(rules, num_players: int) -> dict:
     """What an observation space records about its game (sb3 saves it with a model as plain
-    JSON, so :mod:`agents.sb3_agent` can check a model against a game without unpickling)."""
+    JSON, so :mod:`sorry_env.agents.sb3_agent` can check a model against a game without unpickling)."""
     return {"env": ENV_ID, "layout": layout(rules), "rules": rules_dict(rules), "num_players": int(num_players)}
 
 

@@ -1,7 +1,7 @@
 """`heuristic`: a hand-written player. It tries every legal move with the engine and keeps the
-one whose resulting position scores best under :mod:`agents.evaluation` (bumps against the
+one whose resulting position scores best under :mod:`sorry_env.agents.evaluation` (bumps against the
 leader, slides, safety and Home, threats weighted by the remaining deck, the backward
-shortcut; the weights are :class:`agents.evaluation.Weights`)."""
+shortcut; the weights are :class:`sorry_env.agents.evaluation.Weights`)."""
 
 import numpy as np
 from numba import njit

@@ -5,8 +5,8 @@ A playout re-draws what the player cannot see (the draw-pile order; with hands t
 players' hands) from the agent's own generator, plays a root move, then `rollout_plies`
 moves of an epsilon-greedy heuristic player for every seat, and scores the result: 1 for a
 win of the player's side, 0 for a loss, otherwise the heuristic evaluation read as a chance
-of winning (:func:`agents.evaluation.win_chance`), or with ``value=PATH`` the chance a
-learned value network gives (:mod:`agents.value_net`, fitted by :mod:`training.value_fit`).
+of winning (:func:`sorry_env.agents.evaluation.win_chance`), or with ``value=PATH`` the chance a
+learned value network gives (:mod:`sorry_env.agents.value_net`, fitted by :mod:`sorry_env.training.value_fit`).
 
 The root moves are compared with common random numbers: in each sampled world (one seed for
 the hidden cards and the playout's random choices) every root move is played out, so the

@@ -6,7 +6,7 @@ Both need ``open_spiel`` (``pip install open_spiel``, in the test extra); it is 
 the agent is made, so the other agents work without it.
 
 The bot searches from the agent's :class:`~agents.base.Turn`, whose hidden parts (the draw
-order; with hands the other hands) are already re-drawn (:func:`agents.base.public_view`):
+order; with hands the other hands) are already re-drawn (:func:`sorry_env.agents.base.public_view`):
 MCTSBot searches that one determinization, ISMCTSBot re-deals the hidden cards in every
 simulation (``resample_from_infostate``). Leaves are valued by ``rollouts`` uniformly random
 playouts to the end of the game (``rollout="engine"``: the compiled engine plays them, the same

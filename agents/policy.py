@@ -2,7 +2,7 @@
 
 Policy input
 ------------
-A policy sees one float32 vector per decision (:func:`agents.policy_input.policy_input`): the
+A policy sees one float32 vector per decision (:func:`sorry_env.agents.policy_input.policy_input`): the
 env's observation of the acting seat (``OBS_SIZE`` floats) followed by that seat's own view of
 the engine state array (``STATE_SIZE`` small integers; the draw order and, with hands, the
 other hands hidden). Nothing the seat cannot see enters it, so every preset, play for points
@@ -12,7 +12,7 @@ Actor kinds (``network.kind``)
 ------------------------------
 - ``mlp``: an MLP maps the observation to one logit per action.
 - ``afterstate``: an MLP scores the observation of the position each legal move leads to
-  (:mod:`agents.policy_input`); the score is that move's logit. One small network, shared by
+  (:mod:`sorry_env.agents.policy_input`); the score is that move's logit. One small network, shared by
   all moves, that judges positions: what the heuristic agent does by hand.
 
 Policy file format (one ``.safetensors`` file, loaded without executing code)
@@ -275,7 +275,7 @@ def load_policy(path) -> tuple[Actor, dict]:
 def check_trained_for(path: str | os.PathLike, meta: dict, rules: Rules | str, num_players: int) -> None:
     """ValueError unless the network of file `path` (metadata `meta`) was trained for these
     rules and player count; the message names what it was trained for and the shipped file
-    that fits the game asked for (:mod:`agents.catalog`)."""
+    that fits the game asked for (:mod:`sorry_env.agents.catalog`)."""
     from .catalog import fitting_hint
 
     r = get_rules(rules)

@@ -1,7 +1,7 @@
 """An sb3-contrib MaskablePPO model (``.zip``) trained on the Gymnasium env, as an agent.
 
 The Gymnasium env's observation space records its game (``space.sorry_game``: env id,
-input/action layout, rules, player count; :func:`agents.gym_space.game_tag`), and
+input/action layout, rules, player count; :func:`sorry_env.agents.gym_space.game_tag`), and
 stable-baselines3 saves that record with the model as plain JSON. An sb3 model is therefore
 checked against the game *before* anything in it is unpickled: a model made for another
 observation or action size, other rules or another player count is refused with a message.

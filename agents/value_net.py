@@ -1,8 +1,8 @@
 """A learned position value inside compiled search: an afterstate network run by numba.
 
-An ``afterstate`` policy file (:mod:`agents.policy`) holds an MLP that scores the observation
+An ``afterstate`` policy file (:mod:`sorry_env.agents.policy`) holds an MLP that scores the observation
 of a position after a move (the next card not drawn). A value network is such an MLP trained
-to give the logit of the viewer's chance of winning (:mod:`training.value_fit`); search
+to give the logit of the viewer's chance of winning (:mod:`sorry_env.training.value_fit`); search
 agents use it instead of the hand-written evaluation to score the positions where their
 lookahead stops (``montecarlo:value=PATH``).
 

@@ -4,7 +4,7 @@ opponent move).
 
 Layering: the batched engine core (seeds, autoreset, observation and mask buffers, action
 checks) is :mod:`sorry_env.vector`; the opponents' move choices are agents
-(:func:`agents.greedy.greedy_choice`, :func:`agents.heuristic.heuristic_choice`), and
+(:func:`sorry_env.agents.greedy.greedy_choice`, :func:`sorry_env.agents.heuristic.heuristic_choice`), and
 ``sorry_env`` never imports ``agents``, so the compiled loop that calls both lives here.
 
 ``VectorOpponentEnv(num_envs, num_players=2, opponents="heuristic", ...)`` is a Gymnasium
@@ -19,7 +19,7 @@ checks) is :mod:`sorry_env.vector`; the opponents' move choices are agents
   again or the game ends. Observations and masks are the learner's. ``rewards`` is
   float32[B]: +1 when the learner's side won, -1 when another side won, 0 otherwise.
 - ``policy_input=True`` makes the observation the trained policies' input vector
-  (:mod:`agents.policy_input`: the observation followed by the learner's own view of the
+  (:mod:`sorry_env.agents.policy_input`: the observation followed by the learner's own view of the
   state array), as the MaskablePPO trainer uses.
 - ``infos["opponent_moves"]``: opponent moves played in this step, per game (their cost per
   learner step is what ``benchmarks/bench_vector.py`` reports).
@@ -143,7 +143,7 @@ def _start(b, states, rules, active, seats, kinds, weights, game_seeds, episodes
 @njit(cache=True)
 def _write_own_view(state, rules, learner, with_state, out):
     """With `with_state`, the learner's own view of the state array after the observation in
-    `out` (the trained policies' input vector, :mod:`agents.policy_input`)."""
+    `out` (the trained policies' input vector, :mod:`sorry_env.agents.policy_input`)."""
     if with_state:
         public = np.empty(E.STATE_SIZE, dtype=np.int64)
         own_view(state, rules, learner, public)

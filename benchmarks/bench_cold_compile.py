@@ -5,7 +5,7 @@
 The tree of git revision ``--rev`` (default: the working tree itself, ``--rev .``) is copied
 into a temporary directory (``git archive``), so its ``__pycache__`` folders start empty: every
 ``@njit(cache=True)`` function is compiled from scratch. The command (by default
-``python -m training.evaluate heuristic random --games 200 --seed 0``, the issue-28 measure)
+``python -m sorry_env.training.evaluate heuristic random --games 200 --seed 0``, the issue-28 measure)
 then runs with that copy first on ``PYTHONPATH`` and a temporary working directory; the
 wall time and the CPU seconds of the child (user + system, from ``os.wait4``) are printed.
 ``--warm`` runs the command a second time on the now-filled cache, for the warm figure.
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_COMMAND = ["-m", "training.evaluate", "heuristic", "random", "--games", "200", "--seed", "0"]
+DEFAULT_COMMAND = ["-m", "sorry_env.training.evaluate", "heuristic", "random", "--games", "200", "--seed", "0"]
 PACKAGES = ("sorry_env", "agents", "training")
 
 

@@ -15,14 +15,14 @@ import subprocess
 import sys
 import time
 
-from agents.policy import PolicyAgent
+from sorry_env.agents.policy import PolicyAgent
 
 if os.environ.get("SORRY_BENCH_SEQUENTIAL"):
     PolicyAgent.acts_in_batches = property(lambda self: False)
 
 
 def run(args):
-    from agents.arena.tournament import run_tournament
+    from sorry_env.agents.arena.tournament import run_tournament
 
     start = time.perf_counter()
     results = run_tournament([args.policy, args.opponent], games=args.games, seed=args.seed, workers=args.workers)

@@ -16,9 +16,9 @@ import time
 
 import numpy as np
 
-from agents import Turn, make_agent
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.agents import Turn, make_agent
 from sorry_env.rules import DEFAULT_MAX_TURNS, get_rules
 
 

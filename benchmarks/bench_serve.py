@@ -1,6 +1,6 @@
 """Move latency of sorry-serve with several games at once: a bounded local load test.
 
-Starts ``sorry-serve`` (``python -m agents.serve``) on 127.0.0.1 and a free port, then plays
+Starts ``sorry-serve`` (``python -m sorry_env.agents.play.serve``) on 127.0.0.1 and a free port, then plays
 ``--games`` games at once, each from its own thread and HTTP connection, as a person would:
 ask for the game, pick a random legal move, post it, and so on. A move's latency is the
 time from sending ``POST /api/games/{id}/move`` to having its answer, which includes the
@@ -49,7 +49,7 @@ def start_server(port: int, timeout: float = 120) -> subprocess.Popen:
     """sorry-serve on HOST:port in a child process, once it answers."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agents.serve", "--host", HOST, "--port", str(port), "--max-games", "64"],
+        [sys.executable, "-m", "sorry_env.agents.play.serve", "--host", HOST, "--port", str(port), "--max-games", "64"],
         env=env,
         stdout=subprocess.DEVNULL,
     )

@@ -43,10 +43,10 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from training import train as T
-from training.config import load_config
-from training.export import export_model
-from training.opponents import OpponentPool
+from sorry_env.training import train as T
+from sorry_env.training.config import load_config
+from sorry_env.training.export import export_model
+from sorry_env.training.opponents import OpponentPool
 
 
 class Phases(BaseCallback):
@@ -91,7 +91,7 @@ def load_old_env(path: str):
 def build(cfg: dict, path: str, pool: OpponentPool, counter: dict):
     """The VecEnv of `path`, with its step/reset (and opponent moves) timed (CPU seconds) into counter."""
     if path == "batched":
-        from training.batched_env import BatchedSelfPlayEnv
+        from sorry_env.training.batched_env import BatchedSelfPlayEnv
 
         venv = BatchedSelfPlayEnv(cfg, pool, seed=cfg["seed"])
         timed(venv, "_external_moves", counter, "opponents")
@@ -123,7 +123,7 @@ def use_dense_forward(dense: bool) -> None:
     plain dense modules (the actor's own forward: what the trainer ran before)."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from training import sb3_policy
+    from sorry_env.training import sb3_policy
 
     cls, policy = sb3_policy.ActorCritic, sb3_policy.SelfPlayPolicy
     if not hasattr(cls, "_sparse_methods"):
@@ -209,7 +209,7 @@ OPPONENT_TIME = {"opponents": 0.0}  # the per-game paths' agents' act() time (cl
 def _time_python_opponents(pool: OpponentPool, counter: dict) -> None:
     """Count the per-game paths' opponent moves: every agent class's act, patched once per
     class to add to OPPONENT_TIME, which `measure` reads."""
-    import agents
+    from sorry_env import agents
 
     classes = {type(a) for a in pool.snapshot_agents if a is not None}
     classes |= {type(agents.make_agent(kind)) for kind in pool.mix if kind != "snapshots"}

@@ -21,10 +21,10 @@ import numpy as np
 from bench_trainer import load_old_env  # a sibling script (benchmarks/ is on the path)
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from training import train as T
-from training.config import load_config
-from training.export import export_model
-from training.opponents import OpponentPool
+from sorry_env.training import train as T
+from sorry_env.training.config import load_config
+from sorry_env.training.export import export_model
+from sorry_env.training.opponents import OpponentPool
 
 
 def venv_of(kind: str, cfg: dict, pool: OpponentPool, old_class) -> DummyVecEnv:

@@ -1,4 +1,4 @@
-"""Time of one search move at the browser server's caps (agents.serve.opponents.SETTING_CAPS).
+"""Time of one search move at the browser server's caps (agents.play.serve.opponents.SETTING_CAPS).
 
 Plays random 4-player games of three presets and times the agent's move every third
 position that has more than one legal move (the first move of each spec also compiles or
@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from agents import Turn, make_agent
 from sorry_env import game
+from sorry_env.agents import Turn, make_agent
 from sorry_env.rules import get_rules
 
 PRESETS = (("hasbro2003", 4), ("hasbro2003_points", 4), ("hasbro2003_teams", 4))

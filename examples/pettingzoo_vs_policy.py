@@ -12,8 +12,8 @@ import argparse
 
 import numpy as np
 
-import agents
 import sorry_env
+from sorry_env import agents
 
 
 def my_move(observation: dict, rng: np.random.Generator) -> int:

@@ -15,7 +15,7 @@ import gymnasium
 from sb3_contrib import MaskablePPO
 
 import sorry_env  # noqa: F401  (registers sorry_env/Sorry-v1)
-from agents.arena.cli import main as sorry_eval
+from sorry_env.agents.arena.cli import main as sorry_eval
 
 
 def main(argv=None) -> None:

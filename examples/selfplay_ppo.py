@@ -6,7 +6,7 @@ The learner plays a random seat of `sorry_env/Sorry-v1`; every other seat is a f
 of the learner (a function from the observation dict to an action, refreshed every
 `--snapshot-every` updates). Illegal actions get a logit of -1e9, so they are never sampled.
 Steps per second are logged every update; at the end the greedy policy plays a tournament
-against the heuristic and random agents (`agents.arena.tournament.run_tournament`, which takes
+against the heuristic and random agents (`sorry_env.agents.arena.tournament.run_tournament`, which takes
 Agent objects as well as specs).
 """
 
@@ -20,9 +20,9 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-import agents
 import sorry_env  # noqa: F401  (registers sorry_env/Sorry-v1)
-from agents.arena.tournament import run_tournament
+from sorry_env import agents
+from sorry_env.agents.arena.tournament import run_tournament
 
 
 def parse_args(argv=None):

@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.arena.tournament import run_tournament
-from agents.policy import Actor, load_policy, save_policy
 from sorry_env import game
-from training.search_teacher import distil, value_columns
+from sorry_env.agents.arena.tournament import run_tournament
+from sorry_env.agents.policy import Actor, load_policy, save_policy
+from sorry_env.training.search_teacher import distil, value_columns
 
 
 def made_by(data: dict) -> dict:

@@ -10,9 +10,9 @@ import time
 
 import ray
 
-from agents.value_net import pack
-from training import expert_iteration as X
-from training.config import DEFAULTS, _merge
+from sorry_env.agents.value_net import pack
+from sorry_env.training import expert_iteration as X
+from sorry_env.training.config import DEFAULTS, _merge
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
 """Is any weight of the Sorry! Express position score off? Each weight of
-``agents.express_search.WEIGHTS`` is set in turn to each of a few values (the others kept)
+``sorry_env.agents.express_search.WEIGHTS`` is set in turn to each of a few values (the others kept)
 and the heuristic plays greedy: 2 players, and 1 against 3 greedy players. One process;
 the heuristic reads the module's WEIGHTS when it acts, so the change reaches it.
 
@@ -10,8 +10,8 @@ import argparse
 
 import numpy as np
 
-from agents import express_search
-from training.express_evaluate import run_express_tournament
+from sorry_env.agents import express_search
+from sorry_env.training.express_evaluate import run_express_tournament
 
 NAMES = ("slide", "supply", "held", "sorry", "pawns")
 VALUES = {"slide": (0.0, 0.3, 1.0), "supply": (0.0, 1.5, 3.0), "held": (-2.0, 0.0, 1.0, 4.0), "sorry": (0.0, 1.5, 3.0)}

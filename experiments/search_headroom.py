@@ -2,7 +2,7 @@
 own games.
 
 The heuristic plays itself. At a sample of its decisions, every legal move is valued twice,
-by two independent sets of Monte Carlo playouts (:func:`agents.montecarlo.monte_carlo_values`:
+by two independent sets of Monte Carlo playouts (:func:`sorry_env.agents.montecarlo.monte_carlo_values`:
 common random numbers, every seat played by the heuristic, `--plies` moves then the
 evaluation, or to the end of the game with ``--plies 0``). The move one set prefers is judged
 by the other set, against the heuristic's own move:
@@ -36,9 +36,11 @@ import numpy as np
 from numba import njit
 from tqdm import tqdm
 
-from agents.evaluation import DEFAULT_WEIGHTS
-from agents.heuristic import heuristic_choice
-from agents.montecarlo import (
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env.agents.evaluation import DEFAULT_WEIGHTS
+from sorry_env.agents.heuristic import heuristic_choice
+from sorry_env.agents.montecarlo import (
     MAX_TURNS,
     SEED_RANGE,
     distinct_moves,
@@ -47,10 +49,8 @@ from agents.montecarlo import (
     playout_decision,
     playout_result,
 )
-from agents.simulate import action_buffer, after_move_into, determinize
-from agents.value_net import NO_NET
-from sorry_env import engine as E
-from sorry_env import game
+from sorry_env.agents.simulate import action_buffer, after_move_into, determinize
+from sorry_env.agents.value_net import NO_NET
 from sorry_env.rules import CARD_NAMES, PRESETS
 
 
@@ -91,7 +91,7 @@ def nested_playout(world, rules, w, me, plies, inner, buf):
 
 @njit
 def nested_values(state, rules, w, legal, n, seed, iterations, plies, inner, values):
-    """agents.montecarlo.monte_carlo_values with nested playouts (same worlds for every move)."""
+    """sorry_env.agents.montecarlo.monte_carlo_values with nested playouts (same worlds for every move)."""
     me = E.to_move(state)
     moves = np.empty(n, dtype=np.int64)
     same_as = np.empty(n, dtype=np.int64)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from training.config import check_network_file, load_config
-from training.search_teacher import teacher_data
+from sorry_env.training.config import check_network_file, load_config
+from sorry_env.training.search_teacher import teacher_data
 
 
 def main(argv: list[str] | None = None) -> Path:

@@ -5,9 +5,11 @@
 - :mod:`sorry_env.rules`: rule configurations and presets.
 - ``gymnasium.make("sorry_env/Sorry-v1", num_players=2, opponents=["heuristic"])``: a
   single-agent Gymnasium env (one seat learns, agents play the others), registered here and
-  defined in :mod:`agents.gym_env` (imported only when made: sorry_env never imports agents).
+  defined in :mod:`sorry_env.agents.gym_env` (imported only when made: sorry_env never imports agents).
 - :mod:`sorry_env.express`: Sorry! Express, the dice game, as its own env (``sorry_env/express-v0``).
 """
+
+import pathlib as _pathlib
 
 import gymnasium as _gymnasium
 
@@ -17,6 +19,26 @@ except ImportError:  # PettingZoo 1.26 has no registry: pettingzoo.make needs 1.
     _register = None
 
 from .numba_cache import clear_stale as _clear_stale
+
+
+def _source_checkout_path() -> None:
+    """In a source checkout the repository's agents/, training/, checkpoints/ and configs/
+    folders are this package's sorry_env.agents, sorry_env.training, ... (pyproject.toml's
+    package-dir; an installed wheel has them inside the package). Adding the checkout's root
+    to ``__path__`` makes that true for any checkout on ``sys.path`` (a second work tree, a
+    plain ``PYTHONPATH=$PWD``), not just the one an editable install points at. Only a folder
+    whose pyproject.toml is this project's counts, so an installed wheel never looks beside
+    itself in site-packages."""
+    root = _pathlib.Path(__file__).resolve().parent.parent
+    try:
+        is_checkout = 'name = "sorry-env"' in (root / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return
+    if is_checkout and (root / "agents" / "__init__.py").is_file() and str(root) not in __path__:
+        __path__.append(str(root))
+
+
+_source_checkout_path()
 
 _clear_stale("sorry_env")  # the engine depends on no other package (see numba_cache)
 
@@ -46,4 +68,4 @@ if _register is not None:
     _register("aec", EXPRESS_ENV_ID, entry_point="sorry_env.express.env:env")
 # A string entry point: gymnasium imports agents.gym_env when the env is made, not here.
 if GYM_ENV_ID not in _gymnasium.registry:
-    _gymnasium.register(id=GYM_ENV_ID, entry_point="agents.gym_env:SorryGymEnv")
+    _gymnasium.register(id=GYM_ENV_ID, entry_point="sorry_env.agents.gym_env:SorryGymEnv")

@@ -17,7 +17,7 @@ caching package calls this with all it imports.
 
 Compiling is visible: the first time in a process that numba compiles (rather than loads from
 the disk cache) a function of a package that called :func:`clear_stale`, one line on stderr
-says so and how long it usually takes (:data:`COMPILE_NOTICE`). ``python -m training.warm``
+says so and how long it usually takes (:data:`COMPILE_NOTICE`). ``python -m sorry_env.training.warm``
 fills every cache the README's main job and the tests use, in one visible step.
 """
 

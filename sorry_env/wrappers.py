@@ -34,7 +34,7 @@ class ObservationKeys(BaseWrapper):
             raise ValueError(f"mask_dtype must be a numeric dtype, got {mask_dtype!r}")
         self._keys = (observation, action_mask)
         self._mask_dtype = dtype
-        self._spaces = {}
+        self._spaces: dict = {}
 
     def observation_space(self, agent: str) -> spaces.Dict:
         if agent not in self._spaces:

@@ -10,9 +10,9 @@ Home is 6 steps past it, so a pawn on track square 57 is 11 steps from Home, on 
 import numpy as np
 import pytest
 
-from agents import AGENTS, MonteCarloAgent, Turn, make_agent
 from sorry_env import PRESETS, game, state_from_dict
 from sorry_env import engine as E
+from sorry_env.agents import AGENTS, MonteCarloAgent, Turn, make_agent
 
 # Small budgets keep the file fast; the search logic is the same at any budget.
 SPECS = ["random", "greedy", "heuristic", "expectimax", "montecarlo:iterations=24"]
@@ -172,7 +172,7 @@ def test_make_agent_reads_settings_and_rejects_bad_ones():
     # The flat Monte Carlo agent's old name still works, as a spec and as imports.
     old = make_agent("mcts:iterations=3", seed=1)
     assert type(old) is MonteCarloAgent and old.iterations == 3
-    from agents.mcts import MCTSAgent, monte_carlo_values  # noqa: F401
+    from sorry_env.agents.mcts import MCTSAgent, monte_carlo_values  # noqa: F401
 
     assert MCTSAgent is MonteCarloAgent
     with pytest.raises(ValueError, match="unknown agent"):

@@ -7,14 +7,14 @@ import textwrap
 import numpy as np
 import pytest
 
-import agents
 import sorry_env
-from training.evaluate import main as sorry_eval
-from training.evaluate import run_tournament
+from sorry_env import agents
+from sorry_env.training.evaluate import main as sorry_eval
+from sorry_env.training.evaluate import run_tournament
 
 MODULE = """
 import numpy as np
-from agents import Agent
+from sorry_env.agents import Agent
 
 
 class FirstLegal(Agent):
@@ -121,7 +121,7 @@ def train_tiny_model(path, **env_kwargs):
 def test_sb3_models_play_without_unpickling_and_are_checked_against_the_game(tmp_path, monkeypatch):
     import cloudpickle
 
-    from agents.sb3_agent import SB3Agent
+    from sorry_env.agents.sb3_agent import SB3Agent
 
     model = train_tiny_model(tmp_path / "m2.zip", num_players=2, opponents="random")
     train_tiny_model(tmp_path / "m4.zip", num_players=4, opponents="random")
@@ -154,7 +154,7 @@ def test_an_sb3_model_for_another_observation_is_refused(tmp_path):
     from gymnasium.wrappers import FlattenObservation
     from sb3_contrib import MaskablePPO
 
-    from agents.gym_env import SorryGymEnv
+    from sorry_env.agents.gym_env import SorryGymEnv
 
     flat = FlattenObservation(SorryGymEnv(2, "random"))
     model = MaskablePPO("MlpPolicy", flat, n_steps=32, batch_size=32, n_epochs=1, device="cpu")

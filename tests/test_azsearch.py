@@ -8,16 +8,15 @@ import numpy as np
 import pytest
 import torch
 
-import agents
-from agents.azsearch import AZSearchAgent, run_search, search_policy
-from agents.base import Turn
-from agents.policy import PolicyAgent
-from agents.value_net import pack
+from sorry_env import agents, game
 from sorry_env import engine as E
-from sorry_env import game
+from sorry_env.agents.azsearch import AZSearchAgent, run_search, search_policy
+from sorry_env.agents.base import Turn
+from sorry_env.agents.policy import PolicyAgent
+from sorry_env.agents.value_net import pack
 from sorry_env.rules import get_rules
-from training import expert_iteration as X
-from training.config import DEFAULTS, _merge, validate
+from sorry_env.training import expert_iteration as X
+from sorry_env.training.config import DEFAULTS, _merge, validate
 
 VALUE = "checkpoints/value-2p.safetensors"
 POLICY_4P = "checkpoints/sorry-4p.safetensors"
@@ -89,7 +88,7 @@ def test_specs_and_wrong_games_are_refused_with_their_reason():
 
 
 def test_a_short_tournament_against_the_heuristic_runs_to_the_end():
-    from training.evaluate import run_tournament
+    from sorry_env.training.evaluate import run_tournament
 
     r = run_tournament([f"azsearch:net={VALUE},simulations=8", "heuristic"], games=4, workers=1)
     assert r["truncated"] == 0 and sum(a["wins"] for a in r["agents"]) == 4
@@ -210,7 +209,7 @@ def test_the_browser_game_offers_azsearch_with_the_servers_network_and_bounded_s
     """A client names azsearch and its simulations (within the cap); the network is the
     server's shipped value network for the game, never a file the client names."""
     pytest.importorskip("starlette")
-    from agents.serve.opponents import SETTING_CAPS, OpponentMenu
+    from sorry_env.agents.play.serve.opponents import SETTING_CAPS, OpponentMenu
 
     menu = OpponentMenu(None)
     choice = menu.choose("azsearch:simulations=32", "hasbro2003", 2)
@@ -231,7 +230,7 @@ def test_the_browser_game_offers_azsearch_with_the_servers_network_and_bounded_s
 
 
 def test_azsearch_is_a_training_opponent_for_its_game_only():
-    from training.opponents import check_mix
+    from sorry_env.training.opponents import check_mix
 
     check_mix({f"azsearch:net={VALUE},simulations=4": 1.0}, "hasbro2003", 2)
     with pytest.raises(ValueError, match="4 players"):
@@ -239,7 +238,7 @@ def test_azsearch_is_a_training_opponent_for_its_game_only():
 
 
 def test_a_bare_azsearch_opponent_is_refused_in_a_config():
-    from training.opponents import check_mix
+    from sorry_env.training.opponents import check_mix
 
     with pytest.raises(ValueError, match="net=FILE"):
         check_mix({"azsearch": 1.0}, "hasbro2003", 2)
@@ -248,7 +247,7 @@ def test_a_bare_azsearch_opponent_is_refused_in_a_config():
 def test_the_expit_configs_load_and_pass_their_checks():
     import pathlib
 
-    from training.config import load_config
+    from sorry_env.training.config import load_config
 
     paths = sorted(pathlib.Path("configs").glob("expit-*.yaml"))
     assert paths

@@ -4,10 +4,10 @@ sorry-eval's lockstep games give the same records as one game at a time."""
 import numpy as np
 import pytest
 
-from agents import Turn, make_agent
-from agents.policy import PolicyAgent
 from sorry_env import game
-from training.evaluate import Table, run_tournament
+from sorry_env.agents import Turn, make_agent
+from sorry_env.agents.policy import PolicyAgent
+from sorry_env.training.evaluate import Table, run_tournament
 
 POLICY = "checkpoints/sorry-2p.safetensors"
 

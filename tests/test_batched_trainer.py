@@ -7,16 +7,16 @@ import pytest
 import torch
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from agents.policy_input import INPUT_SIZE, policy_input
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.agents.policy_input import INPUT_SIZE, policy_input
 from sorry_env.observation import OBS_SIZE
-from training import train as T
-from training.batched_env import BatchedSelfPlayEnv
-from training.config import load_config
-from training.export import export_model
-from training.opponents import OpponentPool
-from training.sb3_policy import actor_logits, sparse_linear
+from sorry_env.training import train as T
+from sorry_env.training.batched_env import BatchedSelfPlayEnv
+from sorry_env.training.config import load_config
+from sorry_env.training.export import export_model
+from sorry_env.training.opponents import OpponentPool
+from sorry_env.training.sb3_policy import actor_logits, sparse_linear
 
 SMOKE = "configs/smoke.yaml"
 
@@ -196,7 +196,7 @@ def test_sparse_first_layer_follows_optimizer_steps_and_loads():
 
 @pytest.mark.parametrize("kind", ["afterstate", "mlp"])
 def test_training_forward_gives_the_actors_logits(kind):
-    from agents.policy import Actor, masked_logits
+    from sorry_env.agents.policy import Actor, masked_logits
 
     cfg = smoke_cfg()
     cfg["envs"] = 20
@@ -245,9 +245,9 @@ def test_per_game_rollouts_still_train_and_a_run_from_before_the_key_resumes_bat
 def test_afterstates_are_the_observations_after_each_legal_move(rules, players):
     """sparse_afterstates (and afterstates, its dense form) against the engine move by move:
     each legal move played before the draw, then observed by the mover."""
-    from agents.policy_input import afterstates, sparse_afterstate_observations, sparse_afterstates
+    from sorry_env.agents.policy_input import afterstates, sparse_afterstate_observations, sparse_afterstates
     from sorry_env.observation import observe
-    from training.sb3_policy import sparse_rows
+    from sorry_env.training.sb3_policy import sparse_rows
 
     cfg = smoke_cfg(rules=rules, num_players=players)
     cfg["envs"] = 16

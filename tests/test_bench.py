@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from training.bench import algorithms, cli, dqn, maskable_ppo, native_ppo, results, rllib_ppo
-from training.bench.tasks import ANCHORS, TASKS, get_task, normalized_score
+from sorry_env.training.bench import algorithms, cli, dqn, maskable_ppo, native_ppo, results, rllib_ppo
+from sorry_env.training.bench.tasks import ANCHORS, TASKS, get_task, normalized_score
 
 GOLDEN = pathlib.Path(__file__).with_name("bench_tasks_golden.json")
 BUMP_RULE = (

@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-import agents
-from agents import catalog, make_agent
-from agents.policy import Actor, PolicyAgent, read_metadata, save_policy
-from sorry_env import game
+from sorry_env import agents, game
+from sorry_env.agents import catalog, make_agent
+from sorry_env.agents.policy import Actor, PolicyAgent, read_metadata, save_policy
 from sorry_env.rules import get_rules
 
 FAMILIES = [
@@ -64,7 +63,7 @@ def test_a_policy_for_another_game_is_refused_naming_the_file_that_fits():
 
 def run_play(args, stdin=""):
     return subprocess.run(
-        [sys.executable, "-m", "agents.play", *args], input=stdin, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "sorry_env.agents.play", *args], input=stdin, capture_output=True, text=True, timeout=600
     )
 
 
@@ -133,7 +132,7 @@ def test_the_browser_game_offers_the_shipped_policies_by_name_with_an_estimate()
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
 
-    from agents.serve.app import create_app
+    from sorry_env.agents.play.serve.app import create_app
 
     with TestClient(create_app(hint_agent="heuristic"), base_url="http://127.0.0.1:8000") as client:
         options = client.get("/api/options").json()

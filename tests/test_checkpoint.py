@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from training.config import load_config
+from sorry_env.training.config import load_config
 
 SMOKE = "configs/smoke.yaml"
 
@@ -60,9 +60,11 @@ def test_a_pickled_checkpoint_never_runs(tmp_path, command):
     marker = tmp_path / "owned"
     plant_pickle_checkpoint(tmp_path / "runs" / "smoke", marker)
     if command == "export":
-        result = run_cli("training.export", tmp_path / "runs" / "smoke", tmp_path / "out.safetensors")
+        result = run_cli("sorry_env.training.export", tmp_path / "runs" / "smoke", tmp_path / "out.safetensors")
     else:
-        result = run_cli("training.train", SMOKE, "--resume", "--runs-dir", tmp_path / "runs", "--timesteps", 2048)
+        result = run_cli(
+            "sorry_env.training.train", SMOKE, "--resume", "--runs-dir", tmp_path / "runs", "--timesteps", 2048
+        )
     assert not marker.exists(), "the run directory executed code"
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert "checkpoint.zip" in result.stderr and "pickle" in result.stderr
@@ -71,8 +73,8 @@ def test_a_pickled_checkpoint_never_runs(tmp_path, command):
 @pytest.fixture(scope="module")
 def trained_model(tmp_path_factory):
     """A smoke-config MaskablePPO after one update (so the optimizer has state)."""
-    from training.opponents import OpponentPool
-    from training.train import make_envs, make_model
+    from sorry_env.training.opponents import OpponentPool
+    from sorry_env.training.train import make_envs, make_model
 
     cfg = load_config(SMOKE)
     tb = tmp_path_factory.mktemp("tb")
@@ -82,8 +84,8 @@ def trained_model(tmp_path_factory):
 
 
 def rebuilt(cfg, tmp_path):
-    from training.opponents import OpponentPool
-    from training.train import make_envs, make_model
+    from sorry_env.training.opponents import OpponentPool
+    from sorry_env.training.train import make_envs, make_model
 
     return make_model(cfg, make_envs(cfg, OpponentPool({"random": 1.0}), seed=5), tmp_path / "tb")
 
@@ -94,7 +96,7 @@ def test_restore_brings_back_weights_optimizer_counters_and_generators(trained_m
     import numpy as np
     import torch
 
-    from training import checkpoint
+    from sorry_env.training import checkpoint
 
     cfg, model = trained_model
     path = tmp_path / checkpoint.FILE
@@ -121,8 +123,8 @@ def test_a_checkpoint_for_another_network_or_with_broken_weights_is_refused(trai
     import torch
     from safetensors.torch import load_file, save_file
 
-    from agents.tensor_file import read_header
-    from training import checkpoint
+    from sorry_env.agents.tensor_file import read_header
+    from sorry_env.training import checkpoint
 
     cfg, model = trained_model
     path = tmp_path / checkpoint.FILE
@@ -144,7 +146,7 @@ def test_a_checkpoint_for_another_network_or_with_broken_weights_is_refused(trai
 
 
 def test_resume_refuses_snapshots_outside_the_pool(tmp_path):
-    from training.train import open_run
+    from sorry_env.training.train import open_run
 
     cfg = load_config(SMOKE)
     plant_pickle_checkpoint(tmp_path / "smoke", tmp_path / "owned")

@@ -24,7 +24,7 @@ def assert_message(code, err, expected=None):
 
 
 def test_play_answers_a_huge_number_and_non_utf8_input():
-    code, out, err = run("agents.play", "--opponents", "random", stdin=b"9" * 5000 + b"\n\xff\xfe\nq\n")
+    code, out, err = run("sorry_env.agents.play", "--opponents", "random", stdin=b"9" * 5000 + b"\n\xff\xfe\nq\n")
     assert code == 1 and "Traceback" not in err, err[-3000:]
     assert out.count("is not one of the moves") == 2 and "Game abandoned: you quit." in out
 
@@ -51,7 +51,7 @@ def test_a_child_hears_ctrl_c_even_when_the_suite_ignores_it():
 
 def test_play_interrupted_with_ctrl_c():
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agents.play", "--opponents", "random"],
+        [sys.executable, "-m", "sorry_env.agents.play", "--opponents", "random"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -75,7 +75,7 @@ def test_eval_checks_its_output_folder_before_any_game(tmp_path):
     (tmp_path / "a-file").write_text("x")
     started = time.perf_counter()
     code, out, err = run(
-        "training.evaluate",
+        "sorry_env.training.evaluate",
         "heuristic",
         "random",
         "--games",
@@ -97,10 +97,10 @@ def test_export_of_a_truncated_checkpoint_or_to_a_folder_is_a_message(tmp_path):
     plant_pickle_checkpoint(run_dir, tmp_path / "owned")
     (run_dir / "checkpoint.zip").unlink()
     (run_dir / "checkpoint.safetensors").write_bytes(b'\x10\x00\x00\x00\x00\x00\x00\x00{"a":')
-    code, _, err = run("training.export", run_dir, tmp_path / "out.safetensors")
+    code, _, err = run("sorry_env.training.export", run_dir, tmp_path / "out.safetensors")
     assert_message(code, err, "checkpoint.safetensors")
     (run_dir / "run_state.json").write_text(json.dumps({"config": "nonsense"}))
-    code, _, err = run("training.export", run_dir, tmp_path / "out.safetensors")
+    code, _, err = run("sorry_env.training.export", run_dir, tmp_path / "out.safetensors")
     assert_message(code, err, "run_state.json")
 
 
@@ -112,5 +112,7 @@ def test_export_of_a_truncated_checkpoint_or_to_a_folder_is_a_message(tmp_path):
     ],
 )
 def test_eval_setting_mistakes_are_messages(args, expected):
-    code, _, err = run("training.evaluate", *args, "--workers", "1", "--no-progress", "--out", "/tmp/unused-eval")
+    code, _, err = run(
+        "sorry_env.training.evaluate", *args, "--workers", "1", "--no-progress", "--out", "/tmp/unused-eval"
+    )
     assert_message(code, err, expected)

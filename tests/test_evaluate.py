@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from training.evaluate import Table, run_tournament, wilson_interval
+from sorry_env.training.evaluate import Table, run_tournament, wilson_interval
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -98,7 +98,7 @@ def test_a_script_without_a_main_guard_gets_a_clear_error_not_a_hang(tmp_path):
     # Spawned workers re-run the script, die there; the parent must say why and stop.
     script = tmp_path / "unguarded.py"
     script.write_text(
-        "from training.evaluate import run_tournament\n"
+        "from sorry_env.training.evaluate import run_tournament\n"
         "run_tournament(['random', 'random'], games=4, workers=2, progress=False)\n"
     )
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
@@ -117,7 +117,17 @@ def test_a_policy_for_another_game_is_refused_before_any_game(tmp_path, monkeypa
         run_tournament(["checkpoints/sorry-4p.safetensors"] + ["random"] * 3, games=2, rules="parker1958", workers=1)
     (tmp_path / "out").write_text("")
     result = subprocess.run(
-        [sys.executable, "-m", "training.evaluate", "random", "random", "--games", "2", "--out", str(tmp_path / "out")],
+        [
+            sys.executable,
+            "-m",
+            "sorry_env.training.evaluate",
+            "random",
+            "random",
+            "--games",
+            "2",
+            "--out",
+            str(tmp_path / "out"),
+        ],
         capture_output=True,
         text=True,
     )
@@ -128,7 +138,7 @@ def test_cli_writes_json_csv_and_png(tmp_path):
     command = [
         sys.executable,
         "-m",
-        "training.evaluate",
+        "sorry_env.training.evaluate",
         "random",
         "random",
         "--games",
@@ -156,7 +166,7 @@ def test_cli_writes_json_csv_and_png(tmp_path):
 
 
 def test_agent_labels_shorten_file_paths_and_number_repeats():
-    from training.evaluate import agent_labels
+    from sorry_env.training.evaluate import agent_labels
 
     assert agent_labels(
         ["runs/x/policy.safetensors", "mcts:iterations=9,value=checkpoints/v.safetensors", "heuristic", "heuristic"]

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 import torch
 
-from agents.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
-from agents.policy import MLP
-from agents.policy_input import public_state
-from agents.simulate import card_chances
-from agents.value_net import pack_mlp
 from sorry_env import PRESETS, game, state_from_dict
 from sorry_env import engine as E
+from sorry_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
+from sorry_env.agents.policy import MLP
+from sorry_env.agents.policy_input import public_state
+from sorry_env.agents.simulate import card_chances
+from sorry_env.agents.value_net import pack_mlp
 from sorry_env.geometry import HOME
 from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import CARD_INDEX, N_CARDS
@@ -216,7 +216,7 @@ def small_teacher_file(tmp_path_factory):
     """A teacher.npz as a run's distillation writes it: 300 decisions of a cheap teacher."""
     import json
 
-    from training.search_teacher import collect
+    from sorry_env.training.search_teacher import collect
 
     states, values, counts, games = collect("hasbro2003", 2, 300, 40, 4, None, 0)
     teacher = {"decisions": 300, "iterations": 40, "rollout_plies": 4, "value": None}
@@ -227,7 +227,7 @@ def small_teacher_file(tmp_path_factory):
 
 
 def test_distil_students_trains_saves_and_measures_a_student(small_teacher_file, tmp_path):
-    from agents.policy import load_policy
+    from sorry_env.agents.policy import load_policy
 
     out = tmp_path / "student.safetensors"
     args = [str(small_teacher_file), "--hidden", "16,8", "--epochs", "2", "--out", str(out), "--games", "10"]
@@ -259,7 +259,7 @@ def test_distil_students_refuses_bad_settings(small_teacher_file, tmp_path, args
 
 
 def test_ensemble_students_scores_moves_by_the_members_mean(tmp_path):
-    from agents.policy import Actor, load_policy, save_policy
+    from sorry_env.agents.policy import Actor, load_policy, save_policy
 
     torch.manual_seed(0)
     members = [Actor("afterstate", hidden, "relu", "hasbro2003") for hidden in ([16, 8], [12, 4], [16, 8])]
@@ -301,7 +301,7 @@ def test_ensemble_students_scores_moves_by_the_members_mean(tmp_path):
 
 
 def test_teacher_set_writes_the_runs_teacher_file_and_refuses_configs_without_a_teacher(tmp_path):
-    from training.search_teacher import CHUNK
+    from sorry_env.training.search_teacher import CHUNK
 
     config = tmp_path / "tiny.yaml"
     config.write_text(

@@ -9,11 +9,11 @@ import pettingzoo
 import pytest
 from numba import njit
 
-from agents.express import ExpressGreedyAgent, ExpressTurn, greedy_score, make_express_agent
+from sorry_env.agents.express import ExpressGreedyAgent, ExpressTurn, greedy_score, make_express_agent
 from sorry_env.express import DEFAULT_MAX_TURNS, env, game, raw_env, state_from_dict, state_to_dict
 from sorry_env.express import engine as E
-from training import evaluate
-from training.express_evaluate import ExpressTable, run_express_tournament
+from sorry_env.training import evaluate
+from sorry_env.training.express_evaluate import ExpressTable, run_express_tournament
 
 PLAYERS = [2, 3, 4]
 RED, BLUE, YELLOW, GREEN = range(4)

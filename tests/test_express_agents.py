@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-import agents
-from agents.express import EXPRESS_AGENTS, ExpressTurn, express_action_for, make_express_agent
-from agents.express_policy import ExpressActor, ExpressPolicyAgent, load_express_policy, save_express_policy
-from agents.express_search import (
+from sorry_env import agents
+from sorry_env.agents.express import EXPRESS_AGENTS, ExpressTurn, express_action_for, make_express_agent
+from sorry_env.agents.express_policy import ExpressActor, ExpressPolicyAgent, load_express_policy, save_express_policy
+from sorry_env.agents.express_search import (
     ROLL_CHANCES,
     ROLLS,
     WEIGHTS,
@@ -23,8 +23,8 @@ from agents.express_search import (
 )
 from sorry_env.express import engine as E
 from sorry_env.express import game, raw_env, state_from_dict
-from training import evaluate
-from training.express_evaluate import run_express_tournament
+from sorry_env.training import evaluate
+from sorry_env.training.express_evaluate import run_express_tournament
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = os.path.join(ROOT, "checkpoints", "express-2p.safetensors")
@@ -278,7 +278,7 @@ def test_sorry_eval_express_agent_mistakes_without_a_traceback(spec, words, tmp_
 
 # ---- the training script --------------------------------------------------------------------
 def test_training_script_writes_a_playable_express_policy(tmp_path, capsys):
-    from training import express_train
+    from sorry_env.training import express_train
 
     out = str(tmp_path / "trained.safetensors")
     express_train.main(["--players", "3", "--minutes", "0.0001", "--games", "6", "--hidden", "8", "--out", out])
@@ -301,7 +301,7 @@ def test_training_script_writes_a_playable_express_policy(tmp_path, capsys):
     ],
 )
 def test_training_script_refuses_bad_arguments(argv, words, capsys):
-    from training import express_train
+    from sorry_env.training import express_train
 
     with pytest.raises(SystemExit) as info:
         express_train.main(argv)

@@ -332,7 +332,7 @@ def test_image_render_draws_the_tokens():
 
 @pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "expectimax:depth=2", "montecarlo:iterations=40"])
 def test_every_agent_plays_full_games_with_fire_decisions(spec):
-    from agents import Turn, make_agent
+    from sorry_env.agents import Turn, make_agent
 
     rules = game.get_rules(RULES)
     agents = {0: make_agent(spec, seed=1), 2: make_agent("heuristic", seed=2)}
@@ -353,7 +353,7 @@ def test_every_agent_plays_full_games_with_fire_decisions(spec):
 
 
 def test_trained_policies_are_refused_for_fire_and_ice():
-    from agents import make_agent
+    from sorry_env.agents import make_agent
 
     agent = make_agent("checkpoints/sorry-2p.safetensors")
     with pytest.raises(ValueError, match="was trained for rules 'hasbro2003'.*not 'hasbro2013_fire_ice'"):
@@ -363,7 +363,7 @@ def test_trained_policies_are_refused_for_fire_and_ice():
 def test_the_play_command_plays_a_whole_fire_and_ice_game():
     import subprocess
 
-    args = [sys.executable, "-m", "agents.play", "--rules", RULES, "--opponents", "heuristic", "--seed", "4"]
+    args = [sys.executable, "-m", "sorry_env.agents.play", "--rules", RULES, "--opponents", "heuristic", "--seed", "4"]
     last = "1\n" * 2000  # always the first listed move
     result = subprocess.run(args, input=last, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
@@ -394,7 +394,7 @@ def test_pettingzoo_api_seed_and_pickle(players):
 
 
 def test_gymnasium_env_shows_the_fire_decision():
-    from agents.gym_env import SorryGymEnv
+    from sorry_env.agents.gym_env import SorryGymEnv
     from sorry_env.observation import FIRE_DECISION_INDEX, ICE_BASE
 
     env = SorryGymEnv(num_players=2, opponents=("heuristic",), rules=RULES, seat=0)

@@ -162,7 +162,7 @@ def policy_bytes(tmp_dir):
     """The bytes of a small valid policy file (built once)."""
     import torch
 
-    from agents.policy import Actor, save_policy
+    from sorry_env.agents.policy import Actor, save_policy
 
     torch.manual_seed(0)
     path = tmp_dir / "valid.safetensors"
@@ -180,7 +180,7 @@ def policy_bytes(tmp_dir):
 @fuzz(400)
 @given(st.data())
 def test_damaged_policy_files_are_refused_or_load(tmp_path_factory, data):
-    from agents.policy import load_policy
+    from sorry_env.agents.policy import load_policy
 
     blob = bytearray(policy_bytes(tmp_path_factory.getbasetemp()))
     header_end = 8 + int.from_bytes(blob[:8], "little")

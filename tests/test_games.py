@@ -247,7 +247,7 @@ def test_policy_format_keys_name_their_game():
 
 
 def test_agents_serve_the_games_that_have_them():
-    import agents
+    from sorry_env import agents
 
     e = games.load_game("express").make_env(2)
     e.reset(seed=0)
@@ -270,7 +270,7 @@ def test_agents_serve_the_games_that_have_them():
 def test_one_rules_codec_for_replays_and_policy_files():
     import dataclasses
 
-    from agents.policy_input import rules_from_dict
+    from sorry_env.agents.policy_input import rules_from_dict
     from sorry_env.replay import ReplayError, _rules_from
     from sorry_env.rules import PRESETS, rules_from_json, rules_to_json
 

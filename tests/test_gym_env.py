@@ -7,14 +7,13 @@ import gymnasium
 import numpy as np
 import pytest
 
-import agents
 import sorry_env
-from agents.gym_env import PolicyInputWrapper, SorryGymEnv
-from agents.policy import Actor, save_policy
-from agents.policy_input import INPUT_SIZE, policy_input
+from sorry_env import agents, game
 from sorry_env import engine as E
-from sorry_env import game
-from training.opponents import OpponentPool
+from sorry_env.agents.gym_env import PolicyInputWrapper, SorryGymEnv
+from sorry_env.agents.policy import Actor, save_policy
+from sorry_env.agents.policy_input import INPUT_SIZE, policy_input
+from sorry_env.training.opponents import OpponentPool
 
 # Seat 2 is one step from winning: its last pawn is on safe 4 and the draw pile holds only 1s.
 # Seat 0 (the learner here) holds a 3 with every pawn in Start, so it can only pass.

@@ -1,4 +1,4 @@
-"""training.migrate_policy: v0 policy files carried over to this layout compute exactly the
+"""sorry_env.training.migrate_policy: v0 policy files carried over to this layout compute exactly the
 same outputs. tests/data/v0_policy_outputs.json was recorded with the v0 code (commit fe37363)
 and the shipped v0 files: real positions (random games) as state dicts, and each network's
 logits of the legal actions there."""
@@ -11,13 +11,13 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from agents.policy import Actor, PolicyAgent, load_policy, read_metadata, save_policy
-from agents.policy_input import policy_input
 from sorry_env import game
+from sorry_env.agents.policy import Actor, PolicyAgent, load_policy, read_metadata, save_policy
+from sorry_env.agents.policy_input import policy_input
 from sorry_env.observation import OBS_SIZE
 from sorry_env.state_io import state_from_dict
+from sorry_env.training import migrate_policy
 from sorry_env.version import LAYOUT_VERSION
-from training import migrate_policy
 
 DATA = json.loads((pathlib.Path(__file__).parent / "data" / "v0_policy_outputs.json").read_text())
 V0_OBS = 1151

@@ -10,10 +10,12 @@ import sys
 
 import pytest
 
-import agents  # noqa: F401  (importing a package runs its cache check)
 import sorry_env  # noqa: F401
-import training  # noqa: F401
-from sorry_env import numba_cache
+from sorry_env import (
+    agents,  # noqa: F401  (importing a package runs its cache check)
+    numba_cache,
+    training,  # noqa: F401
+)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIRST_PARTY = ("sorry_env", "agents", "training", "benchmarks")
@@ -122,11 +124,16 @@ def test_a_first_party_compile_says_so_once_on_stderr(capfd, monkeypatch):
 def test_after_the_warm_step_the_main_commands_compile_nothing(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     warm = subprocess.run(
-        [sys.executable, "-m", "training.warm"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
+        [sys.executable, "-m", "sorry_env.training.warm"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert warm.returncode == 0 and "caches warm" in warm.stdout, warm.stderr[-3000:]
     evaluation = subprocess.run(
-        [sys.executable, "-m", "training.evaluate", "heuristic", "random", "--games", "4", "--workers", "2"],
+        [sys.executable, "-m", "sorry_env.training.evaluate", "heuristic", "random", "--games", "4", "--workers", "2"],
         cwd=tmp_path,
         env=env,
         capture_output=True,

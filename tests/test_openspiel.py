@@ -196,7 +196,7 @@ def test_an_illegal_action_is_refused():
 @pytest.mark.parametrize("spec", ["openspiel_mcts:simulations=8", "openspiel_ismcts:simulations=8"])
 @pytest.mark.parametrize("rules", ["hasbro2003", "hasbro2003_points"])
 def test_openspiel_bots_play_legal_games(spec, rules):
-    from agents import action_for, make_agent
+    from sorry_env.agents import action_for, make_agent
 
     bot = make_agent(spec, seed=0)
     env = raw_env(num_players=2, rules=rules)
@@ -214,7 +214,7 @@ def test_openspiel_bots_play_legal_games(spec, rules):
 
 
 def test_openspiel_bot_settings_are_checked():
-    from agents import make_agent
+    from sorry_env.agents import make_agent
 
     with pytest.raises(ValueError, match="simulations and rollouts must be positive"):
         make_agent("openspiel_mcts:simulations=0")

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from test_policy import play_game, write_policy  # tests/ is on sys.path (pytest rootdir import mode)
 
-from agents import Turn
-from agents.gym_env import PolicyInputWrapper, SorryGymEnv
-from agents.policy import PolicyAgent
-from agents.policy_input import afterstates, policy_input
-from agents.vector_opponents import VectorOpponentEnv
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.agents import Turn
+from sorry_env.agents.gym_env import PolicyInputWrapper, SorryGymEnv
+from sorry_env.agents.policy import PolicyAgent
+from sorry_env.agents.policy_input import afterstates, policy_input
+from sorry_env.agents.vector_opponents import VectorOpponentEnv
 from sorry_env.observation import OBS_SIZE
 from sorry_env.rules import CARD_NAMES, PRESETS, get_rules
 

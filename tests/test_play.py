@@ -5,7 +5,7 @@ import sys
 
 import torch
 
-from agents.policy import Actor, save_policy
+from sorry_env.agents.policy import Actor, save_policy
 
 
 def write_policy(path, num_players):
@@ -25,7 +25,7 @@ def write_policy(path, num_players):
 
 def run_play(args, stdin):
     return subprocess.run(
-        [sys.executable, "-m", "agents.play", *args], input=stdin, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "sorry_env.agents.play", *args], input=stdin, capture_output=True, text=True, timeout=600
     )
 
 
@@ -82,8 +82,8 @@ def test_play_for_points_shows_your_hand_only():
 
 
 def test_a_split_seven_is_offered_once_per_outcome():
-    from agents.play import distinct_options
     from sorry_env import game
+    from sorry_env.agents.play.terminal import distinct_options
     from sorry_env.rules import get_rules
     from sorry_env.state_io import state_from_dict
 
@@ -100,8 +100,8 @@ def test_a_split_seven_is_offered_once_per_outcome():
 
 
 def test_the_catalog_listing_keeps_its_columns_for_the_longest_names():
-    from agents.catalog import catalog_rows
-    from agents.play import catalog_lines
+    from sorry_env.agents.catalog import catalog_rows
+    from sorry_env.agents.play.terminal import catalog_lines
 
     rows = catalog_rows()
     lines = catalog_lines(rows)

@@ -8,11 +8,11 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from agents import Turn, make_agent
-from agents.policy import Actor, PolicyAgent, masked_logits, save_policy
-from agents.policy_input import INPUT_SIZE, policy_input
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.agents import Turn, make_agent
+from sorry_env.agents.policy import Actor, PolicyAgent, masked_logits, save_policy
+from sorry_env.agents.policy_input import INPUT_SIZE, policy_input
 
 
 def write_policy(path, num_players=2, rules="hasbro2003", kind="afterstate", seed=0):
@@ -132,11 +132,11 @@ def test_files_that_are_not_policies_are_refused(tmp_path):
 def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
     """One writer for policy and value files: readable by all, no temporary file left, and a
     failed write leaves the old file untouched (export, value_fit, the migration and Express
-    policy files all go through agents.tensor_file.save_atomic)."""
+    policy files all go through sorry_env.agents.tensor_file.save_atomic)."""
     import os
 
-    import agents.policy
-    import agents.tensor_file
+    import sorry_env.agents.policy
+    import sorry_env.agents.tensor_file
 
     path = write_policy(tmp_path / "p.safetensors")
     assert os.stat(path).st_mode & 0o777 == 0o644 and os.listdir(tmp_path) == ["p.safetensors"]
@@ -147,16 +147,22 @@ def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
             f.write(b"half a file")
         raise OSError("disk full")
 
-    monkeypatch.setattr(agents.tensor_file, "save_file", broken)
+    monkeypatch.setattr(sorry_env.agents.tensor_file, "save_file", broken)
     with pytest.raises(OSError, match="disk full"):
         write_policy(path, seed=1)
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["p.safetensors"]
-    import agents.express_policy
-    import training.export
-    import training.migrate_policy
-    import training.value_fit
+    import sorry_env.agents.express_policy
+    import sorry_env.training.export
+    import sorry_env.training.migrate_policy
+    import sorry_env.training.value_fit
 
-    for module in (training.export, training.value_fit, training.migrate_policy, agents.express_policy, agents.policy):
+    for module in (
+        sorry_env.training.export,
+        sorry_env.training.value_fit,
+        sorry_env.training.migrate_policy,
+        sorry_env.agents.express_policy,
+        sorry_env.agents.policy,
+    ):
         assert "os.replace" not in pathlib.Path(module.__file__).read_text()  # they go through save_atomic
 
 

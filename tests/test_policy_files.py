@@ -10,8 +10,8 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-import agents.policy as policy_module
-from agents.policy import Actor, PolicyAgent, load_policy, save_policy
+import sorry_env.agents.policy as policy_module
+from sorry_env.agents.policy import Actor, PolicyAgent, load_policy, save_policy
 
 
 def write_policy(path, hidden=(32,), kind="afterstate"):
@@ -30,7 +30,7 @@ def write_policy(path, hidden=(32,), kind="afterstate"):
 
 def parts(path):
     """(tensors, metadata dict) of a policy file."""
-    from agents.tensor_file import read_header
+    from sorry_env.agents.tensor_file import read_header
 
     meta, _ = read_header(path)
     return load_file(str(path)), json.loads(meta["sorry_policy"])
@@ -168,8 +168,8 @@ def test_bad_policy_files_get_a_message_from_the_commands(tmp_path):
     tensors["net.layers.0.weight"][0, 0] = float("nan")
     bad = rewrite(path, tmp_path / "nan.safetensors", tensors=tensors)
     for command in (
-        ["training.evaluate", bad, "random", "--games", "2", "--workers", "1", "--out", tmp_path / "o"],
-        ["agents.play", "--opponents", bad],
+        ["sorry_env.training.evaluate", bad, "random", "--games", "2", "--workers", "1", "--out", tmp_path / "o"],
+        ["sorry_env.agents.play", "--opponents", bad],
     ):
         result = subprocess.run(
             [sys.executable, "-m", *map(str, command)],

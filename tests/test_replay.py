@@ -12,7 +12,7 @@ from PIL import Image
 
 from sorry_env import game
 from sorry_env import replay as R
-from training import evaluate
+from sorry_env.training import evaluate
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,9 @@ import yaml
 
 pytest.importorskip("ray.rllib")
 
-from agents import make_agent
-from training import rllib_backend as rb
-from training.match import play_win_rate
+from sorry_env.agents import make_agent
+from sorry_env.training import rllib_backend as rb
+from sorry_env.training.match import play_win_rate
 
 SMOKE = Path(__file__).resolve().parents[1] / "configs" / "rllib-smoke.yaml"
 
@@ -118,7 +118,7 @@ def test_resume_needs_trust_run_dir(tmp_path):
         rb.open_run(cfg, tmp_path / "runs", resume=True)
     assert rb.open_run(cfg, tmp_path / "runs", resume=True, trust_run_dir=True).state["iteration"] == 1
     result = subprocess.run(
-        [sys.executable, "-m", "training.rllib_backend", write_config(tmp_path), "--resume"]
+        [sys.executable, "-m", "sorry_env.training.rllib_backend", write_config(tmp_path), "--resume"]
         + ["--runs-dir", tmp_path / "runs"],
         capture_output=True,
         text=True,
@@ -205,7 +205,7 @@ def test_two_node_cluster_runs_env_runners_on_both_nodes(tmp_path):
 
 
 def test_snapshot_opponents_come_from_policy_file_bytes(tmp_path):
-    from agents.policy import Actor
+    from sorry_env.agents.policy import Actor
 
     cfg = rb.load_config(write_config(tmp_path))
     actor = Actor("mlp", cfg["network"]["hidden"], "relu", cfg["game"]["rules"])

@@ -7,14 +7,14 @@ import copy
 import numpy as np
 import torch
 
-from agents.evaluation import DEFAULT_WEIGHTS
-from agents.montecarlo import monte_carlo_choice, monte_carlo_values
-from agents.policy import Actor
-from agents.value_net import NO_NET
 from sorry_env import engine as E
 from sorry_env import game
-from training import search_teacher
-from training.config import DEFAULTS
+from sorry_env.agents.evaluation import DEFAULT_WEIGHTS
+from sorry_env.agents.montecarlo import monte_carlo_choice, monte_carlo_values
+from sorry_env.agents.policy import Actor
+from sorry_env.agents.value_net import NO_NET
+from sorry_env.training import search_teacher
+from sorry_env.training.config import DEFAULTS
 
 
 def test_teacher_rows_hold_values_of_the_legal_moves_and_the_mcts_choice_is_their_best():

@@ -1,4 +1,4 @@
-"""The browser game's JSON API (agents.serve) through Starlette's TestClient: games are
+"""The browser game's JSON API (agents.play.serve) through Starlette's TestClient: games are
 created, played to the end and refused bad requests without changing; idle games expire."""
 
 import json
@@ -19,11 +19,11 @@ with warnings.catch_warnings():  # Starlette 1.x prefers httpx2 for its TestClie
 
 from test_play import write_policy  # tests/ is on sys.path (pytest rootdir import mode)
 
-from agents.serve import main as serve_main
-from agents.serve.app import DEFAULT_CHECKPOINTS, GameServer, create_app
-from agents.serve.games import GameStore, cell_key, click_plan
 from sorry_env import engine as E
 from sorry_env import game, get_rules, state_from_dict, state_to_dict
+from sorry_env.agents.play.serve import main as serve_main
+from sorry_env.agents.play.serve.app import DEFAULT_CHECKPOINTS, GameServer, create_app
+from sorry_env.agents.play.serve.games import GameStore, cell_key, click_plan
 from sorry_env.narrate import PawnLabels, trace_move
 
 
@@ -449,7 +449,7 @@ def test_a_shipped_policy_plays_by_its_listed_name(client):
 
 
 def test_sorry_serve_and_the_load_test_run_on_the_loopback_address():
-    """bench_serve starts `python -m agents.serve` (default host 127.0.0.1) and plays games on it."""
+    """bench_serve starts `python -m sorry_env.agents.play.serve` (default host 127.0.0.1) and plays games on it."""
     bench = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "bench_serve.py")
     out = subprocess.run(
         [sys.executable, bench, "--games", "2", "--moves", "3", "--seconds", "60"],

@@ -38,8 +38,8 @@ try:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from agents.serve.app import create_app
-        from agents.serve.games import GameStore
+        from sorry_env.agents.play.serve.app import create_app
+        from sorry_env.agents.play.serve.games import GameStore
     MISSING = None if os.path.exists(CHROMIUM) else f"no Chromium at {CHROMIUM} (apt-get install -y chromium)"
 except ImportError as exc:
     MISSING = f"the test extra is not installed ({exc}): pip install -e '.[test]'"

@@ -1,4 +1,4 @@
-"""sorry-serve under load, on the loopback address only: `python -m agents.serve` in a child
+"""sorry-serve under load, on the loopback address only: `python -m sorry_env.agents.play.serve` in a child
 process on 127.0.0.1 and a free port.
 
 - 16 clients for 30 s (games against every kind of opponent, hints, refused requests mixed
@@ -52,7 +52,7 @@ def start_server(*args: str) -> tuple[subprocess.Popen, str]:
         s.bind((HOST, 0))
         port = s.getsockname()[1]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    cmd = [sys.executable, "-m", "agents.serve", "--host", HOST, "--port", str(port), *args]
+    cmd = [sys.executable, "-m", "sorry_env.agents.play.serve", "--host", HOST, "--port", str(port), *args]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://{HOST}:{port}"
     deadline = time.monotonic() + 180

@@ -21,10 +21,10 @@ with warnings.catch_warnings():  # Starlette 1.x prefers httpx2 for its TestClie
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from agents import AGENTS
-from agents.serve import main as serve_main
-from agents.serve.app import create_app
-from agents.serve.games import GameStore
+from sorry_env.agents import AGENTS
+from sorry_env.agents.play.serve import main as serve_main
+from sorry_env.agents.play.serve.app import create_app
+from sorry_env.agents.play.serve.games import GameStore
 
 BASE = "http://127.0.0.1:8000"
 NEW_GAME = {"players": 2, "rules": "hasbro2003_fast", "seed": 1}
@@ -56,7 +56,7 @@ def test_the_timeit_reproducer_never_creates_the_marker_file(client, tmp_path):
 def test_os_abort_is_refused_without_being_called(client, monkeypatch):
     calls = []
     monkeypatch.setattr(os, "abort", lambda *a: calls.append(a))
-    for spec in ("os:abort", "os:abort:x=1", "agents.random_agent:RandomAgent"):
+    for spec in ("os:abort", "os:abort:x=1", "sorry_env.agents.random_agent:RandomAgent"):
         r = client.post("/api/games", json={**NEW_GAME, "opponents": [spec]})
         assert r.status_code == 422, r.text
         assert "unknown opponent" in r.json()["error"]
@@ -120,7 +120,7 @@ def test_a_huge_search_setting_is_refused_at_game_creation(client, spec, words):
 
 
 def test_every_registered_agent_has_caps_and_the_options_list_them(client):
-    from agents.serve.opponents import NOT_OFFERED, SETTING_CAPS
+    from sorry_env.agents.play.serve.opponents import NOT_OFFERED, SETTING_CAPS
 
     # a new agent is offered only once its caps are decided, or left out with a reason
     assert set(SETTING_CAPS) | set(NOT_OFFERED) == set(AGENTS) and not set(SETTING_CAPS) & set(NOT_OFFERED)

@@ -7,22 +7,22 @@ import shutil
 import numpy as np
 import pytest
 
-from agents.gym_env import PolicyInputWrapper, SorryGymEnv
-from agents.policy import PolicyAgent, read_metadata
-from agents.policy_input import INPUT_SIZE, STATE_SIZE
+from sorry_env.agents.gym_env import PolicyInputWrapper, SorryGymEnv
+from sorry_env.agents.policy import PolicyAgent, read_metadata
+from sorry_env.agents.policy_input import INPUT_SIZE, STATE_SIZE
 from sorry_env.observation import OBS_SIZE
+from sorry_env.training.config import load_config, validate
+from sorry_env.training.export import export_model, export_run
+from sorry_env.training.opponents import OpponentPool
+from sorry_env.training.train import make_envs, make_model, train
 from sorry_env.version import LAYOUT_VERSION
-from training.config import load_config, validate
-from training.export import export_model, export_run
-from training.opponents import OpponentPool
-from training.train import make_envs, make_model, train
 
 SMOKE = "configs/smoke.yaml"
 
 
 def load_checkpoint(run_dir, cfg):
     """The run's MaskablePPO as --resume rebuilds it: from the config, then the checkpoint."""
-    from training import checkpoint
+    from sorry_env.training import checkpoint
 
     model = make_model(cfg, make_envs(cfg, OpponentPool({"random": 1.0}), seed=0), run_dir / "tb")
     checkpoint.restore(model, run_dir / checkpoint.FILE)
@@ -129,7 +129,7 @@ def test_mlp_actor_exports_too(tmp_path):
 
 
 def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
-    from training.evaluate import run_tournament
+    from sorry_env.training.evaluate import run_tournament
 
     _, run_dir = smoke_run
     results = run_tournament([str(run_dir / "policy.safetensors"), "random"], players=2, games=4, seed=0, workers=1)
@@ -166,7 +166,7 @@ SB3_CONFIGS = sorted(p for p in pathlib.Path("configs").glob("*.yaml") if not p.
 
 
 def test_rllib_configs_load():
-    from training import rllib_backend
+    from sorry_env.training import rllib_backend
 
     rllib_configs = sorted(pathlib.Path("configs").glob("rllib-*.yaml"))
     assert rllib_configs
@@ -176,7 +176,7 @@ def test_rllib_configs_load():
 
 @pytest.mark.parametrize("path", SB3_CONFIGS)
 def test_shipped_configs_load_and_their_network_files_fit(path):
-    from agents.policy import load_policy
+    from sorry_env.agents.policy import load_policy
 
     cfg = load_config(path)
     d = cfg["distillation"]
@@ -270,7 +270,7 @@ def test_train_command_reports_mistakes_without_a_traceback(tmp_path):
 
     def run(*args):
         return subprocess.run(
-            [sys.executable, "-m", "training.train", *args, "--runs-dir", str(tmp_path)],
+            [sys.executable, "-m", "sorry_env.training.train", *args, "--runs-dir", str(tmp_path)],
             capture_output=True,
             text=True,
             timeout=120,
@@ -288,7 +288,7 @@ def test_train_command_reports_mistakes_without_a_traceback(tmp_path):
 def test_in_training_evaluations_are_logged_with_their_interval(capsys):
     import types
 
-    from training.train import SelfPlayCallback
+    from sorry_env.training.train import SelfPlayCallback
 
     recorded = {}
     callback = SelfPlayCallback(run=types.SimpleNamespace(wall_seconds=lambda: 65.2), total=1)
@@ -301,7 +301,7 @@ def test_in_training_evaluations_are_logged_with_their_interval(capsys):
 
 
 def test_the_run_ends_with_its_checks_as_a_table_and_times_read_as_people_read_them():
-    from training.train import evaluation_table, format_duration
+    from sorry_env.training.train import evaluation_table, format_duration
 
     checks = [
         {"timesteps": 0, "games": 400, "win_rates": {"random": 0.315, "heuristic": 0.08}},

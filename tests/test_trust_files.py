@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from training.config import load_config
+from sorry_env.training.config import load_config
 
 SMOKE = "configs/smoke.yaml"
 
@@ -49,7 +49,7 @@ def plant_run(run_dir, mix_spec):
 def test_export_never_imports_a_stored_spec(tmp_path):
     marker = tmp_path / "owned"
     plant_run(tmp_path / "runs" / "smoke", marker_spec(marker))
-    result = run_cli("training.export", tmp_path / "runs" / "smoke", tmp_path / "out.safetensors")
+    result = run_cli("sorry_env.training.export", tmp_path / "runs" / "smoke", tmp_path / "out.safetensors")
     assert not marker.exists(), "the run directory's stored spec ran code"
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert "imports Python code" in result.stderr and "--trust-agent" in result.stderr
@@ -57,7 +57,7 @@ def test_export_never_imports_a_stored_spec(tmp_path):
 
 def test_export_runs_a_stored_spec_the_user_names(tmp_path):
     """The refusal is about who named the spec: the same spec typed with --trust-agent is built."""
-    from training.export import export_run
+    from sorry_env.training.export import export_run
 
     marker = tmp_path / "owned"
     spec = marker_spec(marker)
@@ -68,7 +68,7 @@ def test_export_runs_a_stored_spec_the_user_names(tmp_path):
 
 
 def test_a_stored_sb3_zip_spec_is_refused(tmp_path):
-    from training.export import export_run
+    from sorry_env.training.export import export_run
 
     plant_run(tmp_path / "smoke", str(tmp_path / "model.zip"))
     with pytest.raises(ValueError, match="sb3 zip"):
@@ -78,13 +78,15 @@ def test_a_stored_sb3_zip_spec_is_refused(tmp_path):
 def test_resume_never_imports_a_stored_spec(tmp_path):
     marker = tmp_path / "owned"
     plant_run(tmp_path / "runs" / "smoke", marker_spec(marker))
-    result = run_cli("training.train", SMOKE, "--resume", "--runs-dir", tmp_path / "runs", "--timesteps", 2048)
+    result = run_cli(
+        "sorry_env.training.train", SMOKE, "--resume", "--runs-dir", tmp_path / "runs", "--timesteps", 2048
+    )
     assert not marker.exists(), "the run directory's stored spec ran code"
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
 
 
 def test_make_agent_refuses_code_when_asked():
-    import agents
+    from sorry_env import agents
 
     assert agents.runs_code("timeit:timeit") and agents.runs_code("x/model.zip")
     assert not any(
@@ -140,9 +142,9 @@ def test_policy_loaders_refuse_hostile_files_without_reading_them(tmp_path, kind
     suffix = ".safetensors" if loader == "policy" else ".zip"
     path = hostile_files(tmp_path, suffix)[kind]
     if loader == "policy":
-        code = "import sys; from agents.policy import read_metadata as read"
+        code = "import sys; from sorry_env.agents.policy import read_metadata as read"
     else:
-        code = "import sys; from agents.sb3_agent import read_model_data as read"
+        code = "import sys; from sorry_env.agents.sb3_agent import read_model_data as read"
     code += "\ntry:\n    read(sys.argv[1])\nexcept ValueError as e:\n    print(e)\n    sys.exit(3)"
     result = capped(code, path)
     assert result.returncode == 3, result.stderr
@@ -151,7 +153,7 @@ def test_policy_loaders_refuse_hostile_files_without_reading_them(tmp_path, kind
 
 def test_a_non_policy_file_error_does_not_reveal_its_bytes(tmp_path):
     """The /etc/shadow example: the first 8 bytes read as a header length used to be printed."""
-    from agents.policy import read_metadata
+    from sorry_env.agents.policy import read_metadata
 
     secret = tmp_path / "secret"
     secret.write_bytes(b"root:*:20000:0:99999:7:::\n" * 25)
@@ -217,7 +219,7 @@ def write_yaml(tmp_path, text, name="c.yaml"):
     return path
 
 
-@pytest.mark.parametrize("module", ["training.train", "training.rllib_backend"])
+@pytest.mark.parametrize("module", ["sorry_env.training.train", "sorry_env.training.rllib_backend"])
 def test_deeply_nested_yaml_is_a_clear_error(tmp_path, module):
     path = write_yaml(tmp_path, "name: " + "[" * 20_000 + "]" * 20_000 + "\n")
     result = run_cli(module, path, "--runs-dir", tmp_path / "runs")
@@ -256,7 +258,7 @@ def test_config_caps_and_run_names(tmp_path, text, words):
     ],
 )
 def test_rllib_config_caps_and_run_names(tmp_path, text, words):
-    from training import rllib_backend as rb
+    from sorry_env.training import rllib_backend as rb
 
     with pytest.raises(ValueError, match=words):
         rb.load_config(write_yaml(tmp_path, text))

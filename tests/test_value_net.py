@@ -6,15 +6,15 @@ import pytest
 import torch
 from test_policy import play_game  # tests/ is on sys.path (pytest rootdir import mode)
 
-from agents import make_agent
-from agents.evaluation import DEFAULT_WEIGHTS
-from agents.policy import Actor, load_policy, save_policy
-from agents.value_net import net_logit, pack
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.agents import make_agent
+from sorry_env.agents.evaluation import DEFAULT_WEIGHTS
+from sorry_env.agents.policy import Actor, load_policy, save_policy
+from sorry_env.agents.value_net import net_logit, pack
 from sorry_env.observation import OBS_SIZE
-from training import value_fit
-from training.outcome_data import OutcomeData
+from sorry_env.training import value_fit
+from sorry_env.training.outcome_data import OutcomeData
 
 
 def write_value_net(path, num_players=2, rules="hasbro2003", hidden=(16, 8)):

@@ -5,12 +5,12 @@ the batch split, masks equal to legal_actions, invariants, and clear errors on b
 import numpy as np
 import pytest
 
-from agents import GreedyAgent, HeuristicAgent, Turn
-from agents.policy_input import INPUT_SIZE, policy_input
-from agents.vector_opponents import VectorOpponentEnv
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env import vector as V
+from sorry_env.agents import GreedyAgent, HeuristicAgent, Turn
+from sorry_env.agents.policy_input import INPUT_SIZE, policy_input
+from sorry_env.agents.vector_opponents import VectorOpponentEnv
 from sorry_env.env import raw_env
 from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.rules import PRESETS
@@ -293,7 +293,7 @@ def test_sb3_adapter_with_maskable_ppo():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    from training.vector_sb3 import SB3VecEnv
+    from sorry_env.training.vector_sb3 import SB3VecEnv
 
     env = SB3VecEnv(
         VectorOpponentEnv(8, 2, opponents="random", rules="hasbro2003_fast", max_turns=40, policy_input=True)

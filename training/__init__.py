@@ -1,4 +1,4 @@
-"""Self-play training and evaluation for sorry_env (see :mod:`agents.arena`)."""
+"""Self-play training and evaluation for sorry_env (see :mod:`sorry_env.agents.arena`)."""
 
 from sorry_env.numba_cache import clear_stale
 

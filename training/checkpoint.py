@@ -12,7 +12,7 @@ safetensors file, ``checkpoint.safetensors``:
   the episode statistics SB3 logs, and the numpy and Python generator states as integer
   lists.
 
-Resuming rebuilds the model from the run's config (:func:`training.train.make_model`) and
+Resuming rebuilds the model from the run's config (:func:`sorry_env.training.train.make_model`) and
 loads these into it; every name, dtype and shape is checked against the rebuilt model from
 the header before a tensor is read, and non-finite weights are refused. One file written
 to a temporary name and renamed, so a reader never sees half a checkpoint.
@@ -33,8 +33,8 @@ import numpy as np
 import torch
 from safetensors.torch import save_file
 
-from agents.policy import Actor
-from agents.tensor_file import check_expected, excerpt, load_checked, read_header, spec
+from sorry_env.agents.policy import Actor
+from sorry_env.agents.tensor_file import check_expected, excerpt, load_checked, read_header, spec
 
 FILE = "checkpoint.safetensors"
 LEGACY_FILE = "checkpoint.zip"

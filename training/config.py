@@ -150,9 +150,29 @@ def run_name_problem(name) -> str | None:
     return None
 
 
+# The shipped configs: configs/ beside the package in a source checkout, package data in a wheel.
+SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def config_path(path: str | Path) -> Path:
+    """`path` itself, or, when no such file exists and it is a bare name, the shipped config of
+    that name (``quick`` or ``quick.yaml`` is configs/quick.yaml), so an installed wheel's
+    ``sorry-train quick`` works from any folder."""
+    given = Path(path)
+    if given.exists() or given.parent != Path("."):
+        return given
+    shipped = SHIPPED_CONFIGS / (given.name if given.suffix == ".yaml" else f"{given.name}.yaml")
+    if shipped.is_file():
+        return shipped
+    names = sorted(p.stem for p in SHIPPED_CONFIGS.glob("*.yaml"))
+    raise ValueError(
+        f"config {str(path)!r}: no such file, and no shipped config of that name (shipped: {', '.join(names)})"
+    )
+
+
 def load_config(path: str | Path) -> dict:
     """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
-    network files (:func:`training.train.open_run` checks those unless it resumes)."""
+    network files (:func:`sorry_env.training.train.open_run` checks those unless it resumes)."""
     data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config must be a YAML mapping")
@@ -284,7 +304,7 @@ def _check_types(cfg: dict, defaults: dict, where: str) -> None:
 
 def check_network_file(cfg: dict, key: str) -> dict:
     """The metadata of network file distillation.<key>, refused unless it fits the game."""
-    from agents.policy import check_trained_for, read_metadata
+    from sorry_env.agents.policy import check_trained_for, read_metadata
 
     path = cfg["distillation"][key]
     if not os.path.isfile(path):
@@ -328,9 +348,8 @@ def validate(
     run directory's run_state.json): its agent specs are data, so one that runs code
     (``module:Name``, an sb3 zip: :func:`agents.runs_code`) is refused before anything is
     built, unless it is in `trusted` (specs the user typed; `how` says how to type one)."""
-    import agents
-    from agents.policy import ACTIVATIONS, KINDS
-    from sorry_env import game
+    from sorry_env import agents, game
+    from sorry_env.agents.policy import ACTIVATIONS, KINDS
     from sorry_env.rules import PRESETS
 
     from .opponents import check_mix

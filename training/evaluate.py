@@ -1,13 +1,13 @@
-"""The old home of the tournament code, kept so ``from training.evaluate import run_tournament``
-and ``python -m training.evaluate`` keep working: everything now lives in :mod:`agents.arena`
+"""The old home of the tournament code, kept so ``from sorry_env.training.evaluate import run_tournament``
+and ``python -m sorry_env.training.evaluate`` keep working: everything now lives in :mod:`sorry_env.agents.arena`
 (play, pool, stats, tournament, output, cli)."""
 
-from agents.arena.cli import (  # noqa: F401
+from sorry_env.agents.arena.cli import (  # noqa: F401
     check_out_dir,
     main,
     parse_args,
 )
-from agents.arena.output import (  # noqa: F401
+from sorry_env.agents.arena.output import (  # noqa: F401
     agent_csv_rows,
     format_table,
     game_csv_rows,
@@ -16,12 +16,12 @@ from agents.arena.output import (  # noqa: F401
     write_csv,
     write_outputs,
 )
-from agents.arena.play import (  # noqa: F401
+from sorry_env.agents.arena.play import (  # noqa: F401
     Table,
     game_seeds,
     seating,
 )
-from agents.arena.pool import (  # noqa: F401
+from sorry_env.agents.arena.pool import (  # noqa: F401
     LOCKSTEP_CHUNK,
     _play_in_worker,
     _play_many,
@@ -29,7 +29,7 @@ from agents.arena.pool import (  # noqa: F401
     check_picklable,
     play_games,
 )
-from agents.arena.stats import (  # noqa: F401
+from sorry_env.agents.arena.stats import (  # noqa: F401
     Z_95,
     _short,
     agent_labels,
@@ -41,7 +41,7 @@ from agents.arena.stats import (  # noqa: F401
     wilson_interval,
     win_rate_with_interval,
 )
-from agents.arena.tournament import (  # noqa: F401
+from sorry_env.agents.arena.tournament import (  # noqa: F401
     GAME_TOURNAMENTS,
     _game_type_of,
     game_tournament,

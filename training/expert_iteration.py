@@ -7,7 +7,7 @@ search concluded, and a new network replaces the old one only if it does not pla
 Generation 0 is the network file ``expert_iteration.init`` (an afterstate value network:
 its output is the logit of the mover's chance of winning). Generation k = 1, 2, ...:
 
-1. **Self-play.** Both seats play :mod:`agents.azsearch` with the current network, Dirichlet
+1. **Self-play.** Both seats play :mod:`sorry_env.agents.azsearch` with the current network, Dirichlet
    noise on the root priors and the first ``sample_moves`` decisions sampled from the visit
    shares. Every decision with a real choice keeps the public position, the search's visit
    shares over the legal moves (its improved policy) and, at the end, whether the mover's
@@ -59,7 +59,7 @@ NODE_BYTES = 180  # azsearch's per-node arrays
 def check_init_network(cfg: dict) -> dict:
     """The metadata of expert_iteration.init, refused unless it is a relu afterstate network
     made for the config's game."""
-    from agents.policy import check_trained_for, read_metadata
+    from sorry_env.agents.policy import check_trained_for, read_metadata
 
     path = cfg[SECTION]["init"]
     if not os.path.isfile(path):
@@ -85,7 +85,7 @@ def memory_needed_mb(cfg: dict) -> float:
 
     x = cfg[SECTION]
     n_actions = game.num_actions(cfg["game"]["rules"])
-    from agents.policy_input import STATE_SIZE
+    from sorry_env.agents.policy_input import STATE_SIZE
 
     per_decision = 2 * STATE_SIZE + 4 * n_actions + 32
     decisions = x["window"] * x["games"] * DECISIONS_PER_GAME_PER_PLAYER * cfg["game"]["num_players"]
@@ -95,7 +95,7 @@ def memory_needed_mb(cfg: dict) -> float:
 
 def check_config(cfg: dict) -> None:
     """ValueError naming the first expert-iteration setting that cannot make a run."""
-    from agents.azsearch import MAX_SIMULATIONS
+    from sorry_env.agents.azsearch import MAX_SIMULATIONS
 
     x = cfg[SECTION]
     if get_rules(cfg["game"]["rules"]).hand_size:
@@ -127,10 +127,10 @@ def selfplay_games(
     ``policy`` (visit shares over all actions, float32), ``chosen``, ``won`` (1 if the
     mover's side won, 0 if it lost, 0.5 if truncated), ``game``; plus ``decisions`` (all
     decisions made, forced ones included) and ``seconds``."""
-    from agents.azsearch import run_search, search_policy
-    from agents.base import public_view
     from sorry_env import engine as E
     from sorry_env import game
+    from sorry_env.agents.azsearch import run_search, search_policy
+    from sorry_env.agents.base import public_view
 
     rules = get_rules(rules_name)
     ra = game.rules_array(rules)
@@ -175,7 +175,7 @@ def selfplay_games(
         winner = game.winner(state)
         for m in movers:
             out["won"].append(0.5 if winner is None else float(game.same_side(rules, m, winner)))
-    from agents.policy_input import STATE_SIZE
+    from sorry_env.agents.policy_input import STATE_SIZE
 
     return {
         "states": np.array(out["states"], np.int16).reshape(-1, STATE_SIZE),
@@ -292,7 +292,7 @@ def losses(net, data: dict, idx: np.ndarray, rules_array: np.ndarray, temperatur
     import torch
     from torch.nn import functional as F
 
-    from agents.policy_input import afterstates
+    from sorry_env.agents.policy_input import afterstates
 
     obs, rows, actions = afterstates(data["states"][idx].astype(np.int64), rules_array)
     logits = net(torch.from_numpy(obs))[:, 0]
@@ -312,7 +312,7 @@ def diagnostics(net, data: dict, rules_array: np.ndarray, temperature: float) ->
     often its best-scored move is the search's most visited one (policy agreement)."""
     import torch
 
-    from agents.policy_input import afterstates
+    from sorry_env.agents.policy_input import afterstates
 
     with torch.no_grad():
         idx = np.arange(len(data["chosen"]))
@@ -330,8 +330,8 @@ def train_candidate(current: str, data: dict, cfg: dict, seed: int, log=print):
     """A copy of network file `current`, trained on `data` (see the module doc)."""
     import torch
 
-    from agents.policy import load_policy
     from sorry_env import game
+    from sorry_env.agents.policy import load_policy
 
     x = cfg[SECTION]
     actor, meta = load_policy(current)
@@ -425,8 +425,8 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
         check_address(address)  # first (before importing Ray): an unreachable cluster fails in seconds
     import ray
 
-    from agents.policy import save_policy
-    from agents.value_net import pack
+    from sorry_env.agents.policy import save_policy
+    from sorry_env.agents.value_net import pack
 
     x, g = cfg[SECTION], cfg["game"]
     if workers is not None:
@@ -473,8 +473,8 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
                 f"  {len(data['chosen'])} searched decisions ({int(data['decisions'])} in all), {rate:.0f}/s per worker"
             )
             ra_rules = g["rules"]
-            from agents.policy import load_policy
             from sorry_env import game
+            from sorry_env.agents.policy import load_policy
 
             current_actor, _ = load_policy(state["current"])
             diag = diagnostics(current_actor.net, data, game.rules_array(ra_rules), x["prior_temperature"])

@@ -2,7 +2,7 @@
 
 The actor is kept (training/sb3_policy.py), and with it the run's critic (the value MLP on
 the observation, +1 win / -1 loss), which lets the file tell its estimate of a position
-(:meth:`agents.policy.PolicyAgent.win_chance`); the optimizer state stays in the checkpoint.
+(:meth:`sorry_env.agents.policy.PolicyAgent.win_chance`); the optimizer state stays in the checkpoint.
 
 CLI: ``sorry-export RUN_DIR OUT.safetensors [--tournament results.json ...]`` exports the
 run's latest checkpoint with the run's config and evaluation history as metadata, plus the
@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents.policy import save_policy
 from sorry_env import files
+from sorry_env.agents.policy import save_policy
 from sorry_env.files import MB
 
 from . import checkpoint

@@ -2,7 +2,7 @@
 
 The games are played here; the worker pool, the statistics (win rates with 95% Wilson
 intervals, turn order, openskill ratings) and the outputs are those of
-:mod:`agents.arena`, so the results dict, the table and the files have the same form
+:mod:`sorry_env.agents.arena`, so the results dict, the table and the files have the same form
 (``config.rules`` reads ``"express"``).
 
 Fair seating as there, over seats ``0 .. n-1``: game ``g`` puts lineup entry ``i`` in seat
@@ -12,7 +12,7 @@ from ``numpy.random.SeedSequence([seed, g])``. A game still running after ``max_
 turns (rolls) is a draw.
 
     sorry-eval --game express greedy random --games 2000 --seed 0
-    python -c "from training.express_evaluate import run_express_tournament as r; \
+    python -c "from sorry_env.training.express_evaluate import run_express_tournament as r; \
                print(r(['greedy', 'random'], workers=1))"
 """
 
@@ -20,10 +20,10 @@ import os
 
 import numpy as np
 
-from agents.arena.play import game_seeds, seating
-from agents.arena.pool import play_games
-from agents.arena.stats import summarize
-from agents.express import ExpressTurn, make_express_agent
+from sorry_env.agents.arena.play import game_seeds, seating
+from sorry_env.agents.arena.pool import play_games
+from sorry_env.agents.arena.stats import summarize
+from sorry_env.agents.express import ExpressTurn, make_express_agent
 from sorry_env.express import engine as E
 from sorry_env.express import game
 

@@ -14,7 +14,7 @@ entropy bonus.
 
 Each update logs the learner's decisions per second (training steps/s: play and learning
 together), its win rate in that update's games against each opponent kind, and the
-losses. The policy is written as an Express policy file (:mod:`agents.express_policy`,
+losses. The policy is written as an Express policy file (:mod:`sorry_env.agents.express_policy`,
 recording the game and the player count), with the training settings, steps and wall
 time in its metadata; ``sorry-eval --game express PATH greedy`` plays it.
 """
@@ -28,9 +28,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.express import ExpressGreedyAgent, ExpressTurn
-from agents.express_policy import ExpressActor, save_express_policy
-from agents.policy import MLP, masked_logits
+from sorry_env.agents.express import ExpressGreedyAgent, ExpressTurn
+from sorry_env.agents.express_policy import ExpressActor, save_express_policy
+from sorry_env.agents.policy import MLP, masked_logits
 from sorry_env.express import engine as E
 from sorry_env.express import game
 from sorry_env.express.game import DEFAULT_MAX_TURNS

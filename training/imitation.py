@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from agents import Agent, make_agent
+from sorry_env.agents import Agent, make_agent
 
 from .opponents import OpponentPool
 

@@ -3,7 +3,7 @@ per_game``, and the imitation warm start), apart from the trainer so both can us
 
 from __future__ import annotations
 
-from agents.gym_env import PolicyInputWrapper, SorryGymEnv
+from sorry_env.agents.gym_env import PolicyInputWrapper, SorryGymEnv
 
 
 def make_env(cfg: dict, opponent_sampler) -> PolicyInputWrapper:

@@ -3,7 +3,7 @@ under team rules, its partner finishing counts): the trainer's in-training measu
 
 The policy takes one seat and every other seat is the opponent, so a 4-player evaluation is
 one policy seat against three copies of the opponent; the seats rotate game by game. The
-games are the tournament evaluator's (:func:`agents.arena.tournament.run_tournament`, in this
+games are the tournament evaluator's (:func:`sorry_env.agents.arena.tournament.run_tournament`, in this
 process), where a policy plays all its games in lockstep batches: 2,000 games of the
 2-player policy against the heuristic take about 15 s, where the per-game Gymnasium env
 this used before took 22 s for 200.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from agents.arena.tournament import run_tournament
+from sorry_env.agents.arena.tournament import run_tournament
 from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
 
 

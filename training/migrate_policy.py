@@ -1,6 +1,6 @@
 """Migrate a policy or value-network file to this code's input layout, keeping its play exactly.
 
-    python -m training.migrate_policy OLD.safetensors NEW.safetensors
+    python -m sorry_env.training.migrate_policy OLD.safetensors NEW.safetensors
 
 A policy file records the layout it was made for (``layout.version``, the observation and
 state sizes) and is refused by a package with another layout (docs/versioning.md). When a
@@ -32,9 +32,9 @@ import numpy as np
 import torch
 from safetensors.torch import load_file
 
-from agents import tensor_file
-from agents.policy import FORMAT, FORMAT_VERSION, read_header
-from agents.policy_input import STATE_SIZE, layout, rules_dict, rules_from_dict
+from sorry_env.agents import tensor_file
+from sorry_env.agents.policy import FORMAT, FORMAT_VERSION, read_header
+from sorry_env.agents.policy_input import STATE_SIZE, layout, rules_dict, rules_from_dict
 from sorry_env.observation import OBS_SIZE
 from sorry_env.version import LAYOUT_VERSION
 
@@ -106,7 +106,7 @@ def migrate(old_path: str | os.PathLike, new_path: str | os.PathLike) -> dict:
     meta = dict(meta)
     meta["layout"] = new_layout
     meta["rules"] = rules_dict(rules)  # the old rules, written with every field of this code's Rules
-    meta["migrated"] = {"from": version, "to": LAYOUT_VERSION, "tool": "training.migrate_policy"}
+    meta["migrated"] = {"from": version, "to": LAYOUT_VERSION, "tool": "sorry_env.training.migrate_policy"}
     tensor_file.save_atomic(new_path, tensors, FORMAT, meta)
     return meta
 

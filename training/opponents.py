@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import AGENTS, ALIASES, make_agent
-from agents.policy import PolicyAgent
+from sorry_env.agents import AGENTS, ALIASES, make_agent
+from sorry_env.agents.policy import PolicyAgent
 
 SNAPSHOTS = "snapshots"
 

@@ -12,7 +12,7 @@ ever sees the learning seats. Snapshot weights travel to the env runners through
 through files), so remote nodes need no shared disk.
 
 The policy network (:class:`MaskedMLPModule`) is an MLP over the 1184-float observation
-laid out exactly as the ``mlp`` kind of :mod:`agents.policy`, so exporting is renaming
+laid out exactly as the ``mlp`` kind of :mod:`sorry_env.agents.policy`, so exporting is renaming
 tensors: the run directory's ``policy.safetensors`` loads in ``sorry-eval``/``sorry-play``.
 
 Run directory ``<runs_dir>/<name>/``: ``rllib_run.json`` (the marker: config, iteration,
@@ -118,7 +118,7 @@ def _is(value, types) -> bool:
 
 def validate(cfg: dict) -> None:
     """ValueError naming the key of the first bad value (before Ray starts)."""
-    from agents import AGENTS
+    from sorry_env.agents import AGENTS
 
     problem = run_name_problem(cfg["name"])
     _check(problem is None, "name", problem, excerpt(cfg["name"]))
@@ -273,7 +273,7 @@ class SorryMultiAgentEnv(_multi_agent_env_base()):
         bytes come through Ray, so a remote node needs no copy of the run directory."""
         import tempfile
 
-        from agents.policy import PolicyAgent
+        from sorry_env.agents.policy import PolicyAgent
 
         agents = []
         for name, data in snapshots[-self.snapshot_window :]:
@@ -286,7 +286,7 @@ class SorryMultiAgentEnv(_multi_agent_env_base()):
         self.snapshots = agents
 
     def _draw(self):
-        from agents import make_agent
+        from sorry_env.agents import make_agent
 
         kinds = [k for k in self.mix if k != SNAPSHOTS or self.snapshots]
         if not kinds:
@@ -307,7 +307,7 @@ class SorryMultiAgentEnv(_multi_agent_env_base()):
 
     def _advance(self) -> None:
         """Play frozen opponents' moves until a learning seat must act or the game ends."""
-        from agents import Turn
+        from sorry_env.agents import Turn
 
         g = self.game
         while not self._over() and g.agent_selection in self.frozen:
@@ -369,7 +369,7 @@ def _module_class():
     from ray.rllib.core.rl_module.apis import ValueFunctionAPI
     from ray.rllib.core.rl_module.torch import TorchRLModule
 
-    from agents.policy import MLP
+    from sorry_env.agents.policy import MLP
     from sorry_env.observation import OBS_SIZE
 
     class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
@@ -415,7 +415,7 @@ def write_policy(path, tensors: dict, cfg: dict, name: str, training: dict) -> N
     """An ``mlp`` policy file from actor tensors, written atomically."""
     import torch
 
-    from agents.policy import Actor, save_policy
+    from sorry_env.agents.policy import Actor, save_policy
 
     network = {"kind": "mlp", "hidden": list(cfg["network"]["hidden"]), "activation": cfg["network"]["activation"]}
     actor = Actor("mlp", network["hidden"], network["activation"], cfg["game"]["rules"])

@@ -1,4 +1,4 @@
-"""The MaskablePPO policy of self-play: an :class:`agents.policy.Actor` plus a value MLP.
+"""The MaskablePPO policy of self-play: an :class:`sorry_env.agents.policy.Actor` plus a value MLP.
 
 The actor is the very module a policy file stores, so export copies its weights unchanged
 and the policy agent computes the same logits. The critic reads only the observation part
@@ -14,8 +14,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 from torch.nn import functional as F
 
-from agents.policy import ACTIVATIONS, MLP, Actor
-from agents.policy_input import sparse_afterstates
+from sorry_env.agents.policy import ACTIVATIONS, MLP, Actor
+from sorry_env.agents.policy_input import sparse_afterstates
 from sorry_env.observation import OBS_SIZE
 
 

@@ -1,10 +1,10 @@
 """Distil a search agent into an afterstate policy: the moves' values as soft targets.
 
 A policy network cannot search at play time, but it can learn what a search concluded.
-The teacher is the Monte Carlo agent (:mod:`agents.montecarlo`) with a value network at its
+The teacher is the Monte Carlo agent (:mod:`sorry_env.agents.montecarlo`) with a value network at its
 playouts' ends; it plays one seat against heuristic players (the opponent the policy has
 to beat), and at each of its decisions with a real choice it estimates every legal move's
-chance of winning (:func:`agents.montecarlo.monte_carlo_values`). The games run in compiled code
+chance of winning (:func:`sorry_env.agents.montecarlo.monte_carlo_values`). The games run in compiled code
 (`search_games`).
 
 The student is an ``afterstate`` actor: one score per move, from the position the move
@@ -30,17 +30,17 @@ import torch
 from numba import njit
 from tqdm import tqdm
 
-from agents import set_torch_threads
-from agents.evaluation import DEFAULT_WEIGHTS
-from agents.heuristic import heuristic_choice
-from agents.montecarlo import monte_carlo_values
-from agents.policy import Actor, load_policy
-from agents.policy_input import public_state, sparse_afterstates
-from agents.value_net import NO_NET, pack
 from sorry_env import engine as E
 from sorry_env import files, game
+from sorry_env.agents import set_torch_threads
+from sorry_env.agents.evaluation import DEFAULT_WEIGHTS
+from sorry_env.agents.heuristic import heuristic_choice
+from sorry_env.agents.montecarlo import monte_carlo_values
+from sorry_env.agents.policy import Actor, load_policy
+from sorry_env.agents.policy_input import public_state, sparse_afterstates
+from sorry_env.agents.value_net import NO_NET, pack
 from sorry_env.rules import DEFAULT_MAX_TURNS
-from training.sb3_policy import sparse_mlp
+from sorry_env.training.sb3_policy import sparse_mlp
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO

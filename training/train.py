@@ -6,7 +6,7 @@
 A run directory holds:
 
 - ``checkpoint.safetensors``: the MaskablePPO model's weights, optimizer state, step count
-  and generator states (data only, no pickle: :mod:`training.checkpoint`), written every
+  and generator states (data only, no pickle: :mod:`sorry_env.training.checkpoint`), written every
   ``checkpoint_every`` steps and at the end; ``run_state.json``: config, snapshot pool and
   evaluation history at the same moment. ``--resume`` continues from the pair, so an
   interruption loses at most one checkpoint interval.
@@ -36,8 +36,8 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from tqdm import tqdm
 
-from agents.arena.stats import wilson_interval
 from sorry_env import files
+from sorry_env.agents.arena.stats import wilson_interval
 
 from . import checkpoint as run_checkpoint
 from .batched_env import BatchedSelfPlayEnv
@@ -260,7 +260,7 @@ def format_duration(seconds: float) -> str:
 
 def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> VecEnv:
     """The rollout env of `cfg`: ``envs`` games, batched (config ``rollout: batched``, the
-    default: :class:`training.batched_env.BatchedSelfPlayEnv`) or one Gymnasium env each
+    default: :class:`sorry_env.training.batched_env.BatchedSelfPlayEnv`) or one Gymnasium env each
     (``rollout: per_game``)."""
     if cfg["rollout"] == "batched":
         venv = BatchedSelfPlayEnv(cfg, pool)

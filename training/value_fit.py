@@ -1,10 +1,10 @@
 """Fit a value network: the chance of winning from a position, learned from teacher games.
 
-    python -m training.value_fit --players 2 --positions 8000000 --out checkpoints/value-2p.safetensors
+    python -m sorry_env.training.value_fit --players 2 --positions 8000000 --out checkpoints/value-2p.safetensors
 
 Reads top to bottom:
 
-1. Positions: the compiled heuristic teacher plays games (:mod:`training.outcome_data`)
+1. Positions: the compiled heuristic teacher plays games (:mod:`sorry_env.training.outcome_data`)
    and keeps the position after each of its decisions with the game's winner.
 2. The last 5% of the games are held out; the rest are shuffled rows (position, viewer),
    every position once from each seat.
@@ -13,7 +13,7 @@ Reads top to bottom:
    beside the hand-written evaluation's loss on the same rows (what the network has to
    beat), then the network is written as an ``afterstate`` policy file.
 
-The file is the value network of ``montecarlo:value=PATH`` (:mod:`agents.value_net`); as a policy
+The file is the value network of ``montecarlo:value=PATH`` (:mod:`sorry_env.agents.value_net`); as a policy
 it plays the move whose position it values most. Positions are kept as public state arrays
 and turned into observations batch by batch, so 8 million positions take about 2.2 GB.
 """
@@ -28,9 +28,9 @@ import torch
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from agents.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
-from agents.policy import Actor, save_policy
 from sorry_env import game
+from sorry_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
+from sorry_env.agents.policy import Actor, save_policy
 from sorry_env.rules import DEFAULT_PRESET
 
 from .outcome_data import OutcomeData
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
         network={"kind": "afterstate", "hidden": hidden, "activation": "relu"},
         name=f"value-{args.players}p",
         training={
-            "command": "training.value_fit",
+            "command": "sorry_env.training.value_fit",
             "args": vars(args),
             "positions": len(data.states),
             "games": data.num_games,

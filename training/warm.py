@@ -1,6 +1,6 @@
 """Fill numba's disk caches in one visible step, so no later command stops to compile.
 
-    python -m training.warm
+    python -m sorry_env.training.warm
 
 numba compiles a function the first time it is called and keeps the machine code in the
 package's ``__pycache__`` (:mod:`sorry_env.numba_cache`); a cold cache costs about half a
@@ -27,9 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-import agents
 import sorry_env
-from sorry_env import game
+from sorry_env import agents, game
 from sorry_env.rules import PRESETS
 
 from .config import load_config
@@ -71,7 +70,7 @@ def warm_agents() -> None:
         state = game.new_state("hasbro2003", 2, seed=1)
         legal = game.legal_actions(state, "hasbro2003")
         agent.act(agents.Turn.from_state(state, "hasbro2003", np.random.default_rng(0), legal))
-    from agents.vector_opponents import VectorOpponentEnv
+    from sorry_env.agents.vector_opponents import VectorOpponentEnv
 
     env = VectorOpponentEnv(4, 2, opponents="heuristic", policy_input=True)
     obs, _ = env.reset(seed=0)

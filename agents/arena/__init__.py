@@ -1,7 +1,7 @@
 """Tournaments between Sorry! agents: win rates with 95% Wilson intervals, game length,
 first-mover advantage and openskill ratings, as a terminal table, JSON, CSV and a PNG chart.
 
-Command line (``sorry-eval`` or ``python -m agents.arena.cli``)::
+Command line (``sorry-eval`` or ``python -m sorry_env.agents.arena.cli``)::
 
     sorry-eval heuristic random --games 2000 --seed 0
     sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p
@@ -13,7 +13,7 @@ List one agent per player: anything :func:`agents.make_agent` accepts (a registe
 with optional settings, a policy file, an sb3 MaskablePPO ``.zip`` trained on the Gymnasium
 env, or your own agent as ``package.module:Name``); :func:`run_tournament` also takes
 :class:`agents.Agent` objects. ``--league A B C ...`` plays every pair instead
-(:mod:`agents.arena.league`). Each playing process gives torch one thread (``--torch-threads``
+(:mod:`sorry_env.agents.arena.league`). Each playing process gives torch one thread (``--torch-threads``
 or ``SORRY_TORCH_THREADS`` to change). An agent listed twice is two players, labelled
 ``random`` and ``random#2``. Written to ``--out`` (default ``runs/eval``): ``results.json`` (everything
 below), ``agents.csv``, ``turn_order.csv``, ``games.csv`` (one row per game) and
@@ -53,7 +53,7 @@ number of workers.
 
 Library use (periodic evaluation during training)::
 
-    from agents.arena.tournament import run_tournament
+    from sorry_env.agents.arena.tournament import run_tournament
     results = run_tournament(["checkpoints/policy.safetensors", "heuristic"], games=400, seed=1)
     results["agents"][0]["win_rate"], results["agents"][0]["ci_low"]
 

@@ -1,5 +1,5 @@
-"""The ``sorry-eval`` command (``python -m agents.arena.cli``): tournaments and leagues
-(:mod:`agents.arena`)."""
+"""The ``sorry-eval`` command (``python -m sorry_env.agents.arena.cli``): tournaments and leagues
+(:mod:`sorry_env.agents.arena`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import pathlib
 import time
 
-import agents
+import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import games
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 

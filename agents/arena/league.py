@@ -3,7 +3,7 @@
     sorry-eval --league heuristic greedy random checkpoints/sorry-2p.safetensors --games 400
 
 With two players every pair plays ``games`` games (seats and first moves rotated as in
-:mod:`agents.arena.tournament`); with three or four, every set of that many distinct agents does.
+:mod:`sorry_env.agents.arena.tournament`); with three or four, every set of that many distinct agents does.
 Every lineup uses the same seed, so the lineups meet the same packs (common random numbers).
 
 Results

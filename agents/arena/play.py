@@ -1,6 +1,6 @@
 """Playing tournament games: the fair seating, the seeds of each game, and a lineup of agents
 at one table (:class:`Table`), one process's share of the games. The tournament rules:
-:mod:`agents.arena`."""
+:mod:`sorry_env.agents.arena`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import copy
 
 import numpy as np
 
-import agents
+import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.rules import Rules, get_rules

@@ -9,7 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from tqdm import tqdm
 
-import agents
+import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env.rules import Rules
 
 from .play import Table

@@ -9,7 +9,7 @@ import pathlib
 import numpy as np
 import openskill.models
 
-import agents
+import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import game
 from sorry_env.rules import Rules, get_rules
 

@@ -55,7 +55,7 @@ def run_tournament(
 # The tournament runner of each registered game other than the board game (run_tournament):
 # "module:function", called as function(agent_specs, players, games, seed, workers, max_turns,
 # progress=, torch_threads=); it returns the results dict of run_tournament.
-GAME_TOURNAMENTS = {"express": "training.express_evaluate:run_express_tournament"}
+GAME_TOURNAMENTS = {"express": "sorry_env.training.express_evaluate:run_express_tournament"}
 
 
 def _game_type_of(config: dict) -> games.GameType:

@@ -58,7 +58,7 @@ def format_tasks() -> str:
 
 
 def check_out_dir(parser: argparse.ArgumentParser, out: str) -> pathlib.Path:
-    from training.evaluate import check_out_dir as check
+    from sorry_env.training.evaluate import check_out_dir as check
 
     try:
         check(out)

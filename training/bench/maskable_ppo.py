@@ -1,5 +1,5 @@
 """sb3-contrib MaskablePPO (its own ``MlpPolicy``) on the batched env: ``VectorOpponentEnv``
-(the task's opponents moving inside the compiled loop) through :class:`training.vector_sb3.SB3VecEnv`.
+(the task's opponents moving inside the compiled loop) through :class:`sorry_env.training.vector_sb3.SB3VecEnv`.
 The observation is the env's (``sorry_env.observation``), the same vector a
 :class:`agents.Turn` gives (:meth:`agents.Turn.observation`), so the trained policy plays
 tournaments through :class:`agents.CallableAgent` in this process."""
@@ -32,8 +32,8 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.vector_opponents import VectorOpponentEnv
-    from training.vector_sb3 import SB3VecEnv
+    from sorry_env.agents.vector_opponents import VectorOpponentEnv
+    from sorry_env.training.vector_sb3 import SB3VecEnv
 
     torch.set_num_threads(1)
     env = SB3VecEnv(VectorOpponentEnv(SETTINGS["envs"], task.players, opponents=list(task.opponents), rules=task.rules))

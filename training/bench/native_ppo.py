@@ -4,7 +4,7 @@ afterstate actor on batched rollouts, from scratch (no imitation, no distillatio
 Opponents: the task's fixed opponents (``mix: {heuristic: 1}``), or in a self-play task the
 learner's own snapshots only (``mix: {snapshots: 1}``), starting with a snapshot of the
 initial network so that the first games have an opponent. The trainer's in-training
-evaluations are replaced by the task's (:class:`training.bench.algorithms.Curve`).
+evaluations are replaced by the task's (:class:`sorry_env.training.bench.algorithms.Curve`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ SETTINGS = {
 
 
 def make_config(task: Task, seed: int, budget: int, curve_every: int, curve_games: int) -> dict:
-    from training.config import DEFAULTS
+    from sorry_env.training.config import DEFAULTS
 
     cfg = copy.deepcopy(DEFAULTS)
     cfg["name"] = "native-ppo"
@@ -52,9 +52,9 @@ def make_config(task: Task, seed: int, budget: int, curve_every: int, curve_game
 
 
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
-    from training.config import validate
-    from training.export import export_model
-    from training.train import Run, make_envs, make_model, run_training
+    from sorry_env.training.config import validate
+    from sorry_env.training.export import export_model
+    from sorry_env.training.train import Run, make_envs, make_model, run_training
 
     class BenchRun(Run):
         """The trainer's run, evaluated with the task's evaluation (its curve) instead."""
@@ -75,7 +75,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     if task.learner == SELF_PLAY:
         # The first opponent is the initial network itself (MaskablePPO seeds torch with the
         # config's seed, so this model starts with the learner's weights).
-        from training.opponents import OpponentPool
+        from sorry_env.training.opponents import OpponentPool
 
         first = make_model(cfg, make_envs(cfg, OpponentPool({"random": 1.0}), seed), run.dir / "tb")
         run.add_snapshot(first)

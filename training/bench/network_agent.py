@@ -1,5 +1,5 @@
 """A network trained by a sorry-bench baseline as an agent that plays tournaments in
-lockstep batches (``acts_in_batches``: :meth:`training.evaluate.Table.play_lockstep`): one
+lockstep batches (``acts_in_batches``: :meth:`sorry_env.training.evaluate.Table.play_lockstep`): one
 forward for the pending turns of every game, the masked argmax of its scores."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.base import Agent, Turn
+from sorry_env.agents.base import Agent, Turn
 
 
 class NetworkAgent(Agent):

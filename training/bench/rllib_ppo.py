@@ -25,7 +25,7 @@ SETTINGS = {
 
 def make_config(task: Task, seed: int, budget: int, curve_every: int) -> tuple[dict, int]:
     """The backend's config for this task, and the iterations per segment."""
-    from training.rllib_backend import DEFAULTS, validate
+    from sorry_env.training.rllib_backend import DEFAULTS, validate
 
     cfg = copy.deepcopy(DEFAULTS)
     cfg["name"] = "rllib-ppo"
@@ -45,7 +45,7 @@ def make_config(task: Task, seed: int, budget: int, curve_every: int) -> tuple[d
 
 
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
-    from training import rllib_backend as backend
+    from sorry_env.training import rllib_backend as backend
 
     cfg, per_segment = make_config(task, seed, budget, curve_every)
     total = cfg["budget"]["iterations"]

@@ -1,5 +1,5 @@
 """Scoring an agent on a task: the task's evaluation tournament, its win rate with the 95%
-Wilson interval, and the normalized score (:func:`training.bench.tasks.normalized_score`)."""
+Wilson interval, and the normalized score (:func:`sorry_env.training.bench.tasks.normalized_score`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def check_fits(agent, task: Task) -> None:
     """ValueError saying why `agent` (a spec or an agents.Agent) cannot play `task`'s game
     (rules, player count, a network made for another layout); nothing is played."""
     if task.game == EXPRESS:
-        from agents.express import make_express_agent
+        from sorry_env.agents.express import make_express_agent
 
         if not isinstance(agent, str):
             raise ValueError(f"{task.name}: Sorry! Express tasks take agent specs, not {type(agent).__name__} objects")
@@ -21,7 +21,7 @@ def check_fits(agent, task: Task) -> None:
         except (ValueError, TypeError) as error:
             raise ValueError(f"{agent!r} does not fit task {task.name} (Sorry! Express): {error}") from None
         return
-    import agents
+    from sorry_env import agents
     from sorry_env.rules import get_rules
 
     try:
@@ -44,13 +44,13 @@ def score(
     """The agent's row on `task`: wins, games, win_rate, ci_low, ci_high, normalized, seconds.
     `games` and `seed` default to the task's evaluation (the score); other values make an
     in-run evaluation or a quicker look, flagged ``standard: False``."""
-    from training.evaluate import run_tournament
+    from sorry_env.training.evaluate import run_tournament
 
     games = task.eval_games if games is None else games
     seed = task.eval_seed if seed is None else seed
     start = time.perf_counter()
     if task.game == EXPRESS:
-        from training.express_evaluate import run_express_tournament
+        from sorry_env.training.express_evaluate import run_express_tournament
 
         results = run_express_tournament(
             task.lineup(agent), task.players, games, seed, workers=workers, progress=progress

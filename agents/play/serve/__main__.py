@@ -1,4 +1,4 @@
-"""python -m agents.serve: the same as sorry-serve."""
+"""python -m sorry_env.agents.play.serve: the same as sorry-serve."""
 
 import sys
 

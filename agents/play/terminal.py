@@ -33,12 +33,11 @@ import numpy as np
 
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.agents import AGENTS, Turn, make_agent, set_torch_threads
+from sorry_env.agents.catalog import TRAINED, catalog_rows, resolve_spec
 from sorry_env.narrate import PawnLabels, narrate, option_text
 from sorry_env.render import COLOUR_NAMES, render_ansi
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules
-
-from . import AGENTS, Turn, make_agent, set_torch_threads
-from .catalog import TRAINED, catalog_rows, resolve_spec
 
 
 class Quit(Exception):
@@ -156,7 +155,7 @@ def build_opponents(
 def build_estimator(spec: str, rules: Rules, num_players: int):
     """The policy agent whose value network estimates your win chance (--estimate), checked
     against the game; ValueError if the spec is not a policy with a value network."""
-    from .policy import PolicyAgent
+    from sorry_env.agents.policy import PolicyAgent
 
     agent = make_agent(resolve_spec(spec, rules, num_players))
     if not isinstance(agent, PolicyAgent):

@@ -17,11 +17,11 @@ request never changes a game):
 ``DELETE /api/games/{id}``               forget the game
 =======================================  ====================================================
 
-Every request first passes :class:`agents.serve.guard.RequestGuard` (Host, Origin, content
-type) and bodies are read by :func:`agents.serve.guard.read_json` (size, depth, digits). An
-opponent is one of :class:`agents.serve.opponents.OpponentMenu`'s choices: a client's text is
+Every request first passes :class:`sorry_env.agents.play.serve.guard.RequestGuard` (Host, Origin, content
+type) and bodies are read by :func:`sorry_env.agents.play.serve.guard.read_json` (size, depth, digits). An
+opponent is one of :class:`sorry_env.agents.play.serve.opponents.OpponentMenu`'s choices: a client's text is
 never handed to :func:`agents.make_agent` or to the file system. Moves are made in worker
-threads (search moves in the processes of :mod:`agents.serve.workers`, under a time budget),
+threads (search moves in the processes of :mod:`sorry_env.agents.play.serve.workers`, under a time budget),
 so one game's slow opponent never holds up another game or the event loop; each game's lock
 makes its requests take turns.
 """
@@ -44,10 +44,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sorry_env import board_layout, game
+from sorry_env.agents import catalog, make_agent
 from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
 
-from .. import catalog, make_agent
 from .games import GameError, GameSession, GameStore
 from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
 from .opponents import OpponentMenu, parse_agent
@@ -200,7 +200,7 @@ class GameServer:
         path = self.menu.estimator_path(rules, players)
         if path is None:
             return None
-        from ..policy import PolicyAgent
+        from sorry_env.agents.policy import PolicyAgent
 
         try:
             return PolicyAgent(path)
@@ -219,7 +219,7 @@ def create_app(
 ) -> Starlette:
     """The ASGI app. `store` holds the games (its ttl and cap); `checkpoints` is the folder
     whose policy files are offered as opponents (listed now, once); `hint_agent` answers
-    hints; `hosts` are the names a request's Host may give (agents.serve.guard); `workers`
+    hints; `hosts` are the names a request's Host may give (agents.play.serve.guard); `workers`
     search processes play search moves within `move_budget` seconds each."""
     pool = MovePool(workers, move_budget)
     server = GameServer(store if store is not None else GameStore(), checkpoints, hint_agent, max_turns, pool)

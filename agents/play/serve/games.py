@@ -41,14 +41,13 @@ import numpy as np
 
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.agents import Turn
+from sorry_env.agents.base import Agent
 from sorry_env.geometry import BACKWARD, FORWARD, HOME, SAFE0, START, START_CIRCLE, TRACK
 from sorry_env.narrate import PawnLabels, narrate, option_text
 from sorry_env.render import COLOUR_NAMES
 from sorry_env.rules import CARD_NAMES, CSORRY, DEFAULT_MAX_TURNS, Rules, get_rules
 from sorry_env.state_io import state_to_dict
-
-from .. import Turn
-from ..base import Agent
 
 
 class GameError(Exception):
@@ -301,7 +300,7 @@ class GameSession:
             agent = self.opponents[seat][1]
             action = agent.act(Turn.from_state(self.state, self.rules, self.rng, legal))
             event = self._apply(int(action))
-            note = getattr(agent, "note", None)  # a search over its time budget (agents.serve.workers)
+            note = getattr(agent, "note", None)  # a search over its time budget (agents.play.serve.workers)
             if note:
                 event["text"] += f" ({note})"
                 self.log[-1]["text"] = event["text"]

@@ -9,9 +9,9 @@ package (no network at run time). The server binds 127.0.0.1 unless ``--host`` s
 otherwise. A client picks opponents only from the server's list (registered agents within
 caps, shipped policies, the policy files of ``--checkpoints`` found at start-up): nothing a
 client sends is imported or names a file (docs/hardening.md). The game logic is
-:mod:`agents.serve.games`, the web layer :mod:`agents.serve.app`, the request checks
-:mod:`agents.serve.guard`, the opponents on offer :mod:`agents.serve.opponents`, the search
-processes :mod:`agents.serve.workers`; see docs/browser.md. Needs the ``serve`` extra
+:mod:`sorry_env.agents.play.serve.games`, the web layer :mod:`sorry_env.agents.play.serve.app`, the request checks
+:mod:`sorry_env.agents.play.serve.guard`, the opponents on offer :mod:`sorry_env.agents.play.serve.opponents`,
+the search processes :mod:`sorry_env.agents.play.serve.workers`; see docs/browser.md. Needs the ``serve`` extra
 (Starlette and uvicorn).
 """
 

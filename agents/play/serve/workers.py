@@ -22,8 +22,8 @@ import time
 
 import numpy as np
 
-from ..base import Agent, Turn
-from ..heuristic import HeuristicAgent
+from sorry_env.agents.base import Agent, Turn
+from sorry_env.agents.heuristic import HeuristicAgent
 
 STARTUP_SECONDS = 120.0  # a fresh worker imports the agents and loads their compiled code
 
@@ -31,7 +31,7 @@ STARTUP_SECONDS = 120.0  # a fresh worker imports the agents and loads their com
 def _worker(conn) -> None:
     """A worker process: answer (agent name, settings, seed, turn) jobs with ("ok", action)
     or ("error", message) until the pipe closes."""
-    from agents import AGENTS  # the registered classes only: a job names one of them
+    from sorry_env.agents import AGENTS  # the registered classes only: a job names one of them
 
     made: dict[tuple, Agent] = {}
     conn.send(("ready", None))

@@ -22,11 +22,10 @@ import pathlib
 import re
 import stat
 
+from sorry_env.agents import AGENTS, ALIASES, catalog
+from sorry_env.agents.base import Agent
 from sorry_env.checks import excerpt
 from sorry_env.rules import Rules, get_rules
-
-from .. import AGENTS, ALIASES, catalog
-from ..base import Agent
 
 # Per agent, the settings a client may give and their inclusive bounds (the type of a bound is
 # the setting's type). Every registered agent needs an entry (a test checks): a new agent is
@@ -51,7 +50,7 @@ NOT_OFFERED: dict[str, str] = {
 # checkpoints folder); azsearch is offered for these games only.
 SERVER_NETWORKS: dict[tuple[str, int], str] = {("hasbro2003", 2): "value-2p.safetensors"}
 # Agents whose move is a search (hundreds of ms at the caps): they play in the worker processes
-# under the per-move time budget (agents.serve.workers); the others answer in a millisecond.
+# under the per-move time budget (agents.play.serve.workers); the others answer in a millisecond.
 SEARCH_AGENTS = frozenset({"expectimax", "montecarlo", "azsearch"})
 MAX_OPPONENT_TEXT = 200  # characters: far more than any offered choice needs
 # A policy file the server offers is a regular file of at most this size (the shipped ones are
@@ -78,7 +77,7 @@ class Opponent:
         """The agent, from the server's own data (a registered class, or a listed file)."""
         if self.agent is not None:
             return AGENTS[self.agent](seed=seed, **dict(self.settings))
-        from ..policy import PolicyAgent  # imports torch: only when a policy plays
+        from sorry_env.agents.policy import PolicyAgent  # imports torch: only when a policy plays
 
         check_policy_file(pathlib.Path(self.path))  # it may have changed since start-up
         return PolicyAgent(self.path, seed=seed)
@@ -117,7 +116,7 @@ def list_policies(folder: pathlib.Path | None) -> list[dict]:
         real = path.resolve()
         if real in found:
             continue
-        from ..policy import read_metadata  # imports torch: only when there are files to read
+        from sorry_env.agents.policy import read_metadata  # imports torch: only when there are files to read
 
         try:
             meta = read_metadata(path)
