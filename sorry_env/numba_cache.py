@@ -9,7 +9,8 @@ in its ``__init__.py`` before importing them, ::
 
     clear_stale("<package>", "<every first-party package it compiles against>", ...)
 
-(``sorry_env``: none; ``agents``: ``sorry_env``; ``training``: ``sorry_env``, ``agents``).
+(``sorry_env``: none; ``sorry_env.agents``: ``sorry_env``; ``sorry_env.training``: ``sorry_env``,
+``sorry_env.agents``).
 That deletes the package's cached machine code whenever the ``.py`` sources of the package or
 of any of those dependencies changed since it was compiled. Code outside a package (the
 benchmark scripts, the tests) is not cached. ``tests/test_numba_cache.py`` checks that every

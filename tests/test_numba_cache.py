@@ -19,6 +19,8 @@ from sorry_env import (
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIRST_PARTY = ("sorry_env", "agents", "training", "benchmarks")
+# Folders that install as sorry_env.<folder> (pyproject.toml's package-dir).
+INSTALLED_UNDER_SORRY_ENV = ("agents", "training")
 
 
 def _cache_files(package_dir):
@@ -60,6 +62,14 @@ def _caches_compiled_code(path):
     )
 
 
+def _folder_of(module: str) -> str:
+    """The repository folder an import name lives in (sorry_env.agents.x: agents/)."""
+    parts = module.split(".")
+    if parts[0] == "sorry_env" and len(parts) > 1 and parts[1] in INSTALLED_UNDER_SORRY_ENV:
+        return parts[1]
+    return parts[0]
+
+
 def _imported_first_party(package_dir):
     """First-party packages the modules of `package_dir` import (other than itself)."""
     found = set()
@@ -70,7 +80,7 @@ def _imported_first_party(package_dir):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names = [node.module]
-            found.update(n.split(".")[0] for n in names if n.split(".")[0] in FIRST_PARTY)
+            found.update(folder for n in names if (folder := _folder_of(n)) in FIRST_PARTY)
     found.discard(package_dir.name)
     return found
 
@@ -82,7 +92,10 @@ def test_every_package_that_caches_compiled_code_watches_everything_it_compiles_
     packages = [ROOT / name for name in FIRST_PARTY]
     subpackages = [init.parent for package in packages for init in package.glob("*/__init__.py")]
     for sub in subpackages:  # importing a package runs its cache check
-        importlib.import_module(f"{sub.parent.name}.{sub.name}")
+        parent = sub.parent.name
+        importlib.import_module(
+            f"sorry_env.{parent}.{sub.name}" if parent in INSTALLED_UNDER_SORRY_ENV else f"{parent}.{sub.name}"
+        )
     for directory in packages + subpackages + [ROOT / "tests"]:
         if not any(_caches_compiled_code(p) for p in directory.glob("*.py")):
             continue
@@ -114,7 +127,7 @@ def test_a_first_party_compile_says_so_once_on_stderr(capfd, monkeypatch):
     _fresh_function("tests.elsewhere")(1)  # not a caching package of the project: no line
     assert numba_cache.COMPILE_NOTICE not in capfd.readouterr().err
     _fresh_function("sorry_env.somewhere")(1)
-    _fresh_function("agents.somewhere")(2)
+    _fresh_function("sorry_env.agents.somewhere")(2)
     err = capfd.readouterr().err
     assert err.count(numba_cache.COMPILE_NOTICE) == 1  # one line per process, however much compiles
     assert "CPU-seconds" in numba_cache.COMPILE_NOTICE  # and it says how long it usually takes
