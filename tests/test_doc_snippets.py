@@ -20,8 +20,8 @@ PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md") if 
 NOT_RUN = {
     ("hardening.md", 0): "converts the reader's own old run (runs/NAME/checkpoint.zip)",
     ("vector.md", 0): "the actions are left to the reader (actions = ...)",
-    ("vector.md", 1): "continues the snippet above (its actions)",
-    ("vector.md", 2): "trains for 100,000 steps",
+    ("vector.md", 2): "steps with the first snippet's actions (left to the reader)",
+    ("vector.md", 3): "trains for 100,000 steps",
 }
 # Names a fragment uses that the page defines in prose, supplied before it runs.
 PRELUDE = {

@@ -45,7 +45,7 @@ def test_the_wheel_installs_one_import_name_with_its_data(wheel):
     configs = {p.name for p in (ROOT / "configs").glob("*.yaml")}
     assert {n.split("/")[-1] for n in names if n.startswith("sorry_env/configs/")} >= configs
     assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE") for n in names)
-    assert any(n.startswith("sorry_env/agents/serve/static/") for n in names)
+    assert any(n.startswith("sorry_env/agents/play/serve/static/") for n in names)
 
 
 @pytest.mark.slow

@@ -172,7 +172,9 @@ def config_path(path: str | Path) -> Path:
 
 def load_config(path: str | Path) -> dict:
     """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
-    network files (:func:`sorry_env.training.train.open_run` checks those unless it resumes)."""
+    network files (:func:`sorry_env.training.train.open_run` checks those unless it resumes).
+    A bare name that is no file is a shipped config (:func:`config_path`)."""
+    path = config_path(path)
     data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config must be a YAML mapping")

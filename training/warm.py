@@ -65,8 +65,16 @@ def warm_envs() -> None:
 
 
 def warm_agents() -> None:
+    # Agents that need settings to be made at all, with the smallest that compile their code.
+    value_net = agents.catalog.checkpoints_dir() / "value-2p.safetensors"
+    specs = {
+        "azsearch": f"azsearch:net={value_net},simulations=4",
+        "openspiel_mcts": "openspiel_mcts:simulations=4",
+        "openspiel_ismcts": "openspiel_ismcts:simulations=4",
+    }
     for name in agents.AGENTS:
-        agent = agents.make_agent(name, seed=0)
+        agent = agents.make_agent(specs.get(name, name), seed=0)
+        agent.check_game(sorry_env.get_rules("hasbro2003"), 2)
         state = game.new_state("hasbro2003", 2, seed=1)
         legal = game.legal_actions(state, "hasbro2003")
         agent.act(agents.Turn.from_state(state, "hasbro2003", np.random.default_rng(0), legal))
