@@ -165,9 +165,7 @@ def config_path(path: str | Path) -> Path:
     if shipped.is_file():
         return shipped
     names = sorted(p.stem for p in SHIPPED_CONFIGS.glob("*.yaml"))
-    raise ValueError(
-        f"config {str(path)!r}: no such file, and no shipped config of that name (shipped: {', '.join(names)})"
-    )
+    raise ValueError(f"config {path} does not exist, and no shipped config has that name (shipped: {', '.join(names)})")
 
 
 def load_config(path: str | Path) -> dict:
