@@ -27,14 +27,22 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_COMMAND = ["-m", "sorry_env.training.evaluate", "heuristic", "random", "--games", "200", "--seed", "0"]
-PACKAGES = ("sorry_env", "agents", "training")
+# The packages, and pyproject.toml: in a copy of a tree with one import name, sorry_env finds
+# agents/ and training/ beside it only where the project's pyproject.toml stands.
+PACKAGES = ("sorry_env", "agents", "training", "pyproject.toml")
+# Before the one-import-name layout (issue 26) the tournament command was training.evaluate.
+OLD_LAYOUT_MODULES = {"sorry_env.training.evaluate": "training.evaluate"}
 
 
 def export_tree(rev: str, into: Path) -> Path:
     """The packages of `rev` (or of the working tree for ".") copied into `into`, caches empty."""
     if rev == ".":
         for package in PACKAGES:
-            shutil.copytree(REPO / package, into / package, ignore=shutil.ignore_patterns("__pycache__"))
+            if (REPO / package).is_file():
+                into.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(REPO / package, into / package)
+            else:
+                shutil.copytree(REPO / package, into / package, ignore=shutil.ignore_patterns("__pycache__"))
         return into
     blob = subprocess.run(["git", "-C", str(REPO), "archive", rev, *PACKAGES], capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
@@ -73,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     for repeat in range(args.repeats):
         with tempfile.TemporaryDirectory(prefix="sorry-cold-") as tmp:
             tree = export_tree(args.rev, Path(tmp) / "tree")
+            if "package-dir" not in (tree / "pyproject.toml").read_text():  # before the one import name
+                command = [OLD_LAYOUT_MODULES.get(part, part) for part in command]
             workdir = Path(tmp) / "cwd"
             workdir.mkdir()
             wall, cpu, code = timed_run(command, tree, workdir)
