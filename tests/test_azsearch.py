@@ -2,6 +2,7 @@
 network, its visits are its simulations, bad settings and wrong-game networks are refused,
 and the learning loop's pieces (targets, losses, self-play records, Ray workers) hold."""
 
+import json
 import time
 
 import numpy as np
@@ -253,3 +254,20 @@ def test_the_expit_configs_load_and_pass_their_checks():
     assert paths
     for path in paths:
         X.check_config(load_config(path))
+
+
+def test_a_run_directorys_state_names_only_its_own_networks(tmp_path):
+    """state.json is read bounded, and its current network is the config's init or a file of
+    the run directory: a copied run cannot point the loader at another path."""
+    init = "checkpoints/value-2p.safetensors"
+    assert X._run_state(tmp_path / "state.json", tmp_path, init) == {"generation": 0, "current": init}
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"generation": 2, "current": str(tmp_path / "net-2.safetensors")}))
+    assert X._run_state(state, tmp_path, init)["generation"] == 2
+    for bad in ({"generation": 1, "current": "/etc/passwd"}, {"generation": -1, "current": init}, [1, 2]):
+        state.write_text(json.dumps(bad))
+        with pytest.raises(ValueError, match="state"):
+            X._run_state(state, tmp_path, init)
+    state.write_text("[" * 50_000)
+    with pytest.raises(ValueError):
+        X._run_state(state, tmp_path, init)

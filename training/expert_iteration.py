@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from sorry_env import files
 from sorry_env.rules import get_rules
 
 from .config import load_config
@@ -377,12 +378,29 @@ def _save_npz(path: Path, data: dict) -> None:
 MAX_SELFPLAY_FILE = 4 * 2**30
 
 
+MAX_RUN_JSON = 16 * 2**20  # bytes: config.json, state.json and log.jsonl of a run are far smaller
+
+
 def _load_npz(path: Path) -> dict:
     """A self-play file of this run (bounded in size; arrays only, no pickles)."""
-    if path.stat().st_size > MAX_SELFPLAY_FILE:
-        raise ValueError(f"{path}: larger than {MAX_SELFPLAY_FILE:,} bytes; not a self-play file of this run")
+    files.check_regular_file(path, MAX_SELFPLAY_FILE, "self-play file")  # a FIFO or device is never opened
     with np.load(path, allow_pickle=False) as f:
         return {k: f[k] for k in f.files}
+
+
+def _run_state(path: Path, out: Path, init: str) -> dict:
+    """The run's state.json (bounded), or a new run's state. Its current network must be the
+    config's `init` or a file of this run directory: a state file names no other path."""
+    if not path.exists():
+        return {"generation": 0, "current": init}
+    state = files.read_json(path, MAX_RUN_JSON, "the run's state.json")
+    if not isinstance(state, dict) or not isinstance(state.get("generation"), int) or state["generation"] < 0:
+        raise ValueError(f"{path}: not a state file of this run (generation)")
+    current = state.get("current")
+    inside = isinstance(current, str) and Path(current).resolve().parent == out.resolve()
+    if not (current == init or inside):
+        raise ValueError(f"{path}: its current network must be the config's init or a file of {out}")
+    return state
 
 
 def match(a: str, b: str, games: int, seed: int, rules: str, num_players: int) -> dict:
@@ -437,14 +455,18 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
     fixed = {k: v for k, v in cfg.items() if k != SECTION}
     fixed[SECTION] = {k: v for k, v in x.items() if k not in ("workers", "generations")}
     if saved.exists():
-        if json.loads(saved.read_text()) != json.loads(json.dumps(fixed)):
+        if files.read_json(saved, MAX_RUN_JSON, "the run's config.json") != json.loads(json.dumps(fixed)):
             raise ValueError(f"{out} holds a run of another config; use another --out or the same config")
     else:
         _atomic_json(saved, fixed)
     state_path = out / "state.json"
-    state = json.loads(state_path.read_text()) if state_path.exists() else {"generation": 0, "current": x["init"]}
+    state = _run_state(state_path, out, x["init"])
     log_path = out / "log.jsonl"
-    rows = [json.loads(line) for line in log_path.read_text().splitlines()] if log_path.exists() else []
+    rows = (
+        [json.loads(line) for line in files.read_text(log_path, MAX_RUN_JSON, "the run's log.jsonl").splitlines()]
+        if log_path.exists()
+        else []
+    )
     if not ray.is_initialized():
         env = {"OMP_NUM_THREADS": "1", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
         # "local": a Ray of this run's own, never one another program started on this machine
