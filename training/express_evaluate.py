@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-from sorry_env.agents.arena.play import game_seeds, seating
+from sorry_env.agents.arena.play import start_game
 from sorry_env.agents.arena.pool import play_games
 from sorry_env.agents.arena.stats import summarize
 from sorry_env.agents.express import ExpressTurn, make_express_agent
@@ -45,12 +45,9 @@ class ExpressTable:
 
     def play(self, game_index):
         """One game; returns its record in the form of agents.arena.play.Table.play."""
-        entry_seats, first_seat = seating(game_index, self.seats)
-        engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
-        for agent, reset_seed in zip(self.agents, reset_seeds):
-            agent.reset(reset_seed)
-        entry_at_seat = {seat: i for i, seat in enumerate(entry_seats)}
-        view_rng = np.random.default_rng(view_seed)
+        entry_seats, entry_at_seat, first_seat, engine_seed, view_rng = start_game(
+            self.agents, self.seats, self.seed, game_index
+        )
         state = game.new_state(len(self.agents), seed=engine_seed, first=first_seat)
         while game.winner(state) is None and game.turn(state) < self.max_turns:
             legal = game.legal_actions(state)

@@ -32,6 +32,19 @@ def game_seeds(seed: int, game_index: int, players: int) -> list[int]:
 
 
 # ---- playing --------------------------------------------------------------------------------
+def start_game(agents: list, seats: tuple, seed: int, game_index: int) -> tuple:
+    """What game `game_index` of a lineup starts from, for any game: (the entries' seats,
+    seat -> lineup entry, the first seat, the engine's seed, the generator of the agents' re-drawn views), with every
+    agent reset to its seed for this game (one rule for every table: :func:`seating`,
+    :func:`game_seeds`)."""
+    entry_seats, first_seat = seating(game_index, seats)
+    engine_seed, view_seed, *reset_seeds = game_seeds(seed, game_index, len(agents))
+    for agent, reset_seed in zip(agents, reset_seeds):
+        agent.reset(reset_seed)
+    entry_at_seat = {seat: i for i, seat in enumerate(entry_seats)}
+    return entry_seats, entry_at_seat, first_seat, engine_seed, np.random.default_rng(view_seed)
+
+
 class Table:
     """A lineup's agents in one process, able to play any game of the tournament by index."""
 
@@ -51,12 +64,9 @@ class Table:
         """One game; returns its record. `winners`: the lineup entries sharing the win (the
         winner, and its partner under team rules; empty if truncated); `scores`: each entry's
         points under play-for-points rules (None otherwise or if truncated)."""
-        entry_seats, first_seat = seating(game_index, self.seats)
-        engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
-        for agent, reset_seed in zip(self.agents, reset_seeds):
-            agent.reset(reset_seed)
-        entry_at_seat = {seat: i for i, seat in enumerate(entry_seats)}
-        view_rng = np.random.default_rng(view_seed)
+        entry_seats, entry_at_seat, first_seat, engine_seed, view_rng = start_game(
+            self.agents, self.seats, self.seed, game_index
+        )
 
         state = game.new_state(self.rules, seats=self.seats, seed=engine_seed)
         E.set_to_move(state, first_seat)
