@@ -57,6 +57,7 @@ class _Worker:
         self.process = ctx.Process(target=_worker, args=(child,), daemon=True, name="sorry-serve-search")
         self.process.start()
         child.close()
+        self._stop_lock = threading.Lock()
 
     def wait_ready(self, seconds: float) -> bool:
         try:
@@ -65,9 +66,12 @@ class _Worker:
             return False
 
     def stop(self) -> None:
-        self.process.kill()
-        self.process.join(timeout=5)
-        self.conn.close()
+        with self._stop_lock:  # (idempotent: a second call finds the pipe closed)
+            if self.conn.closed:
+                return
+            self.process.kill()
+            self.process.join(timeout=5)
+            self.conn.close()
 
 
 class MovePool:
@@ -102,10 +106,14 @@ class MovePool:
             print("sorry-serve: a search worker did not start", file=sys.stderr, flush=True)
 
     def _retire(self, worker: _Worker) -> None:
+        # Whoever takes a worker out of `_live` stops it, once: `close` may have taken it
+        # already, and closing a pipe twice from two threads can close a reused descriptor.
         with self._lock:
+            owned = worker in self._live
             self._live.discard(worker)
             self._started -= 1
-        worker.stop()
+        if owned:
+            worker.stop()
 
     def _fill(self) -> None:
         with self._lock:
