@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from sorry_env.training.bench import algorithms, cli, dqn, maskable_ppo, native_ppo, results, rllib_ppo
+from sorry_env.training.bench import algorithms, cli, dqn, maskable_ppo, native_ppo, results, rllib_ppo, selfplay_ppo
 from sorry_env.training.bench.tasks import ANCHORS, TASKS, get_task, normalized_score
 
 GOLDEN = pathlib.Path(__file__).with_name("bench_tasks_golden.json")
@@ -144,13 +144,24 @@ def tiny_settings(monkeypatch):
     monkeypatch.setitem(native_ppo.SETTINGS, "network", {**native_ppo.SETTINGS["network"], "hidden": [32]})
     monkeypatch.setitem(native_ppo.SETTINGS, "ppo", {**native_ppo.SETTINGS["ppo"], "n_steps": 16, "batch_size": 64})
     monkeypatch.setitem(native_ppo.SETTINGS, "snapshot_every", 128)
+    monkeypatch.setitem(selfplay_ppo.SETTINGS, "num_envs", 2)
+    monkeypatch.setitem(selfplay_ppo.SETTINGS, "num_steps", 64)
+    monkeypatch.setitem(selfplay_ppo.SETTINGS, "hidden", 32)
+    monkeypatch.setitem(selfplay_ppo.SETTINGS, "snapshot_every", 1)
 
 
 TINY_RUN = ["--budget", "256", "--curve-every", "128", "--curve-games", "4", "--final-games", "4"]
 
 
 @pytest.mark.parametrize(
-    ("algorithm", "task"), [("dqn", "2p-heuristic"), ("maskable_ppo", "4p-teams-heuristic"), ("ppo", "2p-selfplay")]
+    ("algorithm", "task"),
+    [
+        ("dqn", "2p-heuristic"),
+        ("maskable_ppo", "4p-teams-heuristic"),
+        ("ppo", "2p-selfplay"),
+        ("selfplay_ppo", "2p-selfplay"),
+        ("selfplay_ppo", "4p-heuristic"),
+    ],
 )
 def test_run_trains_writes_its_curve_and_result_then_report_rebuilds_them(
     algorithm, task, tiny_settings, capsys, tmp_path

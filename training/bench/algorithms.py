@@ -63,6 +63,12 @@ def _train_dqn(*args, **kwargs):
     return train(*args, **kwargs)
 
 
+def _train_selfplay_ppo(*args, **kwargs):
+    from .selfplay_ppo import train
+
+    return train(*args, **kwargs)
+
+
 def _train_rllib(*args, **kwargs):
     from .rllib_ppo import train
 
@@ -74,6 +80,7 @@ def _algorithms() -> dict[str, Algorithm]:
     from .maskable_ppo import SETTINGS as MASKABLE_SETTINGS
     from .native_ppo import SETTINGS as PPO_SETTINGS
     from .rllib_ppo import SETTINGS as RLLIB_SETTINGS
+    from .selfplay_ppo import SETTINGS as SELFPLAY_PPO_SETTINGS
 
     return {
         a.name: a
@@ -100,6 +107,14 @@ def _algorithms() -> dict[str, Algorithm]:
                 DQN_SETTINGS,
             ),
             Algorithm(
+                "selfplay_ppo",
+                "the single-file masked PPO in plain torch (training/bench/selfplay_ppo.py, run by "
+                "examples/selfplay_ppo.py) on Gymnasium's SyncVectorEnv",
+                _board_only,
+                _train_selfplay_ppo,
+                SELFPLAY_PPO_SETTINGS,
+            ),
+            Algorithm(
                 "rllib_ppo",
                 "RLlib PPO (training/rllib_backend.py: masked MLP, one env runner), evaluated at checkpoints",
                 _board_only,
@@ -113,7 +128,6 @@ def _algorithms() -> dict[str, Algorithm]:
 ALGORITHMS: dict[str, Algorithm] = _algorithms()
 # Known names not wired into sorry-bench yet, and where they stand.
 PLANNED = {
-    "selfplay_ppo": "the single-file PPO of examples/selfplay_ppo.py: not wired into sorry-bench yet",
     "expert_iteration": "expert iteration (issue 24): joins when that issue lands",
 }
 
