@@ -68,7 +68,11 @@ def make_network(obs_size: int, n_actions: int, hidden: int):
         def __init__(self):
             super().__init__()
             self.actor = nn.Sequential(
-                nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, n_actions)
+                nn.Linear(obs_size, hidden),
+                nn.Tanh(),
+                nn.Linear(hidden, hidden),
+                nn.Tanh(),
+                nn.Linear(hidden, n_actions),
             )
             self.critic = nn.Sequential(
                 nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
@@ -97,9 +101,7 @@ def as_player(net, greedy: bool) -> Callable[[dict], int]:
     return play
 
 
-def train_ppo(
-    args: argparse.Namespace, on_update: Callable[[int, object], None] | None = None, log: Callable = print
-):
+def train_ppo(args: argparse.Namespace, on_update: Callable[[int, object], None] | None = None, log: Callable = print):
     """Train the network for args.total_timesteps learner steps; `on_update(steps, net)` runs
     before the first rollout and after every update. Returns the network."""
     import gymnasium
