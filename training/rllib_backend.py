@@ -38,7 +38,7 @@ import numpy as np
 
 from sorry_env import files
 from sorry_env.checks import excerpt
-from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 
 from .config import INPUT_BOUND, MAX_LAYERS, MAX_NETWORK_PARAMETERS, MAX_WIDTH, read_yaml, run_name_problem
 
@@ -49,7 +49,7 @@ MARKER = "rllib_run.json"
 DEFAULTS = {
     "name": "rllib",  # run directory: <runs_dir>/<name>
     "seed": 0,
-    "game": {"num_players": 2, "rules": "hasbro2003", "max_turns": DEFAULT_MAX_TURNS},
+    "game": {"num_players": 2, "rules": DEFAULT_PRESET, "max_turns": DEFAULT_MAX_TURNS},
     "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
     "ppo": {
         "lr": 3.0e-4,
@@ -251,7 +251,7 @@ class SorryMultiAgentEnv(_multi_agent_env_base()):
         config = dict(config or {})
         self.game = raw_env(
             num_players=config.get("num_players", 2),
-            rules=config.get("rules", "hasbro2003"),
+            rules=config.get("rules", DEFAULT_PRESET),
             max_turns=config.get("max_turns", DEFAULT_MAX_TURNS),
         )
         self.mix = {k: float(w) for k, w in config.get("mix", {SELF: 1.0}).items() if w > 0}

@@ -46,7 +46,7 @@ from starlette.staticfiles import StaticFiles
 from sorry_env import board_layout, game
 from sorry_env.agents import catalog, make_agent
 from sorry_env.checks import excerpt
-from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS, get_rules
 
 from .games import GameError, GameSession, GameStore
 from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
@@ -129,7 +129,7 @@ class GameServer:
             "max_turns": self.max_turns,
             "move_budget": self.pool.budget,
             "seed_limit": SEED_LIMIT,
-            "defaults": {"players": 2, "rules": "hasbro2003", "opponents": ["heuristic"]},
+            "defaults": {"players": 2, "rules": DEFAULT_PRESET, "opponents": ["heuristic"]},
         }
 
     def _agent(self, text, rules, players: int, seed: int):
@@ -158,7 +158,7 @@ class GameServer:
         unknown = set(body) - CREATE_KEYS
         if unknown:
             raise ValueError(f"unknown fields {excerpt(sorted(unknown))}; a new game takes {sorted(CREATE_KEYS)}")
-        rules_name = body.get("rules", "hasbro2003")
+        rules_name = body.get("rules", DEFAULT_PRESET)
         if not isinstance(rules_name, str) or len(rules_name) > 40:
             raise TypeError(f"rules must be a preset name, got {excerpt(rules_name)}")
         rules = get_rules(rules_name)
