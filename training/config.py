@@ -348,12 +348,6 @@ def validate(
     run directory's run_state.json): its agent specs are data, so one that runs code
     (``module:Name``, an sb3 zip: :func:`agents.runs_code`) is refused before anything is
     built, unless it is in `trusted` (specs the user typed; `how` says how to type one)."""
-    from sorry_env import agents, game
-    from sorry_env.agents.policy import ACTIVATIONS, KINDS
-    from sorry_env.rules import PRESETS
-
-    from .opponents import check_mix
-
     _check_types(cfg, DEFAULTS, "")
     problem = run_name_problem(cfg["name"])
     if problem:
@@ -364,13 +358,31 @@ def validate(
             f"got {cfg['envs']} * {cfg['ppo']['n_steps']}"
         )
     if stored_in is not None:
-        for where, spec in agent_specs(cfg):
-            if isinstance(spec, str) and spec not in trusted:
-                try:
-                    agents.refuse_code(spec, stored_in, how)
-                except ValueError as e:
-                    raise ValueError(f"config: {where}: {e}") from None
-    g, net, d = cfg["game"], cfg["network"], cfg["distillation"]
+        _refuse_stored_code(cfg, stored_in, trusted, how)
+    _check_game_and_network(cfg)
+    _check_agents(cfg)
+    _check_distillation(cfg, warm_start)
+
+
+def _refuse_stored_code(cfg: dict, stored_in: str, trusted: Collection[str], how: str) -> None:
+    """validate: no agent spec of a stored config runs code unless the user typed it."""
+    from sorry_env import agents
+
+    for where, spec in agent_specs(cfg):
+        if isinstance(spec, str) and spec not in trusted:
+            try:
+                agents.refuse_code(spec, stored_in, how)
+            except ValueError as e:
+                raise ValueError(f"config: {where}: {e}") from None
+
+
+def _check_game_and_network(cfg: dict) -> None:
+    """validate: the game (rules, players), the rollout kind and the network's shape."""
+    from sorry_env import game
+    from sorry_env.agents.policy import ACTIVATIONS, KINDS
+    from sorry_env.rules import PRESETS
+
+    g, net = cfg["game"], cfg["network"]
     if g["rules"] not in PRESETS:
         raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
     try:
@@ -384,19 +396,33 @@ def validate(
     if net["activation"] not in ACTIVATIONS:
         raise ValueError(f"config: network.activation must be one of {sorted(ACTIVATIONS)}, got {net['activation']!r}")
     for key in ("hidden", "value_hidden"):
-        sizes = net[key]
-        if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes):
-            raise ValueError(f"config: network.{key} must be a list of layer widths > 0, got {excerpt(sizes)}")
-        if len(sizes) > MAX_LAYERS or max(sizes, default=0) > MAX_WIDTH:
-            raise ValueError(
-                f"config: network.{key} must have at most {MAX_LAYERS} layers of at most {MAX_WIDTH:,} units, "
-                f"got {excerpt(sizes)}"
-            )
-        widths = [INPUT_BOUND, *sizes, 1]
-        if sum(a * b for a, b in zip(widths[:-1], widths[1:])) > MAX_NETWORK_PARAMETERS:
-            raise ValueError(
-                f"config: network.{key} {sizes} makes a network of more than {MAX_NETWORK_PARAMETERS:,} parameters"
-            )
+        check_layer_sizes(net[key], f"network.{key}")
+
+
+def check_layer_sizes(sizes: list, where: str) -> None:
+    """ValueError unless `sizes` (the config key `where`) are hidden-layer widths: positive
+    integers, at most MAX_LAYERS of at most MAX_WIDTH, and a network of at most
+    MAX_NETWORK_PARAMETERS (counted from INPUT_BOUND inputs to one output)."""
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes):
+        raise ValueError(f"config: {where} must be a list of layer widths > 0, got {excerpt(sizes)}")
+    if len(sizes) > MAX_LAYERS or max(sizes, default=0) > MAX_WIDTH:
+        raise ValueError(
+            f"config: {where} must have at most {MAX_LAYERS} layers of at most {MAX_WIDTH:,} units, "
+            f"got {excerpt(sizes)}"
+        )
+    widths = [INPUT_BOUND, *sizes, 1]
+    if sum(a * b for a, b in zip(widths[:-1], widths[1:])) > MAX_NETWORK_PARAMETERS:
+        raise ValueError(f"config: {where} {sizes} makes a network of more than {MAX_NETWORK_PARAMETERS:,} parameters")
+
+
+def _check_agents(cfg: dict) -> None:
+    """validate: the opponent and teacher mixes, the teacher and the evaluation opponents can
+    be made and play the configured game."""
+    from sorry_env import agents
+
+    from .opponents import check_mix
+
+    g = cfg["game"]
     for where in ("opponents.mix", "imitation.mix"):
         section, key = where.split(".")
         try:
@@ -412,6 +438,11 @@ def validate(
             agents.make_agent(spec).check_game(g["rules"], g["num_players"])
         except (ValueError, TypeError) as e:
             raise ValueError(f"config: {where}: {spec!r}: {e}") from None
+
+
+def _check_distillation(cfg: dict, warm_start: bool) -> None:
+    """validate: the distillation warm start's network kind and (when it runs) its files."""
+    net, d = cfg["network"], cfg["distillation"]
     if d["decisions"] > 0 and net["kind"] != "afterstate":
         raise ValueError(
             "config: distillation trains an afterstate actor; set network.kind: afterstate or distillation.decisions: 0"
