@@ -13,8 +13,9 @@ from __future__ import annotations
 import copy
 import math
 import os
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -112,14 +113,18 @@ DEFAULTS = {
 }
 
 
-def _merge(base: dict, override: dict, where: str) -> dict:
+def merge_config(base: dict, override: dict, where: str = "") -> dict:
+    """`override` (a config file's mapping) over a copy of `base` (a DEFAULTS), section by
+    section; a key `base` does not have is refused, naming it. Values are not checked here: a
+    section given as something other than a mapping is replaced whole, and
+    :func:`check_types` refuses it (this module's and the RLlib backend's one merge)."""
     out = copy.deepcopy(base)
     for key, value in override.items():
         if key not in base:
             raise ValueError(f"config: unknown key {where}{key!r}; known: {sorted(base)}")
         # The mix is one whole mapping (its keys are agent names), not merged key by key.
         if isinstance(base[key], dict) and isinstance(value, dict) and key != "mix":
-            out[key] = _merge(base[key], value, f"{where}{key}.")
+            out[key] = merge_config(base[key], value, f"{where}{key}.")
         else:
             out[key] = value
     return out
@@ -172,13 +177,19 @@ def load_config(path: str | Path) -> dict:
     """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
     network files (:func:`sorry_env.training.train.open_run` checks those unless it resumes).
     A bare name that is no file is a shipped config (:func:`config_path`)."""
+    cfg = read_config(path, DEFAULTS)
+    validate(cfg, warm_start=False)
+    return cfg
+
+
+def read_config(path: str | Path, defaults: dict) -> dict:
+    """The YAML mapping of config file `path` (or the shipped config of that name, see
+    :func:`config_path`) merged over `defaults`, not yet validated."""
     path = config_path(path)
     data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config must be a YAML mapping")
-    cfg = _merge(DEFAULTS, data, "")
-    validate(cfg, warm_start=False)
-    return cfg
+    return merge_config(defaults, data)
 
 
 ROLLOUTS = ("batched", "per_game")  # the values of the rollout key
@@ -269,16 +280,27 @@ MAX_NETWORK_PARAMETERS = 50_000_000  # as a policy file may hold (agents.policy.
 INPUT_BOUND = 2048  # more than any layout's network input, for the parameter estimate
 
 
-def _check_types(cfg: dict, defaults: dict, where: str) -> None:
+def check_types(
+    cfg: dict,
+    defaults: dict,
+    where: str = "",
+    nullable: dict[str, type] = NULLABLE,
+    ranges: dict[str, tuple[Callable[[Any], bool], str]] = RANGES,
+    caps: dict[str, int] = CAPS,
+) -> None:
+    """ValueError naming the first key of merged config `cfg` whose value is not of its
+    default's type (a float key takes any finite number; a `nullable` key also None), outside
+    its `ranges` entry or over its `caps` entry. The same for every config of the project:
+    this module's tables are the defaults, the RLlib backend passes its own."""
     for key, default in defaults.items():
         name, value = where + key, cfg[key]
-        want = NULLABLE.get(name, type(default))
-        if value is None and name in NULLABLE:
+        want = nullable.get(name, type(default))
+        if value is None and name in nullable:
             continue
         if isinstance(default, dict) and key != "mix":
             if not isinstance(value, dict):
                 raise ValueError(f"config: {name} must be a mapping of {sorted(default)}, got {value!r}")
-            _check_types(value, default, name + ".")
+            check_types(value, default, name + ".", nullable, ranges, caps)
             continue
         if want is float:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -296,10 +318,10 @@ def _check_types(cfg: dict, defaults: dict, where: str) -> None:
                 dict: "a mapping",
             }[want]
             raise ValueError(f"config: {name} must be {noun}, got {value!r}")
-        if name in RANGES and not RANGES[name][0](value):
-            raise ValueError(f"config: {name} must be {RANGES[name][1]}, got {value!r}")
-        if name in CAPS and value > CAPS[name]:
-            raise ValueError(f"config: {name} must be at most {CAPS[name]:,}, got {value!r}")
+        if name in ranges and not ranges[name][0](value):
+            raise ValueError(f"config: {name} must be {ranges[name][1]}, got {value!r}")
+        if name in caps and value > caps[name]:
+            raise ValueError(f"config: {name} must be at most {caps[name]:,}, got {value!r}")
 
 
 def check_network_file(cfg: dict, key: str) -> dict:
@@ -348,7 +370,7 @@ def validate(
     run directory's run_state.json): its agent specs are data, so one that runs code
     (``module:Name``, an sb3 zip: :func:`agents.runs_code`) is refused before anything is
     built, unless it is in `trusted` (specs the user typed; `how` says how to type one)."""
-    _check_types(cfg, DEFAULTS, "")
+    check_types(cfg, DEFAULTS)
     problem = run_name_problem(cfg["name"])
     if problem:
         raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
