@@ -10,6 +10,8 @@ import importlib
 import inspect
 import math
 import os
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -50,18 +52,18 @@ MCTSAgent = MonteCarloAgent  # old class name
 NOT_SETTABLE = ("self", "seed", "weights")
 
 
-def _settings(maker, name: str, spec: str, settings: str) -> dict:
+def _settings(maker: type[Agent] | Callable[..., Agent], name: str, spec: str, settings: str) -> dict[str, Any]:
     """Constructor keyword arguments from the ``key=value,...`` part of a spec, each parsed as
     the type of the constructor's default, so a typo or a value of the wrong kind is refused
     here with its name instead of failing (or being silently rounded) inside the agent."""
-    target = maker.__init__ if isinstance(maker, type) else maker
+    target = maker.__init__ if inspect.isclass(maker) else maker
     params = inspect.signature(target).parameters
     defaults = {
         key: p.default
         for key, p in params.items()
         if key not in NOT_SETTABLE and p.default is not inspect.Parameter.empty
     }
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for item in filter(None, settings.split(",")):
         key, eq, text = (part.strip() for part in item.partition("="))
         if not eq:
@@ -84,8 +86,8 @@ def _settings(maker, name: str, spec: str, settings: str) -> dict:
     return kwargs
 
 
-def _takes_seed(maker) -> bool:
-    target = maker.__init__ if isinstance(maker, type) else maker
+def _takes_seed(maker: type[Agent] | Callable[..., Agent]) -> bool:
+    target = maker.__init__ if inspect.isclass(maker) else maker
     try:
         params = inspect.signature(target).parameters
     except (TypeError, ValueError):  # a builtin without a signature

@@ -192,6 +192,19 @@ def _select_edge(node, mover, c_puct, visits, totals, first_edge, n_edges, edge_
 
 
 @njit(cache=True)
+def _mix_root_noise(edge_prior, n, noise_alpha, noise_fraction):
+    """Dirichlet(noise_alpha) noise mixed into the root's `n` edge priors (the root's edges
+    come first), a share of noise_fraction; drawn from the generator run_search seeded."""
+    if noise_fraction > 0.0 and n > 1:
+        noise = np.empty(n)
+        for j in range(n):
+            noise[j] = np.random.gamma(noise_alpha, 1.0)
+        noise /= noise.sum()
+        for j in range(n):
+            edge_prior[j] = (1.0 - noise_fraction) * edge_prior[j] + noise_fraction * noise[j]
+
+
+@njit(cache=True)
 def run_search(
     root_state,
     rules,
@@ -247,13 +260,7 @@ def run_search(
     visits[0] = 1.0
     totals[0, :] = leaf
     n = n_edges[0]
-    if noise_fraction > 0.0 and n > 1:
-        noise = np.empty(n)
-        for j in range(n):
-            noise[j] = np.random.gamma(noise_alpha, 1.0)
-        noise /= noise.sum()
-        for j in range(n):
-            edge_prior[j] = (1.0 - noise_fraction) * edge_prior[j] + noise_fraction * noise[j]
+    _mix_root_noise(edge_prior, n, noise_alpha, noise_fraction)
 
     for _ in range(simulations):
         state[:] = root_state

@@ -14,6 +14,7 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.rules import DEFAULT_PRESET
 
 
 @njit  # not cached: it would outlive changes to the engine it inlines
@@ -29,7 +30,7 @@ def play_games(rules, active, games, seed):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--games", type=int, default=20000)
-    p.add_argument("--rules", default="hasbro2003")
+    p.add_argument("--rules", default=DEFAULT_PRESET)
     p.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     args = p.parse_args()
     if args.games < 1:

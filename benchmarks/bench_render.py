@@ -26,6 +26,7 @@ import numpy as np
 
 from sorry_env import game, raw_env
 from sorry_env import replay as R
+from sorry_env.rules import DEFAULT_PRESET
 
 
 def env_positions(render_mode, frames, seed=0):
@@ -63,7 +64,7 @@ def steps_per_second(render_mode, steps):
     return steps / (time.perf_counter() - start)
 
 
-def game_of(turns, rules="hasbro2003"):
+def game_of(turns, rules=DEFAULT_PRESET):
     """The record of a random 2-player game lasting exactly `turns` cards."""
     for seed in range(10_000):
         rng = np.random.default_rng(seed)

@@ -19,7 +19,7 @@ import numpy as np
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.agents import Turn, make_agent
-from sorry_env.rules import DEFAULT_MAX_TURNS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
 
 
 def decision_times(spec: str, rules, games: int, seed: int) -> tuple[list[float], list[float]]:
@@ -53,7 +53,7 @@ def decision_times(spec: str, rules, games: int, seed: int) -> tuple[list[float]
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--games", type=int, default=20, help="timed games per agent (default 20)")
-    p.add_argument("--rules", default="hasbro2003", help="rules preset (default hasbro2003)")
+    p.add_argument("--rules", default=DEFAULT_PRESET, help=f"rules preset (default {DEFAULT_PRESET})")
     p.add_argument(
         "--agents", nargs="+", default=["expectimax:depth=3", "expectimax:depth=2", "mcts"], help="agent specs to time"
     )

@@ -26,6 +26,7 @@ from numba import njit
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env import vector as V
+from sorry_env.rules import DEFAULT_PRESET
 
 
 @njit  # not cached: benchmarks do not cache compiled code (sorry_env.numba_cache)
@@ -64,12 +65,12 @@ def timed_steps(env, seconds):
 
 
 def engine_moves_per_second(players, seconds):
-    rules = game.rules_array("hasbro2003")
+    rules = game.rules_array(DEFAULT_PRESET)
     moves, seed = 0, 0
-    E.random_playout(game.new_state("hasbro2003", players, seed=0), rules, 2000)
+    E.random_playout(game.new_state(DEFAULT_PRESET, players, seed=0), rules, 2000)
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        moves += E.random_playout(game.new_state("hasbro2003", players, seed=seed), rules, 2000)
+        moves += E.random_playout(game.new_state(DEFAULT_PRESET, players, seed=seed), rules, 2000)
         seed += 1
     return moves / (time.perf_counter() - start)
 

@@ -66,6 +66,29 @@ def _check(state, rules, buf, mask, seen, counts):
     ppp = rules[R_PAWNS]
     if _token_problem(state, rules, ppp):
         counts[9] += 1
+    _check_pawns(state, ppp, counts)
+    _check_pile(state, rules, counts)
+    winner = state[E.WINNER]
+    if winner >= 0:
+        for c in range(2 if rules[R_TEAMS] else 1):
+            seat = (winner + 2 * c) % 4
+            for slot in range(ppp):
+                if state[E.PAWNS + seat * E.MAX_SLOTS + slot] != HOME:
+                    counts[7] += 1
+        return 0
+    if rules[R_HAND_SIZE]:
+        for seat in range(4):
+            held = 0
+            for c in range(N_CARDS):
+                held += state[E.HANDS + seat * N_CARDS + c]
+            if state[E.ACTIVE + seat] and held != rules[R_HAND_SIZE]:
+                counts[5] += 1
+    return _check_actions(state, rules, buf, mask, seen, counts)
+
+
+@njit  # not cached: benchmarks do not cache compiled code (sorry_env.numba_cache)
+def _check_pawns(state, ppp, counts):
+    """Pawn codes in range (counts[2]) and no two pawns on one square (counts[3])."""
     track = np.full(TRACK, -1, dtype=np.int64)
     for seat in range(4):
         safe = np.zeros(HOME - SAFE0, dtype=np.int64)
@@ -82,6 +105,11 @@ def _check(state, rules, buf, mask, seen, counts):
                 if safe[code - SAFE0]:
                     counts[3] += 1
                 safe[code - SAFE0] = 1
+
+
+@njit  # not cached: benchmarks do not cache compiled code (sorry_env.numba_cache)
+def _check_pile(state, rules, counts):
+    """The draw pile's cards agree with its counts (counts[4])."""
     size = rules[R_PACK_SIZE]
     pile = np.zeros(N_CARDS, dtype=np.int64)
     for k in range(state[E.DRAW_POS], size):
@@ -90,21 +118,12 @@ def _check(state, rules, buf, mask, seen, counts):
         if pile[c] != state[E.REMAIN + c]:
             counts[4] += 1
             break
-    winner = state[E.WINNER]
-    if winner >= 0:
-        for c in range(2 if rules[R_TEAMS] else 1):
-            seat = (winner + 2 * c) % 4
-            for slot in range(ppp):
-                if state[E.PAWNS + seat * E.MAX_SLOTS + slot] != HOME:
-                    counts[7] += 1
-        return 0
-    if rules[R_HAND_SIZE]:
-        for seat in range(4):
-            held = 0
-            for c in range(N_CARDS):
-                held += state[E.HANDS + seat * N_CARDS + c]
-            if state[E.ACTIVE + seat] and held != rules[R_HAND_SIZE]:
-                counts[5] += 1
+
+
+@njit  # not cached: benchmarks do not cache compiled code (sorry_env.numba_cache)
+def _check_actions(state, rules, buf, mask, seen, counts):
+    """A running game has legal actions (counts[0]) and the list agrees with the mask
+    (counts[1]); returns how many there are."""
     n = E.legal_actions(state, rules, buf)
     if n == 0:
         counts[0] += 1

@@ -23,7 +23,7 @@ from sorry_env import game
 from sorry_env.agents.evaluation import DEFAULT_WEIGHTS
 from sorry_env.agents.heuristic import heuristic_choice
 from sorry_env.agents.montecarlo import MAX_TURNS
-from sorry_env.rules import PRESETS
+from sorry_env.rules import DEFAULT_PRESET, PRESETS
 
 # Only the search agents read these (a score as a chance of winning): the heuristic's
 # choices do not depend on them.
@@ -54,7 +54,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--pairs", type=int, default=8000, help="deals per comparison (games: pairs x players)")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
+    p.add_argument("--rules", default=DEFAULT_PRESET, choices=sorted(PRESETS))
     p.add_argument("--scales", default="0.5,0.75,1.33,2", help="factors each weight is multiplied by")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()

@@ -51,7 +51,7 @@ from sorry_env.agents.montecarlo import (
 )
 from sorry_env.agents.simulate import action_buffer, after_move_into, determinize
 from sorry_env.agents.value_net import NO_NET
-from sorry_env.rules import CARD_NAMES, PRESETS
+from sorry_env.rules import CARD_NAMES, DEFAULT_PRESET, PRESETS
 
 
 # Not cached: numba cannot cache functions of a module loaded by path (the tests do that).
@@ -120,7 +120,7 @@ def main():
     p.add_argument("--iterations", type=int, default=4000, help="playouts per set, per decision (default 4000)")
     p.add_argument("--plies", type=int, default=8, help="moves per playout before the evaluation; 0: to the end")
     p.add_argument("--sample", type=float, default=0.3, help="share of the decisions valued (default 0.3)")
-    p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
+    p.add_argument("--rules", default=DEFAULT_PRESET, choices=sorted(PRESETS))
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(

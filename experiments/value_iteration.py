@@ -53,7 +53,7 @@ from sorry_env.agents.simulate import action_buffer, after_move_into, card_chanc
 from sorry_env.agents.value_net import net_logit, pack_mlp
 from sorry_env.geometry import TRACK
 from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import DEFAULT_MAX_TURNS, N_CARDS, PRESETS, R_PACK_SIZE, R_PAWNS
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, N_CARDS, PRESETS, R_PACK_SIZE, R_PAWNS
 
 # Compiled functions here are not cached: a cache would outlive changes to the engine and
 # agents they inline (sorry_env.numba_cache only watches the packages).
@@ -333,7 +333,7 @@ def main(argv=None):
         help="a value network file (.safetensors) to start from, or 'evaluation': a new network that "
         "learns a correction to the hand-written evaluation",
     )
-    p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS), help="rules (--init evaluation)")
+    p.add_argument("--rules", default=DEFAULT_PRESET, choices=sorted(PRESETS), help="rules (--init evaluation)")
     p.add_argument("--hidden", default="256,256", help="hidden layer widths (--init evaluation)")
     p.add_argument(
         "--pairs",

@@ -57,7 +57,22 @@ _PROBLEMS = (
 @njit(cache=True)
 def _header_problem(state, rules):
     """Index into _PROBLEMS of the first header field out of range (compiled: a few hundred
-    comparisons take well under a microsecond; the caller has checked the shape and dtype)."""
+    comparisons take well under a microsecond; the caller has checked the shape and dtype).
+    The groups run in the order of _PROBLEMS, so the lowest code found is the one reported."""
+    ppp = rules[R_PAWNS]
+    problem = _turn_problem(state)
+    if problem == 0:
+        problem = _pawn_problem(state, ppp)
+    if problem == 0:
+        problem = _pile_problem(state, rules)
+    if problem == 0:
+        problem = _token_problem(state, rules, ppp)
+    return problem
+
+
+@njit(cache=True)
+def _turn_problem(state):
+    """Seats in play, player to move, card, winner and turn counters (codes 1 to 5)."""
     n_active = 0
     for seat in range(N_SEATS):
         if state[E.ACTIVE + seat] != 0 and state[E.ACTIVE + seat] != 1:
@@ -75,7 +90,12 @@ def _header_problem(state, rules):
         return 4
     if state[E.TURN] < 0 or (state[E.DRAW_AGAIN] != 0 and state[E.DRAW_AGAIN] != 1):
         return 5
-    ppp = rules[R_PAWNS]
+    return 0
+
+
+@njit(cache=True)
+def _pawn_problem(state, ppp):
+    """Pawn codes: in range for the pawns in play, -1 in every other slot (code 6)."""
     for seat in range(N_SEATS):
         for slot in range(E.MAX_SLOTS):
             code = state[E.PAWNS + seat * E.MAX_SLOTS + slot]
@@ -84,6 +104,12 @@ def _header_problem(state, rules):
                     return 6
             elif code != -1:
                 return 6
+    return 0
+
+
+@njit(cache=True)
+def _pile_problem(state, rules):
+    """Draw position, pile counts, deck, hands and a split seven (codes 7 to 11)."""
     size = rules[R_PACK_SIZE]
     if state[E.DRAW_POS] < 0 or state[E.DRAW_POS] > size:
         return 7
@@ -98,7 +124,7 @@ def _header_problem(state, rules):
             return 10
     if state[E.SEVEN_LEFT] < 0 or state[E.SEVEN_LEFT] > 6 or state[E.SEVEN_MOVED] < 0 or state[E.SEVEN_MOVED] > 255:
         return 11
-    return _token_problem(state, rules, ppp)
+    return 0
 
 
 @njit(cache=True)

@@ -93,7 +93,7 @@ from . import game
 from .aec_checks import StepChecks
 from .game_env import wrap_env
 from .geometry import N_SEATS
-from .narrate import PawnLabels, narrate
+from .narrate import Move, PawnLabels, narrate
 from .observation import GLOBAL_STATE_SIZE, OBS_SIZE, global_state, observe
 from .render import render_ansi
 from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, Rules, get_rules
@@ -109,7 +109,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(StepChecks, AECEnv):
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["ansi", "rgb_array", "human"],
         "name": ENV_NAME,
         "is_parallelizable": False,
@@ -121,7 +121,7 @@ class raw_env(StepChecks, AECEnv):
         num_players: int | None = None,
         seats: Iterable[int] | None = None,
         rules: Rules | str = DEFAULT_PRESET,
-        max_turns: int = DEFAULT_MAX_TURNS,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
         render_mode: str | None = None,
         reward: str = "win",
     ):
@@ -143,7 +143,7 @@ class raw_env(StepChecks, AECEnv):
         if num_players is None and seats is None:
             num_players = 4
         self.seats = game.seats_for(num_players, seats, self.rules)
-        self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
+        self.max_turns: int = max_turns if max_turns is not None else np.iinfo(np.int64).max
         self.render_mode = render_mode
         self._rules_array = game.rules_array(self.rules)
         self._active = np.zeros(4, dtype=np.int64)
@@ -157,15 +157,15 @@ class raw_env(StepChecks, AECEnv):
                 "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
             }
         )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
+        self.observation_spaces: dict[str, spaces.Space] = {a: obs_space for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         # state(): the full game state for centralized critics (layout: sorry_env.observation)
         self.state_space = spaces.Box(0.0, 1.0, (GLOBAL_STATE_SIZE,), dtype=np.float32)
-        self._state = None
+        self._state: np.ndarray | None = None
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
-        self._labels = None  # rendering only: stable pawn labels (sorry_env.narrate.PawnLabels)
-        self._last_move = None  # rendering only: (state before, action, trace) of the last step
-        self._window = None  # render_mode="human": the pygame window, opened at the first render
+        self._labels: PawnLabels | None = None  # rendering only: stable pawn labels
+        self._last_move: tuple[np.ndarray, int, Move] | None = None  # rendering only: the last step
+        self._window: Window | None = None  # render_mode="human": the pygame window, opened at the first render
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -197,7 +197,7 @@ class raw_env(StepChecks, AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = f"player_{int(state[E.TO_MOVE])}"
         if state[E.TURN] >= self.max_turns:  # a loaded position already at the limit
             self.truncations = {a: True for a in self.agents}
@@ -208,24 +208,29 @@ class raw_env(StepChecks, AECEnv):
             self.render()
 
     def _refuse_action(self, action) -> None:
-        game.check_action(self._state, self.rules, action)  # raises, naming the legal actions
+        game.check_action(self._game(), self.rules, action)  # raises, naming the legal actions
 
     def step(self, action: int | None) -> None:
         agent = self._acting_agent(action, self.n_actions)
         if agent is None:
             return
-        state = self._state
-        before = state.copy() if self._labels is not None else None
-        E.step(state, self._rules_array, int(action))
-        if before is not None:
-            self._last_move = (before, int(action), self._labels.advance(before, int(action), state))
+        assert action is not None  # _acting_agent refused anything but a legal index
+        move = int(action)
+        state = self._game()
+        if self._labels is not None:
+            before = state.copy()
+            E.step(state, self._rules_array, move)
+            self._last_move = (before, move, self._labels.advance(before, move, state))
+        else:
+            E.step(state, self._rules_array, move)
         self._cumulative_rewards[agent] = 0.0
         winner = state[E.WINNER]
         if winner >= 0:
+            # reward="points" was refused in __init__ for rules without a scoring system
             points = scores(state, self.rules) if self.rules.scoring != "none" else None
             for a in self.agents:
                 seat = self._agent_seat[a]
-                if self.reward == "points":
+                if points is not None and self.reward == "points":
                     self.rewards[a] = float(points[seat])
                 else:
                     self.rewards[a] = 1.0 if game.same_side(self.rules, seat, winner) else -1.0
@@ -271,7 +276,7 @@ class raw_env(StepChecks, AECEnv):
         global_state(self._game(), self._rules_array, max_turns, out)
         return out
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             import gymnasium
 
@@ -287,7 +292,7 @@ class raw_env(StepChecks, AECEnv):
         from .draw import board_array  # Pillow is imported only when pictures are asked for
 
         caption = None
-        if self._last_move is not None:
+        if self._last_move is not None and self._labels is not None:
             before, action, move = self._last_move
             caption = narrate(before, self.rules, action, move, self._labels.previous)
         image = board_array(state, self.rules, self._labels, caption)

@@ -240,53 +240,7 @@ def _account(before, rules, action, move: Move, numbers: list) -> tuple:
     if not move.consistent:
         return card, f"{game.describe_action(before, rules, action)} (pawn tracking lost: see the board)"
 
-    def pawn(p):
-        return f"{COLOUR_LETTERS[p[0]]}{numbers[p[0]][p[1]]}"
-
-    parts = []
-    for step in move.steps:
-        seat = step.pawn[0]
-        owner = "" if seat == move.seat else f"partner {COLOUR_NAMES[seat]}'s "
-        if step.kind == "start":
-            text = f"{owner}{pawn(step.pawn)} leaves Start onto square {step.slide[0] if step.slide else step.dst}"
-        elif step.kind == "sorry":
-            victim = step.bumped[0] if step.bumped else None
-            target = step.slide[0] if step.slide else step.dst
-            text = f"{owner}{pawn(step.pawn)} leaves Start and takes square {target}"
-            if victim is not None:
-                text += f", sending {_names([victim], numbers)} back to Start"
-                step = dataclasses.replace(step, bumped=step.bumped[1:])
-        elif step.kind == "fire":
-            triangle = step.slide[0] if step.slide else step.dst
-            text = f"{pawn(step.pawn)} makes a fire move from {where(seat, step.src)} to square {triangle}"
-        elif step.kind == "swap":
-            if step is move.steps[1]:
-                if not step.slide:  # the other pawn only says something if it slid after the swap
-                    continue
-                text = pawn(step.pawn)
-            else:
-                other = move.steps[1]
-                text = (
-                    f"{pawn(step.pawn)} on {where(seat, step.src)} swaps places with "
-                    f"{_names([other.pawn], numbers)} on {where(other.pawn[0], other.src)}"
-                )
-        else:
-            direction = f"{step.n} forward" if step.n > 0 else f"{-step.n} back"
-            end = step.slide[0] if step.slide else step.dst
-            text = f"{owner}{pawn(step.pawn)} moves {direction} from {where(seat, step.src)} to {where(seat, end)}"
-            if step.dst == HOME:
-                text = f"{owner}{pawn(step.pawn)} moves {direction} from {where(seat, step.src)} and reaches Home"
-            elif step.src < TRACK and SAFE0 <= step.dst < HOME:
-                text += " (into the safety zone)"
-        if step.slide:
-            tri, end = step.slide
-            text += f"{',' if text != pawn(step.pawn) else ''} lands on {COLOUR_NAMES[int(SLIDE_OWNER[tri])]}'s slide "
-            text += f"at square {tri} and slides to square {end}"
-            if step.swept:
-                text += f", sweeping {_names(step.swept, numbers)} back to Start"
-        if step.bumped:
-            text += f", bumping {_names(step.bumped, numbers)} back to Start"
-        parts.append(text)
+    parts = [text for text in (_step_text(step, move, numbers) for step in move.steps) if text is not None]
     text = "; ".join(parts) if parts else game.describe_action(before, rules, action)
     token = _token_text(before, rules, action, numbers)
     if token:
@@ -295,6 +249,65 @@ def _account(before, rules, action, move: Move, numbers: list) -> tuple:
         left = (int(before[E.SEVEN_LEFT]) or 7) - game.decode_action(rules, action)[3]
         text += f" ({left} of the 7 still to move)" if left else " (the 7 is finished)"
     return card, text
+
+
+def _label(pawn, numbers) -> str:
+    """A pawn's short label, e.g. ``R1``."""
+    return f"{COLOUR_LETTERS[pawn[0]]}{numbers[pawn[0]][pawn[1]]}"
+
+
+def _step_text(step: Step, move: Move, numbers: list) -> str | None:
+    """One step of a move in words, what it slid over and bumped included (None: a step that
+    says nothing, the second pawn of a swap that did not slide)."""
+    if step.kind == "swap" and step is move.steps[1] and not step.slide:
+        return None
+    seat = step.pawn[0]
+    owner = "" if seat == move.seat else f"partner {COLOUR_NAMES[seat]}'s "
+    label = _label(step.pawn, numbers)
+    if step.kind == "start":
+        text = f"{owner}{label} leaves Start onto square {step.slide[0] if step.slide else step.dst}"
+    elif step.kind == "sorry":
+        target = step.slide[0] if step.slide else step.dst
+        text = f"{owner}{label} leaves Start and takes square {target}"
+        if step.bumped:  # the pawn it replaced is named here, not as a bump
+            text += f", sending {_names([step.bumped[0]], numbers)} back to Start"
+            step = dataclasses.replace(step, bumped=step.bumped[1:])
+    elif step.kind == "fire":
+        triangle = step.slide[0] if step.slide else step.dst
+        text = f"{label} makes a fire move from {where(seat, step.src)} to square {triangle}"
+    elif step.kind == "swap":
+        if step is move.steps[1]:  # the other pawn, after the swap, sliding
+            text = label
+        else:
+            other = move.steps[1]
+            text = (
+                f"{label} on {where(seat, step.src)} swaps places with "
+                f"{_names([other.pawn], numbers)} on {where(other.pawn[0], other.src)}"
+            )
+    else:
+        text = _walk_text(step, owner + label)
+    if step.slide:
+        tri, end = step.slide
+        text += f"{',' if text != label else ''} lands on {COLOUR_NAMES[int(SLIDE_OWNER[tri])]}'s slide "
+        text += f"at square {tri} and slides to square {end}"
+        if step.swept:
+            text += f", sweeping {_names(step.swept, numbers)} back to Start"
+    if step.bumped:
+        text += f", bumping {_names(step.bumped, numbers)} back to Start"
+    return text
+
+
+def _walk_text(step: Step, who: str) -> str:
+    """A pawn moving forward or back (before any slide)."""
+    seat = step.pawn[0]
+    direction = f"{step.n} forward" if step.n > 0 else f"{-step.n} back"
+    if step.dst == HOME:
+        return f"{who} moves {direction} from {where(seat, step.src)} and reaches Home"
+    end = step.slide[0] if step.slide else step.dst
+    text = f"{who} moves {direction} from {where(seat, step.src)} to {where(seat, end)}"
+    if step.src < TRACK and SAFE0 <= step.dst < HOME:
+        text += " (into the safety zone)"
+    return text
 
 
 def _token_text(before, rules, action, numbers) -> str:

@@ -5,7 +5,7 @@
     import pyspiel
     import sorry_env.openspiel  # registers the game
 
-    game = pyspiel.load_game("python_sorry", {"players": 4, "rules": "hasbro2003"})
+    game = pyspiel.load_game("python_sorry", {"players": 4, "rules": DEFAULT_PRESET})
 
 Parameters: ``players`` (2, 3 or 4; the env's default seats), ``rules`` (a preset name,
 ``sorry_env.PRESETS``), ``max_turns`` (cards played before the game is a draw; default
@@ -45,11 +45,11 @@ from . import engine as E
 from . import game as G
 from .checks import check_state
 from .observation import OBS_SIZE, observe
-from .rules import CARD_NAMES, DEFAULT_MAX_TURNS, N_CARDS, PRESETS, get_rules
+from .rules import CARD_NAMES, DEFAULT_MAX_TURNS, DEFAULT_PRESET, N_CARDS, PRESETS, get_rules
 from .scoring import max_points, scores
 
 SHORT_NAME = "python_sorry"
-DEFAULTS = {"players": 4, "rules": "hasbro2003", "max_turns": DEFAULT_MAX_TURNS, "reward": "win"}
+DEFAULTS = {"players": 4, "rules": DEFAULT_PRESET, "max_turns": DEFAULT_MAX_TURNS, "reward": "win"}
 
 
 def _game_type(utility=pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:

@@ -59,6 +59,32 @@ def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False, fire_ice=F
     game (None: pawns numbered by slot); `hand_seat`: show that seat's hand (play for
     points); `teams`: name the partnerships; `fire_ice`: say where Fire and Ice are (shown
     whenever a token is on a pawn, too)."""
+    grid = _empty_grid()
+    active = [s for s in range(N_SEATS) if state[E.ACTIVE + s]]
+    in_start, at_home = _place_pawns(grid, state, ppp, labels, active)
+    lines = _grid_lines(grid)
+    to_move = int(state[E.TO_MOVE])
+    for seat in active:
+        marker = "  <- to play" if seat == to_move and state[E.WINNER] < 0 else ""
+        lines.append(
+            f"{COLOUR_NAMES[seat]} (seat {seat}): Start {' '.join(in_start[seat]) or '-'} | "
+            f"Home {' '.join(at_home[seat]) or '-'}{marker}"
+        )
+    if teams:
+        lines.append("teams: Red + Yellow against Blue + Green (each moves its partner's pawns too)")
+    if fire_ice or state[E.FIRE] or state[E.ICE]:
+        lines.append(token_text(state, labels))
+    lines += _turn_lines(state, hand_seat)
+    lines.append(
+        "legend: R1..G4 pawns; numbers round the edge: track squares; r0..r4 Red's safety squares "
+        "(b, y, g: the others'); r> a Red slide's triangle, - slide; o start square; "
+        "S# pawns in Start, H# pawns Home"
+    )
+    return "\n".join(lines)
+
+
+def _empty_grid() -> list[list[str]]:
+    """The board's cells without pawns: track, slides, safety zones and start squares."""
     grid = [["" for _ in range(GRID)] for _ in range(GRID)]
     for sq in range(TRACK):
         col, row = track_cell(sq)
@@ -69,13 +95,18 @@ def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False, fire_ice=F
             grid[row][col] = "-"
         col, row = track_cell(first)
         grid[row][col] = COLOURS[owner].lower() + ">"
-    active = [s for s in range(N_SEATS) if state[E.ACTIVE + s]]
     for seat in range(N_SEATS):
         for k in range(SAFE_LEN):
             col, row = safe_cell(seat, k)
             grid[row][col] = f"{COLOURS[seat].lower()}{k}"
         col, row = track_cell(int(START_CIRCLE[seat]))
         grid[row][col] = "o"
+    return grid
+
+
+def _place_pawns(grid, state, ppp, labels, active) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
+    """Put the pawns on the board into `grid` with each seat's Start and Home counts; return
+    the labels of each seat's pawns in Start and at Home."""
     in_start: dict[int, list[str]] = {}
     at_home: dict[int, list[str]] = {}
     for seat in active:
@@ -94,6 +125,11 @@ def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False, fire_ice=F
         grid[row][col] = f"H{len(at_home[seat])}"
         col, row = _cell_of(start_centre(seat))
         grid[row][col] = f"S{len(in_start[seat])}"
+    return in_start, at_home
+
+
+def _grid_lines(grid) -> list[str]:
+    """The grid as lines of text, with the track's square numbers round the edge."""
     number_at = {track_cell(sq): sq for sq in range(TRACK)}
     pad = " " * _CELL
 
@@ -106,18 +142,13 @@ def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False, fire_ice=F
         right = f"{number_at[(GRID - 1, row)]:>{_CELL}}"
         lines.append(left + "".join(f"{cell:>{_CELL}}" for cell in grid[row]) + right)
     lines.append(ruler(GRID - 1))
+    return lines
 
+
+def _turn_lines(state, hand_seat) -> list[str]:
+    """The hand shown, whose turn it is with what card, and the winner."""
+    lines = []
     to_move = int(state[E.TO_MOVE])
-    for seat in active:
-        marker = "  <- to play" if seat == to_move and state[E.WINNER] < 0 else ""
-        lines.append(
-            f"{COLOUR_NAMES[seat]} (seat {seat}): Start {' '.join(in_start[seat]) or '-'} | "
-            f"Home {' '.join(at_home[seat]) or '-'}{marker}"
-        )
-    if teams:
-        lines.append("teams: Red + Yellow against Blue + Green (each moves its partner's pawns too)")
-    if fire_ice or state[E.FIRE] or state[E.ICE]:
-        lines.append(token_text(state, labels))
     card = int(state[E.CARD])
     if hand_seat is not None:
         lines.append(f"{COLOUR_NAMES[hand_seat]}'s hand: {hand_text(state, hand_seat)}")
@@ -134,9 +165,4 @@ def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False, fire_ice=F
     )
     if state[E.WINNER] >= 0:
         lines.append(f"seat {int(state[E.WINNER])} ({COLOUR_NAMES[state[E.WINNER]]}) wins")
-    lines.append(
-        "legend: R1..G4 pawns; numbers round the edge: track squares; r0..r4 Red's safety squares "
-        "(b, y, g: the others'); r> a Red slide's triangle, - slide; o start square; "
-        "S# pawns in Start, H# pawns Home"
-    )
-    return "\n".join(lines)
+    return lines

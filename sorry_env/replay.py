@@ -42,6 +42,8 @@ import os
 import pathlib
 import sys
 
+import numpy as np
+
 from . import engine as E
 from . import files, game
 from .checks import excerpt
@@ -203,6 +205,25 @@ def _check_players(players, seats) -> None:
 def replay(record: dict) -> Replay:
     """Re-play a record through the engine, checking every action and state (ReplayError on
     the first mismatch)."""
+    rules, seats, state = _initial(record)
+    moves = record["moves"]
+    if not isinstance(moves, list):
+        raise ReplayError("'moves' must be a list")
+    if len(moves) > MAX_REPLAY_MOVES:
+        raise ReplayError(f"{len(moves):,} moves, more than the {MAX_REPLAY_MOVES:,} a replay may hold")
+    _check_players(record["players"], seats)
+    labels = PawnLabels(state, rules)
+    out = Replay(rules, [state], [labels.copy()], [], [], record)
+    for k, entry in enumerate(moves):
+        state = _replay_move(k, entry, state, rules, labels, out)
+    result = _result(state, rules)
+    if record["result"] != result:
+        raise ReplayError(f"the recorded result {record['result']!r} differs from the replayed one {result!r}")
+    return out
+
+
+def _initial(record) -> tuple[Rules, tuple, np.ndarray]:
+    """The record's rules, seats and starting state, checked against its initial state."""
     if not isinstance(record, dict):
         raise ReplayError(f"a replay file holds one JSON object, got {type(record).__name__}")
     if record.get("format") != FORMAT:
@@ -231,40 +252,34 @@ def replay(record: dict) -> Replay:
             "the initial state differs from the game the seed starts: "
             + _first_difference(got, record["initial_state"])
         )
-    moves = record["moves"]
-    if not isinstance(moves, list):
-        raise ReplayError("'moves' must be a list")
-    if len(moves) > MAX_REPLAY_MOVES:
-        raise ReplayError(f"{len(moves):,} moves, more than the {MAX_REPLAY_MOVES:,} a replay may hold")
-    _check_players(record["players"], seats)
-    labels = PawnLabels(state, rules)
-    out = Replay(rules, [state], [labels.copy()], [], [], record)
-    for k, entry in enumerate(moves):
-        if not isinstance(entry, dict) or "action" not in entry or "state" not in entry:
-            raise ReplayError(f"move {k}: must be an object with 'action' and 'state'")
-        if game.winner(state) is not None:
-            raise ReplayError(f"move {k}: the game was already over")
-        action = _int(entry["action"], f"move {k}: 'action'")
-        try:
-            game.check_action(state, rules, action)
-        except ValueError as error:
-            raise ReplayError(f"move {k}: {error}") from None
-        before, state = state, game.step(state, rules, action)
-        move = labels.advance(before, action, state)
-        got = state_to_dict(state, rules)
-        if got != entry["state"]:
-            raise ReplayError(
-                f"move {k} (action {action}): the state after it differs from the recorded one: "
-                + _first_difference(got, entry["state"])
-            )
-        out.actions.append(action)
-        out.descriptions.append(narrate(before, rules, action, move, labels.previous))
-        out.states.append(state)
-        out.labels.append(labels.copy())
-    result = _result(state, rules)
-    if record["result"] != result:
-        raise ReplayError(f"the recorded result {record['result']!r} differs from the replayed one {result!r}")
-    return out
+    return rules, seats, state
+
+
+def _replay_move(k: int, entry, state: np.ndarray, rules: Rules, labels: PawnLabels, out: Replay) -> np.ndarray:
+    """Play move `k` of the record from `state`, check it and the state it leads to, and add
+    it to `out`; return the new state."""
+    if not isinstance(entry, dict) or "action" not in entry or "state" not in entry:
+        raise ReplayError(f"move {k}: must be an object with 'action' and 'state'")
+    if game.winner(state) is not None:
+        raise ReplayError(f"move {k}: the game was already over")
+    action = _int(entry["action"], f"move {k}: 'action'")
+    try:
+        game.check_action(state, rules, action)
+    except ValueError as error:
+        raise ReplayError(f"move {k}: {error}") from None
+    before, state = state, game.step(state, rules, action)
+    move = labels.advance(before, action, state)
+    got = state_to_dict(state, rules)
+    if got != entry["state"]:
+        raise ReplayError(
+            f"move {k} (action {action}): the state after it differs from the recorded one: "
+            + _first_difference(got, entry["state"])
+        )
+    out.actions.append(action)
+    out.descriptions.append(narrate(before, rules, action, move, labels.previous))
+    out.states.append(state)
+    out.labels.append(labels.copy())
+    return state
 
 
 def load(path) -> dict:

@@ -55,6 +55,36 @@ def _short(value, limit: int = 80) -> str:
     return text if len(text) <= limit else f"{text[:limit]}..."
 
 
+def _is_integer(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _checked_pack(pack) -> tuple[int, ...]:
+    """A Rules' pack as a tuple of ints: 0..5 copies of each card, not all zero."""
+    if (
+        isinstance(pack, (str, bytes))
+        or not hasattr(pack, "__len__")
+        or len(pack) != N_CARDS
+        or not all(_is_integer(c) and 0 <= c <= 5 for c in pack)
+    ):
+        raise ValueError(f"pack must give 0..5 copies (integers) of each of {CARD_NAMES}, got {_short(pack)}")
+    if sum(int(c) for c in pack) == 0:
+        raise ValueError("pack is empty")
+    return tuple(int(c) for c in pack)
+
+
+def _checked_start_cards(starts) -> tuple[str, ...]:
+    """A Rules' start cards as a tuple: card names (not Sorry!), at least one, none twice."""
+    if isinstance(starts, (str, bytes)) or not isinstance(starts, (tuple, list)) or not starts:
+        raise ValueError(f"start_cards must be a non-empty tuple of card names, got {_short(starts)}")
+    unknown = [c for c in starts if not isinstance(c, str) or c not in CARD_INDEX or c == "SORRY"]
+    if unknown:
+        raise ValueError(f"start_cards: {_short(unknown)} cannot start a pawn; choose from {CARD_NAMES[:-1]}")
+    if len(set(starts)) != len(starts):
+        raise ValueError(f"start_cards lists a card twice: {tuple(starts)}")
+    return tuple(starts)
+
+
 @dataclasses.dataclass(frozen=True)
 class Rules:
     """One complete rules configuration. Use a preset from :data:`PRESETS` or
@@ -75,39 +105,18 @@ class Rules:
     def __post_init__(self):
         # Checked when built, each mistake naming its field: a custom Rules reaches compiled
         # code, where a fractional count or a duplicate start card would silently mean something else.
-        def integer(x) -> bool:
-            return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
         if not isinstance(self.name, str):
             raise ValueError(f"name must be text, got {type(self.name).__name__}")
-        if not integer(self.pawns_per_player) or self.pawns_per_player not in (3, 4):
+        if not _is_integer(self.pawns_per_player) or self.pawns_per_player not in (3, 4):
             raise ValueError(f"pawns_per_player must be 3 or 4, got {self.pawns_per_player!r}")
-        pack = self.pack
-        if (
-            isinstance(pack, (str, bytes))
-            or not hasattr(pack, "__len__")
-            or len(pack) != N_CARDS
-            or not all(integer(c) and 0 <= c <= 5 for c in pack)
-        ):
-            raise ValueError(f"pack must give 0..5 copies (integers) of each of {CARD_NAMES}, got {_short(pack)}")
-        object.__setattr__(self, "pack", tuple(int(c) for c in pack))
-        if sum(self.pack) == 0:
-            raise ValueError("pack is empty")
+        object.__setattr__(self, "pack", _checked_pack(self.pack))
         for field in ("two_draws_again", "fast_play", "fire_ice"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"{field} must be True or False, got {getattr(self, field)!r}")
-        starts = self.start_cards
-        if isinstance(starts, (str, bytes)) or not isinstance(starts, (tuple, list)) or not starts:
-            raise ValueError(f"start_cards must be a non-empty tuple of card names, got {_short(starts)}")
-        unknown = [c for c in starts if not isinstance(c, str) or c not in CARD_INDEX or c == "SORRY"]
-        if unknown:
-            raise ValueError(f"start_cards: {_short(unknown)} cannot start a pawn; choose from {CARD_NAMES[:-1]}")
-        if len(set(starts)) != len(starts):
-            raise ValueError(f"start_cards lists a card twice: {tuple(starts)}")
-        object.__setattr__(self, "start_cards", tuple(starts))
+        object.__setattr__(self, "start_cards", _checked_start_cards(self.start_cards))
         if not isinstance(self.teams, str) or self.teams not in TEAMS:
             raise ValueError(f"teams must be one of {sorted(TEAMS)}, got {_short(self.teams)}")
-        if not integer(self.hand_size) or self.hand_size not in (0, 5):
+        if not _is_integer(self.hand_size) or self.hand_size not in (0, 5):
             raise ValueError(f"hand_size must be 0 (no hands) or 5 (play for points), got {self.hand_size!r}")
         if self.hand_size and sum(self.pack) <= 4 * self.hand_size:
             raise ValueError(
@@ -116,7 +125,7 @@ class Rules:
             )
         if not isinstance(self.scoring, str) or self.scoring not in SCORING:
             raise ValueError(f"scoring must be one of {SCORING}, got {_short(self.scoring)}")
-        if not integer(self.sorry_forward) or self.sorry_forward not in (0, 4):
+        if not _is_integer(self.sorry_forward) or self.sorry_forward not in (0, 4):
             raise ValueError(f"sorry_forward must be 0 (off) or 4, got {self.sorry_forward!r}")
         # Fire and Ice come with the 2013 edition, which has neither partnerships nor hands:
         # the token choices are defined for one player's own pawns and one card in play.

@@ -38,6 +38,8 @@ so ``state_to_dict(state_from_dict(d))`` equals ``d`` once ``d`` is in that orde
 ``state_from_dict(state_to_dict(s))`` reproduces every public fact of ``s``.
 """
 
+from typing import Any
+
 import numpy as np
 
 from . import engine as E
@@ -122,7 +124,7 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
         seat, code = fire_ref
         slot = next(i for i in range(rules.pawns_per_player) if state[E.PAWNS + seat * E.MAX_SLOTS + i] == code)
         state[E.FIRE] = seat * E.MAX_SLOTS + slot + 1
-    fire_decision = _fire_decision(d, rules, state, card, to_move)
+    fire_decision = _fire_decision(d, rules, state, card, int(to_move))
     _deal(state, rules, active, hands, card, fire_decision)
     _check_playable(state, rules)
     return state
@@ -401,14 +403,14 @@ def _hands(d, rules, active):
 def state_to_dict(state: np.ndarray, rules: Rules) -> dict:
     """The state dict of an engine state (pawns in canonical order)."""
     ppp = rules.pawns_per_player
-    pawns = []
+    pawns: list[list[list] | None] = []  # per seat: each pawn's position, None for an empty seat
     for seat in range(N_SEATS):
         if not state[E.ACTIVE + seat]:
             pawns.append(None)
             continue
         pawns.append([code_to_position(state[E.PAWNS + seat * E.MAX_SLOTS + i]) for i in range(ppp)])
     card = int(state[E.CARD])
-    d = {
+    d: dict[str, Any] = {
         "to_move": int(state[E.TO_MOVE]),
         "card": CARD_NAMES[card] if card >= 0 else None,
         "draw_again": bool(state[E.DRAW_AGAIN]),

@@ -484,7 +484,7 @@ class SorrySeatVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         num_envs: int,
         num_players: int = 2,
         seats=None,
-        rules="hasbro2003",
+        rules=DEFAULT_PRESET,
         max_turns: int | None = DEFAULT_MAX_TURNS,
         reward_seat: int | None = None,
         copy: bool = True,

@@ -17,7 +17,7 @@ from sorry_env.agents.policy import PolicyAgent
 from sorry_env.agents.value_net import pack
 from sorry_env.rules import get_rules
 from sorry_env.training import expert_iteration as X
-from sorry_env.training.config import DEFAULTS, _merge, validate
+from sorry_env.training.config import DEFAULTS, merge_config, validate
 
 VALUE = "checkpoints/value-2p.safetensors"
 POLICY_4P = "checkpoints/sorry-4p.safetensors"
@@ -97,12 +97,12 @@ def test_a_short_tournament_against_the_heuristic_runs_to_the_end():
 
 # ---- expert iteration ----------------------------------------------------------------------------
 def _cfg(**section):
-    return _merge(DEFAULTS, {"expert_iteration": section}, "")
+    return merge_config(DEFAULTS, {"expert_iteration": section}, "")
 
 
 def test_expert_iteration_config_is_checked_before_work():
     with pytest.raises(ValueError, match="unknown key expert_iteration.'simulation'"):
-        _merge(DEFAULTS, {"expert_iteration": {"simulation": 3}}, "")
+        merge_config(DEFAULTS, {"expert_iteration": {"simulation": 3}}, "")
     with pytest.raises(ValueError, match="expert_iteration.window must be > 0"):
         validate(_cfg(window=0), warm_start=False)
     with pytest.raises(ValueError, match="memory_mb"):
@@ -191,7 +191,7 @@ def test_ray_workers_on_two_nodes_replace_a_dead_one_and_count_each_game_once():
 def test_a_run_resumes_without_replaying_finished_generations(tmp_path):
     import ray
 
-    cfg = _merge(DEFAULTS, {"expert_iteration": {"generations": 1, "games": 2, "simulations": 4, "epochs": 1,
+    cfg = merge_config(DEFAULTS, {"expert_iteration": {"generations": 1, "games": 2, "simulations": 4, "epochs": 1,
                                                   "gate_games": 2, "eval_games": 2}}, "")  # fmt: skip
     try:
         rows = X.run(cfg, tmp_path, log=lambda s: None)

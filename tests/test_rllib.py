@@ -45,11 +45,24 @@ def write_config(tmp_path, **changes) -> Path:
         ({"env_runners": {"num_env_runners": -1}}, "num_env_runners"),
         ({"ppo": {"minibatch_size": 10_000}}, "minibatch_size"),
         ({"colour": "red"}, "unknown key 'colour'"),
+        # read, merged and type-checked by training.config's functions, as sorry-train's configs are
+        ({"ppo": 3}, "config: ppo must be a mapping"),
+        ({"ppo": {"entropy_coeff": float("inf")}}, "ppo.entropy_coeff must be a number"),
+        ({"game": {"rules": "hasbro2003_teams", "num_players": 2}}, "config: game:"),
+        ({"network": {"hidden": []}}, "network.hidden must be a non-empty list"),
+        ({"env_runners": {"num_cpus_per_env_runner": "one"}}, "num_cpus_per_env_runner must be a number"),
     ],
 )
 def test_bad_config_is_refused_naming_the_key(tmp_path, changes, message):
     with pytest.raises(ValueError, match=message.replace(".", r"\.").replace("'", "'")):
         rb.load_config(write_config(tmp_path, **changes))
+
+
+def test_a_shipped_config_loads_by_name_and_fractional_cpus_are_kept(tmp_path):
+    assert rb.load_config("rllib-smoke")["name"] == "rllib-smoke"  # configs/rllib-smoke.yaml, from any folder
+    cfg = rb.load_config(write_config(tmp_path, env_runners={"num_cpus_per_env_runner": 0.5}))
+    assert cfg["env_runners"]["num_cpus_per_env_runner"] == 0.5
+    assert cfg["env_runners"]["rollout_fragment_length"] == rb.DEFAULTS["env_runners"]["rollout_fragment_length"]
 
 
 @pytest.mark.parametrize("players, mix", [(2, {"self": 1.0}), (4, {"heuristic": 1.0}), (3, {"self": 1, "random": 1})])

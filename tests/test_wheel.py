@@ -82,3 +82,15 @@ def test_the_installed_wheel_plays_a_shipped_policy_from_any_folder(wheel, tmp_p
         [venv / "bin" / "sorry-play", "--list"], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=600
     )
     assert listing.returncode == 0 and "hasbro2003-2p" in listing.stdout and "missing" not in listing.stdout.lower()
+
+
+def test_the_wheel_metadata_names_authors_licence_and_project_links(wheel):
+    archive = zipfile.ZipFile(wheel)
+    (metadata_name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    headers = archive.read(metadata_name).decode().split("\n\n", 1)[0].splitlines()
+    assert any(h.startswith("Author:") and h.split(":", 1)[1].strip() for h in headers), headers
+    assert "License-Expression: MIT" in headers
+    links = dict(h.split(":", 1)[1].strip().split(", ", 1) for h in headers if h.startswith("Project-URL:"))
+    assert {"Homepage", "Documentation", "Changelog"} <= set(links), links
+    for label, target in links.items():  # no public address yet: each link is a file of the tree
+        assert (ROOT / target).is_file(), f"Project-URL {label} names {target}, which is not in the tree"

@@ -13,8 +13,9 @@ from __future__ import annotations
 import copy
 import math
 import os
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -112,14 +113,18 @@ DEFAULTS = {
 }
 
 
-def _merge(base: dict, override: dict, where: str) -> dict:
+def merge_config(base: dict, override: dict, where: str = "") -> dict:
+    """`override` (a config file's mapping) over a copy of `base` (a DEFAULTS), section by
+    section; a key `base` does not have is refused, naming it. Values are not checked here: a
+    section given as something other than a mapping is replaced whole, and
+    :func:`check_types` refuses it (this module's and the RLlib backend's one merge)."""
     out = copy.deepcopy(base)
     for key, value in override.items():
         if key not in base:
             raise ValueError(f"config: unknown key {where}{key!r}; known: {sorted(base)}")
         # The mix is one whole mapping (its keys are agent names), not merged key by key.
         if isinstance(base[key], dict) and isinstance(value, dict) and key != "mix":
-            out[key] = _merge(base[key], value, f"{where}{key}.")
+            out[key] = merge_config(base[key], value, f"{where}{key}.")
         else:
             out[key] = value
     return out
@@ -172,13 +177,19 @@ def load_config(path: str | Path) -> dict:
     """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
     network files (:func:`sorry_env.training.train.open_run` checks those unless it resumes).
     A bare name that is no file is a shipped config (:func:`config_path`)."""
+    cfg = read_config(path, DEFAULTS)
+    validate(cfg, warm_start=False)
+    return cfg
+
+
+def read_config(path: str | Path, defaults: dict) -> dict:
+    """The YAML mapping of config file `path` (or the shipped config of that name, see
+    :func:`config_path`) merged over `defaults`, not yet validated."""
     path = config_path(path)
     data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config must be a YAML mapping")
-    cfg = _merge(DEFAULTS, data, "")
-    validate(cfg, warm_start=False)
-    return cfg
+    return merge_config(defaults, data)
 
 
 ROLLOUTS = ("batched", "per_game")  # the values of the rollout key
@@ -269,16 +280,27 @@ MAX_NETWORK_PARAMETERS = 50_000_000  # as a policy file may hold (agents.policy.
 INPUT_BOUND = 2048  # more than any layout's network input, for the parameter estimate
 
 
-def _check_types(cfg: dict, defaults: dict, where: str) -> None:
+def check_types(
+    cfg: dict,
+    defaults: dict,
+    where: str = "",
+    nullable: dict[str, type] = NULLABLE,
+    ranges: dict[str, tuple[Callable[[Any], bool], str]] = RANGES,
+    caps: dict[str, int] = CAPS,
+) -> None:
+    """ValueError naming the first key of merged config `cfg` whose value is not of its
+    default's type (a float key takes any finite number; a `nullable` key also None), outside
+    its `ranges` entry or over its `caps` entry. The same for every config of the project:
+    this module's tables are the defaults, the RLlib backend passes its own."""
     for key, default in defaults.items():
         name, value = where + key, cfg[key]
-        want = NULLABLE.get(name, type(default))
-        if value is None and name in NULLABLE:
+        want = nullable.get(name, type(default))
+        if value is None and name in nullable:
             continue
         if isinstance(default, dict) and key != "mix":
             if not isinstance(value, dict):
                 raise ValueError(f"config: {name} must be a mapping of {sorted(default)}, got {value!r}")
-            _check_types(value, default, name + ".")
+            check_types(value, default, name + ".", nullable, ranges, caps)
             continue
         if want is float:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -296,10 +318,10 @@ def _check_types(cfg: dict, defaults: dict, where: str) -> None:
                 dict: "a mapping",
             }[want]
             raise ValueError(f"config: {name} must be {noun}, got {value!r}")
-        if name in RANGES and not RANGES[name][0](value):
-            raise ValueError(f"config: {name} must be {RANGES[name][1]}, got {value!r}")
-        if name in CAPS and value > CAPS[name]:
-            raise ValueError(f"config: {name} must be at most {CAPS[name]:,}, got {value!r}")
+        if name in ranges and not ranges[name][0](value):
+            raise ValueError(f"config: {name} must be {ranges[name][1]}, got {value!r}")
+        if name in caps and value > caps[name]:
+            raise ValueError(f"config: {name} must be at most {caps[name]:,}, got {value!r}")
 
 
 def check_network_file(cfg: dict, key: str) -> dict:
@@ -348,13 +370,7 @@ def validate(
     run directory's run_state.json): its agent specs are data, so one that runs code
     (``module:Name``, an sb3 zip: :func:`agents.runs_code`) is refused before anything is
     built, unless it is in `trusted` (specs the user typed; `how` says how to type one)."""
-    from sorry_env import agents, game
-    from sorry_env.agents.policy import ACTIVATIONS, KINDS
-    from sorry_env.rules import PRESETS
-
-    from .opponents import check_mix
-
-    _check_types(cfg, DEFAULTS, "")
+    check_types(cfg, DEFAULTS)
     problem = run_name_problem(cfg["name"])
     if problem:
         raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
@@ -364,13 +380,31 @@ def validate(
             f"got {cfg['envs']} * {cfg['ppo']['n_steps']}"
         )
     if stored_in is not None:
-        for where, spec in agent_specs(cfg):
-            if isinstance(spec, str) and spec not in trusted:
-                try:
-                    agents.refuse_code(spec, stored_in, how)
-                except ValueError as e:
-                    raise ValueError(f"config: {where}: {e}") from None
-    g, net, d = cfg["game"], cfg["network"], cfg["distillation"]
+        _refuse_stored_code(cfg, stored_in, trusted, how)
+    _check_game_and_network(cfg)
+    _check_agents(cfg)
+    _check_distillation(cfg, warm_start)
+
+
+def _refuse_stored_code(cfg: dict, stored_in: str, trusted: Collection[str], how: str) -> None:
+    """validate: no agent spec of a stored config runs code unless the user typed it."""
+    from sorry_env import agents
+
+    for where, spec in agent_specs(cfg):
+        if isinstance(spec, str) and spec not in trusted:
+            try:
+                agents.refuse_code(spec, stored_in, how)
+            except ValueError as e:
+                raise ValueError(f"config: {where}: {e}") from None
+
+
+def _check_game_and_network(cfg: dict) -> None:
+    """validate: the game (rules, players), the rollout kind and the network's shape."""
+    from sorry_env import game
+    from sorry_env.agents.policy import ACTIVATIONS, KINDS
+    from sorry_env.rules import PRESETS
+
+    g, net = cfg["game"], cfg["network"]
     if g["rules"] not in PRESETS:
         raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
     try:
@@ -384,19 +418,33 @@ def validate(
     if net["activation"] not in ACTIVATIONS:
         raise ValueError(f"config: network.activation must be one of {sorted(ACTIVATIONS)}, got {net['activation']!r}")
     for key in ("hidden", "value_hidden"):
-        sizes = net[key]
-        if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes):
-            raise ValueError(f"config: network.{key} must be a list of layer widths > 0, got {excerpt(sizes)}")
-        if len(sizes) > MAX_LAYERS or max(sizes, default=0) > MAX_WIDTH:
-            raise ValueError(
-                f"config: network.{key} must have at most {MAX_LAYERS} layers of at most {MAX_WIDTH:,} units, "
-                f"got {excerpt(sizes)}"
-            )
-        widths = [INPUT_BOUND, *sizes, 1]
-        if sum(a * b for a, b in zip(widths[:-1], widths[1:])) > MAX_NETWORK_PARAMETERS:
-            raise ValueError(
-                f"config: network.{key} {sizes} makes a network of more than {MAX_NETWORK_PARAMETERS:,} parameters"
-            )
+        check_layer_sizes(net[key], f"network.{key}")
+
+
+def check_layer_sizes(sizes: list, where: str) -> None:
+    """ValueError unless `sizes` (the config key `where`) are hidden-layer widths: positive
+    integers, at most MAX_LAYERS of at most MAX_WIDTH, and a network of at most
+    MAX_NETWORK_PARAMETERS (counted from INPUT_BOUND inputs to one output)."""
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes):
+        raise ValueError(f"config: {where} must be a list of layer widths > 0, got {excerpt(sizes)}")
+    if len(sizes) > MAX_LAYERS or max(sizes, default=0) > MAX_WIDTH:
+        raise ValueError(
+            f"config: {where} must have at most {MAX_LAYERS} layers of at most {MAX_WIDTH:,} units, "
+            f"got {excerpt(sizes)}"
+        )
+    widths = [INPUT_BOUND, *sizes, 1]
+    if sum(a * b for a, b in zip(widths[:-1], widths[1:])) > MAX_NETWORK_PARAMETERS:
+        raise ValueError(f"config: {where} {sizes} makes a network of more than {MAX_NETWORK_PARAMETERS:,} parameters")
+
+
+def _check_agents(cfg: dict) -> None:
+    """validate: the opponent and teacher mixes, the teacher and the evaluation opponents can
+    be made and play the configured game."""
+    from sorry_env import agents
+
+    from .opponents import check_mix
+
+    g = cfg["game"]
     for where in ("opponents.mix", "imitation.mix"):
         section, key = where.split(".")
         try:
@@ -412,6 +460,11 @@ def validate(
             agents.make_agent(spec).check_game(g["rules"], g["num_players"])
         except (ValueError, TypeError) as e:
             raise ValueError(f"config: {where}: {spec!r}: {e}") from None
+
+
+def _check_distillation(cfg: dict, warm_start: bool) -> None:
+    """validate: the distillation warm start's network kind and (when it runs) its files."""
+    net, d = cfg["network"], cfg["distillation"]
     if d["decisions"] > 0 and net["kind"] != "afterstate":
         raise ValueError(
             "config: distillation trains an afterstate actor; set network.kind: afterstate or distillation.decisions: 0"

@@ -25,8 +25,8 @@ RLlib checkpoints hold pickles: ``--resume`` restores one only with ``--trust-ru
 from __future__ import annotations
 
 import argparse
-import copy
 import json
+import math
 import os
 import shutil
 import socket
@@ -38,9 +38,9 @@ import numpy as np
 
 from sorry_env import files
 from sorry_env.checks import excerpt
-from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 
-from .config import INPUT_BOUND, MAX_LAYERS, MAX_NETWORK_PARAMETERS, MAX_WIDTH, read_yaml, run_name_problem
+from .config import AT_LEAST_ZERO, POSITIVE, check_layer_sizes, check_types, read_config, run_name_problem
 
 SELF, SNAPSHOTS = "self", "snapshots"
 MODULE_ID = "shared"
@@ -49,7 +49,7 @@ MARKER = "rllib_run.json"
 DEFAULTS = {
     "name": "rllib",  # run directory: <runs_dir>/<name>
     "seed": 0,
-    "game": {"num_players": 2, "rules": "hasbro2003", "max_turns": DEFAULT_MAX_TURNS},
+    "game": {"num_players": 2, "rules": DEFAULT_PRESET, "max_turns": DEFAULT_MAX_TURNS},
     "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
     "ppo": {
         "lr": 3.0e-4,
@@ -66,7 +66,7 @@ DEFAULTS = {
     "env_runners": {
         "num_env_runners": 2,  # Ray actors sampling games (0: sample in the driver)
         "num_envs_per_env_runner": 1,
-        "num_cpus_per_env_runner": 1,
+        "num_cpus_per_env_runner": 1.0,  # a number: Ray takes fractions of a CPU
         "rollout_fragment_length": 200,
     },
     "opponents": {
@@ -78,10 +78,32 @@ DEFAULTS = {
     "checkpoint_every": 5,  # iterations between checkpoints (and at the end)
 }
 
-_INT, _NUM = (int,), (int, float)
-# Caps on the values that size memory, processes or Ray actors, checked before Ray starts
-# (far above the shipped configs; docs/hardening.md lists them). Network widths share
-# training.config's caps.
+# Ranges and caps of the values, checked by training.config's check_types before Ray starts
+# (the caps, on what sizes memory, processes or Ray actors, far above the shipped configs;
+# docs/hardening.md lists them). Network widths share training.config's caps.
+RANGES = {
+    "seed": AT_LEAST_ZERO,
+    "game.num_players": (lambda v: v in (2, 3, 4), "2, 3 or 4"),
+    "game.max_turns": POSITIVE,
+    "ppo.lr": POSITIVE,
+    "ppo.gamma": (lambda v: 0 < v <= 1, "in (0, 1]"),
+    "ppo.lambda": (lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "ppo.clip_param": POSITIVE,
+    "ppo.entropy_coeff": AT_LEAST_ZERO,
+    "ppo.vf_loss_coeff": AT_LEAST_ZERO,
+    "ppo.grad_clip": POSITIVE,
+    "ppo.train_batch_size": POSITIVE,
+    "ppo.minibatch_size": POSITIVE,
+    "ppo.num_epochs": POSITIVE,
+    "env_runners.num_env_runners": AT_LEAST_ZERO,
+    "env_runners.num_envs_per_env_runner": POSITIVE,
+    "env_runners.num_cpus_per_env_runner": AT_LEAST_ZERO,
+    "env_runners.rollout_fragment_length": POSITIVE,
+    "opponents.snapshot_every": POSITIVE,
+    "opponents.snapshot_window": POSITIVE,
+    "budget.iterations": POSITIVE,
+    "checkpoint_every": POSITIVE,
+}
 CAPS = {
     "game.max_turns": 1_000_000,
     "ppo.train_batch_size": 1_048_576,
@@ -91,134 +113,62 @@ CAPS = {
     "env_runners.rollout_fragment_length": 65_536,
     "opponents.snapshot_window": 1000,
 }
-
-
-def _merge(base: dict, override: dict, where: str) -> dict:
-    out = copy.deepcopy(base)
-    for key, value in override.items():
-        if key not in base:
-            raise ValueError(f"config: unknown key {where}{key!r}; known: {sorted(base)}")
-        if isinstance(base[key], dict) and key != "mix":
-            if not isinstance(value, dict):
-                raise ValueError(f"config: {where}{key} must be a mapping, got {value!r}")
-            out[key] = _merge(base[key], value, f"{where}{key}.")
-        else:
-            out[key] = value
-    return out
-
-
-def _check(cond: bool, key: str, what: str, value) -> None:
-    if not cond:
-        raise ValueError(f"config: {key} must be {what}, got {value!r}")
-
-
-def _is(value, types) -> bool:
-    return isinstance(value, types) and not isinstance(value, bool)
+ACTIVATIONS = ("relu", "tanh")  # what MaskedMLPModule builds
 
 
 def validate(cfg: dict) -> None:
-    """ValueError naming the key of the first bad value (before Ray starts)."""
+    """ValueError naming the key of the first bad value of a config merged over DEFAULTS
+    (before Ray starts): types, ranges and caps as training.config checks its own, then the
+    facts across keys."""
+    from sorry_env import game
     from sorry_env.agents import AGENTS
 
+    check_types(cfg, DEFAULTS, nullable={}, ranges=RANGES, caps=CAPS)
     problem = run_name_problem(cfg["name"])
-    _check(problem is None, "name", problem, excerpt(cfg["name"]))
-    _check(_is(cfg["seed"], _INT) and cfg["seed"] >= 0, "seed", "an integer >= 0", cfg["seed"])
+    if problem:
+        raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
     g = cfg["game"]
-    _check(
-        g["num_players"] in (2, 3, 4) and _is(g["num_players"], _INT), "game.num_players", "2, 3 or 4", g["num_players"]
-    )
-    _check(g["rules"] in PRESETS, "game.rules", f"one of {sorted(PRESETS)}", g["rules"])
-    _check(_is(g["max_turns"], _INT) and g["max_turns"] > 0, "game.max_turns", "an integer > 0", g["max_turns"])
-    n = cfg["network"]
+    if g["rules"] not in PRESETS:
+        raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
+    try:
+        game.seats_for(g["num_players"], rules=g["rules"])
+    except ValueError as e:
+        raise ValueError(f"config: game: {e}") from None
+    net = cfg["network"]
     for key in ("hidden", "value_hidden"):
-        _check(
-            isinstance(n[key], list) and n[key] and all(_is(h, _INT) and h > 0 for h in n[key]),
-            f"network.{key}",
-            "a non-empty list of integers > 0",
-            n[key],
-        )
-        _check(
-            len(n[key]) <= MAX_LAYERS and max(n[key]) <= MAX_WIDTH,
-            f"network.{key}",
-            f"at most {MAX_LAYERS} layers of at most {MAX_WIDTH:,} units",
-            excerpt(n[key]),
-        )
-        widths = [INPUT_BOUND, *n[key], 1]
-        _check(
-            sum(a * b for a, b in zip(widths[:-1], widths[1:])) <= MAX_NETWORK_PARAMETERS,
-            f"network.{key}",
-            f"a network of at most {MAX_NETWORK_PARAMETERS:,} parameters",
-            n[key],
-        )
-    _check(n["activation"] in ("relu", "tanh"), "network.activation", "relu or tanh", n["activation"])
+        if not net[key]:
+            raise ValueError(f"config: network.{key} must be a non-empty list of layer widths, got []")
+        check_layer_sizes(net[key], f"network.{key}")
+    if net["activation"] not in ACTIVATIONS:
+        raise ValueError(f"config: network.activation must be one of {ACTIVATIONS}, got {net['activation']!r}")
     p = cfg["ppo"]
-    for key in ("lr", "clip_param", "grad_clip"):
-        _check(_is(p[key], _NUM) and p[key] > 0, f"ppo.{key}", "a number > 0", p[key])
-    for key in ("entropy_coeff", "vf_loss_coeff"):
-        _check(_is(p[key], _NUM) and p[key] >= 0, f"ppo.{key}", "a number >= 0", p[key])
-    _check(_is(p["gamma"], _NUM) and 0 < p["gamma"] <= 1, "ppo.gamma", "in (0, 1]", p["gamma"])
-    _check(_is(p["lambda"], _NUM) and 0 <= p["lambda"] <= 1, "ppo.lambda", "in [0, 1]", p["lambda"])
-    for key in ("train_batch_size", "minibatch_size", "num_epochs"):
-        _check(_is(p[key], _INT) and p[key] > 0, f"ppo.{key}", "an integer > 0", p[key])
-    _check(
-        p["minibatch_size"] <= p["train_batch_size"],
-        "ppo.minibatch_size",
-        "<= ppo.train_batch_size",
-        p["minibatch_size"],
-    )
-    e = cfg["env_runners"]
-    _check(
-        _is(e["num_env_runners"], _INT) and e["num_env_runners"] >= 0,
-        "env_runners.num_env_runners",
-        "an integer >= 0",
-        e["num_env_runners"],
-    )
-    for key in ("num_envs_per_env_runner", "rollout_fragment_length"):
-        _check(_is(e[key], _INT) and e[key] > 0, f"env_runners.{key}", "an integer > 0", e[key])
-    _check(
-        _is(e["num_cpus_per_env_runner"], _NUM) and e["num_cpus_per_env_runner"] >= 0,
-        "env_runners.num_cpus_per_env_runner",
-        "a number >= 0",
-        e["num_cpus_per_env_runner"],
-    )
-    o = cfg["opponents"]
-    mix = o["mix"]
-    _check(isinstance(mix, dict) and mix, "opponents.mix", "a mapping of kind to weight", mix)
+    if p["minibatch_size"] > p["train_batch_size"]:
+        raise ValueError(f"config: ppo.minibatch_size must be <= ppo.train_batch_size, got {p['minibatch_size']!r}")
+    mix = cfg["opponents"]["mix"]
     unknown = [k for k in mix if k not in (SELF, SNAPSHOTS) and k not in AGENTS]
-    _check(not unknown, "opponents.mix", f"kinds among {SELF!r}, {SNAPSHOTS!r}, {sorted(AGENTS)}", unknown)
-    _check(
-        all(_is(w, _NUM) and w >= 0 for w in mix.values()) and sum(mix.values()) > 0,
-        "opponents.mix",
-        "weights >= 0 with a positive sum",
-        mix,
-    )
-    for key in ("snapshot_every", "snapshot_window"):
-        _check(_is(o[key], _INT) and o[key] > 0, f"opponents.{key}", "an integer > 0", o[key])
-    _check(
-        _is(cfg["budget"]["iterations"], _INT) and cfg["budget"]["iterations"] > 0,
-        "budget.iterations",
-        "an integer > 0",
-        cfg["budget"]["iterations"],
-    )
-    _check(
-        _is(cfg["checkpoint_every"], _INT) and cfg["checkpoint_every"] > 0,
-        "checkpoint_every",
-        "an integer > 0",
-        cfg["checkpoint_every"],
-    )
-    for key, cap in CAPS.items():
-        section, _, field = key.rpartition(".")
-        value = cfg[section][field] if section else cfg[field]
-        _check(value <= cap, key, f"at most {cap:,}", value)
+    if unknown:
+        raise ValueError(
+            f"config: opponents.mix must name kinds among {SELF!r}, {SNAPSHOTS!r}, {sorted(AGENTS)}, got {unknown!r}"
+        )
+    weights = list(mix.values())
+    numbers = all(_is_number(w) and math.isfinite(w) for w in weights)
+    if not (numbers and all(w >= 0 for w in weights) and sum(weights) > 0):
+        raise ValueError(f"config: opponents.mix must have weights >= 0 with a positive sum, got {excerpt(mix)}")
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def load_config(path) -> dict:
-    """The validated config of YAML file `path` over DEFAULTS (read as training.config reads
-    its configs: a bounded regular file, deep nesting refused)."""
-    data = read_yaml(path) or {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a config must be a YAML mapping")  # noqa: TRY004 (CLI reports ValueErrors)
-    cfg = _merge(DEFAULTS, data, "")
+    """The validated config of YAML file `path` (or a shipped config's name) over DEFAULTS,
+    read and merged as training.config reads its own (a bounded regular file, deep nesting
+    refused, an unknown key named)."""
+    cfg = read_config(path, DEFAULTS)
     validate(cfg)
     return cfg
 
@@ -251,7 +201,7 @@ class SorryMultiAgentEnv(_multi_agent_env_base()):
         config = dict(config or {})
         self.game = raw_env(
             num_players=config.get("num_players", 2),
-            rules=config.get("rules", "hasbro2003"),
+            rules=config.get("rules", DEFAULT_PRESET),
             max_turns=config.get("max_turns", DEFAULT_MAX_TURNS),
         )
         self.mix = {k: float(w) for k, w in config.get("mix", {SELF: 1.0}).items() if w > 0}
@@ -590,9 +540,9 @@ def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> 
             for name in state["snapshots"]:
                 run_snapshot(run, name)
             for key in ("iteration", "env_steps"):
-                if not _is(state[key], _INT) or state[key] < 0:
+                if not _is_integer(state[key]) or state[key] < 0:
                     raise ValueError(f"{run.marker}: {key} must be an integer >= 0, got {excerpt(state[key])}")
-            if not _is(state["wall_seconds"], _NUM) or not isinstance(state["iterations"], list):
+            if not _is_number(state["wall_seconds"]) or not isinstance(state["iterations"], list):
                 raise ValueError(f"{run.marker}: wall_seconds must be a number and iterations a list")
         except (KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise ValueError(f"{run.marker} is damaged ({type(exc).__name__}: {str(exc)[:80]})") from None

@@ -29,7 +29,7 @@ import numpy as np
 
 import sorry_env
 from sorry_env import agents, game
-from sorry_env.rules import PRESETS
+from sorry_env.rules import DEFAULT_PRESET, PRESETS
 
 from .config import load_config
 
@@ -74,10 +74,10 @@ def warm_agents() -> None:
     }
     for name in agents.AGENTS:
         agent = agents.make_agent(specs.get(name, name), seed=0)
-        agent.check_game(sorry_env.get_rules("hasbro2003"), 2)
-        state = game.new_state("hasbro2003", 2, seed=1)
-        legal = game.legal_actions(state, "hasbro2003")
-        agent.act(agents.Turn.from_state(state, "hasbro2003", np.random.default_rng(0), legal))
+        agent.check_game(sorry_env.get_rules(DEFAULT_PRESET), 2)
+        state = game.new_state(DEFAULT_PRESET, 2, seed=1)
+        legal = game.legal_actions(state, DEFAULT_PRESET)
+        agent.act(agents.Turn.from_state(state, DEFAULT_PRESET, np.random.default_rng(0), legal))
     from sorry_env.agents.vector_opponents import VectorOpponentEnv
 
     env = VectorOpponentEnv(4, 2, opponents="heuristic", policy_input=True)

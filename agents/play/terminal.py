@@ -37,7 +37,7 @@ from sorry_env.agents import AGENTS, Turn, make_agent, set_torch_threads
 from sorry_env.agents.catalog import TRAINED, catalog_rows, resolve_spec
 from sorry_env.narrate import PawnLabels, narrate, option_text
 from sorry_env.render import COLOUR_NAMES, render_ansi
-from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS, Rules, get_rules
 
 
 class Quit(Exception):
@@ -213,7 +213,7 @@ def _main(argv: list[str] | None = None) -> int:
         "(default: the shipped policy for this game)",
     )
     p.add_argument("--seat", type=int, help="your seat (default: the first seat in play; you are Red at seat 0)")
-    p.add_argument("--rules", default="hasbro2003", choices=sorted(PRESETS))
+    p.add_argument("--rules", default=DEFAULT_PRESET, choices=sorted(PRESETS))
     p.add_argument("--seed", type=int, default=0, help="shuffles the pack and picks who starts")
     p.add_argument(
         "--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="call the game a draw after this many cards"

@@ -156,10 +156,24 @@ def legal_mask(state, mask):
         return
     n = state[N_PLAYERS]
     me = state[TO_MOVE]
+    _colour_die_moves(state, mask, n, me)
+    if state[DICE + SORRY] > 0:
+        for k in range(1, n):
+            if home_count(state, (me + k) % n) > 0:
+                mask[SORRY0 + k - 1] = 1
+    if state[DICE + SLIDE] > 0:
+        _slide_moves(state, mask, n)
+
+
+@njit(cache=True)
+def _colour_die_moves(state, mask, n, me):
+    """legal_mask's colour and wild dice: take a pawn from the Start base or from the
+    waiting area of the player k seats on (a colour die takes from a player only when the
+    Start base has none of that colour)."""
+    wild = state[DICE + WILD] > 0
     for c in range(N_COLOURS):
         in_start = start_count(state, c) > 0
         colour_die = state[DICE + c] > 0
-        wild = state[DICE + WILD] > 0
         if in_start:
             if colour_die:
                 mask[COLOUR0 + c * 4] = 1
@@ -171,18 +185,19 @@ def legal_mask(state, mask):
                     mask[COLOUR0 + c * 4 + k] = 1
                 if wild:
                     mask[WILD0 + c * 4 + k] = 1
-    if state[DICE + SORRY] > 0:
-        for k in range(1, n):
-            if home_count(state, (me + k) % n) > 0:
-                mask[SORRY0 + k - 1] = 1
-    if state[DICE + SLIDE] > 0:
-        if n < N_COLOURS:
-            for c in range(N_COLOURS):
-                if not colour_in_use(state, c):
-                    for b in range(n):
-                        mask[RECOLOUR0 + b * N_COLOURS + c] = 1
-        else:
-            mask[SWAP0 : SWAP0 + 6] = 1
+
+
+@njit(cache=True)
+def _slide_moves(state, mask, n):
+    """legal_mask's Slide die: recolour a base to a colour nobody plays (fewer than four
+    players), or swap the colours of two bases (four players: every colour in use)."""
+    if n < N_COLOURS:
+        for c in range(N_COLOURS):
+            if not colour_in_use(state, c):
+                for b in range(n):
+                    mask[RECOLOUR0 + b * N_COLOURS + c] = 1
+    else:
+        mask[SWAP0 : SWAP0 + 6] = 1
 
 
 @njit(cache=True)

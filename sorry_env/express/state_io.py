@@ -60,7 +60,38 @@ def state_from_dict(d, seed: int) -> np.ndarray:
 
 
 def _state_from_dict(d, seed: int) -> np.ndarray:
+    """The checks and the build, in the order their errors take precedence."""
     check_seed(seed)
+    _check_keys(d)
+    bases = _bases(d["bases"])
+    n = len(bases)
+    state = np.zeros(E.STATE_SIZE, dtype=np.int64)
+    state[E.N_PLAYERS] = n
+    state[E.BASES : E.BASES + 4] = -1
+    for seat, colour in enumerate(bases):
+        state[E.BASES + seat] = COLOUR_NAMES.index(colour)
+    _place_pawns(d["pawns"], bases, state)
+    to_move = d["to_move"]
+    if not _integer(to_move) or not 0 <= to_move < n:
+        raise ValueError(f"to_move must be a player 0..{n - 1}, got {excerpt(to_move)}")
+    state[E.TO_MOVE] = to_move
+    turn = d.get("turn", 0)
+    if not _integer(turn) or not 0 <= turn < MAX_TURN:
+        raise ValueError(f"turn must be a non-negative integer below 2**62, got {excerpt(turn)}")
+    state[E.TURN] = turn
+    state[E.WINNER] = -1
+    state[E.RNG] = int(seed) & 0xFFFFFFFF
+    dice = d.get("dice")
+    if dice is None:
+        E.roll(state)
+        if not E.any_playable(state):  # the roll changes nothing: that turn is over, the next seat rolls
+            E.end_turn(state)
+        return state
+    _set_dice(dice, to_move, state)
+    return state
+
+
+def _check_keys(d) -> None:
     if not isinstance(d, dict):
         raise ValueError(f"state must be a dict, got {type(d).__name__}")  # noqa: TRY004 (bad input: ValueError)
     unknown = [key for key in d if key not in KEYS]
@@ -69,7 +100,10 @@ def _state_from_dict(d, seed: int) -> np.ndarray:
     for key in ("bases", "pawns", "to_move"):
         if key not in d:
             raise ValueError(f"state needs {key!r}")
-    bases = d["bases"]
+
+
+def _bases(bases) -> list:
+    """The players' home-base colours, checked: 2 to 4 players, each a different colour."""
     if not isinstance(bases, (list, tuple)) or len(bases) not in PLAYER_COUNTS:
         raise ValueError(f"'bases' must list one colour per player (2 to 4 players), got {excerpt(bases)}")
     for seat, colour in enumerate(bases):
@@ -79,13 +113,13 @@ def _state_from_dict(d, seed: int) -> np.ndarray:
             )
     if len(set(bases)) != len(bases):
         raise ValueError(f"bases: every home base has its own colour, got {list(bases)}")
+    return list(bases)
+
+
+def _place_pawns(pawns, bases: list, state: np.ndarray) -> None:
+    """Each player's pawns by colour into `state`, checked: counts in range, no colour owned
+    more than its pawns, no player already home with all four (the game would be over)."""
     n = len(bases)
-    state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-    state[E.N_PLAYERS] = n
-    state[E.BASES : E.BASES + 4] = -1
-    for seat, colour in enumerate(bases):
-        state[E.BASES + seat] = COLOUR_NAMES.index(colour)
-    pawns = d["pawns"]
     if not isinstance(pawns, (list, tuple)) or len(pawns) != n:
         raise ValueError(f"'pawns' must list one dict per player ({n}, as 'bases'), got {excerpt(pawns)}")
     for seat, counts in enumerate(pawns):
@@ -110,22 +144,11 @@ def _state_from_dict(d, seed: int) -> np.ndarray:
             raise ValueError(
                 f"player {seat}'s home section already holds all four {bases[seat]} pawns: the game is over"
             )
-    to_move = d["to_move"]
-    if not _integer(to_move) or not 0 <= to_move < n:
-        raise ValueError(f"to_move must be a player 0..{n - 1}, got {excerpt(to_move)}")
-    state[E.TO_MOVE] = to_move
-    turn = d.get("turn", 0)
-    if not _integer(turn) or not 0 <= turn < MAX_TURN:
-        raise ValueError(f"turn must be a non-negative integer below 2**62, got {excerpt(turn)}")
-    state[E.TURN] = turn
-    state[E.WINNER] = -1
-    state[E.RNG] = int(seed) & 0xFFFFFFFF
-    dice = d.get("dice")
-    if dice is None:
-        E.roll(state)
-        if not E.any_playable(state):  # the roll changes nothing: that turn is over, the next seat rolls
-            E.end_turn(state)
-        return state
+
+
+def _set_dice(dice, to_move: int, state: np.ndarray) -> None:
+    """The dice of a roll still to be played into `state`, checked: faces one roll can show,
+    at least one of them playable."""
     if (
         not isinstance(dice, (list, tuple))
         or len(dice) > 3
@@ -145,7 +168,6 @@ def _state_from_dict(d, seed: int) -> np.ndarray:
             f"none of the dice {list(dice)} can change anything for player {to_move}, so "
             "the turn would already be over; give a playable die or null to roll"
         )
-    return state
 
 
 def state_to_dict(state: np.ndarray) -> dict:

@@ -46,7 +46,7 @@ from starlette.staticfiles import StaticFiles
 from sorry_env import board_layout, game
 from sorry_env.agents import catalog, make_agent
 from sorry_env.checks import excerpt
-from sorry_env.rules import DEFAULT_MAX_TURNS, PRESETS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS, get_rules
 
 from .games import GameError, GameSession, GameStore
 from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
@@ -129,7 +129,7 @@ class GameServer:
             "max_turns": self.max_turns,
             "move_budget": self.pool.budget,
             "seed_limit": SEED_LIMIT,
-            "defaults": {"players": 2, "rules": "hasbro2003", "opponents": ["heuristic"]},
+            "defaults": {"players": 2, "rules": DEFAULT_PRESET, "opponents": ["heuristic"]},
         }
 
     def _agent(self, text, rules, players: int, seed: int):
@@ -158,7 +158,7 @@ class GameServer:
         unknown = set(body) - CREATE_KEYS
         if unknown:
             raise ValueError(f"unknown fields {excerpt(sorted(unknown))}; a new game takes {sorted(CREATE_KEYS)}")
-        rules_name = body.get("rules", "hasbro2003")
+        rules_name = body.get("rules", DEFAULT_PRESET)
         if not isinstance(rules_name, str) or len(rules_name) > 40:
             raise TypeError(f"rules must be a preset name, got {excerpt(rules_name)}")
         rules = get_rules(rules_name)
@@ -224,12 +224,6 @@ def create_app(
     pool = MovePool(workers, move_budget)
     server = GameServer(store if store is not None else GameStore(), checkpoints, hint_agent, max_turns, pool)
 
-    async def page(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
-
-    async def layout(request: Request) -> Response:
-        return JSONResponse(board_layout.layout())
-
     async def options(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(server.options))
 
@@ -254,15 +248,7 @@ def create_app(
 
     async def move(request: Request) -> Response:
         session = server.store.get(request.path_params["game_id"])
-        body = await read_json(request)
-        unknown = set(body) - MOVE_KEYS
-        if unknown or "action" not in body:
-            raise GameError(f'a move is {{"action": index, "version": n (optional)}}, got {excerpt(body)}', status=422)
-        action, version = body["action"], body.get("version")
-        if not _is_int(action) or (version is not None and not _is_int(version)):
-            raise GameError(
-                f"action and version must be integers, got {excerpt(action)} and {excerpt(version)}", status=422
-            )
+        action, version = _move_request(await read_json(request))
 
         def play():
             events = session.play(action, version)
@@ -278,20 +264,6 @@ def create_app(
         server.store.delete(request.path_params["game_id"])
         return JSONResponse({"deleted": request.path_params["game_id"]})
 
-    async def game_error(request: Request, exc: GameError) -> Response:
-        return _error(str(exc), exc.status)
-
-    async def body_error(request: Request, exc: BodyError) -> Response:
-        return _error(str(exc), exc.status)
-
-    async def http_error(request: Request, exc: HTTPException) -> Response:
-        return _error(exc.detail or "error", exc.status_code)
-
-    async def server_error(request: Request, exc: Exception) -> Response:
-        # The operator sees the traceback; the client learns nothing of the server's insides.
-        traceback.print_exception(exc, file=sys.stderr)
-        return _error("internal error (the server's log has the details)", 500)
-
     @contextlib.asynccontextmanager
     async def lifespan(app):
         try:
@@ -300,8 +272,8 @@ def create_app(
             pool.close()  # the search workers stop with the server
 
     routes = [
-        Route("/", page),
-        Route("/api/layout", layout),
+        Route("/", _page),
+        Route("/api/layout", _layout),
         Route("/api/options", options),
         Route("/api/games", create, methods=["POST"]),
         Route("/api/games/{game_id}", show, methods=["GET"]),
@@ -310,11 +282,50 @@ def create_app(
         Route("/api/games/{game_id}/hint", hint, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    handlers = {GameError: game_error, BodyError: body_error, HTTPException: http_error, Exception: server_error}
+    handlers = {GameError: _game_error, BodyError: _body_error, HTTPException: _http_error, Exception: _server_error}
     guard = Middleware(RequestGuard, hosts=frozenset(hosts))
     app = Starlette(routes=routes, exception_handlers=handlers, middleware=[guard], lifespan=lifespan)
     app.state.server = server
     return app
+
+
+async def _page(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html")
+
+
+async def _layout(request: Request) -> Response:
+    return JSONResponse(board_layout.layout())
+
+
+def _move_request(body: dict) -> tuple[int, int | None]:
+    """(action, version) of a move request's body; GameError (422) naming what is wrong."""
+    unknown = set(body) - MOVE_KEYS
+    if unknown or "action" not in body:
+        raise GameError(f'a move is {{"action": index, "version": n (optional)}}, got {excerpt(body)}', status=422)
+    action, version = body["action"], body.get("version")
+    if not _is_int(action) or (version is not None and not _is_int(version)):
+        raise GameError(
+            f"action and version must be integers, got {excerpt(action)} and {excerpt(version)}", status=422
+        )
+    return action, version
+
+
+async def _game_error(request: Request, exc: GameError) -> Response:
+    return _error(str(exc), exc.status)
+
+
+async def _body_error(request: Request, exc: BodyError) -> Response:
+    return _error(str(exc), exc.status)
+
+
+async def _http_error(request: Request, exc: HTTPException) -> Response:
+    return _error(exc.detail or "error", exc.status_code)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    # The operator sees the traceback; the client learns nothing of the server's insides.
+    traceback.print_exception(exc, file=sys.stderr)
+    return _error("internal error (the server's log has the details)", 500)
 
 
 def _locked(session: GameSession, work):
