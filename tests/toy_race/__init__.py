@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from sorry_env.game import check_seed
-from sorry_env.games import Game, GameType, register_game
+from sorry_env.games import Game, GameType, check_first_seat, register_game
 
 GOAL = 12
 N_PLAYERS, TO_MOVE, WINNER, TURN, RNG, ROLL, POS = range(7)
@@ -69,11 +69,12 @@ class RaceGame(Game):
     def num_actions(self) -> int:
         return 2
 
-    def new_state(self, num_players: int, seed: int = 0) -> np.ndarray:
+    def new_state(self, num_players: int, seed: int = 0, first: int | None = None) -> np.ndarray:
         n = self.game_type.check_players(num_players)
         check_seed(seed)
         state = np.zeros(STATE_SIZE, dtype=np.int64)
         state[N_PLAYERS], state[WINNER], state[RNG] = n, -1, int(seed) & 0xFFFFFFFF
+        state[TO_MOVE] = check_first_seat(first, tuple(range(n))) or 0
         _roll(state)
         return state
 
