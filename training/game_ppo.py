@@ -2,8 +2,9 @@
 (plain torch, one process), written as that game's policy file
 (:mod:`sorry_env.agents.game_policy`):
 
-    python -m sorry_env.training.game_ppo --game express --players 2 --minutes 8 \
-        --out checkpoints/express-2p.safetensors
+    python -m sorry_env.training.game_ppo --game ID --players 2 --minutes 8 --out ID-2p.safetensors
+
+(the command behind each shipped policy of a game is in that game's docs page).
 
 Method: PPO with Monte Carlo returns. Each update plays ``--games`` games in lockstep over the
 registry's functional API (:class:`sorry_env.games.Game`). In every game one seat is the
@@ -47,7 +48,7 @@ RANDOM = "random"  # uniformly random legal play, drawn from the trainer's own g
 
 @dataclasses.dataclass
 class Settings:
-    """The hyperparameters (the defaults: the shipped Express policy's)."""
+    """The hyperparameters (the defaults are those the shipped policies were trained with)."""
 
     games: int = 256  # games per update
     hidden: tuple[int, ...] = (128, 128)

@@ -34,7 +34,7 @@ section:
 - ``pawns`` for each pawn it owns (greedy's tie-break, and denial).
 
 The weights (``WEIGHTS``: slide, supply, held, sorry, pawns) sit on a flat optimum
-(``python -m sorry_env.express.weights``): only a large Slide weight changes the play much,
+(``experiments/agent_weights.py --game express``): only a large Slide weight changes the play much,
 for the worse.
 
 A seat's *score* is its value minus the largest value among the other players, so taking
@@ -74,6 +74,15 @@ HOME_VALUE.setflags(write=False)
 # Weights of the position score (see the module docstring): slide, supply, held, sorry, pawns.
 WEIGHTS = np.array([0.1, 0.5, 2.0, 0.5, 2.0])
 WEIGHTS.setflags(write=False)
+WEIGHT_NAMES = ("slide", "supply", "held", "sorry", "pawns")
+# The values experiments/agent_weights.py tries for each weight (docs/express.md).
+WEIGHT_TRIALS = {
+    "slide": (0.0, 0.3, 1.0),
+    "supply": (0.0, 1.5, 3.0),
+    "held": (-2.0, 0.0, 1.0, 4.0),
+    "sorry": (0.0, 1.5, 3.0),
+    "pawns": (0.0, 1.0, 4.0),
+}
 SEED_RANGE = 1 << 31
 
 

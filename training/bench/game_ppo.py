@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .tasks import SELF_PLAY, Task
 
-# Fixed settings of this baseline: game_ppo's defaults (the shipped Express policy's), the
+# Fixed settings of this baseline: game_ppo's defaults (those of the shipped policies), the
 # opponents aside (the task's).
 SETTINGS = {
     "games": 256,
