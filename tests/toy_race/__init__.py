@@ -1,5 +1,7 @@
 """A toy third game, registered only in the tests: what adding a game takes (this folder and
-one ``register_game`` line; CONTRIBUTING.md, "Where to add a game").
+one ``register_game`` line; CONTRIBUTING.md, "Adding a game"). Its ``agents.py`` gives the
+generic greedy agent its evaluation; random play, policy files, tournaments and the PPO
+trainer need nothing of it.
 
 Race: 2 to 4 players each have a counter at 0; a die showing 1 to 3 is rolled for the player
 to move, who advances by the roll (action 0) or by exactly 1 (action 1). The first to reach
@@ -45,6 +47,7 @@ class RaceGame(Game):
         max_turns=100,
         policy_format="toy_race_policy",
         variants=("standard",),
+        agents_module="toy_race.agents",  # the evaluation greedy ranks by (the toy has no agents of its own)
     )
 
     def parse_variant(self, variant: Any) -> str:
