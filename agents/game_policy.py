@@ -68,7 +68,7 @@ class GameActor(nn.Module):
 def actor_tensors(kind: games.GameType, hidden: list[int]) -> dict[str, tuple[str, tuple]]:
     """name -> (dtype, shape) of the tensors a GameActor of these widths holds."""
     sizes = [kind.observation_size, *hidden, kind.num_actions]
-    tensors = {}
+    tensors: dict[str, tuple[str, tuple]] = {}
     for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         tensors[f"net.layers.{k}.weight"] = ("F32", (b, a))
         tensors[f"net.layers.{k}.bias"] = ("F32", (b,))

@@ -28,14 +28,14 @@ def settings_from_spec(maker: Any, name: str, spec: str, settings: str) -> dict:
     """Constructor keyword arguments from the ``key=value,...`` part of a spec, each parsed as
     the type of the constructor's default, so a typo or a value of the wrong kind is refused
     here with its name instead of failing (or being silently rounded) inside the agent."""
-    target = maker.__init__ if isinstance(maker, type) else maker
+    target = maker.__init__ if isinstance(maker, type) else maker  # type: ignore[misc]  # a class's own constructor
     params = inspect.signature(target).parameters
     defaults = {
         key: p.default
         for key, p in params.items()
         if key not in NOT_SETTABLE and p.default is not inspect.Parameter.empty
     }
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for item in filter(None, settings.split(",")):
         key, eq, text = (part.strip() for part in item.partition("="))
         if not eq:
@@ -52,14 +52,14 @@ def settings_from_spec(maker: Any, name: str, spec: str, settings: str) -> dict:
             noun = {int: "an integer", float: "a number"}.get(kind, "text")
             raise ValueError(f"agent setting {key} in {spec!r} must be {noun}, got {text!r}") from None
         # Settings reach compiled code as 64-bit numbers: out of that range, or not finite, is a mistake.
-        value = kwargs[key]
+        value: Any = kwargs[key]
         if (kind is int and not -(2**62) < value < 2**62) or (kind is float and not math.isfinite(value)):
             raise ValueError(f"agent setting {key} in {spec!r} is out of range: {text[:40]}")
     return kwargs
 
 
 def takes_seed(maker: Any) -> bool:
-    target = maker.__init__ if isinstance(maker, type) else maker
+    target = maker.__init__ if isinstance(maker, type) else maker  # type: ignore[misc]  # a class's own constructor
     try:
         params = inspect.signature(target).parameters
     except (TypeError, ValueError):  # a builtin without a signature

@@ -10,6 +10,7 @@ from concurrent.futures.process import BrokenProcessPool
 from tqdm import tqdm
 
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
+from sorry_env.games import Game
 from sorry_env.rules import Rules
 
 from .play import Table
@@ -56,7 +57,7 @@ def play_games(
     agent_specs: list,
     games: int,
     seed: int,
-    rules: Rules | str | None,
+    rules: Rules | str | Game | None,  # the board game's rules, or the Game a GameTable plays
     max_turns: int,
     workers: int,
     progress: bool,
