@@ -90,7 +90,8 @@ class ExpressGame(Game):
         return child
 
     def is_chance_node(self, state: np.ndarray) -> bool:
-        return state[E.WINNER] < 0 and state[E.DICE : E.DICE + E.N_FACES].sum() == 0
+        # tolist: a plain loop over seven numbers is faster than a numpy reduction here (hot in tournaments)
+        return bool(state[E.WINNER] < 0) and not any(state[E.DICE : E.DICE + E.N_FACES].tolist())
 
     def chance_outcomes(self, state: np.ndarray) -> list[tuple[str, float]]:
         self._require_chance_node(state)

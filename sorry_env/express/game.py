@@ -101,6 +101,13 @@ def legal_actions(state) -> np.ndarray:
 
 def check_action(state, action) -> int:
     """`action` as an int if legal, else a ValueError naming it and the legal actions."""
+    if (
+        not isinstance(action, (bool, np.bool_))
+        and isinstance(action, (int, np.integer))
+        and 0 <= action < E.N_ACTIONS
+        and legal_mask(state)[action]
+    ):
+        return int(action)  # the common case, without listing the legal actions
     legal = legal_actions(state)
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise ValueError(
