@@ -106,6 +106,8 @@ def test_express_env_refuses_board_game_agents():
     board_env.reset(seed=0)
     with pytest.raises(ValueError, match="plays Sorry! Express; it cannot play the board game"):
         agents.action_for(board_env, make_express_agent("heuristic"))
+    with pytest.raises(ValueError, match="plays Sorry! Express; it cannot play the board game"):
+        evaluate.run_tournament([make_express_agent("heuristic"), "random"], games=2, workers=1)
     board = agents.make_agent("random")
     assert board.game_ids is None  # random reads only the legal actions: every game
 
