@@ -65,11 +65,12 @@ __all__ = [
 ]
 
 if _register is not None:
-    from .games import builtin_game_types as _builtin_game_types
+    from .games import other_builtin_game_types as _other_builtin_game_types
 
-    # Each built-in game's env by its id (importing a game's module defines its compiled code
-    # but compiles nothing).
-    for _kind in _builtin_game_types():
+    _register("aec", ENV_ID, entry_point="sorry_env.env:env")  # the board game (sorry_env.version)
+    # Every other built-in game's env by its id (importing a game's module defines its compiled
+    # code but compiles nothing).
+    for _kind in _other_builtin_game_types():
         if _kind.env_entry_point:
             _register("aec", _kind.env_id, entry_point=_kind.env_entry_point)
 # A string entry point: gymnasium imports agents.gym_env when the env is made, not here.

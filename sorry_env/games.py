@@ -29,8 +29,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-# The registry line of each built-in game: the module whose import registers it. Imported on
-# first use, so `import sorry_env` compiles no game it does not need.
+# The registry line of each built-in game, the board game first: the module whose import
+# registers it. Imported on first use, so `import sorry_env` compiles no game it does not need.
 GAME_MODULES: tuple[str, ...] = (
     "sorry_env.board_game",
     "sorry_env.express.express_game",
@@ -336,3 +336,14 @@ def random_playout(
 def builtin_game_types() -> list[GameType]:
     """The GameType of every built-in game (:data:`GAME_MODULES`), the board game first."""
     return [cls.game_type for cls in registered_games().values() if cls.__module__ in GAME_MODULES]
+
+
+def other_builtin_game_types() -> list[GameType]:
+    """The GameType of every built-in game but the board game, importing only their modules:
+    what ``import sorry_env`` registers env ids with. It must stay light: the board game's
+    module computes its sizes with compiled code (about a second), and its env id is
+    registered from ``sorry_env.version``, its facts' home."""
+    others = GAME_MODULES[1:]  # GAME_MODULES[0] is the board game
+    for module in others:
+        importlib.import_module(module)
+    return [cls.game_type for cls in _REGISTRY.values() if cls.__module__ in others]
