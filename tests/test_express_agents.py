@@ -268,6 +268,26 @@ def test_shipped_policy_is_for_two_player_express_and_beats_random():
     assert results["agents"][0]["ci_low"] > 0.6, evaluate.format_table(results)
 
 
+def shipped_policy_positions():
+    """Positions of 40 random 2-player games (seed k: new_state(2, k), moves drawn from
+    default_rng(k)), each as the turn the policy sees (hidden parts from default_rng(0))."""
+    for seed in range(40):
+        s = EXPRESS.new_state(2, seed=seed)
+        rng = np.random.default_rng(seed)
+        while EXPRESS.winner(s) is None and EXPRESS.turn(s) < 200:
+            yield GameTurn.from_state(EXPRESS, s, np.random.default_rng(0))
+            s = EXPRESS.apply(s, int(rng.choice(EXPRESS.legal_actions(s))))
+
+
+@pytest.mark.skipif(not os.path.exists(SHIPPED), reason="the shipped Express policy is not built")
+def test_shipped_policy_plays_exactly_as_under_the_old_loader():
+    """The generic policy-file loader (issue 26) chooses what the Express-only loader chose."""
+    with open(os.path.join(ROOT, "tests", "golden_express_policy_actions.json")) as f:
+        golden = json.load(f)["actions"]
+    agent = make_express_agent(SHIPPED, seed=0)
+    assert [agent.act(turn) for turn in shipped_policy_positions()] == golden
+
+
 # ---- strength and the command line ----------------------------------------------------------
 def test_heuristic_beats_random():
     # Measured over 1,000 games (docs/express.md); random play would sit at 50%.
