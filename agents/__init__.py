@@ -39,7 +39,6 @@ AGENTS = {
     "azsearch": AZSearchAgent,
 }
 MCTSAgent = MonteCarloAgent  # old class name
-_settings = settings_from_spec  # its old private name
 
 
 def _is_import_spec(spec: str) -> bool:
