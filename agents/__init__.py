@@ -6,12 +6,7 @@ model; or your own agent as ``package.module:Name``. ``as_agent`` also passes Ag
 and functions through, and ``action_for(env, agent)`` asks an agent for the move of the
 player to move in a PettingZoo env."""
 
-import importlib
-import inspect
-import math
 import os
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -31,6 +26,7 @@ from .heuristic import HeuristicAgent  # noqa: E402
 from .montecarlo import MonteCarloAgent  # noqa: E402
 from .openspiel_bots import OpenSpielISMCTSAgent, OpenSpielMCTSAgent  # noqa: E402  (open_spiel imported when made)
 from .random_agent import RandomAgent  # noqa: E402
+from .specs import ALIASES, import_agent, is_import_spec, settings_from_spec  # noqa: E402
 
 AGENTS = {
     "random": RandomAgent,
@@ -42,104 +38,11 @@ AGENTS = {
     "openspiel_ismcts": OpenSpielISMCTSAgent,
     "azsearch": AZSearchAgent,
 }
-# Old spec names that still work: alias -> name in AGENTS.
-ALIASES = {"mcts": "montecarlo"}
 MCTSAgent = MonteCarloAgent  # old class name
 
 
-# Constructor arguments a spec cannot set: the seed comes from the caller (a tournament seeds
-# every game), and evaluation weights are objects made in code (agents.evaluation.Weights).
-NOT_SETTABLE = ("self", "seed", "weights")
-
-
-def _settings(maker: type[Agent] | Callable[..., Agent], name: str, spec: str, settings: str) -> dict[str, Any]:
-    """Constructor keyword arguments from the ``key=value,...`` part of a spec, each parsed as
-    the type of the constructor's default, so a typo or a value of the wrong kind is refused
-    here with its name instead of failing (or being silently rounded) inside the agent."""
-    target = maker.__init__ if inspect.isclass(maker) else maker
-    params = inspect.signature(target).parameters
-    defaults = {
-        key: p.default
-        for key, p in params.items()
-        if key not in NOT_SETTABLE and p.default is not inspect.Parameter.empty
-    }
-    kwargs: dict[str, Any] = {}
-    for item in filter(None, settings.split(",")):
-        key, eq, text = (part.strip() for part in item.partition("="))
-        if not eq:
-            raise ValueError(f"agent setting {item!r} in {spec!r} must look like key=value")
-        if key not in defaults:
-            raise ValueError(
-                f"agent {name!r} has no setting {key!r} (in {spec!r}); "
-                f"its settings: {', '.join(sorted(defaults)) or 'none'}"
-            )
-        kind = type(defaults[key]) if defaults[key] is not None else str
-        try:
-            kwargs[key] = kind(text) if kind is not int else int(text, 10)
-        except ValueError:
-            noun = {int: "an integer", float: "a number"}.get(kind, "text")
-            raise ValueError(f"agent setting {key} in {spec!r} must be {noun}, got {text!r}") from None
-        # Settings reach compiled code as 64-bit numbers: out of that range, or not finite, is a mistake.
-        value = kwargs[key]
-        if (kind is int and not -(2**62) < value < 2**62) or (kind is float and not math.isfinite(value)):
-            raise ValueError(f"agent setting {key} in {spec!r} is out of range: {text[:40]}")
-    return kwargs
-
-
-def _takes_seed(maker: type[Agent] | Callable[..., Agent]) -> bool:
-    target = maker.__init__ if inspect.isclass(maker) else maker
-    try:
-        params = inspect.signature(target).parameters
-    except (TypeError, ValueError):  # a builtin without a signature
-        return False
-    return "seed" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-
-
-def _import_agent(spec: str, seed) -> Agent:
-    """An agent from ``package.module:Name`` or ``package.module:Name:key=value,...``: Name is
-    an :class:`Agent` subclass, or a function returning an Agent; both get ``seed=`` if they
-    take it, and the settings as keyword arguments."""
-    module_name, _, rest = spec.partition(":")
-    attr, _, settings = rest.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ValueError(
-            f"agent {spec!r}: cannot import module {module_name!r} ({error}); "
-            "is it on the Python path (PYTHONPATH, or installed)?"
-        ) from None
-    if not hasattr(module, attr):
-        raise ValueError(f"agent {spec!r}: module {module_name!r} has no {attr!r}")
-    maker = getattr(module, attr)
-    if isinstance(maker, type) and not issubclass(maker, Agent):
-        raise ValueError(
-            f"agent {spec!r}: class {attr} is not an agent; subclass agents.Agent (reset(seed) and act(turn) -> action)"
-        )
-    if not callable(maker):
-        raise ValueError(
-            f"agent {spec!r}: {attr} is a {type(maker).__name__}, not an Agent class or a function returning one"
-        )
-    kwargs = _settings(maker, attr, spec, settings)
-    if _takes_seed(maker):
-        kwargs["seed"] = seed
-    agent = maker(**kwargs)
-    if not isinstance(agent, Agent):
-        raise ValueError(f"agent {spec!r}: {attr}() returned {type(agent).__name__}, not an agents.Agent")
-    if agent.name == Agent.name:  # the base class's placeholder: name it after its spec
-        agent.name = spec
-    return agent
-
-
 def _is_import_spec(spec: str) -> bool:
-    """``module:Name[:settings]`` (a registered name's settings contain '=' instead)."""
-    module_name, colon, rest = spec.partition(":")
-    attr = rest.partition(":")[0]
-    return (
-        bool(colon)
-        and module_name not in AGENTS
-        and attr.isidentifier()
-        and all(part.isidentifier() for part in module_name.split("."))
-    )
+    return is_import_spec(spec, AGENTS)
 
 
 def runs_code(spec) -> bool:
@@ -160,8 +63,12 @@ def refuse_code(spec: str, source: str, how: str) -> None:
         )
 
 
-def make_agent(spec: str, seed=None, allow_code: bool = True) -> Agent:
-    """An agent from a spec:
+def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games.Game | None" = None) -> Agent:
+    """An agent from a spec. `game` (a registered game's id or a :class:`sorry_env.games.Game`;
+    default: the board game) says which game's agents the spec names; for every game but the
+    board game :func:`sorry_env.agents.any_game.make_game_agent` parses it the same way
+    (random, greedy, the game's own agents, its policy files, package.module:Name). For the
+    board game:
 
     - a registered name (see AGENTS; ALIASES maps old names), with optional ``name:key=value,...`` settings passed to
       its constructor: ``"expectimax:depth=3"``;
@@ -176,12 +83,16 @@ def make_agent(spec: str, seed=None, allow_code: bool = True) -> Agent:
     HTTP)."""
     if not isinstance(spec, str):
         raise TypeError(f"an agent spec is text, got {spec!r}; pass Agent objects through as_agent")
+    if game is not None and _game_id(game) != "sorry":
+        from .any_game import make_game_agent
+
+        return make_game_agent(game, spec, seed=seed, allow_code=allow_code)
     if not allow_code and runs_code(spec):
         raise ValueError(f"agent {spec[:120]!r} runs code (an import or an sb3 zip) and is not allowed here")
     name, _, settings = spec.partition(":")
     name = ALIASES.get(name, name)
     if name in AGENTS:
-        return AGENTS[name](seed=seed, **_settings(AGENTS[name], name, spec, settings))
+        return AGENTS[name](seed=seed, **settings_from_spec(AGENTS[name], name, spec, settings))
     if spec.endswith(".zip"):
         from .sb3_agent import SB3Agent  # imports torch and sb3: only when a model is asked for
 
@@ -202,7 +113,7 @@ def make_agent(spec: str, seed=None, allow_code: bool = True) -> Agent:
 
         return PolicyAgent(spec, seed=seed)
     if _is_import_spec(spec):
-        return _import_agent(spec, seed)
+        return import_agent(spec, seed)
     raise ValueError(
         f"unknown agent {name!r}; choose from {sorted(AGENTS)} (or the aliases {sorted(ALIASES)}), "
         "a policy file (.safetensors) or a shipped policy's name (sorry-play --list), "
@@ -248,12 +159,15 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
     a spec or a function of the observation dict. ValueError if the game is over, if the agent
     cannot play this game (a policy trained for other rules or another player count), or if
     it picks an illegal action. In the env of another registered game (:mod:`sorry_env.games`)
-    the same spec names that game's agent (:data:`GAME_AGENT_MODULES`)."""
+    the same spec names that game's agent (:func:`agents_of_game`)."""
     raw = getattr(env, "unwrapped", env)
     game_id = games.game_of_env(raw).game_type.id  # TypeError for an env of no registered game
-    if game_id != "sorry":  # another registered game: its own agents answer (GAME_AGENT_MODULES)
-        return agents_of_game(game_id).action_for(raw, agent, rng)
+    if game_id != "sorry":  # another registered game: the agents of every game (agents.any_game)
+        from .any_game import game_action_for
+
+        return game_action_for(raw, agent, rng)
     agent = as_agent(agent)
+    agent.check_game_id(game_id)
     state = raw.state_array  # RuntimeError before the first reset
     mover = raw.agent_selection
     if not raw.agents or raw.terminations.get(mover) or raw.truncations.get(mover):
@@ -270,18 +184,22 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
     return int(action)
 
 
-# The agents of each registered game other than the board game: a module with
-# make_agent(spec, seed=None) -> Agent and action_for(raw_env, agent, rng=None) -> int.
-GAME_AGENT_MODULES = {"express": "sorry_env.agents.express"}
+def _game_id(game) -> str:
+    """The id of a registered game named by its id or given as a Game (ValueError if unknown)."""
+    if isinstance(game, games.Game):
+        return game.game_type.id
+    return games.game_class(game).game_type.id
 
 
-def agents_of_game(game_id: str):
-    """The module of a registered game's agents (:data:`GAME_AGENT_MODULES`; this module for
-    the board game; :mod:`sorry_env.agents.any_game`, random play, for a game without agents of its own)."""
-    games.game_class(game_id)  # ValueError for an unregistered game
-    if game_id == "sorry":
-        return importlib.import_module(__name__)
-    return importlib.import_module(GAME_AGENT_MODULES.get(game_id, "sorry_env.agents.any_game"))
+def agents_of_game(game_id: str) -> dict:
+    """Spec name -> agent maker of a registered game: :data:`AGENTS` for the board game; for
+    every other game random, greedy (if it offers an evaluation) and the agents of the module
+    its ``GameType.agents_module`` names (:func:`sorry_env.agents.any_game.agent_makers`)."""
+    if _game_id(game_id) == "sorry":
+        return dict(AGENTS)
+    from .any_game import agent_makers
+
+    return agent_makers(game_id)
 
 
 def set_torch_threads(threads: int | None = None) -> int | None:
@@ -320,7 +238,6 @@ __all__ = [
     "agent_label",
     "set_torch_threads",
     "agents_of_game",
-    "GAME_AGENT_MODULES",
     "AGENTS",
     "RandomAgent",
     "GreedyAgent",

@@ -1,75 +1,168 @@
-"""Agents for any registered game (:mod:`sorry_env.games`), built only on the registry's
-functional API: what a game is played by before it has agents of its own (see
-``agents.GAME_AGENT_MODULES``). Random play, and your own function of the observation dict.
+"""Agents for every registered game other than the board game (:mod:`sorry_env.games`), built
+only on the registry's functional API and written once: ``random``, ``greedy`` (one ply, ranked
+by the game's own evaluation), policy files (:mod:`sorry_env.agents.game_policy`), your own
+function of the observation dict or ``package.module:Name``, and the game's own agents (the
+``AGENTS`` of the module its ``GameType.agents_module`` names).
 
-They act on a :class:`GameTurn`, built with :meth:`GameTurn.from_state`, which hides what the
-player to move cannot see (the game's ``public_view``)."""
+They act on a :class:`sorry_env.agent.GameTurn`, built with ``GameTurn.from_state``, which
+hides what the player to move cannot see (the game's ``public_view``).
+``sorry_env.agents.make_agent(spec, game=ID)`` and ``sorry_env.agents.action_for(env, agent)``
+reach this module for those games."""
 
 from __future__ import annotations
 
-import dataclasses
+import functools
+import importlib
+import os
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from sorry_env import games
+from sorry_env.agent import Agent, GameTurn
 
-from .base import Agent, CallableAgent
+from .base import CallableAgent
 from .random_agent import RandomAgent
+from .specs import ALIASES, import_agent, is_import_spec, settings_from_spec
 
 
-@dataclasses.dataclass(frozen=True)
-class GameTurn:
-    """What an agent of any registered game is shown when it must act."""
+class GreedyAgent(Agent):
+    """One ply: tries every legal action with the game's ``after_move`` and keeps the first, in
+    action order, whose result ranks highest by `evaluation(state, seat)` (the game's own
+    ranking: ``evaluation`` in its agents module)."""
 
-    game: games.Game
-    state: np.ndarray  # the game's public view for the seat to move
-    seat: int
-    legal: np.ndarray  # legal action indices, ascending
+    name = "greedy"
+    game_ids = None  # any game that offers an evaluation (agent_makers checks)
 
-    @classmethod
-    def from_state(cls, game: games.Game, state: np.ndarray, rng: np.random.Generator) -> GameTurn:
-        """The turn of the seat to move in the true game `state`, hidden parts re-drawn from `rng`."""
-        legal = game.legal_actions(state)
-        return cls(game, game.public_view(state, rng), game.to_move(state), np.asarray(legal, dtype=np.int64))
+    def __init__(self, seed: int | None = None, evaluation: Callable[[np.ndarray, int], Any] | None = None):
+        if not callable(evaluation):
+            raise TypeError(f"greedy needs the game's evaluation function, got {evaluation!r}")
+        self.evaluation = evaluation
+        self.reset(seed)
 
-    def observation(self) -> dict:
-        """The env's observation dict for this seat (for callable agents)."""
-        mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        mask[self.legal] = 1
-        return {"observation": self.game.observation(self.state, self.seat), "action_mask": mask}
+    def act(self, turn: GameTurn) -> int:
+        if len(turn.legal) == 1:
+            return int(turn.legal[0])
+        best_action, best = int(turn.legal[0]), None
+        for action in turn.legal:
+            score = self.evaluation(turn.game.after_move(turn.state, int(action)), turn.seat)
+            if best is None or score > best:
+                best_action, best = int(action), score
+        return best_action
 
 
-GENERIC_AGENTS = {"random": RandomAgent}  # agents that read only turn.legal and their own generator
+def game_agents_module(game_id: str) -> ModuleType | None:
+    """The module of a registered game's own agents (its ``GameType.agents_module``), or None."""
+    name = games.game_type(game_id).agents_module
+    return importlib.import_module(name) if name else None
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """An agent of GENERIC_AGENTS by name; ValueError naming them otherwise."""
+def agent_makers(game_id: str) -> dict[str, Callable[..., Agent]]:
+    """Spec name -> agent maker (called with ``seed=`` and the spec's settings) of a registered
+    game other than the board game: random, greedy if the game offers an evaluation, and the
+    game's own agents."""
+    if games.game_class(game_id).game_type.id == "sorry":
+        raise ValueError("the board game's agents are sorry_env.agents.AGENTS")
+    makers: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
+    module = game_agents_module(game_id)
+    evaluation = getattr(module, "evaluation", None)
+    if evaluation is not None:
+        makers["greedy"] = functools.partial(GreedyAgent, evaluation=evaluation)
+    makers.update(getattr(module, "AGENTS", {}))
+    return makers
+
+
+def as_game(game: str | games.Game) -> games.Game:
+    """The Game a game id (its default variant) or a Game names; ValueError for an unknown id."""
+    if isinstance(game, games.Game):
+        return game
+    return games.load_game(game)
+
+
+def make_game_agent(game: str | games.Game, spec: str, seed: int | None = None, allow_code: bool = True) -> Agent:
+    """An agent of a registered game other than the board game from a spec, parsed as the board
+    game's (:func:`sorry_env.agents.make_agent`): a name of :func:`agent_makers` (the board
+    game's aliases too) with optional ``name:key=value,...`` settings; a policy file of that
+    game (``*.safetensors``); ``package.module:Name`` (your own Agent, if `allow_code`). A
+    setting it does not have, a value of the wrong kind, a board-game policy file or an agent of
+    another game is refused with a ValueError naming it."""
+    game = as_game(game)
+    kind = game.game_type
     if not isinstance(spec, str):
         raise TypeError(f"an agent spec is text, got {spec!r}")
-    if spec not in GENERIC_AGENTS:
+    makers = agent_makers(kind.id)
+    name, _, settings = spec.partition(":")
+    name = ALIASES.get(name, name)
+    if name in makers:
+        maker = makers[name]
+        return maker(seed=seed, **settings_from_spec(maker, name, spec, settings))
+    if spec.endswith(".zip"):
         raise ValueError(
-            f"unknown agent {spec!r} for a game without agents of its own; choose from {sorted(GENERIC_AGENTS)} "
-            "or pass a function of the observation dict"
+            f"{spec}: sb3 models play the board game; {kind.long_name} plays {sorted(makers)} or its policy files"
         )
-    return GENERIC_AGENTS[spec](seed=seed)
+    if spec.endswith(".safetensors") or os.path.isfile(spec):
+        from .game_policy import GamePolicyAgent  # imports torch: only when a policy is asked for
+
+        return GamePolicyAgent(spec, game=game, seed=seed)
+    if is_import_spec(spec, makers):
+        if not allow_code:
+            raise ValueError(f"agent {spec[:120]!r} runs code (an import) and is not allowed here")
+        agent = import_agent(spec, seed)
+        agent.check_game_id(kind.id)
+        return agent
+    raise ValueError(
+        f"unknown agent {name!r} for {kind.long_name}; choose from {sorted(makers)} (or the aliases "
+        f"{sorted(ALIASES)}), a {kind.long_name} policy file (.safetensors) or package.module:Name"
+    )
 
 
-def action_for(raw: Any, agent: Any, rng: np.random.Generator | None = None) -> int:
-    """The action `agent` (a spec, an Agent of GENERIC_AGENTS or a function of the observation
-    dict) chooses for the player to move in the env of a registered game."""
-    game = games.game_of_env(raw)
+def as_game_agent(game: str | games.Game, agent: Any, seed: int | None = None) -> Agent:
+    """An Agent of a registered game from a spec (:func:`make_game_agent`), an Agent (returned
+    as it is) or a function of the observation dict (:class:`CallableAgent`)."""
+    if isinstance(agent, Agent):
+        return agent
     if isinstance(agent, str):
-        agent = make_agent(agent)
-    elif callable(agent) and not isinstance(agent, (Agent, type)):
-        agent = CallableAgent(agent)
-    if not isinstance(agent, (RandomAgent, CallableAgent)):
-        raise ValueError(f"{agent!r} cannot play {game.game_type.long_name}; use {sorted(GENERIC_AGENTS)}")
+        return make_game_agent(game, agent, seed=seed)
+    if callable(agent) and not isinstance(agent, type):
+        return CallableAgent(agent, seed=seed)
+    raise TypeError(f"an agent is a spec (text), an Agent or a function of the observation dict; got {agent!r}")
+
+
+def check_plays(agent: Agent, game: games.Game, num_players: int) -> None:
+    """ValueError unless `agent` can play `game` with `num_players` (its game ids, then its
+    own check_game: a policy file's game and player count)."""
+    agent.check_game_id(game.game_type.id)
+    agent.check_game(game, num_players)
+
+
+def game_action_for(raw: Any, agent: Any, rng: np.random.Generator | None = None) -> int:
+    """The action `agent` (a spec, an Agent or a function of the observation dict) chooses for
+    the player to move in the unwrapped env of a registered game other than the board game."""
+    game = games.game_of_env(raw)
+    agent = as_game_agent(game, agent)
+    state = raw.state_array
     mover = raw.agent_selection
     if not raw.agents or raw.terminations.get(mover) or raw.truncations.get(mover):
         raise ValueError("the game is over (won or truncated): nobody is to move")
-    turn = GameTurn.from_state(game, raw.state_array, rng if rng is not None else np.random.default_rng())
-    action = agent.act(turn)  # type: ignore[arg-type]  # these agents read only what a GameTurn has
-    if action not in turn.legal:
-        raise ValueError(f"agent {agent.name!r} chose illegal action {action!r}; legal: {turn.legal.tolist()}")
+    legal = game.legal_actions(state)
+    check_plays(agent, game, len(game.seats(state)))
+    turn = GameTurn.from_state(game, state, rng if rng is not None else np.random.default_rng(), legal)
+    action = agent.act(turn)
+    if action not in legal:
+        raise ValueError(f"agent {agent.name!r} chose illegal action {action!r}; legal: {legal.tolist()}")
     return int(action)
+
+
+__all__ = [
+    "GameTurn",
+    "GreedyAgent",
+    "agent_makers",
+    "as_game",
+    "as_game_agent",
+    "check_plays",
+    "game_action_for",
+    "game_agents_module",
+    "make_game_agent",
+]

@@ -1,4 +1,6 @@
 """The one agent interface used everywhere: evaluation, training opponents, the play command.
+:class:`Agent` (and :class:`GameTurn`, for the other registered games) live in
+:mod:`sorry_env.agent`; this module adds the board game's :class:`Turn`.
 
 An agent sees a :class:`Turn`: the acting seat, the rules, the legal actions and a *public*
 engine state. The public state is a copy whose hidden parts (the order of the draw pile and
@@ -14,6 +16,7 @@ import numpy as np
 
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.agent import Agent, GameTurn  # the one interface of every game (re-exported)
 from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.rules import Rules, get_rules
 
@@ -56,28 +59,12 @@ class Turn:
         return {"observation": obs, "action_mask": mask}
 
 
-class Agent:
-    """Base class: subclasses set `name` and implement `act`."""
-
-    name = "agent"
-
-    def reset(self, seed: int | None = None) -> None:
-        """Start a new game; search agents reseed here so a seed fixes their play."""
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, turn: Turn) -> int:
-        raise NotImplementedError
-
-    def check_game(self, rules: Rules, num_players: int) -> None:
-        """ValueError if this agent cannot play these rules with this many players (an agent
-        that loads a network made for another game overrides this); callers check before the
-        first game, so a mismatch is reported before any play."""
-
-
 class CallableAgent(Agent):
     """A function as an agent: `fn` gets the acting seat's observation dict (the PettingZoo
     env's: ``{"observation": float32[OBS_SIZE], "action_mask": int8[n_actions]}``, built by
     the same encoder) and returns an action index. Whoever plays it checks the action."""
+
+    game_ids = None  # every registered game's turn has an observation dict
 
     def __init__(self, fn, name: str | None = None, seed=None):
         if not callable(fn):
@@ -106,3 +93,6 @@ class ChoosingAgent(Agent):
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
         raise NotImplementedError
+
+
+__all__ = ["Agent", "CallableAgent", "ChoosingAgent", "GameTurn", "Turn", "public_view"]

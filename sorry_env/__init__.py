@@ -6,7 +6,8 @@
 - ``gymnasium.make("sorry_env/Sorry-v1", num_players=2, opponents=["heuristic"])``: a
   single-agent Gymnasium env (one seat learns, agents play the others), registered here and
   defined in :mod:`sorry_env.agents.gym_env` (imported only when made: sorry_env never imports agents).
-- :mod:`sorry_env.express`: Sorry! Express, the dice game, as its own env (``sorry_env/express-v0``).
+- :mod:`sorry_env.games`: the game registry; every registered game's env is registered with
+  PettingZoo under its ``GameType.env_id``.
 """
 
 import pathlib as _pathlib
@@ -45,7 +46,7 @@ _clear_stale("sorry_env")  # the engine depends on no other package (see numba_c
 from .env import env, raw_env
 from .rules import CARD_NAMES, PRESETS, Rules, get_rules
 from .state_io import state_from_dict, state_to_dict
-from .version import ENV_ID, ENV_VERSION, EXPRESS_ENV_ID, GYM_ENV_ID, LAYOUT_VERSION, __version__
+from .version import ENV_ID, ENV_VERSION, GYM_ENV_ID, LAYOUT_VERSION, __version__
 
 __all__ = [
     "env",
@@ -64,8 +65,14 @@ __all__ = [
 ]
 
 if _register is not None:
-    _register("aec", ENV_ID, entry_point="sorry_env.env:env")
-    _register("aec", EXPRESS_ENV_ID, entry_point="sorry_env.express.env:env")
+    from .games import other_builtin_game_types as _other_builtin_game_types
+
+    _register("aec", ENV_ID, entry_point="sorry_env.env:env")  # the board game (sorry_env.version)
+    # Every other built-in game's env by its id (importing a game's module defines its compiled
+    # code but compiles nothing).
+    for _kind in _other_builtin_game_types():
+        if _kind.env_entry_point:
+            _register("aec", _kind.env_id, entry_point=_kind.env_entry_point)
 # A string entry point: gymnasium imports agents.gym_env when the env is made, not here.
 if GYM_ENV_ID not in _gymnasium.registry:
     _gymnasium.register(id=GYM_ENV_ID, entry_point="sorry_env.agents.gym_env:SorryGymEnv")

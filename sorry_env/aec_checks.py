@@ -1,5 +1,5 @@
-"""The checks both AEC envs (the board game, :mod:`sorry_env.env`; Sorry! Express,
-:mod:`sorry_env.express.env`) make before a step, in one place so the two games refuse bad
+"""The checks the AEC envs of the registered games (the board game's :mod:`sorry_env.env`, and
+the envs of the others' folders) make before a step, in one place so every game refuses bad
 calls with the same messages."""
 
 from __future__ import annotations

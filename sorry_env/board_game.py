@@ -9,19 +9,21 @@ import numpy as np
 
 from . import engine as E
 from . import game
-from .games import Game, GameType, register_game
+from .games import Game, GameType, check_first_seat, register_game
 from .geometry import N_SEATS
 from .observation import OBS_SIZE
 from .render import COLOUR_NAMES
 from .rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules, rules_from_json, rules_to_json
 from .state_io import state_from_dict, state_to_dict
-from .version import ENV_ID, ENV_VERSION
+from .version import ENV_ID, ENV_NAME, ENV_VERSION
 
 GAME_TYPE = GameType(
     id="sorry",
     long_name="the board game Sorry!",
     version=ENV_VERSION,
     env_id=ENV_ID,
+    env_name=ENV_NAME,
+    env_entry_point="sorry_env.env:env",
     player_counts=tuple(sorted(game.DEFAULT_SEATS)),
     seat_names=tuple(f"player_{seat}" for seat in range(N_SEATS)),
     seat_colours=COLOUR_NAMES,
@@ -62,8 +64,12 @@ class SorryGame(Game):
     def num_actions(self) -> int:
         return game.num_actions(self.variant)
 
-    def new_state(self, num_players: int, seed: int = 0) -> np.ndarray:
-        return game.new_state(self.variant, self.game_type.check_players(num_players), seed=seed)
+    def new_state(self, num_players: int, seed: int = 0, first: int | None = None) -> np.ndarray:
+        state = game.new_state(self.variant, self.game_type.check_players(num_players), seed=seed)
+        first = check_first_seat(first, self.seats(state))
+        if first is not None:
+            E.set_to_move(state, first)
+        return state
 
     def legal_actions(self, state: np.ndarray) -> np.ndarray:
         return game.legal_actions(state, self.variant)

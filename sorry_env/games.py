@@ -29,8 +29,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-# The registry line of each built-in game: the module whose import registers it. Imported on
-# first use, so `import sorry_env` compiles no game it does not need.
+# The registry line of each built-in game, the board game first: the module whose import
+# registers it. Imported on first use, so `import sorry_env` compiles no game it does not need.
 GAME_MODULES: tuple[str, ...] = (
     "sorry_env.board_game",
     "sorry_env.express.express_game",
@@ -58,10 +58,24 @@ class GameType:
     policy_format: str
     variants: tuple[str, ...]
     turn_unit: str = "turns"  # what one turn of max_turns is, in words (tables and help texts)
+    # The env's metadata name, which policy files record as their layout (default: "<id>_v<version>").
+    env_name: str = ""
+    # "module:function" that pettingzoo.make("aec", env_id) calls (sorry_env registers the
+    # built-in games' at import); "" for a game made only through Game.make_env.
+    env_entry_point: str = ""
+    # The module of the game's own agents, or "" for none: it has AGENTS (spec name -> Agent
+    # class acting on a sorry_env.agent.GameTurn) and may have evaluation(state, seat) ->
+    # number, the ranking the generic "greedy" agent maximises after each legal move.
+    agents_module: str = ""
 
     @property
     def default_variant(self) -> str:
         return self.variants[0]
+
+    @property
+    def layout_name(self) -> str:
+        """The observation/action layout id its policy files record (the env's metadata name)."""
+        return self.env_name or f"{self.id}_v{self.version}"
 
     def check_players(self, num_players: Any) -> int:
         """`num_players` as an int if the game is played by that many, else ValueError."""
@@ -124,8 +138,10 @@ class Game(abc.ABC):
 
     # ---- playing -------------------------------------------------------------------------
     @abc.abstractmethod
-    def new_state(self, num_players: int, seed: int = 0) -> np.ndarray:
-        """A new game of `num_players`, its chance (shuffle, first roll) drawn from `seed`."""
+    def new_state(self, num_players: int, seed: int = 0, first: int | None = None) -> np.ndarray:
+        """A new game of `num_players`, its chance (shuffle, first roll) drawn from `seed`;
+        `first` is the seat to move first (one of :meth:`seats`; default: the game's own
+        choice). Tournaments rotate it for fairness."""
 
     @abc.abstractmethod
     def legal_actions(self, state: np.ndarray) -> np.ndarray:
@@ -291,6 +307,15 @@ def game_id_of_env_id(env_id: str) -> str | None:
     return None
 
 
+def check_first_seat(first: Any, seats: tuple[int, ...]) -> int | None:
+    """`first` as a seat of `seats` (or None), else ValueError: new_state's check."""
+    if first is None:
+        return None
+    if isinstance(first, (bool, np.bool_)) or not isinstance(first, (int, np.integer)) or first not in seats:
+        raise ValueError(f"first must be a seat in play {list(seats)} or None, got {first!r}")
+    return int(first)
+
+
 def random_playout(
     game: Game, num_players: int, seed: int, max_turns: int | None = None, check: Callable | None = None
 ) -> np.ndarray:
@@ -306,3 +331,19 @@ def random_playout(
         if check is not None:
             check(state)
     return state
+
+
+def builtin_game_types() -> list[GameType]:
+    """The GameType of every built-in game (:data:`GAME_MODULES`), the board game first."""
+    return [cls.game_type for cls in registered_games().values() if cls.__module__ in GAME_MODULES]
+
+
+def other_builtin_game_types() -> list[GameType]:
+    """The GameType of every built-in game but the board game, importing only their modules:
+    what ``import sorry_env`` registers env ids with. It must stay light: the board game's
+    module computes its sizes with compiled code (about a second), and its env id is
+    registered from ``sorry_env.version``, its facts' home."""
+    others = GAME_MODULES[1:]  # GAME_MODULES[0] is the board game
+    for module in others:
+        importlib.import_module(module)
+    return [cls.game_type for cls in _REGISTRY.values() if cls.__module__ in others]

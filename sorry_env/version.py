@@ -8,8 +8,8 @@
 - ``LAYOUT_VERSION``: the observation/action layout id that policy files record
   (agents.policy) and check at load. It is derived from ENV_VERSION, so the two cannot move
   apart: a file trained on another layout is refused instead of playing nonsense.
-- ``EXPRESS_ENV_VERSION``: the same for the Sorry! Express env ``sorry_env/express-vN``
-  (:mod:`sorry_env.express`); its policy files record ``EXPRESS_ENV_NAME`` as their layout.
+- Every other registered game declares its env version in its ``GameType`` (``version``,
+  ``env_id``, ``env_name``: :mod:`sorry_env.games`), under the same rule.
 """
 
 __version__ = "0.1.0"
@@ -19,7 +19,3 @@ ENV_ID = f"sorry_env/sorry-v{ENV_VERSION}"  # pettingzoo.make("aec", ENV_ID)
 GYM_ENV_ID = f"sorry_env/Sorry-v{ENV_VERSION}"  # gymnasium.make(GYM_ENV_ID): the single-agent view, same version
 ENV_NAME = f"sorry_v{ENV_VERSION}"  # raw_env.metadata["name"]
 LAYOUT_VERSION = ENV_NAME
-
-EXPRESS_ENV_VERSION = 0
-EXPRESS_ENV_ID = f"sorry_env/express-v{EXPRESS_ENV_VERSION}"
-EXPRESS_ENV_NAME = f"sorry_express_v{EXPRESS_ENV_VERSION}"  # its raw_env.metadata["name"] and policy layout

@@ -1,5 +1,6 @@
 """sorry-bench: the task definitions (golden file), the commands at tiny budgets, refusals."""
 
+import dataclasses
 import json
 import pathlib
 import sys
@@ -242,8 +243,33 @@ def test_report_reads_a_valid_result_without_a_curve(capsys, tmp_path):
 
 def test_every_algorithm_names_the_tasks_it_fits():
     for algorithm in algorithms.ALGORITHMS.values():
-        assert algorithm.fits(TASKS["2p-heuristic"]) is None
+        fitting = [task.name for task in TASKS.values() if algorithm.fits(task) is None]
+        assert "2p-heuristic" in fitting or "express-2p-heuristic" in fitting, algorithm.name
     assert algorithms.ALGORITHMS["ppo"].fits(TASKS["2p-selfplay"]) is None
+    # The task of another registered game is declared by its id and trained by the generic PPO.
+    assert TASKS["express-2p-heuristic"].game_id == "express"
+    assert algorithms.ALGORITHMS["game_ppo"].fits(TASKS["express-2p-heuristic"]) is None
+    assert "board game" in algorithms.ALGORITHMS["game_ppo"].fits(TASKS["2p-heuristic"])
+
+
+def test_game_ppo_runs_on_the_task_of_another_registered_game(tmp_path, capsys, monkeypatch):
+    """A tiny sorry-bench run of the generic PPO: it trains, writes its curve and a policy
+    file of that game, and scores it with the task's evaluation."""
+    from sorry_env.agents.game_policy import read_game_metadata
+    from sorry_env.training.bench import game_ppo
+
+    tiny = game_ppo.settings_for(TASKS["express-2p-heuristic"])
+    monkeypatch.setattr(game_ppo, "settings_for", lambda task: dataclasses.replace(tiny, games=8, hidden=(8,)))
+    argv = ["run", "game_ppo", "express-2p-heuristic", "--seed", "0", "--budget", "40", "--runs-dir", str(tmp_path)]
+    out = run_cli([*argv, "--curve-every", "20", "--curve-games", "4", "--final-games", "4"], capsys)
+    run_dir = tmp_path / "express-2p-heuristic" / "game_ppo" / "seed-0"
+    result = json.loads((run_dir / "result.json").read_text())
+    assert result["algorithm"] == "game_ppo" and result["score"]["games"] == 4
+    assert result["steps"] >= 40
+    meta, _ = read_game_metadata(run_dir / "policy.safetensors", "express")
+    assert meta["num_players"] == 2 and meta["network"]["hidden"] == [8]
+    curve = (run_dir / "curve.csv").read_text().splitlines()
+    assert len(curve) >= 2 and "game_ppo on express-2p-heuristic-v1" in out
 
 
 if __name__ == "__main__":

@@ -9,14 +9,31 @@ import pettingzoo
 import pytest
 from numba import njit
 
-from sorry_env.agents.express import ExpressGreedyAgent, ExpressTurn, greedy_score, make_express_agent
+from sorry_env import agents, games
+from sorry_env.agent import GameTurn
+from sorry_env.agents.arena.game_table import GameTable
+from sorry_env.agents.arena.tournament import run_game_tournament
 from sorry_env.express import DEFAULT_MAX_TURNS, env, game, raw_env, state_from_dict, state_to_dict
 from sorry_env.express import engine as E
+from sorry_env.express.agents import evaluation as greedy_score
 from sorry_env.training import evaluate
-from sorry_env.training.express_evaluate import ExpressTable, run_express_tournament
+
+EXPRESS = games.load_game("express")
 
 PLAYERS = [2, 3, 4]
 RED, BLUE, YELLOW, GREEN = range(4)
+
+
+def turn_of(state, rng):
+    return GameTurn.from_state(EXPRESS, state, rng)
+
+
+def greedy_agent():
+    return agents.make_agent("greedy", seed=0, game="express")
+
+
+def run_express_tournament(agent_specs, **kwargs):
+    return run_game_tournament("express", agent_specs, **kwargs)
 
 
 def colour_action(colour, source):
@@ -518,7 +535,7 @@ def test_env_rewards_sum_and_truncation(n):
 
 def test_the_turn_hides_the_dice_generator():
     s = game.new_state(2, seed=0)
-    turn = ExpressTurn.from_state(s, np.random.default_rng(1))
+    turn = turn_of(s, np.random.default_rng(1))
     assert turn.state[E.RNG] != s[E.RNG]
     same = np.ones(E.STATE_SIZE, dtype=bool)
     same[E.RNG] = False
@@ -528,30 +545,30 @@ def test_the_turn_hides_the_dice_generator():
 
 def test_greedy_takes_the_win_and_never_hands_it_over():
     s = load(position(["Red", "Blue", "Yellow"], [{"Green": 4}, {"Yellow": 4}, {}], ["Slide"]))
-    turn = ExpressTurn.from_state(s, np.random.default_rng(0))
-    assert ExpressGreedyAgent(seed=0).act(turn) == recolour_action(0, GREEN)
+    turn = turn_of(s, np.random.default_rng(0))
+    assert greedy_agent().act(turn) == recolour_action(0, GREEN)
     # Recolouring player 1's base to Green would hand it the win: greedy ranks that last.
     s = load(position(["Red", "Blue"], [{"Red": 1}, {"Green": 4}], ["Slide", "Wild"]))
-    turn = ExpressTurn.from_state(s, np.random.default_rng(0))
-    choice = ExpressGreedyAgent(seed=0).act(turn)
+    turn = turn_of(s, np.random.default_rng(0))
+    choice = greedy_agent().act(turn)
     assert choice != recolour_action(1, GREEN)
     assert greedy_score(game.step(s, recolour_action(1, GREEN)), 0) < greedy_score(game.step(s, choice), 0)
 
 
 def test_greedy_prefers_its_home_section():
     s = load(position(["Red", "Blue"], [{}, {}], ["Wild"]))
-    turn = ExpressTurn.from_state(s, np.random.default_rng(0))
-    assert ExpressGreedyAgent(seed=0).act(turn) == wild_action(RED, 0)
+    turn = turn_of(s, np.random.default_rng(0))
+    assert greedy_agent().act(turn) == wild_action(RED, 0)
     s = load(position(["Red", "Blue"], [{}, {"Blue": 2}], ["Sorry!", "Blue", "Red"]))
     # Red into its home section (+1 home) beats Sorry! (+1 pawn, -1 rival) beats Blue (+1 pawn)
-    turn = ExpressTurn.from_state(s, np.random.default_rng(0))
-    assert ExpressGreedyAgent(seed=0).act(turn) == colour_action(RED, 0)
+    turn = turn_of(s, np.random.default_rng(0))
+    assert greedy_agent().act(turn) == colour_action(RED, 0)
 
 
-def test_make_express_agent_refuses_unknown_names():
-    assert make_express_agent("greedy").name == "greedy"
-    with pytest.raises(ValueError, match="unknown Express agent 'alphazero'"):
-        make_express_agent("alphazero")
+def test_make_agent_refuses_unknown_names():
+    assert agents.make_agent("greedy", game="express").name == "greedy"
+    with pytest.raises(ValueError, match="unknown agent 'alphazero' for Sorry! Express"):
+        agents.make_agent("alphazero", game="express")
 
 
 @pytest.mark.parametrize("n", PLAYERS)
@@ -567,11 +584,11 @@ def test_random_and_greedy_play_every_seat(n):
 
 
 def test_worker_tables_play_the_same_games():
-    # What a pool worker runs (evaluate._start_worker, _play_in_worker) with the Express table,
+    # What a pool worker runs (evaluate._start_worker, _play_in_worker) with the game table,
     # in this process: the same records as workers=1.
     specs = ["greedy", "random", "random"]
     one = run_express_tournament(specs, games=18, seed=4, workers=1)
-    evaluate._start_worker(specs, None, game.DEFAULT_MAX_TURNS, 4, ExpressTable)
+    evaluate._start_worker(specs, EXPRESS, game.DEFAULT_MAX_TURNS, 4, GameTable)
     records = evaluate._play_in_worker(range(10, 18)) + evaluate._play_in_worker(range(10))
     assert sorted(records, key=lambda r: r["game"]) == one["games"]
 
@@ -597,7 +614,7 @@ def test_tournament_arguments_are_checked():
     for kwargs, words in [
         ({"agent_specs": ["greedy"]}, "num_players"),
         ({"agent_specs": ["greedy", "random"], "players": 3}, "2 agents listed for 3"),
-        ({"agent_specs": ["greedy", "alphazero"]}, "unknown Express agent"),
+        ({"agent_specs": ["greedy", "alphazero"]}, "unknown agent 'alphazero' for Sorry! Express"),
         ({"agent_specs": ["greedy", "random"], "games": 0}, "games"),
         ({"agent_specs": ["greedy", "random"], "seed": -1}, "seed"),
     ]:
@@ -633,7 +650,7 @@ def test_sorry_eval_runs_an_express_tournament(tmp_path, capsys):
     "argv,words",
     [
         (["--game", "express", "--rules", "hasbro2003", "greedy", "random"], "has none"),
-        (["--game", "express", "alphazero", "random"], "unknown Express agent"),
+        (["--game", "express", "alphazero", "random"], "unknown agent 'alphazero' for Sorry! Express"),
         (["--game", "express", "greedy", "random", "--max-turns", "0"], "max_turns"),
     ],
 )

@@ -1,7 +1,8 @@
-"""Every agent plays Sorry! Express: heuristic, expectimax, montecarlo (agents.express_search)
-and trained policies (agents.express_policy), by the board game's spec names, in
+"""Every agent plays Sorry! Express: its own heuristic, expectimax and montecarlo
+(sorry_env.express.agents) and the agents of every game (random, greedy over its evaluation,
+trained policy files of sorry_env.agents.game_policy), by the board game's spec names, in
 tournaments, in sorry-eval and in the PettingZoo env; their settings; the policy file and
-its refusal by the board game (and the reverse)."""
+its refusal by the board game (and the reverse); the generic trainer on it."""
 
 import json
 import os
@@ -10,22 +11,23 @@ import numpy as np
 import pytest
 import torch
 
-from sorry_env import agents
-from sorry_env.agents.express import EXPRESS_AGENTS, ExpressTurn, express_action_for, make_express_agent
-from sorry_env.agents.express_policy import ExpressActor, ExpressPolicyAgent, load_express_policy, save_express_policy
-from sorry_env.agents.express_search import (
+from sorry_env import agents, games
+from sorry_env.agent import GameTurn
+from sorry_env.agents.arena.tournament import run_game_tournament
+from sorry_env.agents.game_policy import GameActor, GamePolicyAgent, load_game_policy, save_game_policy
+from sorry_env.express import engine as E
+from sorry_env.express import game, raw_env, state_from_dict
+from sorry_env.express.agents import (
     ROLL_CHANCES,
     ROLLS,
     WEIGHTS,
-    ExpressExpectimaxAgent,
-    ExpressMonteCarloAgent,
+    ExpectimaxAgent,
+    MonteCarloAgent,
     seat_score,
 )
-from sorry_env.express import engine as E
-from sorry_env.express import game, raw_env, state_from_dict
 from sorry_env.training import evaluate
-from sorry_env.training.express_evaluate import run_express_tournament
 
+EXPRESS = games.load_game("express")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = os.path.join(ROOT, "checkpoints", "express-2p.safetensors")
 BOARD_POLICY = os.path.join(ROOT, "checkpoints", "sorry-2p.safetensors")
@@ -33,10 +35,22 @@ BOARD_POLICY = os.path.join(ROOT, "checkpoints", "sorry-2p.safetensors")
 SEARCHERS = ["heuristic", "expectimax:depth=1", "expectimax", "montecarlo:iterations=16"]
 
 
+def make_express_agent(spec, seed=None):
+    return agents.make_agent(spec, seed=seed, game="express")
+
+
+def run_express_tournament(agent_specs, **kwargs):
+    return run_game_tournament("express", agent_specs, **kwargs)
+
+
+def load_express_policy(path):
+    return load_game_policy(path, "express")
+
+
 def tiny_policy(path, players=2, hidden=(8,), seed=0):
     torch.manual_seed(seed)
-    actor = ExpressActor(list(hidden))
-    save_express_policy(path, actor, num_players=players, hidden=list(hidden), activation="relu", name="tiny")
+    actor = GameActor(EXPRESS.game_type, list(hidden))
+    save_game_policy(path, "express", actor, num_players=players, hidden=list(hidden), activation="relu", name="tiny")
     return actor
 
 
@@ -45,7 +59,7 @@ def load(bases, pawns, dice, to_move=0):
 
 
 def choice(spec, state):
-    return make_express_agent(spec, seed=0).act(ExpressTurn.from_state(state, np.random.default_rng(0)))
+    return make_express_agent(spec, seed=0).act(GameTurn.from_state(EXPRESS, state, np.random.default_rng(0)))
 
 
 # ---- full games, legal actions ----------------------------------------------------------------
@@ -86,8 +100,16 @@ def test_every_agent_plays_the_pettingzoo_env_by_spec_name(n, tmp_path):
 def test_express_env_refuses_board_game_agents():
     e = raw_env(num_players=2)
     e.reset(seed=0)
-    with pytest.raises(ValueError, match="not a Sorry! Express agent"):
-        express_action_for(e, agents.make_agent("heuristic"))
+    with pytest.raises(ValueError, match="plays the board game Sorry!; it cannot play Sorry! Express"):
+        agents.action_for(e, agents.make_agent("heuristic"))
+    board_env = games.load_game("sorry").make_env(2)
+    board_env.reset(seed=0)
+    with pytest.raises(ValueError, match="plays Sorry! Express; it cannot play the board game"):
+        agents.action_for(board_env, make_express_agent("heuristic"))
+    with pytest.raises(ValueError, match="plays Sorry! Express; it cannot play the board game"):
+        evaluate.run_tournament([make_express_agent("heuristic"), "random"], games=2, workers=1)
+    board = agents.make_agent("random")
+    assert board.game_ids is None  # random reads only the legal actions: every game
 
 
 # ---- what the searches choose -----------------------------------------------------------------
@@ -136,11 +158,11 @@ def test_the_position_score_ranks_home_pawns_and_pawns_taken_from_the_leader():
 # ---- settings -------------------------------------------------------------------------------
 def test_settings_are_parsed_as_the_board_games():
     agent = make_express_agent("expectimax:depth=3,model_others=0", seed=1)
-    assert isinstance(agent, ExpressExpectimaxAgent) and (agent.depth, agent.model_others) == (3, False)
+    assert isinstance(agent, ExpectimaxAgent) and (agent.depth, agent.model_others) == (3, False)
     agent = make_express_agent("mcts:iterations=50,rollout_plies=4,epsilon=0.5")  # the board game's alias
-    assert isinstance(agent, ExpressMonteCarloAgent)
+    assert isinstance(agent, MonteCarloAgent)
     assert (agent.iterations, agent.rollout_plies, agent.epsilon) == (50, 4, 0.5)
-    assert set(EXPRESS_AGENTS) == {"random", "greedy", "heuristic", "expectimax", "montecarlo"}
+    assert set(agents.agents_of_game("express")) == {"random", "greedy", "heuristic", "expectimax", "montecarlo"}
 
 
 @pytest.mark.parametrize(
@@ -158,8 +180,8 @@ def test_settings_are_parsed_as_the_board_games():
         ("montecarlo:iterations=0", "iterations >= 1"),
         ("montecarlo:epsilon=1.5", "0 <= epsilon <= 1"),
         ("montecarlo:epsilon=nan", "out of range"),
-        ("alphazero", "unknown Express agent 'alphazero'.*expectimax"),
-        ("model.zip", "unknown Express agent"),
+        ("alphazero", "unknown agent 'alphazero' for Sorry! Express.*expectimax"),
+        ("model.zip", "sb3 models play the board game"),
     ],
 )
 def test_bad_settings_are_refused_naming_the_valid_ones(spec, words):
@@ -176,11 +198,11 @@ def test_policy_file_round_trip(tmp_path):
     obs = torch.rand(5, E.OBS_SIZE)
     assert torch.equal(actor(obs), loaded(obs))
     s = game.new_state(3, seed=2)
-    turn = ExpressTurn.from_state(s, np.random.default_rng(0))
+    turn = GameTurn.from_state(EXPRESS, s, np.random.default_rng(0))
     with torch.no_grad():
         logits = actor(torch.from_numpy(turn.observation()["observation"][None]))[0].numpy()
     best = turn.legal[np.argmax(logits[turn.legal])]
-    assert ExpressPolicyAgent(path).act(turn) == best  # the masked argmax
+    assert GamePolicyAgent(path, "express").act(turn) == best  # the masked argmax
 
 
 def test_policy_for_another_player_count_is_refused_before_any_game(tmp_path):
@@ -189,7 +211,7 @@ def test_policy_for_another_player_count_is_refused_before_any_game(tmp_path):
     with pytest.raises(ValueError, match="trained for 2 players, not 3"):
         run_express_tournament([path, "random", "random"], games=3, workers=1)
     with pytest.raises(ValueError, match="cannot play the board game"):
-        ExpressPolicyAgent(path).check_game("hasbro2003", 2)
+        GamePolicyAgent(path, "express").check_game("hasbro2003", 2)
 
 
 def test_board_game_and_express_policy_files_refuse_each_other(tmp_path):
@@ -216,10 +238,10 @@ def rewrite_metadata(path, out, change):
 @pytest.mark.parametrize(
     "key,value,words",
     [
-        ("num_players", 5, "num_players must be 2, 3 or 4"),
+        ("num_players", 5, "num_players must be one of 2, 3, 4"),
         ("layout", {"version": "sorry_express_v0", "obs_size": 56, "n_actions": 57}, "Express layout"),
         ("network", {"kind": "mlp", "hidden": [9], "activation": "relu"}, "tensors do not match|needs F32"),
-        ("network", {"kind": "afterstate", "hidden": [8], "activation": "relu"}, "an Express policy network is"),
+        ("network", {"kind": "afterstate", "hidden": [8], "activation": "relu"}, "a Sorry! Express policy network is"),
         ("game", "sorry", "for game 'sorry'"),
         ("format_version", 2, "format version 2"),
     ],
@@ -244,6 +266,26 @@ def test_shipped_policy_is_for_two_player_express_and_beats_random():
     assert meta["game"] == "express" and meta["num_players"] == 2 and meta["training"]["learner_steps"] > 0
     results = run_express_tournament([SHIPPED, "random"], games=300, seed=5, workers=1)
     assert results["agents"][0]["ci_low"] > 0.6, evaluate.format_table(results)
+
+
+def shipped_policy_positions():
+    """Positions of 40 random 2-player games (seed k: new_state(2, k), moves drawn from
+    default_rng(k)), each as the turn the policy sees (hidden parts from default_rng(0))."""
+    for seed in range(40):
+        s = EXPRESS.new_state(2, seed=seed)
+        rng = np.random.default_rng(seed)
+        while EXPRESS.winner(s) is None and EXPRESS.turn(s) < 200:
+            yield GameTurn.from_state(EXPRESS, s, np.random.default_rng(0))
+            s = EXPRESS.apply(s, int(rng.choice(EXPRESS.legal_actions(s))))
+
+
+@pytest.mark.skipif(not os.path.exists(SHIPPED), reason="the shipped Express policy is not built")
+def test_shipped_policy_plays_exactly_as_under_the_old_loader():
+    """The generic policy-file loader (issue 26) chooses what the Express-only loader chose."""
+    with open(os.path.join(ROOT, "tests", "golden_express_policy_actions.json")) as f:
+        golden = json.load(f)["actions"]
+    agent = make_express_agent(SHIPPED, seed=0)
+    assert [agent.act(turn) for turn in shipped_policy_positions()] == golden
 
 
 # ---- strength and the command line ----------------------------------------------------------
@@ -276,16 +318,18 @@ def test_sorry_eval_express_agent_mistakes_without_a_traceback(spec, words, tmp_
     assert info.value.code == 2 and words in capsys.readouterr().err
 
 
-# ---- the training script --------------------------------------------------------------------
+# ---- the training script (the generic PPO, sorry_env.training.game_ppo) ------------------------
 def test_training_script_writes_a_playable_express_policy(tmp_path, capsys):
-    from sorry_env.training import express_train
+    from sorry_env.training import game_ppo
 
     out = str(tmp_path / "trained.safetensors")
-    express_train.main(["--players", "3", "--minutes", "0.0001", "--games", "6", "--hidden", "8", "--out", out])
+    argv = ["--game", "express", "--players", "3", "--minutes", "0.0001", "--games", "6", "--hidden", "8"]
+    game_ppo.main([*argv, "--out", out])
     log = capsys.readouterr().out
     assert "update    1" in log and "steps/s" in log and f"wrote {out}" in log
     meta = load_express_policy(out)[1]
     assert meta["num_players"] == 3 and meta["training"]["updates"] == 1 and meta["training"]["learner_steps"] > 0
+    assert meta["training"]["config"]["opponents"] == ["greedy", "random", "self"]  # the old trainer's defaults
     results = run_express_tournament([out, "random", "greedy"], games=3, workers=1)
     assert sum(row["wins"] for row in results["agents"]) == 3
 
@@ -295,14 +339,19 @@ def test_training_script_writes_a_playable_express_policy(tmp_path, capsys):
     [
         (["--hidden", "8,x"], "comma-separated"),
         (["--hidden", "0"], "widths must be positive"),
-        (["--mix", "1,1"], "--mix needs 3"),
-        (["--games", "0"], "--games must be positive"),
+        (["--mix", "1,1"], "mix needs 3"),
+        (["--games", "0"], "games must be positive"),
+        (["--opponents", "alphazero,random,self"], "unknown agent 'alphazero' for Sorry! Express"),
+        (["--players", "5"], "num_players must be one of 2, 3, 4"),
         (["--out", "/no/such/dir/p.safetensors"], "not a writable directory"),
+        (["--game", "chess"], "unknown game 'chess'"),
+        (["--game", "sorry"], "sorry-train"),
     ],
 )
-def test_training_script_refuses_bad_arguments(argv, words, capsys):
-    from sorry_env.training import express_train
+def test_training_script_refuses_bad_arguments(argv, words, tmp_path, capsys):
+    from sorry_env.training import game_ppo
 
     with pytest.raises(SystemExit) as info:
-        express_train.main(argv)
+        game_ppo.main(["--game", "express", "--out", str(tmp_path / "p.safetensors"), *argv])
     assert info.value.code == 2 and words in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

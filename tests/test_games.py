@@ -261,10 +261,67 @@ def test_agents_serve_the_games_that_have_them():
     toy.reset(seed=1)
     last = int(games.load_game("toy_race").legal_actions(toy.unwrapped.state_array)[-1])
     assert agents.action_for(toy, lambda obs: int(np.flatnonzero(obs["action_mask"])[-1])) == last
-    with pytest.raises(ValueError, match="without agents of its own"):
+    with pytest.raises(
+        ValueError, match=r"unknown agent 'heuristic' for Race \(toy\); choose from \['greedy', 'random'\]"
+    ):
         agents.action_for(toy, "heuristic")
+    with pytest.raises(ValueError, match="plays the board game Sorry!; it cannot play Race"):
+        agents.action_for(toy, agents.HeuristicAgent())  # a board-game agent reads the board's Turn
     with pytest.raises(TypeError, match="registered game"):
         agents.action_for(object(), "random")
+
+
+def test_the_agents_of_any_game_are_written_once():
+    """random, greedy (over the game's evaluation) and settings parsing, for a game that
+    declares nothing but an evaluation (the toy race), through the same make_agent."""
+    from sorry_env import agents
+    from sorry_env.agent import GameTurn
+
+    toy = games.load_game("toy_race")
+    assert sorted(agents.agents_of_game("toy_race")) == ["greedy", "random"]
+    assert {"heuristic", "expectimax", "montecarlo", "greedy", "random"} <= set(agents.agents_of_game("express"))
+    greedy = agents.make_agent("greedy", seed=0, game="toy_race")
+    state = toy.state_from_dict({"to_move": 0, "turn": 4, "positions": [9, 5], "roll": 3})
+    assert greedy.act(GameTurn.from_state(toy, state, np.random.default_rng(0))) == 0  # 9 + 3 wins
+    state = toy.state_from_dict({"to_move": 1, "turn": 4, "positions": [9, 5], "roll": 2})
+    assert greedy.act(GameTurn.from_state(toy, state, np.random.default_rng(0))) == 0  # advance 2, not 1
+    with pytest.raises(ValueError, match="agent 'greedy' has no setting 'depth'"):
+        agents.make_agent("greedy:depth=2", game="toy_race")
+    with pytest.raises(ValueError, match="runs code"):
+        agents.make_agent("toy_race.agents:Nothing", game=toy, allow_code=False)
+    with pytest.raises(ValueError, match="sb3 models play the board game"):
+        agents.make_agent("model.zip", game="toy_race")
+    with pytest.raises(ValueError, match="unknown game"):
+        agents.make_agent("random", game="chess")
+
+
+def test_a_tournament_and_a_trained_policy_of_the_toy_game(tmp_path):
+    """The generic table plays the toy game by id; the generic PPO trains it, its policy file
+    loads as the toy's only, and plays in a tournament."""
+    from sorry_env import agents
+    from sorry_env.agents.arena.tournament import run_game_tournament
+    from sorry_env.training import game_ppo
+
+    results = run_game_tournament("toy_race", ["greedy", "random"], games=40, seed=1, workers=1)
+    assert results["config"]["rules"] == "toy_race" and results["config"]["seats"] == [0, 1]
+    assert sum(row["wins"] for row in results["agents"]) + results["truncated"] == 40
+    again = run_game_tournament("toy_race", ["greedy", "random"], games=40, seed=1, workers=1)
+    assert again["games"] == results["games"]  # a seed fixes the games
+    assert results["agents"][0]["wins"] > results["agents"][1]["wins"]  # greedy beats random over 40 games
+    settings = game_ppo.Settings(games=8, hidden=(8,), opponents=("greedy", "random"), mix=(1.0, 1.0))
+    actor, training = game_ppo.train("toy_race", 2, settings, seed=0, steps=30, log=None)
+    path = tmp_path / "toy.safetensors"
+    game_ppo.save(path, "toy_race", actor, 2, settings, training)
+    policy = agents.make_agent(str(path), game="toy_race")
+    assert policy.name == "policy:toy" and training["learner_steps"] >= 30
+    played = run_game_tournament("toy_race", [str(path), "random", "random"][:2], games=8, seed=0, workers=1)
+    assert played["agents"][0]["games"] == 8
+    with pytest.raises(ValueError, match="policy file for Race \\(toy\\), not Sorry! Express"):
+        agents.make_agent(str(path), game="express")
+    with pytest.raises(ValueError, match="trained for 2 players, not 3"):
+        run_game_tournament("toy_race", [str(path), "random", "random"], games=3, workers=1)
+    with pytest.raises(ValueError, match="policy file for Race"):
+        agents.make_agent(str(path))  # the board game's loader names the file's game
 
 
 def test_one_rules_codec_for_replays_and_policy_files():

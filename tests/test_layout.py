@@ -116,3 +116,71 @@ def test_sorry_env_imports_nothing_from_agents_or_training():
         if target.startswith(("sorry_env.agents", "sorry_env.training"))
     }
     assert not bad
+
+
+# ---- one game interface: a game is named only in its own folder ------------------------------
+# Issue 26: everything outside a game's folder reaches it through the registry (sorry_env.games).
+# The games checked are the built-in ones whose module lives in a folder of their own.
+GAME_FOLDERS = {"express": "sorry_env/express"}
+# Where a game's name may appear outside its folder: its tests and docs, the user-facing notes
+# (README, CHANGELOG), the licence's "express or implied", the shipped policy files (binary
+# data; their names are ids users have), and these lines, each a fact with one home:
+SKIPPED_DIRS = {"tests", "docs", ".git", "runs", "build", "dist", "__pycache__", "node_modules"}
+SKIPPED_FILES = {"README.md", "CHANGELOG.md", "LICENSE"}
+ALLOWED_LINES = {
+    "sorry_env/games.py": ['"sorry_env.express.express_game",'],  # the one registry line
+    "pyproject.toml": ['"sorry_env.express",'],  # the wheel's package list (tests/test_wheel.py)
+    # sorry-bench's task of that game, pinned by tests/bench_tasks_golden.json: its name, id and
+    # anchors are data users have (a renamed task would be a new task version).
+    "training/bench/tasks.py": [
+        '"express-2p-heuristic",',
+        '"Sorry! Express, 2 players: one seat against the heuristic",',
+        'game="express",',
+        '"express-2p-heuristic": {"random": [395, 2000], "heuristic": [989, 2000]},',
+    ],
+}
+
+
+def files_outside_game_folders(word: str) -> list[str]:
+    """'path:line: text' of every line naming `word` (any case) outside the allowed places."""
+    offenders = []
+    for path in sorted(ROOT.rglob("*")):
+        rel = path.relative_to(ROOT)
+        if (
+            not path.is_file()
+            or rel.parts[0] in SKIPPED_DIRS
+            or any(part.startswith(".") or part in SKIPPED_DIRS or part.endswith(".egg-info") for part in rel.parts)
+            or rel.as_posix().startswith(GAME_FOLDERS[word] + "/")
+            or rel.as_posix() in SKIPPED_FILES
+        ):
+            continue
+        if word in rel.as_posix().lower() and rel.parts[0] == "checkpoints" and path.suffix == ".safetensors":
+            continue  # a shipped policy of that game: binary data with a user-facing name
+        if word in rel.as_posix().lower():
+            offenders.append(f"{rel}: the file's name")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue  # binary (pictures, policy files, compiled caches)
+        allowed = ALLOWED_LINES.get(rel.as_posix(), [])
+        for number, line in enumerate(text.splitlines(), start=1):
+            if word in line.lower() and line.strip().split("  #")[0].strip() not in allowed:
+                offenders.append(f"{rel}:{number}: {line.strip()[:100]}")
+    return offenders
+
+
+def test_no_game_is_named_outside_its_folder_tests_and_docs():
+    for word in GAME_FOLDERS:
+        offenders = files_outside_game_folders(word)
+        assert not offenders, f"{word!r} named outside {GAME_FOLDERS[word]}/:\n" + "\n".join(offenders)
+
+
+def test_the_name_check_finds_an_offender(tmp_path, monkeypatch):
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "x.py").write_text("ok = 1\nfrom sorry_env.express import game  # a second wing\n")
+    (tmp_path / "sorry_env" / "express").mkdir(parents=True)
+    (tmp_path / "sorry_env" / "express" / "game.py").write_text("express = 1\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert files_outside_game_folders("express") == [
+        "agents/x.py:2: from sorry_env.express import game  # a second wing"
+    ]

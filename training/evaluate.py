@@ -42,9 +42,8 @@ from sorry_env.agents.arena.stats import (  # noqa: F401
     win_rate_with_interval,
 )
 from sorry_env.agents.arena.tournament import (  # noqa: F401
-    GAME_TOURNAMENTS,
     _game_type_of,
-    game_tournament,
+    run_game_tournament,
     run_tournament,
 )
 

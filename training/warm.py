@@ -8,7 +8,8 @@ minute of CPU (minutes on a busy machine) inside whichever command comes first. 
 at a tiny size, what the README's main job and the test suite call: a few rollouts and an
 update of ``configs/quick.yaml``'s trainer with its in-training evaluation, a tournament of
 the scripted agents, one move of every registered agent, random games of the PettingZoo env
-(every preset) and of Sorry! Express, the batched env, and the compiled opponents. Each
+(every preset) and of every other registered game (with one move of each of its agents), the
+batched env, and the compiled opponents. Each
 compiled function is compiled once per argument types, whatever the rules or sizes, so
 small calls fill the cache the large ones use. On a warm cache it takes a few seconds.
 """
@@ -28,7 +29,9 @@ from pathlib import Path
 import numpy as np
 
 import sorry_env
-from sorry_env import agents, game
+from sorry_env import agents, game, games
+from sorry_env.agent import GameTurn
+from sorry_env.game_env import wrap_env
 from sorry_env.rules import DEFAULT_PRESET, PRESETS
 
 from .config import load_config
@@ -51,9 +54,9 @@ def warm_envs() -> None:
         rules = sorry_env.get_rules(name)
         players = 4 if rules.teams != "none" else 2
         _random_game(lambda r=name, p=players: sorry_env.env(num_players=p, rules=r), seed=0)
-    from sorry_env.express import env as express_env
-
-    _random_game(lambda: express_env(num_players=2), seed=0)
+    for kind in games.builtin_game_types():
+        if kind.id != "sorry":
+            warm_game(kind.id)
     from sorry_env.vector import SorryVectorEnv
 
     vec = SorryVectorEnv(4, num_players=2)
@@ -62,6 +65,25 @@ def warm_envs() -> None:
     for _ in range(20):
         actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in obs["action_mask"]])
         obs, *_ = vec.step(actions)
+
+
+def warm_game(game_id: str) -> None:
+    """A random game of a registered game's env, one move of each of its agents (at their
+    smallest settings where they have them), and a two-game tournament."""
+    from sorry_env.agents.any_game import agent_makers, make_game_agent
+    from sorry_env.agents.arena.tournament import run_game_tournament
+
+    game = games.load_game(game_id)
+    players = game.game_type.player_counts[0]
+    _random_game(lambda: wrap_env(game.make_env(players)), seed=0)
+    state = game.new_state(players, seed=1)
+    for name in agent_makers(game_id):
+        spec = {"expectimax": "expectimax:depth=1", "montecarlo": "montecarlo:iterations=4"}.get(name, name)
+        agent = make_game_agent(game, spec, seed=0)
+        agent.act(GameTurn.from_state(game, state, np.random.default_rng(0)))
+    run_game_tournament(
+        game, ["greedy" if "greedy" in agent_makers(game_id) else "random", "random"], games=2, workers=1
+    )
 
 
 def warm_agents() -> None:
@@ -121,7 +143,7 @@ def load_config_defaults() -> dict:
 
 
 STEPS: list[tuple[str, Callable]] = [
-    ("environments (every preset, Express, the batched env)", warm_envs),
+    ("environments (every preset, every registered game, the batched env)", warm_envs),
     ("agents (one move each, the compiled opponents)", warm_agents),
     ("tournaments", warm_tournament),
 ]

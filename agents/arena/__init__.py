@@ -7,7 +7,7 @@ Command line (``sorry-eval`` or ``python -m sorry_env.agents.arena.cli``)::
     sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p
     sorry-eval checkpoints/policy.safetensors "montecarlo:iterations=400" --rules hasbro2003_fast
     sorry-eval trained heuristic heuristic heuristic --rules hasbro2013  # the game's shipped policy
-    sorry-eval --game express greedy random random --games 2000  # Sorry! Express (docs/express.md)
+    sorry-eval --game ID greedy random random --games 2000  # another registered game (sorry_env.games)
 
 List one agent per player: anything :func:`agents.make_agent` accepts (a registered name,
 with optional settings, a policy file, an sb3 MaskablePPO ``.zip`` trained on the Gymnasium
@@ -63,7 +63,8 @@ RuntimeError saying so) or pass ``workers=1``.
 
 Modules: :mod:`~agents.arena.play` (seating, seeds, Table), :mod:`~agents.arena.pool` (the
 process pool), :mod:`~agents.arena.stats` (statistics and the results dict),
-:mod:`~agents.arena.tournament` (run_tournament), :mod:`~agents.arena.output` (table, CSV,
+:mod:`~agents.arena.tournament` (run_tournament, run_game_tournament), :mod:`~agents.arena.game_table`
+(the table of every other registered game), :mod:`~agents.arena.output` (table, CSV,
 JSON, PNG), :mod:`~agents.arena.league`, :mod:`~agents.arena.record` (replays) and
 :mod:`~agents.arena.cli` (``sorry-eval``).
 """

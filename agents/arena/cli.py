@@ -13,7 +13,7 @@ from sorry_env import games
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 
 from .output import format_table, write_outputs
-from .tournament import GAME_TOURNAMENTS, game_tournament, run_tournament
+from .tournament import run_game_tournament, run_tournament
 
 
 # ---- command line ---------------------------------------------------------------------------
@@ -22,8 +22,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
         prog="sorry-eval",
         description="A tournament between Sorry! agents with rotated seats and first moves.",
         epilog="examples:\n  sorry-eval heuristic random --games 2000\n"
-        "  sorry-eval --game express greedy random random --games 2000\n"
-        "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p\n"
+        + "".join(
+            f"  sorry-eval --game {kind.id} greedy random random --games 2000\n"
+            for kind in games.builtin_game_types()
+            if kind.id != "sorry"
+        )
+        + "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p\n"
         "  sorry-eval --league heuristic greedy random --games 400 --out runs/eval/league",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -50,23 +54,22 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
     )
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results")
+    others = [kind for kind in games.builtin_game_types() if kind.id != "sorry"]
     parser.add_argument(
         "--game",
         default="sorry",
-        choices=("sorry", *GAME_TOURNAMENTS),
+        choices=("sorry", *(kind.id for kind in others)),
         help="the registered game to play (sorry_env.games): sorry (the board game) or "
-        + ", ".join(f"{g} ({games.game_type(g).long_name})" for g in GAME_TOURNAMENTS)
-        + "; the other games' agents take the same specs (random, greedy, heuristic, expectimax, "
-        "montecarlo with settings, or a policy file of that game; docs/agents.md)",
+        + ", ".join(f"{kind.id} ({kind.long_name})" for kind in others)
+        + "; the other games' agents take the same specs (random, greedy, the game's own agents with settings, "
+        "or a policy file of that game; docs/agents.md)",
     )
     parser.add_argument("--rules", choices=sorted(PRESETS), help="board-game rules (default: hasbro2003)")
     parser.add_argument(
         "--max-turns",
         type=int,
         help="turns before a game is stopped and counted as a draw (default: the game's own limit: "
-        + "; ".join(
-            f"{g}: {games.game_type(g).max_turns} {games.game_type(g).turn_unit}" for g in ("sorry", *GAME_TOURNAMENTS)
-        )
+        + "; ".join(f"{kind.id}: {kind.max_turns} {kind.turn_unit}" for kind in games.builtin_game_types())
         + ")",
     )
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
@@ -202,7 +205,8 @@ def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
         if args.rules is not None:
             kind = games.game_type(args.game)
             raise ValueError(f"--rules names board-game rules; {kind.long_name} (--game {kind.id}) has none")
-        return game_tournament(args.game)(
+        return run_game_tournament(
+            args.game,
             args.agents,
             args.players,
             args.games,

@@ -57,7 +57,8 @@ class Table:
         self.seats = game.DEFAULT_SEATS[len(self.agents)]
         self.max_turns = max_turns
         self.seed = seed
-        for agent in self.agents:  # a network made for another game: refused before any play
+        for agent in self.agents:  # an agent or a network made for another game: refused before any play
+            agent.check_game_id("sorry")
             agent.check_game(self.rules, len(self.agents))
 
     def play(self, game_index: int) -> dict:

@@ -10,6 +10,7 @@ from concurrent.futures.process import BrokenProcessPool
 from tqdm import tqdm
 
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
+from sorry_env.games import Game
 from sorry_env.rules import Rules
 
 from .play import Table
@@ -56,7 +57,7 @@ def play_games(
     agent_specs: list,
     games: int,
     seed: int,
-    rules: Rules | str | None,
+    rules: Rules | str | Game | None,  # the board game's rules, or the Game a GameTable plays
     max_turns: int,
     workers: int,
     progress: bool,
@@ -64,7 +65,7 @@ def play_games(
     torch_threads: int | None = None,
 ) -> list[dict]:
     """Records of games 0..games-1 in index order, played by `workers` processes, each with
-    a `table_class` (Table; training.express_evaluate.ExpressTable for Sorry! Express) and
+    a `table_class` (Table; game_table.GameTable for the other registered games) and
     `torch_threads` torch threads (default: SORRY_TORCH_THREADS, else 1)."""
     # Built here first so that a bad agent spec fails before any worker starts.
     table = table_class(agent_specs, rules, max_turns, seed)

@@ -36,7 +36,7 @@ def win_rate_with_interval(wins: int, games: int) -> dict:
 def sides(players: int, rules: Rules | str | None) -> list[list[int]]:
     """The groups of lineup entries that win together: under team rules partners sit
     opposite, and the rotation keeps entries i and i + 2 opposite; otherwise (and for a game
-    without rule presets, `rules` None: Sorry! Express) everyone alone."""
+    without rule presets, `rules` None: a registered game's table) everyone alone."""
     if rules is None:
         return [[i] for i in range(players)]
     groups: list[list[int]] = []
@@ -102,7 +102,7 @@ def summarize(
 ) -> dict:
     """The results dict (JSON-able) of a finished tournament. `seats` defaults to the
     engine's default seats; `rules` None with a `rules_name` is a game without rule presets
-    (Sorry! Express: seats 0..n-1, rules_name "express")."""
+    (another registered game: its seats, rules_name its id)."""
     players = len(agent_specs)
     seats = game.DEFAULT_SEATS[players] if seats is None else tuple(seats)
     games = len(records)

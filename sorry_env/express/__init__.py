@@ -4,6 +4,10 @@
   registered as ``sorry_env/express-v0``.
 - :mod:`sorry_env.express.game`: the engine as plain functions, for agents and tools.
 - :mod:`sorry_env.express.state_io`: state dicts.
+- :mod:`sorry_env.express.express_game`: its registration in :mod:`sorry_env.games` (its facts,
+  ``GAME_TYPE``, are in :mod:`sorry_env.express.game`).
+- :mod:`sorry_env.express.agents`: its own agents (heuristic, expectimax, montecarlo) and the
+  evaluation the generic greedy ranks by; ``sorry_env.agents.make_agent(spec, game="express")``.
 
 Rules, action and observation layouts: ``docs/express.md``.
 """

@@ -72,7 +72,6 @@ from pettingzoo import AECEnv
 from ..aec_checks import StepChecks
 from ..game import check_seed
 from ..game_env import wrap_env
-from ..version import EXPRESS_ENV_NAME
 from . import engine as E
 from . import game
 from .game import DEFAULT_MAX_TURNS
@@ -87,7 +86,7 @@ def env(**kwargs):
 class raw_env(StepChecks, AECEnv):
     metadata: ClassVar[dict] = {
         "render_modes": ["ansi"],
-        "name": EXPRESS_ENV_NAME,
+        "name": game.GAME_TYPE.layout_name,
         "is_parallelizable": False,
         "render_fps": 1,
     }

@@ -16,6 +16,7 @@ Example::
 import numpy as np
 
 from ..game import check_seed
+from ..games import GameType
 from ..render import COLOUR_NAMES
 from . import engine as E
 
@@ -25,6 +26,33 @@ from . import engine as E
 DEFAULT_MAX_TURNS = 500
 FACE_NAMES = COLOUR_NAMES + ("Wild", "Slide", "Sorry!")
 PLAYER_COUNTS = (2, 3, 4)
+VARIANT = "standard"  # Express has one rule set
+
+# The env version, by the rule of docs/versioning.md: the N of ``sorry_env/express-vN``. It goes
+# up whenever the game's behaviour or a layout (observation, actions, state array) changes;
+# policy files record the layout name (GAME_TYPE.layout_name) and are refused under another.
+ENV_VERSION = 0
+
+# Every fact of the game, once: what the registry (sorry_env.games), the env, agents,
+# tournaments and policy files read (registered by sorry_env.express.express_game).
+GAME_TYPE = GameType(
+    id="express",
+    long_name="Sorry! Express",
+    version=ENV_VERSION,
+    env_id=f"sorry_env/express-v{ENV_VERSION}",
+    env_name=f"sorry_express_v{ENV_VERSION}",
+    env_entry_point="sorry_env.express.env:env",
+    player_counts=PLAYER_COUNTS,
+    seat_names=tuple(f"player_{seat}" for seat in range(max(PLAYER_COUNTS))),
+    seat_colours=COLOUR_NAMES,  # seat k's home base starts as colour k
+    num_actions=E.N_ACTIONS,
+    observation_size=E.OBS_SIZE,
+    max_turns=DEFAULT_MAX_TURNS,
+    policy_format="sorry_express_policy",
+    variants=(VARIANT,),
+    turn_unit="rolls",
+    agents_module="sorry_env.express.agents",
+)
 
 
 def check_players(num_players) -> int:
@@ -73,6 +101,13 @@ def legal_actions(state) -> np.ndarray:
 
 def check_action(state, action) -> int:
     """`action` as an int if legal, else a ValueError naming it and the legal actions."""
+    if (
+        not isinstance(action, (bool, np.bool_))
+        and isinstance(action, (int, np.integer))
+        and 0 <= action < E.N_ACTIONS
+        and legal_mask(state)[action]
+    ):
+        return int(action)  # the common case, without listing the legal actions
     legal = legal_actions(state)
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise ValueError(

@@ -1,5 +1,7 @@
 """A toy third game, registered only in the tests: what adding a game takes (this folder and
-one ``register_game`` line; CONTRIBUTING.md, "Where to add a game").
+one ``register_game`` line; CONTRIBUTING.md, "Adding a game"). Its ``agents.py`` gives the
+generic greedy agent its evaluation; random play, policy files, tournaments and the PPO
+trainer need nothing of it.
 
 Race: 2 to 4 players each have a counter at 0; a die showing 1 to 3 is rolled for the player
 to move, who advances by the roll (action 0) or by exactly 1 (action 1). The first to reach
@@ -12,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from sorry_env.game import check_seed
-from sorry_env.games import Game, GameType, register_game
+from sorry_env.games import Game, GameType, check_first_seat, register_game
 
 GOAL = 12
 N_PLAYERS, TO_MOVE, WINNER, TURN, RNG, ROLL, POS = range(7)
@@ -45,6 +47,7 @@ class RaceGame(Game):
         max_turns=100,
         policy_format="toy_race_policy",
         variants=("standard",),
+        agents_module="toy_race.agents",  # the evaluation greedy ranks by (the toy has no agents of its own)
     )
 
     def parse_variant(self, variant: Any) -> str:
@@ -69,11 +72,12 @@ class RaceGame(Game):
     def num_actions(self) -> int:
         return 2
 
-    def new_state(self, num_players: int, seed: int = 0) -> np.ndarray:
+    def new_state(self, num_players: int, seed: int = 0, first: int | None = None) -> np.ndarray:
         n = self.game_type.check_players(num_players)
         check_seed(seed)
         state = np.zeros(STATE_SIZE, dtype=np.int64)
         state[N_PLAYERS], state[WINNER], state[RNG] = n, -1, int(seed) & 0xFFFFFFFF
+        state[TO_MOVE] = check_first_seat(first, tuple(range(n))) or 0
         _roll(state)
         return state
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .results import CURVE_FIELDS, write_csv
-from .tasks import EXPRESS, SELF_PLAY, Task
+from .tasks import SELF_PLAY, Task
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,11 +34,17 @@ class Algorithm:
 
 
 def _board_only(task: Task) -> str | None:
-    return "it trains on the board game only (Sorry! Express has its own trainer)" if task.game == EXPRESS else None
+    if task.game_id == "sorry":
+        return None
+    return "it trains on the board game only (the other registered games train with game_ppo)"
+
+
+def _other_games_only(task: Task) -> str | None:
+    return "it trains the registered games other than the board game" if task.game_id == "sorry" else None
 
 
 def _fixed_opponents_only(task: Task) -> str | None:
-    if task.game == EXPRESS:
+    if task.game_id != "sorry":
         return _board_only(task)
     if task.learner == SELF_PLAY:
         return "it trains against fixed compiled opponents (VectorOpponentEnv), not in self-play"
@@ -75,8 +81,15 @@ def _train_rllib(*args, **kwargs):
     return train(*args, **kwargs)
 
 
+def _train_game_ppo(*args, **kwargs):
+    from .game_ppo import train
+
+    return train(*args, **kwargs)
+
+
 def _algorithms() -> dict[str, Algorithm]:
     from .dqn import SETTINGS as DQN_SETTINGS
+    from .game_ppo import SETTINGS as GAME_PPO_SETTINGS
     from .maskable_ppo import SETTINGS as MASKABLE_SETTINGS
     from .native_ppo import SETTINGS as PPO_SETTINGS
     from .rllib_ppo import SETTINGS as RLLIB_SETTINGS
@@ -120,6 +133,13 @@ def _algorithms() -> dict[str, Algorithm]:
                 _board_only,
                 _train_rllib,
                 RLLIB_SETTINGS,
+            ),
+            Algorithm(
+                "game_ppo",
+                "the plain-torch PPO of every registered game but the board game (training/game_ppo.py: masked MLP)",
+                _other_games_only,
+                _train_game_ppo,
+                GAME_PPO_SETTINGS,
             ),
         )
     }

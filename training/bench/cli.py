@@ -19,6 +19,8 @@ import os
 import pathlib
 import sys
 
+from sorry_env import games
+
 from .tasks import TASKS, get_task
 
 DEFAULT_RUNS = "runs/bench"
@@ -44,7 +46,7 @@ def format_tasks() -> str:
     lines = []
     for task in TASKS.values():
         d = task.definition()
-        game = "Sorry! Express" if task.game == "express" else f"rules {task.rules}"
+        game = f"rules {task.rules}" if task.game_id == "sorry" else games.game_type(task.game_id).long_name
         learner = f"one seat vs {', '.join(task.opponents)}" if task.opponents else "self-play (every seat)"
         anchors = ", ".join(f"{k} {w}/{g}" for k, (w, g) in d["anchors"].items()) or "not measured"
         lines += [

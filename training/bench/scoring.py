@@ -5,23 +5,24 @@ from __future__ import annotations
 
 import time
 
-from .tasks import EXPRESS, Task, normalized_score
+from .tasks import Task, normalized_score
 
 
 def check_fits(agent, task: Task) -> None:
     """ValueError saying why `agent` (a spec or an agents.Agent) cannot play `task`'s game
     (rules, player count, a network made for another layout); nothing is played."""
-    if task.game == EXPRESS:
-        from sorry_env.agents.express import make_express_agent
-
-        if not isinstance(agent, str):
-            raise ValueError(f"{task.name}: Sorry! Express tasks take agent specs, not {type(agent).__name__} objects")
-        try:
-            make_express_agent(agent).check_game("express", task.players)
-        except (ValueError, TypeError) as error:
-            raise ValueError(f"{agent!r} does not fit task {task.name} (Sorry! Express): {error}") from None
-        return
     from sorry_env import agents
+
+    if task.game_id != "sorry":
+        from sorry_env import games
+        from sorry_env.agents.any_game import as_game_agent, check_plays
+
+        game = games.load_game(task.game_id)
+        try:
+            check_plays(as_game_agent(game, agent), game, task.players)
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"{agent!r} does not fit task {task.name} ({game.game_type.long_name}): {error}") from None
+        return
     from sorry_env.rules import get_rules
 
     try:
@@ -49,11 +50,11 @@ def score(
     games = task.eval_games if games is None else games
     seed = task.eval_seed if seed is None else seed
     start = time.perf_counter()
-    if task.game == EXPRESS:
-        from sorry_env.training.express_evaluate import run_express_tournament
+    if task.game_id != "sorry":
+        from sorry_env.agents.arena.tournament import run_game_tournament
 
-        results = run_express_tournament(
-            task.lineup(agent), task.players, games, seed, workers=workers, progress=progress
+        results = run_game_tournament(
+            task.game_id, task.lineup(agent), task.players, games, seed, workers=workers, progress=progress
         )
     else:
         results = run_tournament(

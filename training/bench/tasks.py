@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import dataclasses
 
-# The game name of a Sorry! Express task; board-game tasks name a rules preset.
-EXPRESS = "express"
+# The `game` of a board-game task (they name a rules preset); any other task names a
+# registered game's id (sorry_env.games).
+BOARD = "board"
 # The learner's seats: one seat (rotated game by game) against fixed opponents, or every seat.
 ONE_SEAT, SELF_PLAY = "one_seat", "self_play"
 
@@ -38,8 +39,8 @@ class Task:
     name: str
     version: int
     summary: str
-    game: str  # "board" or "express"
-    rules: str | None  # a preset of sorry_env.rules.PRESETS (board game), None for Express
+    game: str  # BOARD, or the id of another registered game (sorry_env.games)
+    rules: str | None  # a preset of sorry_env.rules.PRESETS (board game), None for another game
     players: int
     learner: str  # ONE_SEAT or SELF_PLAY
     opponents: tuple[str, ...]  # the fixed opponents' agent names, one per other seat (empty: self-play)
@@ -49,6 +50,11 @@ class Task:
     eval_seed: int
     curve_games: int  # games of each in-run evaluation (a trend, not the score)
     curve_every: int  # learner steps between in-run evaluations
+
+    @property
+    def game_id(self) -> str:
+        """The registered game's id ("sorry" for a board-game task)."""
+        return "sorry" if self.game == BOARD else self.game
 
     @property
     def id(self) -> str:
@@ -66,13 +72,13 @@ class Task:
         return data
 
 
-def _task(name, summary, rules, players, learner, budget, express=False) -> Task:
+def _task(name, summary, rules, players, learner, budget, game=BOARD) -> Task:
     return Task(
         name=name,
         version=1,
         summary=summary,
-        game=EXPRESS if express else "board",
-        rules=None if express else rules,
+        game=game,
+        rules=rules if game == BOARD else None,
         players=players,
         learner=learner,
         opponents=() if learner == SELF_PLAY else ("heuristic",) * (players - 1),
@@ -127,7 +133,7 @@ TASKS: dict[str, Task] = {
             2,
             ONE_SEAT,
             500_000,
-            express=True,
+            game="express",  # a registered game's id (data: the task and its name predate the registry)
         ),
     )
 }

@@ -1,8 +1,18 @@
-"""Sorry! Express versions of the board game's scripted and search agents: ``heuristic``,
-``expectimax`` and ``montecarlo`` (reached by the same spec names through
-:func:`sorry_env.agents.express.make_express_agent`). All of them search with the compiled Express
-engine (:mod:`sorry_env.express.engine`) on the :class:`sorry_env.agents.express.ExpressTurn`'s state,
+"""Sorry! Express's own agents (named by its ``GameType.agents_module``; the agents of every
+registered game, ``random``, ``greedy`` and policy files, are in ``sorry_env.agents``):
+``heuristic``, ``expectimax`` and ``montecarlo``, reached by the board game's spec names
+through ``sorry_env.agents.make_agent(spec, game="express")``, and :func:`evaluation`, the
+position ranking of the generic ``greedy``. All of them search with the compiled Express
+engine (:mod:`sorry_env.express.engine`) on the :class:`sorry_env.agent.GameTurn`'s state,
 whose dice generator is re-drawn, so no search can read the next rolls.
+
+Greedy's ranking (:func:`evaluation`)
+-------------------------------------
+``greedy`` tries every legal action (one die at a time, so dice resolved earlier in the turn
+count) and keeps the first, in action order, whose result ranks highest by, in this order: a
+win of its own (a loss to another player's win ranks last), its home section count, its
+largest holding of one colour (a Slide can make that its home section), its number of pawns,
+and last the largest opponent home section (smaller is better).
 
 Position score (:func:`seat_value`, :func:`seat_score`)
 --------------------------------------------------------
@@ -24,7 +34,7 @@ section:
 - ``pawns`` for each pawn it owns (greedy's tie-break, and denial).
 
 The weights (``WEIGHTS``: slide, supply, held, sorry, pawns) sit on a flat optimum
-(``experiments/express_weights.py``): only a large Slide weight changes the play much,
+(``experiments/agent_weights.py --game express``): only a large Slide weight changes the play much,
 for the worse.
 
 A seat's *score* is its value minus the largest value among the other players, so taking
@@ -54,10 +64,9 @@ Agents
 import numpy as np
 from numba import njit
 
-from sorry_env.express import engine as E
-from sorry_env.express.game import DEFAULT_MAX_TURNS
-
-from .base import Agent
+from ..agent import Agent, GameTurn
+from . import engine as E
+from .game import DEFAULT_MAX_TURNS, GAME_TYPE
 
 WIN = 1000.0
 HOME_VALUE = np.array([0.0, 10.0, 22.0, 38.0, WIN])
@@ -65,6 +74,15 @@ HOME_VALUE.setflags(write=False)
 # Weights of the position score (see the module docstring): slide, supply, held, sorry, pawns.
 WEIGHTS = np.array([0.1, 0.5, 2.0, 0.5, 2.0])
 WEIGHTS.setflags(write=False)
+WEIGHT_NAMES = ("slide", "supply", "held", "sorry", "pawns")
+# The values experiments/agent_weights.py tries for each weight (docs/express.md).
+WEIGHT_TRIALS = {
+    "slide": (0.0, 0.3, 1.0),
+    "supply": (0.0, 1.5, 3.0),
+    "held": (-2.0, 0.0, 1.0, 4.0),
+    "sorry": (0.0, 1.5, 3.0),
+    "pawns": (0.0, 1.0, 4.0),
+}
 SEED_RANGE = 1 << 31
 
 
@@ -303,34 +321,51 @@ def monte_carlo_choice(state, w, legal, n, seed, iterations, plies, epsilon):
     return legal[np.argmax(totals)]
 
 
+# ---- greedy's ranking -----------------------------------------------------------------------
+# Lexicographic weights of the ranking: each term is at most 16, below the next weight.
+GREEDY_WIN = 10**6
+
+
+def evaluation(state: np.ndarray, seat: int) -> int:
+    """How good `state` (after a move, before the next roll) is for `seat` by greedy's
+    ranking (module docstring; higher is better): the generic ``greedy`` agent's evaluation."""
+    w = int(state[E.WINNER])
+    if w >= 0:
+        return GREEDY_WIN if w == seat else -GREEDY_WIN
+    own = state[E.OWNED + seat * E.N_COLOURS : E.OWNED + (seat + 1) * E.N_COLOURS]
+    home = int(E.home_count(state, seat))
+    rival = max(int(E.home_count(state, other)) for other in range(int(state[E.N_PLAYERS])) if other != seat)
+    return home * 10_000 + int(own.max()) * 1_000 + int(own.sum()) * 10 - rival
+
+
 # ---- agents -------------------------------------------------------------------------------
-class ExpressSearchAgent(Agent):
+class SearchAgent(Agent):
     """An Express agent that computes its choice (`choose`); a lone legal choice is played at
     once."""
 
-    plays_express = True  # agents.express.express_action_for plays only Express agents
+    game_ids = (GAME_TYPE.id,)
 
-    def act(self, turn) -> int:
+    def act(self, turn: GameTurn) -> int:
         legal = np.asarray(turn.legal, dtype=np.int64)
         if len(legal) == 1:
             return int(legal[0])
         return int(self.choose(turn, legal))
 
-    def choose(self, turn, legal: np.ndarray) -> int:
+    def choose(self, turn: GameTurn, legal: np.ndarray) -> int:
         raise NotImplementedError
 
 
-class ExpressHeuristicAgent(ExpressSearchAgent):
+class HeuristicAgent(SearchAgent):
     name = "heuristic"
 
     def __init__(self, seed: int | None = None):
         self.reset(seed)
 
-    def choose(self, turn, legal: np.ndarray) -> int:
+    def choose(self, turn: GameTurn, legal: np.ndarray) -> int:
         return heuristic_choice(turn.state, WEIGHTS, legal, len(legal))
 
 
-class ExpressExpectimaxAgent(ExpressSearchAgent):
+class ExpectimaxAgent(SearchAgent):
     name = "expectimax"
 
     def __init__(self, seed: int | None = None, depth: int = 2, model_others: int = 1):
@@ -346,11 +381,11 @@ class ExpressExpectimaxAgent(ExpressSearchAgent):
         self.model_others = bool(model_others)
         self.reset(seed)
 
-    def choose(self, turn, legal: np.ndarray) -> int:
+    def choose(self, turn: GameTurn, legal: np.ndarray) -> int:
         return expectimax_choice(turn.state, WEIGHTS, legal, len(legal), self.depth, self.model_others)
 
 
-class ExpressMonteCarloAgent(ExpressSearchAgent):
+class MonteCarloAgent(SearchAgent):
     name = "montecarlo"
 
     def __init__(self, seed: int | None = None, iterations: int = 200, rollout_plies: int = 0, epsilon: float = 0.1):
@@ -367,8 +402,17 @@ class ExpressMonteCarloAgent(ExpressSearchAgent):
         self.epsilon = float(epsilon)
         self.reset(seed)
 
-    def choose(self, turn, legal: np.ndarray) -> int:
+    def choose(self, turn: GameTurn, legal: np.ndarray) -> int:
         seed = int(self.rng.integers(0, SEED_RANGE))
         return monte_carlo_choice(
             turn.state, WEIGHTS, legal, len(legal), seed, self.iterations, self.rollout_plies, self.epsilon
         )
+
+
+# The game's own agents by spec name (sorry_env.agents.make_agent(spec, game="express") adds
+# the agents of every game: random, greedy over `evaluation`, policy files).
+AGENTS: dict[str, type[Agent]] = {
+    "heuristic": HeuristicAgent,
+    "expectimax": ExpectimaxAgent,
+    "montecarlo": MonteCarloAgent,
+}
