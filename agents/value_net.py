@@ -11,10 +11,9 @@ so that a row is one input's fan-out, then its bias) with the layer sizes beside
 compiled code needs no Python objects. The observation is mostly one-hot, so the first layer
 adds up the rows of the inputs that are not zero instead of multiplying a dense matrix.
 
-:func:`net_logit` scores one input; :func:`net_logits` scores a batch of them (the positions
-a batched search collected from many games' trees) with the same additions in the same order
-for every row, so a row's result is bit for bit the one :func:`net_logit` gives, whatever
-else is in the batch; it is faster because each weight row is read once per block of rows.
+:func:`net_logit` scores one input (the Monte Carlo and expectimax agents' leaves);
+:func:`net_logits` scores a batch of them (the positions a batched search collected from many
+games' trees) with a matrix product per hidden layer, about twice as fast per position.
 """
 
 from __future__ import annotations
@@ -89,19 +88,19 @@ def net_logit(params, sizes, x):
     return h[0]
 
 
-# Rows scored together against one read of a weight row (net_logits); measured fastest of 1, 2, 4
-# and 8 on this machine's CPU (docs/research/2026-11-25-expert-iteration.md, "Batched search").
-ROW_BLOCK = 4
-
-
 @njit(cache=True)
 def net_logits(params, sizes, x, n, out):
-    """out[:n] := the MLP's output for each input row x[:n] (float32), each computed exactly
-    as :func:`net_logit` computes it: one row's additions do not depend on the others."""
+    """out[:n] := the MLP's output for each input row x[:n] (float32). The first layer adds the
+    non-zero inputs' weight rows as :func:`net_logit` does; the hidden layers after it are one
+    matrix product each (BLAS sgemm through numba's np.dot, at least two rows so that a lone
+    row is not sent down another BLAS path), the one output an explicit loop. A row's result
+    does not depend on the other rows of the batch (tests/test_azsearch.py checks this), but
+    it is not bit for bit net_logit's: sgemm fuses multiply and add."""
     n_in = sizes[0]
     n_out = sizes[1]
-    h = np.empty((n, n_out), dtype=np.float32)
-    for b in range(n):  # the first layer: the non-zero inputs' weight rows, as net_logit adds them
+    rows = max(n, 2)
+    h = np.zeros((rows, n_out), dtype=np.float32)
+    for b in range(n):
         h[b, :] = params[n_in * n_out : n_in * n_out + n_out]
         for j in range(n_in):
             if x[b, j] != 0.0:
@@ -110,17 +109,19 @@ def net_logits(params, sizes, x, n, out):
     for layer in range(2, sizes.shape[0]):
         n_in = n_out
         n_out = sizes[layer]
-        nxt = np.empty((n, n_out), dtype=np.float32)
-        for b in range(n):
-            nxt[b, :] = params[off + n_in * n_out : off + n_in * n_out + n_out]
-        for b0 in range(0, n, ROW_BLOCK):
-            b1 = min(n, b0 + ROW_BLOCK)
-            for j in range(n_in):
-                for b in range(b0, b1):
-                    if h[b, j] > 0.0:  # relu of the previous layer
-                        _add_row(nxt[b], h[b, j], params, off + j * n_out)
+        h = np.maximum(h, np.float32(0.0))  # relu of the previous layer
+        bias = params[off + n_in * n_out : off + n_in * n_out + n_out]
+        if n_out > 1:
+            h = np.dot(h, params[off : off + n_in * n_out].reshape((n_in, n_out))) + bias
+        else:  # the output: a matrix-vector product is another BLAS path, one whose rounding can depend on the row
+            last = np.empty((rows, 1), dtype=np.float32)
+            for b in range(rows):
+                acc = bias[0]
+                for j in range(n_in):
+                    acc += h[b, j] * params[off + j]
+                last[b, 0] = acc
+            h = last
         off += n_in * n_out + n_out
-        h = nxt
     for b in range(n):
         out[b] = h[b, 0]
 
