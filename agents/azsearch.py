@@ -49,6 +49,10 @@ UNEXPANDED, DECISION, CHANCE, LEAF = 0, 1, 2, 3
 # Largest search a spec may ask for: the tree's arrays grow with simulations x actions (~180 bytes each).
 MAX_SIMULATIONS = 5_000  # about 130 MB of tree with 2 players
 LOGIT_CLIP = 12.0
+# Games searched side by side by one agent call: at most LOCKSTEP_NODES / simulations (a tree
+# holds about 8 nodes of ~180 bytes per simulation: ~90 MB for a group) and MAX_LOCKSTEP_GAMES.
+LOCKSTEP_NODES = 65_536
+MAX_LOCKSTEP_GAMES = 256
 
 
 @njit(cache=True)
@@ -268,13 +272,14 @@ def run_search_many(
     and backs the values up. Game g's search is the one it would have alone (the same seed
     `seeds[g]` for its root noise, the same network values bit for bit: see net_logits).
     root_actions/root_visits/root_values[g, :n_moves[g]] := game g's root moves, how often the
-    search chose each, and each one's mean value for the mover."""
+    search chose each, and each one's mean value for the mover. Returns the nodes of all the trees."""
     games = root_states.shape[0]
     buf = E.action_buffer(rules)
     max_moves = buf.shape[0]
     with_policy = policy_sizes.shape[0] > 0
-    # Every game's tree in one pool of nodes and edges, grown (doubled) before a step could fill it.
-    node_room = games * (max_moves + 2) + games * (simulations + 1) * 8
+    # Every game's tree in one pool of nodes and edges, grown (doubled) before a step could fill
+    # it; a search adds about 6 nodes per simulation with 2 players, so this first guess grows.
+    node_room = games * (max_moves + 2) + games * (simulations + 1) * 2
     edge_room = node_room
     tree_kind = np.zeros(node_room, dtype=np.int8)
     visits = np.zeros(node_room)
@@ -442,6 +447,7 @@ def run_search_many(
             root_visits[g, j] = visits[k] - 1.0
             root_values[g, j] = totals[k, me[g]] / visits[k]
         n_moves[g] = n
+    return counts[0]
 
 
 @njit(cache=True)
@@ -519,6 +525,10 @@ class AZSearchAgent(ChoosingAgent):
             self.policy_meta = None
         else:
             self.policy_params, self.policy_sizes, self.policy_meta = pack(policy)
+        for path, sizes in ((net, self.sizes), (policy, self.policy_sizes)):
+            if sizes.shape[0] and sizes[0] != OBS_SIZE:
+                raise ValueError(f"{path}: its network reads {sizes[0]} inputs; azsearch gives it the "
+                                 f"{OBS_SIZE}-entry observation of a position")  # fmt: skip
         self.simulations = int(simulations)
         self.c_puct = float(c_puct)
         self.prior_temperature = float(prior_temperature)
@@ -548,36 +558,68 @@ class AZSearchAgent(ChoosingAgent):
 
     def search(self, turn: Turn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(legal moves, times the search chose each, each one's mean value for the mover)."""
-        self.check_game(turn.rules, len(game.seats(turn.state)))
-        rules_array = game.rules_array(turn.rules)
+        return self.search_many([turn])[0]
+
+    def search_many(self, turns: list[Turn]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:meth:`search` of each turn (of any games, the same rules), the turns searched side
+        by side with one batched network evaluation per step (:func:`run_search_many`), in
+        groups of at most :data:`MAX_LOCKSTEP_GAMES` and :data:`LOCKSTEP_NODES` / simulations (the trees' memory). Each
+        search draws its seed from this agent's generator in the order of `turns`."""
+        if not turns:
+            return []
+        rules = turns[0].rules
+        self.check_game(rules, len(game.seats(turns[0].state)))
+        for k, turn in enumerate(turns):
+            if turn.rules != rules:
+                raise ValueError(f"azsearch: every turn must be of the same rules ({rules.name!r}), turn {k} is "
+                                 f"{turn.rules.name!r}")  # fmt: skip
+        rules_array = game.rules_array(rules)
         size = E.n_actions(rules_array)
-        actions = np.empty(size, dtype=np.int64)
-        visit_counts = np.empty(size)
-        values = np.empty(size)
-        n = run_search(
-            turn.state,
-            rules_array,
-            self.params,
-            self.sizes,
-            self.policy_params,
-            self.policy_sizes,
-            self.simulations,
-            self.c_puct,
-            self.prior_temperature,
-            self.noise_alpha,
-            self.noise_fraction,
-            seed_from(self.rng) & 0x7FFFFFFF,
-            actions,
-            visit_counts,
-            values,
-        )
-        return actions[:n], visit_counts[:n], values[:n]
+        seeds = np.array([seed_from(self.rng) & 0x7FFFFFFF for _ in turns], dtype=np.int64)
+        group = max(1, min(MAX_LOCKSTEP_GAMES, LOCKSTEP_NODES // self.simulations))
+        out = []
+        for start in range(0, len(turns), group):
+            part = turns[start : start + group]
+            n = len(part)
+            actions, visit_counts, values = np.empty((n, size), np.int64), np.empty((n, size)), np.empty((n, size))
+            n_moves = np.zeros(n, np.int64)
+            run_search_many(
+                np.array([turn.state for turn in part]), rules_array, self.params, self.sizes, self.policy_params,
+                self.policy_sizes, self.simulations, self.c_puct, self.prior_temperature, self.noise_alpha,
+                self.noise_fraction, seeds[start : start + n], actions, visit_counts, values, n_moves,
+            )  # fmt: skip
+            out += [
+                (actions[g, : n_moves[g]], visit_counts[g, : n_moves[g]], values[g, : n_moves[g]]) for g in range(n)
+            ]
+        return out
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
-        actions, visit_counts, values = self.search(turn)
+        return self._pick(*self.search(turn))
+
+    def _pick(self, actions: np.ndarray, visit_counts: np.ndarray, values: np.ndarray) -> int:
+        """The move visited most (ties: the better value); keeps the search's policy."""
         self.last_policy = (actions, search_policy(visit_counts, values), values)
-        best = np.lexsort((-values, -visit_counts))[0]  # most visits, then the best value
+        best = np.lexsort((-values, -visit_counts))[0]
         return int(actions[best])
+
+    @property
+    def acts_in_batches(self) -> bool:
+        """True when :meth:`act_turns` decides many games' turns with the same moves as
+        :meth:`act` one at a time: without root noise (the only use of a search's seed) the
+        search is a function of the position alone. The arena then plays its games in lockstep."""
+        return self.noise_fraction == 0.0
+
+    def act_turns(self, turns: list[Turn]) -> np.ndarray:
+        """int64 moves for a list of turns (of any games), searched side by side
+        (:meth:`search_many`); a lone legal move is played without a search, as in :meth:`act`."""
+        moves = np.empty(len(turns), dtype=np.int64)
+        searched = [k for k, turn in enumerate(turns) if len(turn.legal) > 1]
+        for k, turn in enumerate(turns):
+            if len(turn.legal) == 1:
+                moves[k] = turn.legal[0]
+        for k, result in zip(searched, self.search_many([turns[k] for k in searched])):
+            moves[k] = self._pick(*result)
+        return moves
 
 
 def search_policy(visit_counts: np.ndarray, values: np.ndarray) -> np.ndarray:
