@@ -1,4 +1,4 @@
-"""Milliseconds per decision of the network-guided search (azsearch), one position at a time
+"""CPU milliseconds per decision of the network-guided search (azsearch), one position at a time
 against many games' positions searched in lockstep (run_search_many), on one core; and the
 network alone per scored position with three batched evaluators (the numba kernel the search
 uses, numpy's float32 matmul, torch with one thread). The figures of
@@ -44,10 +44,11 @@ def decisions(count: int, seed: int) -> np.ndarray:
 
 
 def search_ms(states, params, sizes, simulations: int, batch: int) -> float:
-    """Wall milliseconds per decision searching `states`, `batch` at a time (0: run_search)."""
+    """CPU milliseconds (this process's) per decision searching `states`, `batch` at a time
+    (0: run_search)."""
     rules = game.rules_array("hasbro2003")
     size = game.num_actions("hasbro2003")
-    start = time.perf_counter()
+    start = time.process_time()
     if batch == 0:
         acts, visits, values = np.empty(size, np.int64), np.empty(size), np.empty(size)
         for i, state in enumerate(states):
@@ -60,11 +61,11 @@ def search_ms(states, params, sizes, simulations: int, batch: int) -> float:
             acts, visits, values = np.empty((g, size), np.int64), np.empty((g, size)), np.empty((g, size))
             run_search_many(part, rules, params, sizes, *NO_NET, simulations, C_PUCT, PRIOR_TEMPERATURE, 0.3, 0.0,
                             np.arange(g), acts, visits, values, np.zeros(g, np.int64))  # fmt: skip
-    return 1000 * (time.perf_counter() - start) / len(states)
+    return 1000 * (time.process_time() - start) / len(states)
 
 
 def network_us(states, net_path: str, rows: int, repeat: int) -> dict:
-    """Microseconds per scored position for a batch of `rows` afterstate observations."""
+    """CPU microseconds per scored position for a batch of `rows` afterstate observations."""
     obs, _, _ = afterstates(states.astype(np.int64), game.rules_array("hasbro2003"))
     x = np.ascontiguousarray(np.resize(obs[:, :OBS_SIZE], (rows, OBS_SIZE)).astype(np.float32))
     params, sizes, _ = pack(net_path)
@@ -91,10 +92,10 @@ def network_us(states, net_path: str, rows: int, repeat: int) -> dict:
     with torch.no_grad():
         for name, fn in timed.items():
             fn()
-            start = time.perf_counter()
+            start = time.process_time()
             for _ in range(repeat):
                 fn()
-            result[name] = 1e6 * (time.perf_counter() - start) / (repeat * rows)
+            result[name] = 1e6 * (time.process_time() - start) / (repeat * rows)
     return result
 
 
