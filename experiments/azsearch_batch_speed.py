@@ -119,6 +119,14 @@ def main() -> None:
             ms = search_ms(states, params, sizes, simulations, batch)
             cells.append(f"{'one at a time' if batch == 0 else f'batch {batch}'} {ms:.2f} ms")
         print(f"{simulations} simulations: " + ", ".join(cells), flush=True)
+    # the search's own work (tree, engine, observations): the same searches with a network of one
+    # linear layer from the observation to the output (no hidden layers to compute)
+    linear = (np.zeros(OBS_SIZE + 1, np.float32), np.array([OBS_SIZE, 1], np.int64))
+    for batch in (0, 32):
+        full = search_ms(states, params, sizes, 64, batch)
+        bare = search_ms(states, *linear, 64, batch)
+        label = "one at a time" if batch == 0 else f"batch {batch}"
+        print(f"64 simulations, {label}: {full:.2f} ms, of which the search without the network {bare:.2f} ms")
     for rows in (40, 160, 640):
         timings = network_us(states, args.net, rows, max(3, 20000 // rows))
         print(f"network alone, {rows} rows: " + ", ".join(f"{k} {v:.2f} us" for k, v in timings.items()), flush=True)
