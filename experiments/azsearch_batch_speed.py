@@ -5,6 +5,8 @@ uses, numpy's float32 matmul, torch with one thread). The figures of
 docs/research/2026-11-25-expert-iteration.md, "Batched search".
 
     OMP_NUM_THREADS=1 python experiments/azsearch_batch_speed.py --positions 128
+    # the tree before batching, from its checkout:
+    OMP_NUM_THREADS=1 python PATH/TO/experiments/azsearch_batch_speed.py --batches 0 --searches-only
 """
 
 import argparse
@@ -16,11 +18,11 @@ import torch
 
 from sorry_env import agents, game
 from sorry_env import engine as E
-from sorry_env.agents.azsearch import run_search, run_search_many
+from sorry_env.agents.azsearch import run_search
 from sorry_env.agents.base import Turn
 from sorry_env.agents.policy import load_policy
 from sorry_env.agents.policy_input import afterstates
-from sorry_env.agents.value_net import net_logits, pack
+from sorry_env.agents.value_net import pack
 from sorry_env.observation import OBS_SIZE
 
 NO_NET = (np.zeros(0, np.float32), np.zeros(0, np.int64))
@@ -55,6 +57,8 @@ def search_ms(states, params, sizes, simulations: int, batch: int) -> float:
             run_search(state, rules, params, sizes, *NO_NET, simulations, C_PUCT, PRIOR_TEMPERATURE, 0.3, 0.0, i,
                        acts, visits, values)  # fmt: skip
     else:
+        from sorry_env.agents.azsearch import run_search_many  # (not in trees before batching: --searches-only)
+
         for s in range(0, len(states), batch):
             part = states[s : s + batch]
             g = len(part)
@@ -66,6 +70,8 @@ def search_ms(states, params, sizes, simulations: int, batch: int) -> float:
 
 def network_us(states, net_path: str, rows: int, repeat: int) -> dict:
     """CPU microseconds per scored position for a batch of `rows` afterstate observations."""
+    from sorry_env.agents.value_net import net_logits
+
     obs, _, _ = afterstates(states.astype(np.int64), game.rules_array("hasbro2003"))
     x = np.ascontiguousarray(np.resize(obs[:, :OBS_SIZE], (rows, OBS_SIZE)).astype(np.float32))
     params, sizes, _ = pack(net_path)
@@ -106,12 +112,14 @@ def main() -> None:
     p.add_argument("--batches", default="0,8,32,128", help="games per lockstep search; 0: one at a time")
     p.add_argument("--net", default="checkpoints/value-2p.safetensors")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--searches-only", action="store_true", help="only the search table (runs on older trees too)")
     args = p.parse_args()
     torch.set_num_threads(1)
     states = decisions(args.positions, args.seed)
     params, sizes, _ = pack(args.net)
-    search_ms(states[:8], params, sizes, 2, 0)  # machine code loaded before timing
-    search_ms(states[:8], params, sizes, 2, 8)
+    # machine code loaded before timing
+    for batch in {int(b) for b in args.batches.split(",")}:
+        search_ms(states[:8], params, sizes, 2, batch)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     for simulations in (int(s) for s in args.simulations.split(",")):
         cells = []
@@ -119,6 +127,8 @@ def main() -> None:
             ms = search_ms(states, params, sizes, simulations, batch)
             cells.append(f"{'one at a time' if batch == 0 else f'batch {batch}'} {ms:.2f} ms")
         print(f"{simulations} simulations: " + ", ".join(cells), flush=True)
+    if args.searches_only:
+        return
     # the search's own work (tree, engine, observations): the same searches with a network of one
     # linear layer from the observation to the output (no hidden layers to compute)
     linear = (np.zeros(OBS_SIZE + 1, np.float32), np.array([OBS_SIZE, 1], np.int64))
