@@ -27,6 +27,14 @@ Only the network knows anything about Sorry!: no heuristic, no playouts.
 Every node keeps one value per seat, so any number of players works (with two sides one
 network evaluation per position: the other side's chance is the complement). Play for points
 (hidden hands) has no public chance layer and is refused.
+
+- **Many games at once.** :func:`run_search_many` searches many games' positions in lockstep:
+  each step descends every tree to the position it needs valued, scores all of them in one
+  batched network evaluation (:func:`sorry_env.agents.value_net.net_logits`) and backs the
+  values up. A game gets the search it would have alone, bit for bit (the network's score of
+  a position does not depend on the rest of the batch); :func:`run_search` is the one-game
+  case. The agent's :meth:`AZSearchAgent.act_turns` uses it in the arena's lockstep play, and
+  expert iteration's self-play searches its games side by side.
 """
 
 from __future__ import annotations
