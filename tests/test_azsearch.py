@@ -179,6 +179,10 @@ def test_expert_iteration_config_is_checked_before_work():
         _merge(DEFAULTS, {"expert_iteration": {"simulation": 3}}, "")
     with pytest.raises(ValueError, match="expert_iteration.window must be > 0"):
         validate(_cfg(window=0), warm_start=False)
+    with pytest.raises(ValueError, match="expert_iteration.lockstep_games must be > 0"):
+        validate(_cfg(lockstep_games=0), warm_start=False)
+    with pytest.raises(ValueError, match="lockstep_games"):  # many trees side by side count against memory_mb
+        X.check_config(_cfg(simulations=5000, lockstep_games=256, memory_mb=2000))
     with pytest.raises(ValueError, match="memory_mb"):
         X.check_config(_cfg(games=1_000_000, memory_mb=100))
     with pytest.raises(ValueError, match="trained for 4 players"):
