@@ -10,6 +10,10 @@ The weights are packed into one float32 array (each layer's weight matrix, store
 so that a row is one input's fan-out, then its bias) with the layer sizes beside it, so the
 compiled code needs no Python objects. The observation is mostly one-hot, so the first layer
 adds up the rows of the inputs that are not zero instead of multiplying a dense matrix.
+
+:func:`net_logit` scores one input (the Monte Carlo and expectimax agents' leaves);
+:func:`net_logits` scores a batch of them (the positions a batched search collected from many
+games' trees) with a matrix product per hidden layer, about twice as fast per position.
 """
 
 from __future__ import annotations
@@ -57,9 +61,11 @@ def pack_mlp(mlp: torch.nn.Module) -> tuple[np.ndarray, np.ndarray]:
 
 @njit(cache=True)
 def _add_row(acc, scale, params, first):
-    """acc += scale * params[first:first + len(acc)] (in place: no temporary arrays)."""
+    """acc += scale * params[first:first + len(acc)] (in place: no temporary arrays; through a
+    slice of the weights, which LLVM vectorizes: indexing params directly ran 3x slower)."""
+    row = params[first : first + acc.shape[0]]
     for k in range(acc.shape[0]):
-        acc[k] += scale * params[first + k]
+        acc[k] += scale * row[k]
 
 
 @njit(cache=True)
@@ -82,6 +88,44 @@ def net_logit(params, sizes, x):
         off += n_in * n_out + n_out
         h = out
     return h[0]
+
+
+@njit(cache=True)
+def net_logits(params, sizes, x, n, out):
+    """out[:n] := the MLP's output for each input row x[:n] (float32). The first layer adds the
+    non-zero inputs' weight rows as :func:`net_logit` does; the hidden layers after it are one
+    matrix product each (BLAS sgemm through numba's np.dot, at least two rows so that a lone
+    row is not sent down another BLAS path), the one output an explicit loop. A row's result
+    does not depend on the other rows of the batch (tests/test_azsearch.py checks this), but
+    it is not bit for bit net_logit's: sgemm fuses multiply and add."""
+    n_in = sizes[0]
+    n_out = sizes[1]
+    rows = max(n, 2)
+    h = np.zeros((rows, n_out), dtype=np.float32)
+    for b in range(n):
+        h[b, :] = params[n_in * n_out : n_in * n_out + n_out]
+        for j in range(n_in):
+            if x[b, j] != 0.0:
+                _add_row(h[b], x[b, j], params, j * n_out)
+    off = n_in * n_out + n_out
+    for layer in range(2, sizes.shape[0]):
+        n_in = n_out
+        n_out = sizes[layer]
+        h = np.maximum(h, np.float32(0.0))  # relu of the previous layer
+        bias = params[off + n_in * n_out : off + n_in * n_out + n_out]
+        if n_out > 1:
+            h = np.dot(h, params[off : off + n_in * n_out].reshape((n_in, n_out))) + bias
+        else:  # the output: a matrix-vector product is another BLAS path, one whose rounding can depend on the row
+            last = np.empty((rows, 1), dtype=np.float32)
+            for b in range(rows):
+                acc = bias[0]
+                for j in range(n_in):
+                    acc += h[b, j] * params[off + j]
+                last[b, 0] = acc
+            h = last
+        off += n_in * n_out + n_out
+    for b in range(n):
+        out[b] = h[b, 0]
 
 
 @njit(cache=True)

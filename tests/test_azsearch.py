@@ -11,10 +11,10 @@ import torch
 
 from sorry_env import agents, game
 from sorry_env import engine as E
-from sorry_env.agents.azsearch import AZSearchAgent, run_search, search_policy
+from sorry_env.agents.azsearch import AZSearchAgent, run_search, run_search_many, search_policy
 from sorry_env.agents.base import Turn
 from sorry_env.agents.policy import PolicyAgent
-from sorry_env.agents.value_net import pack
+from sorry_env.agents.value_net import net_logit, net_logits, pack
 from sorry_env.rules import get_rules
 from sorry_env.training import expert_iteration as X
 from sorry_env.training.config import DEFAULTS, merge_config, validate
@@ -23,14 +23,14 @@ VALUE = "checkpoints/value-2p.safetensors"
 POLICY_4P = "checkpoints/sorry-4p.safetensors"
 
 
-def _decisions(count, seed=0, min_moves=3):
+def _decisions(count, seed=0, min_moves=3, players=2):
     """Public turns with at least `min_moves` legal moves from heuristic games."""
     rules = get_rules("hasbro2003")
     rng = np.random.default_rng(seed)
     heuristic = agents.make_agent("heuristic", seed=seed)
     turns = []
     while len(turns) < count:
-        state = game.new_state(rules, seats=game.DEFAULT_SEATS[2], seed=int(rng.integers(2**31)))
+        state = game.new_state(rules, seats=game.DEFAULT_SEATS[players], seed=int(rng.integers(2**31)))
         while E.is_running(state, 400) and len(turns) < count:
             turn = Turn.from_state(state, rules, rng)
             if len(turn.legal) >= min_moves:
@@ -61,6 +61,80 @@ def test_root_visits_add_up_to_the_simulations_and_the_policy_is_a_distribution(
         assert ((values[:n] >= 0) & (values[:n] <= 1)).all()
         pi = search_policy(visits[:n], values[:n])
         assert pi.sum() == pytest.approx(1.0) and (pi >= 0).all()
+
+
+@pytest.mark.parametrize(
+    "players,simulations,noise,with_policy", [(2, 40, 0.25, False), (2, 120, 0.0, False), (4, 40, 0.25, True)]
+)
+def test_searching_games_side_by_side_gives_each_the_search_it_has_alone(players, simulations, noise, with_policy):
+    """run_search_many over a stack of positions (one batched network evaluation per step,
+    trees grown on the way) equals run_search of each position alone: the same moves, visit
+    counts and values, bit for bit (4 players: a network row per side; a policy prior)."""
+    params, sizes, _ = pack(VALUE)
+    prior = pack(VALUE)[:2] if with_policy else (np.zeros(0, np.float32), np.zeros(0, np.int64))
+    ra = game.rules_array("hasbro2003")
+    size = game.num_actions("hasbro2003")
+    turns = _decisions(9, seed=players, min_moves=2, players=players)
+    g = len(turns)
+    seeds = np.arange(g, dtype=np.int64) * 11 + 3
+    acts, visits, values, n_moves = (
+        np.empty((g, size), np.int64),
+        np.empty((g, size)),
+        np.empty((g, size)),
+        np.zeros(g, np.int64),
+    )
+    nodes = run_search_many(np.array([t.state for t in turns]), ra, params, sizes, *prior, simulations, 0.25, 0.1, 0.3,
+                            noise, seeds, acts, visits, values, n_moves)  # fmt: skip
+    assert nodes > g * (simulations + 1) * 2  # past the first guess: the pool of nodes grew during the search
+    for k, turn in enumerate(turns):
+        a, v, w = np.empty(size, np.int64), np.empty(size), np.empty(size)
+        n = run_search(
+            turn.state, ra, params, sizes, *prior, simulations, 0.25, 0.1, 0.3, noise, int(seeds[k]), a, v, w
+        )
+        assert n == n_moves[k] == len(turn.legal)
+        np.testing.assert_array_equal(acts[k, :n], a[:n])
+        np.testing.assert_array_equal(visits[k, :n], v[:n])
+        np.testing.assert_array_equal(values[k, :n], w[:n])
+        assert visits[k, :n].sum() == simulations
+
+
+def test_batched_network_scores_do_not_depend_on_the_batch_and_match_the_one_position_scores():
+    from sorry_env.agents.policy_input import afterstates
+    from sorry_env.observation import OBS_SIZE
+
+    params, sizes, _ = pack(VALUE)
+    states = np.array([t.state for t in _decisions(30, seed=4)])
+    obs, _, _ = afterstates(states.astype(np.int64), game.rules_array("hasbro2003"))
+    x = np.ascontiguousarray(obs[:, :OBS_SIZE], dtype=np.float32)
+    alone = np.empty(len(x), np.float32)
+    for i in range(len(x)):
+        net_logits(params, sizes, x[i : i + 1], 1, alone[i : i + 1])
+    for batch in (2, 3, 7, 16, 64, len(x)):
+        for start in range(0, len(x), batch):
+            part = np.ascontiguousarray(x[start : start + batch])
+            got = np.empty(len(part), np.float32)
+            net_logits(params, sizes, part, len(part), got)
+            np.testing.assert_array_equal(got, alone[start : start + len(part)])
+    one_at_a_time = np.array([net_logit(params, sizes, row) for row in x])
+    np.testing.assert_allclose(alone, one_at_a_time, atol=1e-5)  # sgemm rounds a little differently
+    with torch.no_grad():
+        torch_scores = PolicyAgent(VALUE).actor.net(torch.from_numpy(x))[:, 0].numpy()
+    np.testing.assert_allclose(alone, torch_scores, atol=1e-4)
+
+
+def test_an_azsearch_agent_decides_many_games_at_once_as_it_does_one_at_a_time():
+    turns = _decisions(12, seed=6, min_moves=1)
+    agent = AZSearchAgent(net=VALUE, simulations=24, seed=0)
+    assert agent.acts_in_batches and not AZSearchAgent(net=VALUE, noise_fraction=0.25).acts_in_batches
+    assert agent.act_turns(turns).tolist() == [agent.act(turn) for turn in turns]
+    assert agent.act_turns([]).shape == (0,)
+
+
+def test_a_tournament_plays_azsearch_games_in_lockstep_with_the_records_of_one_at_a_time():
+    from sorry_env.training.evaluate import Table
+
+    table = Table([f"azsearch:net={VALUE},simulations=8", "heuristic"], "hasbro2003", 2000, seed=5)
+    assert table.play_lockstep(range(4)) == [table.play(g) for g in range(4)]
 
 
 def test_search_is_reproducible_from_its_seed_and_plays_legal_moves():
@@ -105,6 +179,10 @@ def test_expert_iteration_config_is_checked_before_work():
         merge_config(DEFAULTS, {"expert_iteration": {"simulation": 3}}, "")
     with pytest.raises(ValueError, match="expert_iteration.window must be > 0"):
         validate(_cfg(window=0), warm_start=False)
+    with pytest.raises(ValueError, match="expert_iteration.lockstep_games must be > 0"):
+        validate(_cfg(lockstep_games=0), warm_start=False)
+    with pytest.raises(ValueError, match="lockstep_games"):  # many trees side by side count against memory_mb
+        X.check_config(_cfg(simulations=5000, lockstep_games=256, memory_mb=2000))
     with pytest.raises(ValueError, match="memory_mb"):
         X.check_config(_cfg(games=1_000_000, memory_mb=100))
     with pytest.raises(ValueError, match="trained for 4 players"):
@@ -141,7 +219,10 @@ def test_selfplay_records_are_the_searchs_choices_and_outcomes():
         "simulations": 8, "c_puct": 0.25, "prior_temperature": 0.1, "noise_alpha": 0.3,
         "noise_fraction": 0.25, "sample_moves": 4,
     }  # fmt: skip
-    data = X.selfplay_games(params, sizes, "hasbro2003", 2, 400, settings, [0, 1], seed=3)
+    data = X.selfplay_games(params, sizes, "hasbro2003", 2, 400, {**settings, "lockstep_games": 2}, [0, 1], seed=3)
+    alone = X.selfplay_games(params, sizes, "hasbro2003", 2, 400, {**settings, "lockstep_games": 1}, [0, 1], seed=3)
+    for key in ("states", "policy", "chosen", "won", "game", "decisions"):  # side by side: the same games
+        np.testing.assert_array_equal(data[key], alone[key])
     n = len(data["chosen"])
     assert n > 20 and data["decisions"] > n and set(data["game"]) == {0, 1}
     assert np.allclose(data["policy"].sum(axis=1), 1.0)

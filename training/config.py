@@ -108,6 +108,7 @@ DEFAULTS = {
         "gate_threshold": 0.5,  # promote when the new network's win rate is at least this
         "eval_games": 200,  # each generation's network alone vs the heuristic and vs generation 0
         "workers": 1,  # Ray self-play actors
+        "lockstep_games": 32,  # self-play games each worker searches side by side (batched network evaluations)
         "memory_mb": 2000,  # refuse settings whose self-play window or search trees would need more
     },
 }
@@ -249,6 +250,7 @@ RANGES = {
     "expert_iteration.gate_threshold": (lambda v: 0 <= v <= 1, "in [0, 1]"),
     "expert_iteration.eval_games": POSITIVE,
     "expert_iteration.workers": POSITIVE,
+    "expert_iteration.lockstep_games": POSITIVE,
     "expert_iteration.memory_mb": POSITIVE,
 }
 

@@ -90,7 +90,7 @@ def memory_needed_mb(cfg: dict) -> float:
 
     per_decision = 2 * STATE_SIZE + 4 * n_actions + 32
     decisions = x["window"] * x["games"] * DECISIONS_PER_GAME_PER_PLAYER * cfg["game"]["num_players"]
-    trees = x["workers"] * x["simulations"] * (n_actions + 1) * NODE_BYTES
+    trees = x["workers"] * x["lockstep_games"] * x["simulations"] * (n_actions + 1) * NODE_BYTES
     return (decisions * per_decision + trees) / 2**20
 
 
@@ -106,7 +106,8 @@ def check_config(cfg: dict) -> None:
     need = memory_needed_mb(cfg)
     if need > x["memory_mb"]:
         raise ValueError(
-            f"config: {SECTION}: games x window x simulations x workers would need about {need:,.0f} MB, "
+            f"config: {SECTION}: games x window and simulations x lockstep_games x workers would need about "
+            f"{need:,.0f} MB, "
             f"more than memory_mb ({x['memory_mb']:,}); lower them or raise memory_mb"
         )
     check_init_network(cfg)
@@ -123,67 +124,95 @@ def selfplay_games(
     game_indices: list[int],
     seed: int,
 ) -> dict:
-    """Self-play of the search with one network for these games (both seats). Returns the
-    arrays of the decisions with a real choice: ``states`` (the mover's public view, int16),
-    ``policy`` (visit shares over all actions, float32), ``chosen``, ``won`` (1 if the
-    mover's side won, 0 if it lost, 0.5 if truncated), ``game``; plus ``decisions`` (all
-    decisions made, forced ones included) and ``seconds``."""
+    """Self-play of the search with one network for these games (both seats), up to
+    ``settings["lockstep_games"]`` of them side by side: the pending decisions of all the
+    running games are searched together (:func:`sorry_env.agents.azsearch.run_search_many`,
+    one batched network evaluation per step), and a finished game's place goes to the next.
+    Each game draws everything from its own generator, so the records are the same whatever
+    the number side by side. Returns the arrays of the decisions with a real choice, in game
+    order: ``states`` (the mover's public view, int16), ``policy`` (visit shares over all
+    actions, float32), ``chosen``, ``won`` (1 if the mover's side won, 0 if it lost, 0.5 if
+    truncated), ``game``; plus ``decisions`` (all decisions made, forced ones included) and
+    ``seconds``."""
     from sorry_env import engine as E
     from sorry_env import game
-    from sorry_env.agents.azsearch import run_search, search_policy
+    from sorry_env.agents.azsearch import run_search_many, search_policy
     from sorry_env.agents.base import public_view
+    from sorry_env.agents.policy_input import STATE_SIZE
 
     rules = get_rules(rules_name)
     ra = game.rules_array(rules)
     seats = game.DEFAULT_SEATS[num_players]
     n_actions = game.num_actions(rules)
     no_net = (np.zeros(0, np.float32), np.zeros(0, np.int64))
-    acts, visits, values = np.empty(n_actions, np.int64), np.empty(n_actions), np.empty(n_actions)
-    out = {"states": [], "policy": [], "chosen": [], "won": [], "game": []}
+    width = settings.get("lockstep_games", 1)
+    records = {g: {"states": [], "policy": [], "chosen": [], "won": [], "game": []} for g in game_indices}
     decisions = 0
     start = time.perf_counter()
-    for g in game_indices:
-        rng = np.random.default_rng([seed, g])
-        state = game.new_state(rules, seats=seats, seed=int(rng.integers(2**31)))
-        E.set_to_move(state, seats[g % len(seats)])
-        movers, searched = [], 0
-        while E.is_running(state, max_turns):
-            legal = game.legal_actions(state, rules)
-            decisions += 1
-            if len(legal) == 1:
+    waiting = list(game_indices)
+    running: list[dict] = []  # {"g", "rng", "state", "movers", "view", "seed"}
+    while waiting or running:
+        while waiting and len(running) < width:
+            g = waiting.pop(0)
+            rng = np.random.default_rng([seed, g])
+            state = game.new_state(rules, seats=seats, seed=int(rng.integers(2**31)))
+            E.set_to_move(state, seats[g % len(seats)])
+            running.append({"g": g, "rng": rng, "state": state, "movers": []})
+        # every running game to its next decision with a choice (forced moves played at once)
+        for play in running:
+            state, rng = play["state"], play["rng"]
+            play["view"] = None
+            while E.is_running(state, max_turns):
+                legal = game.legal_actions(state, rules)
+                if len(legal) > 1:
+                    play["view"] = public_view(state, rules, rng)
+                    play["seed"] = int(rng.integers(2**31))
+                    break
+                decisions += 1
                 E.step(state, ra, int(legal[0]))
-                continue
-            view = public_view(state, rules, rng)
-            n = run_search(
-                view, ra, params, sizes, *no_net, settings["simulations"], settings["c_puct"],
-                settings["prior_temperature"], settings["noise_alpha"], settings["noise_fraction"],
-                int(rng.integers(2**31)), acts, visits, values,
+        searching = [play for play in running if play["view"] is not None]
+        if searching:
+            n = len(searching)
+            acts, visits, values = (
+                np.empty((n, n_actions), np.int64),
+                np.empty((n, n_actions)),
+                np.empty((n, n_actions)),
+            )
+            n_moves = np.zeros(n, np.int64)
+            run_search_many(
+                np.array([play["view"] for play in searching]), ra, params, sizes, *no_net, settings["simulations"],
+                settings["c_puct"], settings["prior_temperature"], settings["noise_alpha"], settings["noise_fraction"],
+                np.array([play["seed"] for play in searching], np.int64), acts, visits, values, n_moves,
             )  # fmt: skip
-            pi = search_policy(visits[:n], values[:n])
-            if searched < settings["sample_moves"]:
-                action = int(rng.choice(acts[:n], p=pi))
+        for k, play in enumerate(searching):
+            n, rng, out = n_moves[k], play["rng"], records[play["g"]]
+            pi = search_policy(visits[k, :n], values[k, :n])
+            if len(play["movers"]) < settings["sample_moves"]:
+                action = int(rng.choice(acts[k, :n], p=pi))
             else:
-                action = int(acts[np.lexsort((-values[:n], -visits[:n]))[0]])
+                action = int(acts[k, np.lexsort((-values[k, :n], -visits[k, :n]))[0]])
             dense = np.zeros(n_actions, np.float32)
-            dense[acts[:n]] = pi
-            out["states"].append(view.astype(np.int16))
+            dense[acts[k, :n]] = pi
+            out["states"].append(play["view"].astype(np.int16))
             out["policy"].append(dense)
             out["chosen"].append(action)
-            out["game"].append(g)
-            movers.append(int(E.to_move(state)))
-            searched += 1
-            E.step(state, ra, action)
-        winner = game.winner(state)
-        for m in movers:
-            out["won"].append(0.5 if winner is None else float(game.same_side(rules, m, winner)))
-    from sorry_env.agents.policy_input import STATE_SIZE
-
+            out["game"].append(play["g"])
+            play["movers"].append(int(E.to_move(play["state"])))
+            decisions += 1
+            E.step(play["state"], ra, action)
+        for play in running:
+            if not E.is_running(play["state"], max_turns):
+                winner = game.winner(play["state"])
+                for m in play["movers"]:
+                    records[play["g"]]["won"].append(0.5 if winner is None else float(game.same_side(rules, m, winner)))
+        running = [play for play in running if E.is_running(play["state"], max_turns)]
+    ordered = [records[g] for g in game_indices]
     return {
-        "states": np.array(out["states"], np.int16).reshape(-1, STATE_SIZE),
-        "policy": np.array(out["policy"], np.float32).reshape(-1, n_actions),
-        "chosen": np.array(out["chosen"], np.int64),
-        "won": np.array(out["won"], np.float32),
-        "game": np.array(out["game"], np.int64),
+        "states": np.array([s for r in ordered for s in r["states"]], np.int16).reshape(-1, STATE_SIZE),
+        "policy": np.array([p for r in ordered for p in r["policy"]], np.float32).reshape(-1, n_actions),
+        "chosen": np.array([c for r in ordered for c in r["chosen"]], np.int64),
+        "won": np.array([w for r in ordered for w in r["won"]], np.float32),
+        "game": np.array([g for r in ordered for g in r["game"]], np.int64),
         "decisions": decisions,
         "seconds": time.perf_counter() - start,
     }
@@ -219,8 +248,9 @@ class WorkerPool:
     def __init__(self, cfg: dict, workers: int):
         self.cls = _worker_class()
         g, x = cfg["game"], cfg[SECTION]
-        settings = {k: x[k] for k in ("simulations", "c_puct", "prior_temperature", "noise_alpha", "noise_fraction")}
-        settings["sample_moves"] = x["sample_moves"]
+        keys = ("simulations", "c_puct", "prior_temperature", "noise_alpha", "noise_fraction", "sample_moves")
+        settings = {k: x[k] for k in (*keys, "lockstep_games")}
+        self.lockstep_games = x["lockstep_games"]
         self.args = (g["rules"], g["num_players"], g["max_turns"], settings)
         self.actors = [self.cls.remote(*self.args) for _ in range(workers)]
         self.replaced = 0
@@ -230,7 +260,8 @@ class WorkerPool:
         import ray
 
         net = ray.put((params, sizes))
-        size = max(1, min(8, -(-games // (2 * len(self.actors)))))
+        # batches of up to lockstep_games (all searched side by side), about two per worker
+        size = max(1, min(max(8, self.lockstep_games), -(-games // (2 * len(self.actors)))))
         batches = {b: list(range(s, min(s + size, games))) for b, s in enumerate(range(0, games, size))}
         crash = set(crash_batches)
         todo = sorted(batches)
@@ -453,7 +484,7 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
     out.mkdir(parents=True, exist_ok=True)
     saved = out / "config.json"
     fixed = {k: v for k, v in cfg.items() if k != SECTION}
-    fixed[SECTION] = {k: v for k, v in x.items() if k not in ("workers", "generations")}
+    fixed[SECTION] = {k: v for k, v in x.items() if k not in ("workers", "generations", "lockstep_games")}
     if saved.exists():
         if files.read_json(saved, MAX_RUN_JSON, "the run's config.json") != json.loads(json.dumps(fixed)):
             raise ValueError(f"{out} holds a run of another config; use another --out or the same config")
