@@ -5,7 +5,7 @@ The tree alternates decision nodes (a player holds a card and chooses a move) an
 nodes (a move has been played and the next card is not drawn yet). A chance node's children
 are the possible next cards, weighted by the public draw-pile counts (:func:`card_chances`:
 nothing hidden is used); a 2 gives the same player another card, and a split seven under way
-keeps the same player's decision, which the engine's turn order already expresses.
+keeps the same player's decision, which the engine's turn order already encodes.
 
 Only the network knows anything about Sorry!: no heuristic, no playouts.
 
