@@ -54,7 +54,9 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         done = min(total, done + per_segment)
         segment = copy.deepcopy(cfg)
         segment["budget"]["iterations"] = done
-        run = backend.open_run(segment, run_dir, resume=done > per_segment)
+        # The checkpoint resumed here is the one this process wrote in the previous segment,
+        # into a run directory sorry-bench refuses to reuse: trusted by construction.
+        run = backend.open_run(segment, run_dir, resume=done > per_segment, trust_run_dir=True)
         run = backend.train(segment, run, resume=done > per_segment, log=lambda message: None)
         curve.evaluate(run.state["env_steps"], str(run.policy_path))
     return str(run.policy_path)
