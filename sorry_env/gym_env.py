@@ -1,8 +1,9 @@
 """Sorry! as a single-agent Gymnasium env: you play one seat, agents play the others.
 
 =====================  ==========================================================
-Import                 ``gymnasium.make("sorry_env/Sorry-v1", ...)`` after ``import sorry_env``,
-                       or ``from sorry_env.agents.gym_env import SorryGymEnv``
+Import                 ``gymnasium.make("sorry_env/Sorry-v1", ...)`` after ``import sorry_env``
+                       (opponents as agent specs), or ``from sorry_env.gym_env import
+                       SorryGymEnv`` (opponents as agents or functions)
 Observation space      ``Dict(observation=Box(0, 1, (1184,), float32),
                        action_mask=Box(0, 1, (n_actions,), int8))``: the PettingZoo env's,
                        from the same encoder (:func:`sorry_env.observation.observe`)
@@ -14,16 +15,20 @@ Reward                 the learner's own: +1 win / -1 loss at the end (``reward=
 
 Arguments
 ---------
-``SorryGymEnv(num_players=2, opponents=("heuristic",), rules=DEFAULT_PRESET, seat=None,
+``SorryGymEnv(num_players=2, opponents=None, rules=DEFAULT_PRESET, seat=None,
 max_turns=2000, reward="win", illegal_action="lose", opponent_sampler=None,
-torch_threads=1, render_mode=None)``
+render_mode=None, make_opponent=None)``
 
 - ``opponents``: one entry per other seat in turn order after the learner's, or one entry
-  for all of them. An entry is an agent spec (anything :func:`agents.make_agent` takes:
-  ``"heuristic"``, ``"mcts:iterations=200"``, a policy file, an sb3 ``.zip``,
-  ``"package.module:Name"``), an :class:`agents.Agent` object, or a function from the
-  observation dict of the seat to move to an action. Specs and policies are checked against
-  the game here, before any episode.
+  for all of them. An entry is an :class:`sorry_env.agent.Agent` object or a function from
+  the observation dict of the seat to move to an action. Agent specs (text: ``"heuristic"``,
+  ``"mcts:iterations=200"``, a policy file, ...) are the agents package's: make the env with
+  ``gymnasium.make("sorry_env/Sorry-v1", opponents=[...])`` or
+  :func:`sorry_env.agents.gym_factory.make_gym_env` (same arguments as here, plus
+  ``torch_threads``), which pass ``make_opponent``; without it a spec is a TypeError.
+  Every opponent is checked against the game here, before any episode.
+- ``make_opponent``: a function turning one opponent entry into an Agent (it is given every
+  entry, Agent objects and functions too); text entries it made are reused across episodes.
 - ``seat``: the learner's seat (one of the seats in play: 0 and 2 for two players), or
   ``None`` for a random seat each episode.
 - ``illegal_action``: ``"lose"`` (default, as PettingZoo's TerminateIllegalWrapper): an
@@ -31,10 +36,6 @@ torch_threads=1, render_mode=None)``
   ``info["illegal_action"]``; ``"raise"``: ValueError naming the legal actions.
 - ``opponent_sampler``: a function ``(np_random, n) -> n opponents`` called at every reset
   instead of the fixed ``opponents`` (self-play pools: :class:`sorry_env.training.opponents.OpponentPool`).
-- ``torch_threads``: when an opponent is a policy, torch gets this many threads in this
-  process (the default 1 gives way to the ``SORRY_TORCH_THREADS`` environment variable when
-  set; ``None`` leaves torch alone). Policies evaluate one position at a time, where more
-  threads only add contention.
 
 Episodes
 --------
@@ -50,7 +51,7 @@ Accessors
 ``learner_seat``; ``public_state()`` (the engine state with the hidden parts zeroed);
 ``own_view()`` (what the learner may know of it, with hands also the other hands hidden:
 what a policy network adds to its input, :class:`PolicyInputWrapper`); ``turn()`` (the
-learner's :class:`agents.Turn`, for scripted teachers); ``state_dict()``.
+learner's :class:`sorry_env.agent.Turn`, for scripted teachers); ``state_dict()``.
 """
 
 from __future__ import annotations
@@ -62,19 +63,17 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from sorry_env import engine as E
-from sorry_env import game
-from sorry_env.geometry import N_SEATS
-from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.render import render_ansi
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
-from sorry_env.scoring import scores
-from sorry_env.state_io import state_from_dict, state_to_dict
-
-from . import agent_label, as_agent, set_torch_threads
-from .base import Agent, Turn
-from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as agents.gym_env.X)
+from . import engine as E
+from . import game
+from .agent import Agent, CallableAgent, Turn, agent_label
+from .geometry import N_SEATS
+from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as gym_env.X)
+from .observation import OBS_SIZE, observe
 from .policy_input import INPUT_SIZE, STATE_SIZE, own_view, public_state
+from .render import render_ansi
+from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
+from .scoring import scores
+from .state_io import state_from_dict, state_to_dict
 
 ILLEGAL_REWARD = -1.0
 
@@ -85,15 +84,15 @@ class SorryGymEnv(gymnasium.Env):
     def __init__(
         self,
         num_players: int = 2,
-        opponents: Sequence | str | Agent | Callable = ("heuristic",),
+        opponents: Sequence | Agent | Callable | None = None,
         rules=DEFAULT_PRESET,
         seat: int | None = None,
         max_turns: int | None = DEFAULT_MAX_TURNS,
         reward: str = "win",
         illegal_action: str = "lose",
         opponent_sampler: Callable | None = None,
-        torch_threads: int | None = 1,
         render_mode=None,
+        make_opponent: Callable[[object], Agent] | None = None,
     ):
         self.rules = get_rules(rules)
         self.seats = game.seats_for(num_players, rules=self.rules)
@@ -119,7 +118,17 @@ class SorryGymEnv(gymnasium.Env):
         self.reward_kind = reward
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        self.torch_threads = torch_threads
+        if make_opponent is not None and not callable(make_opponent):
+            raise TypeError(
+                f"make_opponent must be a function from an opponent entry to an Agent, got {make_opponent!r}"
+            )
+        self.make_opponent = make_opponent
+        if opponents is None and opponent_sampler is None:
+            raise TypeError(
+                "opponents: give a list of agents (Agent objects or functions of the observation dict) or one "
+                "agent, or an opponent_sampler; got None (for agent specs such as 'heuristic' make the env with "
+                "gymnasium.make('sorry_env/Sorry-v1', opponents=[...]))"
+            )
         self._rules = game.rules_array(self.rules)
         self._active = np.zeros(4, dtype=np.int64)
         self._active[list(self.seats)] = 1
@@ -127,7 +136,7 @@ class SorryGymEnv(gymnasium.Env):
         self.observation_space = observation_space(self.rules, self.num_players)
         self.action_space = spaces.Discrete(self.n_actions)
         self.opponent_sampler = opponent_sampler
-        self._made = {}  # spec -> agent made by this env (specs drawn again reuse it)
+        self._made = {}  # text entry -> agent made by this env (specs drawn again reuse it)
         self._fixed = (
             None if opponent_sampler is not None else self._resolve(opponents, self.num_players - 1, fresh=True)
         )
@@ -147,7 +156,7 @@ class SorryGymEnv(gymnasium.Env):
             opponents = [opponents]
         if not isinstance(opponents, (list, tuple)):
             raise TypeError(
-                f"opponents: give a list of agents (specs, Agent objects or functions) or one agent, got {opponents!r}"
+                f"opponents: give a list of agents (Agent objects or functions) or one agent, got {opponents!r}"
             )
         opponents = list(opponents)
         if len(opponents) == 1:
@@ -160,7 +169,7 @@ class SorryGymEnv(gymnasium.Env):
                 agent = self._made[entry]
             else:
                 try:
-                    agent = as_agent(entry)
+                    agent = self._agent_of(entry)
                 except (TypeError, ValueError) as error:
                     raise ValueError(f"opponent {k + 1} ({agent_label(entry)}): {error}") from None
                 if isinstance(entry, str):
@@ -170,9 +179,26 @@ class SorryGymEnv(gymnasium.Env):
             except ValueError as error:
                 raise ValueError(f"opponent {k + 1} ({agent_label(entry)}): {error}") from None
             resolved.append((agent_label(entry), agent))
-        if self.torch_threads is not None and any(getattr(a, "uses_torch", False) for _, a in resolved):
-            set_torch_threads(None if self.torch_threads == 1 else self.torch_threads)
         return resolved
+
+    def _agent_of(self, entry) -> Agent:
+        """The Agent an opponent entry stands for (make_opponent's, when given)."""
+        if self.make_opponent is not None:
+            agent = self.make_opponent(entry)
+            if not isinstance(agent, Agent):
+                raise TypeError(f"make_opponent returned {agent!r}, not an Agent")
+            return agent
+        if isinstance(entry, Agent):
+            return entry
+        if isinstance(entry, str):
+            raise TypeError(
+                f"{entry!r} is an agent spec; sorry_env.gym_env.SorryGymEnv takes Agent objects or functions. "
+                "Make the env with gymnasium.make('sorry_env/Sorry-v1', opponents=[...]) or "
+                "sorry_env.agents.gym_factory.make_gym_env to use specs"
+            )
+        if callable(entry) and not isinstance(entry, type):
+            return CallableAgent(entry)
+        raise TypeError(f"an opponent is an Agent or a function from the observation dict to an action; got {entry!r}")
 
     # -- gymnasium API ------------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -258,7 +284,7 @@ class SorryGymEnv(gymnasium.Env):
     # -- accessors ----------------------------------------------------------------------
     def public_state(self) -> np.ndarray:
         """The engine state without its hidden parts (draw-pile order, generator): the extra
-        input of the trained policies (:mod:`sorry_env.agents.policy_input`)."""
+        input of the trained policies (:mod:`sorry_env.policy_input`)."""
         out = np.empty(STATE_SIZE, dtype=np.int64)
         public_state(self._require_state(), out)
         return out
@@ -266,7 +292,7 @@ class SorryGymEnv(gymnasium.Env):
     def own_view(self) -> np.ndarray:
         """What the learner may know of the engine state (:func:`sorry_env.engine.own_view`:
         the public state, with hands also the other hands hidden): the extra input of the
-        trained policies (:mod:`sorry_env.agents.policy_input`)."""
+        trained policies (:mod:`sorry_env.policy_input`)."""
         out = np.empty(STATE_SIZE, dtype=np.int64)
         own_view(self._require_state(), self._rules, self.learner_seat, out)
         return out
@@ -334,7 +360,7 @@ class SorryGymEnv(gymnasium.Env):
 
 
 class PolicyInputWrapper(gymnasium.ObservationWrapper):
-    """Observations as the trained policies' input vectors (:mod:`sorry_env.agents.policy_input`): the
+    """Observations as the trained policies' input vectors (:mod:`sorry_env.policy_input`): the
     env's observation followed by :meth:`SorryGymEnv.own_view`. What the self-play
     trainer learns from; ``action_masks()`` passes through."""
 

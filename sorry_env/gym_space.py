@@ -1,4 +1,4 @@
-"""The observation space of the Gymnasium env (:mod:`sorry_env.agents.gym_env`) and what it records about
+"""The observation space of the Gymnasium env (:mod:`sorry_env.gym_env`) and what it records about
 its game, apart from the env so a saved model can be checked (:mod:`sorry_env.agents.sb3_agent`)
 without importing the env."""
 

@@ -3,9 +3,11 @@ random, greedy and heuristic opponents move inside the compiled loop (no Python 
 opponent move).
 
 Layering: the batched engine core (seeds, autoreset, observation and mask buffers, action
-checks) is :mod:`sorry_env.vector`; the opponents' move choices are agents
-(:func:`sorry_env.agents.greedy.greedy_choice`, :func:`sorry_env.agents.heuristic.heuristic_choice`), and
-``sorry_env`` never imports ``agents``, so the compiled loop that calls both lives here.
+checks) is :mod:`sorry_env.vector`; the opponents' move choices are the board game's compiled
+scripted choices (:func:`sorry_env.scripted_choices.greedy_choice`,
+:func:`sorry_env.scripted_choices.heuristic_choice`, the ones the ``greedy`` and ``heuristic``
+agents call); this module's compiled loop calls both. Opponents here are named by data
+(:data:`OPPONENT_KINDS`: names of compiled choosers), not agent specs.
 
 ``VectorOpponentEnv(num_envs, num_players=2, opponents="heuristic", ...)`` is a Gymnasium
 ``VectorEnv`` with the self-play env's seeds and SAME_STEP autoreset
@@ -19,7 +21,7 @@ checks) is :mod:`sorry_env.vector`; the opponents' move choices are agents
   again or the game ends. Observations and masks are the learner's. ``rewards`` is
   float32[B]: +1 when the learner's side won, -1 when another side won, 0 otherwise.
 - ``policy_input=True`` makes the observation the trained policies' input vector
-  (:mod:`sorry_env.agents.policy_input`: the observation followed by the learner's own view of the
+  (:mod:`sorry_env.policy_input`: the observation followed by the learner's own view of the
   state array), as the MaskablePPO trainer uses.
 - ``infos["opponent_moves"]``: opponent moves played in this step, per game (their cost per
   learner step is what ``benchmarks/bench_vector.py`` reports).
@@ -29,7 +31,7 @@ hands and the draw pile are re-dealt from its own generator before it chooses); 
 legal move is played without asking. The opponents' generator (random's choices, the
 re-deals) is seeded from the episode's seed, so the same seed gives the same games. Greedy
 and heuristic pick the first best move among the sorted legal actions, as
-:class:`agents.GreedyAgent` and :class:`agents.HeuristicAgent` do, so their batched play
+the agents ``greedy`` and ``heuristic`` do, so their batched play
 equals theirs move for move.
 """
 
@@ -43,16 +45,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from numba import njit, prange
 
-from sorry_env import engine as E
-from sorry_env import vector as V
-from sorry_env.generator import advance, mix
-from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
-
+from . import engine as E
+from . import vector as V
 from .evaluation import DEFAULT_WEIGHTS
-from .greedy import greedy_choice
-from .heuristic import heuristic_choice
+from .generator import advance, mix
+from .observation import OBS_SIZE, observe
 from .policy_input import INPUT_SIZE, own_view
+from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
+from .scripted_choices import greedy_choice, heuristic_choice
 
 OPPONENT_KINDS = ("random", "greedy", "heuristic")
 RANDOM, GREEDY, HEURISTIC = range(3)
@@ -143,7 +143,7 @@ def _start(b, states, rules, active, seats, kinds, weights, game_seeds, episodes
 @njit(cache=True)
 def _write_own_view(state, rules, learner, with_state, out):
     """With `with_state`, the learner's own view of the state array after the observation in
-    `out` (the trained policies' input vector, :mod:`sorry_env.agents.policy_input`)."""
+    `out` (the trained policies' input vector, :mod:`sorry_env.policy_input`)."""
     if with_state:
         public = np.empty(E.STATE_SIZE, dtype=np.int64)
         own_view(state, rules, learner, public)
