@@ -1,5 +1,6 @@
-"""The single-agent Gymnasium env (agents.gym_env): the learner's own reward, the PettingZoo
-env's observation, opponents of every kind, illegal actions, checkers and vector envs."""
+"""The single-agent Gymnasium env (sorry_env.gym_env; made from specs by agents.gym_factory): the
+learner's own reward, the PettingZoo env's observation, opponents of every kind, illegal actions,
+checkers and vector envs."""
 
 import warnings
 
@@ -253,3 +254,43 @@ def test_vector_envs_gymnasium_sync_async_and_sb3_subproc():
     assert masks.shape == (2, 142) and (masks == obs["action_mask"].astype(bool)).all()
     venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
     venv.close()
+
+
+def test_the_core_env_takes_agents_and_functions_and_refuses_specs_naming_the_way_in():
+    def first_legal(observation):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    env = SorryGymEnv(4, [agents.HeuristicAgent(), agents.RandomAgent(), first_legal], seat=0)
+    obs, _ = env.reset(seed=1)
+    assert [label for label, _ in env.opponents.values()] == ["heuristic", "random", "first_legal"]
+    play_out(env, obs, np.random.default_rng(1))
+    with pytest.raises(ValueError, match=r"opponent 1 \(heuristic\): 'heuristic' is an agent spec.*gymnasium\.make"):
+        SorryGymEnv(2, ["heuristic"])
+    with pytest.raises(TypeError, match=r"opponents: .*got None.*gymnasium\.make"):
+        SorryGymEnv(2)
+    with pytest.raises(TypeError, match="make_opponent must be a function"):
+        SorryGymEnv(2, [first_legal], make_opponent="heuristic")
+    with pytest.raises(ValueError, match="make_opponent returned 3, not an Agent"):
+        SorryGymEnv(2, [first_legal], make_opponent=lambda entry: 3)
+
+
+def test_agent_objects_give_the_same_episodes_as_their_specs():
+    """The core env with Agent objects and gymnasium.make with the specs naming them play the
+    same games for the same seeds (the factory only turns specs into agents)."""
+    made = gymnasium.make("sorry_env/Sorry-v1", num_players=4, opponents=["heuristic", "greedy", "random"])
+    direct = SorryGymEnv(4, [agents.HeuristicAgent(), agents.GreedyAgent(), agents.RandomAgent()])
+    assert made.spec.entry_point == "sorry_env.agents.gym_factory:make_gym_env"
+    assert made.observation_space == direct.observation_space and made.action_space == direct.action_space
+    for seed in (0, 7):
+        results = []
+        for env in (made, direct):
+            obs, _ = env.reset(seed=seed)
+            rng, trace = np.random.default_rng(seed), [obs["observation"].copy()]
+            while True:
+                obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                trace.append(obs["observation"].copy())
+                if terminated or truncated:
+                    break
+            results.append((np.stack(trace), reward, info))
+        np.testing.assert_array_equal(results[0][0], results[1][0])
+        assert results[0][1:] == results[1][1:]
