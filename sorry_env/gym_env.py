@@ -79,7 +79,7 @@ ILLEGAL_REWARD = -1.0
 
 
 class SorryGymEnv(gymnasium.Env):
-    metadata: ClassVar[dict] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi"], "render_fps": 1}  # type: ignore[misc]
 
     def __init__(
         self,
@@ -136,13 +136,13 @@ class SorryGymEnv(gymnasium.Env):
         self.observation_space = observation_space(self.rules, self.num_players)
         self.action_space = spaces.Discrete(self.n_actions)
         self.opponent_sampler = opponent_sampler
-        self._made = {}  # text entry -> agent made by this env (specs drawn again reuse it)
+        self._made: dict[str, Agent] = {}  # text entry -> agent made by this env (specs drawn again reuse it)
         self._fixed = (
             None if opponent_sampler is not None else self._resolve(opponents, self.num_players - 1, fresh=True)
         )
-        self.state = None
+        self.state: np.ndarray | None = None
         self.learner_seat = -1
-        self.opponents = {}  # seat -> (label, agent) this episode
+        self.opponents: dict[int, tuple[str, Agent]] = {}  # seat -> (label, agent) this episode
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
         self._episode = -1
         self._over = True
@@ -302,7 +302,7 @@ class SorryGymEnv(gymnasium.Env):
         if self._over:
             raise RuntimeError("the episode is over: the learner has no turn")
         return Turn.from_state(
-            self.state, self.rules, rng if rng is not None else self.np_random, np.flatnonzero(self._mask)
+            self._require_state(), self.rules, rng if rng is not None else self.np_random, np.flatnonzero(self._mask)
         )
 
     def state_dict(self) -> dict:
@@ -316,7 +316,8 @@ class SorryGymEnv(gymnasium.Env):
         return self.state
 
     def _finished(self) -> bool:
-        return bool(self.state[E.WINNER] >= 0 or self.state[E.TURN] >= self.max_turns)
+        state = self._require_state()
+        return bool(state[E.WINNER] >= 0 or state[E.TURN] >= self.max_turns)
 
     def _end_info(self, won: bool) -> dict:
         info = {
@@ -324,13 +325,14 @@ class SorryGymEnv(gymnasium.Env):
             "learner_seat": self.learner_seat,
             "opponents": [label for label, _ in self.opponents.values()],
         }
-        if self.rules.scoring != "none" and self.state[E.WINNER] >= 0:
-            info["score"] = int(scores(self.state, self.rules)[self.learner_seat])
+        state = self._require_state()
+        if self.rules.scoring != "none" and state[E.WINNER] >= 0:
+            info["score"] = int(scores(state, self.rules)[self.learner_seat])
         return info
 
     def _play_opponents(self) -> None:
         """Opponents move until the learner holds a card, the game ends or is truncated."""
-        state = self.state
+        state = self._require_state()
         while not self._finished() and state[E.TO_MOVE] != self.learner_seat:
             seat = int(state[E.TO_MOVE])
             E.legal_mask(state, self._rules, self._mask)
@@ -350,12 +352,13 @@ class SorryGymEnv(gymnasium.Env):
             E.step(state, self._rules, int(action))
 
     def _observe(self) -> dict:
+        state = self._require_state()
         if self._over or self._finished():
             self._mask[:] = 0
         else:
-            E.legal_mask(self.state, self._rules, self._mask)
+            E.legal_mask(state, self._rules, self._mask)
         obs = np.empty(OBS_SIZE, dtype=np.float32)
-        observe(self.state, self._rules, self.learner_seat, obs)
+        observe(state, self._rules, self.learner_seat, obs)
         return {"observation": obs, "action_mask": self._mask.copy()}
 
 
@@ -365,14 +368,17 @@ class PolicyInputWrapper(gymnasium.ObservationWrapper):
     trainer learns from; ``action_masks()`` passes through."""
 
     def __init__(self, env: gymnasium.Env):
+        if not isinstance(env.unwrapped, SorryGymEnv):
+            raise TypeError(f"PolicyInputWrapper wraps a SorryGymEnv (or a wrapper of one), got {env!r}")
         super().__init__(env)
+        self.core: SorryGymEnv = env.unwrapped
         self.observation_space = spaces.Box(-1.0, np.inf, (INPUT_SIZE,), dtype=np.float32)
 
     def observation(self, observation: dict) -> np.ndarray:
         out = np.empty(INPUT_SIZE, dtype=np.float32)
         out[:OBS_SIZE] = observation["observation"]
-        out[OBS_SIZE:] = self.env.unwrapped.own_view()
+        out[OBS_SIZE:] = self.core.own_view()
         return out
 
     def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
+        return self.core.action_masks()

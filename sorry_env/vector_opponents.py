@@ -256,7 +256,7 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
     """B games, the caller playing one learner seat in each against compiled opponents; see
     the module docstring."""
 
-    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # type: ignore[misc]
 
     def __init__(
         self,

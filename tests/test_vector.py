@@ -1,4 +1,4 @@
-"""The batched env (sorry_env.vector) and its compiled-opponent mode (agents.vector_opponents):
+"""The batched env (sorry_env.vector) and its compiled-opponent mode (sorry_env.vector_opponents):
 the same trajectories as the single env for the same seeds and actions, seeds independent of
 the batch split, masks equal to legal_actions, invariants, and clear errors on bad input."""
 
