@@ -8,7 +8,7 @@ import warnings
 from sorry_env import gym_env as _moved
 from sorry_env.gym_env import ENV_ID, ILLEGAL_REWARD, PolicyInputWrapper, game_tag, observation_space  # noqa: F401
 
-from .gym_factory import opponent_maker
+from .gym_factory import OpponentMaker
 
 warnings.warn(
     "sorry_env.agents.gym_env moved to sorry_env.gym_env (opponents as agents or functions); "
@@ -45,5 +45,5 @@ class SorryGymEnv(_moved.SorryGymEnv):
             illegal_action,
             opponent_sampler,
             render_mode,
-            make_opponent=opponent_maker(torch_threads),
+            make_opponent=OpponentMaker(torch_threads),
         )

@@ -18,20 +18,22 @@ from . import as_agent, set_torch_threads
 from .base import Agent
 
 
-def opponent_maker(torch_threads: int | None = 1) -> Callable[[object], Agent]:
+class OpponentMaker:
     """The env's ``make_opponent``: an Agent from a spec, an Agent or a function
     (:func:`sorry_env.agents.as_agent`). When the agent is a policy, torch gets
     `torch_threads` threads in this process (1, the default, gives way to the
     ``SORRY_TORCH_THREADS`` environment variable when set; ``None`` leaves torch alone):
-    policies evaluate one position at a time, where more threads only add contention."""
+    policies evaluate one position at a time, where more threads only add contention.
+    A class rather than a closure, so an env holding it still pickles."""
 
-    def make_opponent(entry: object) -> Agent:
+    def __init__(self, torch_threads: int | None = 1):
+        self.torch_threads = torch_threads
+
+    def __call__(self, entry: object) -> Agent:
         agent = as_agent(entry)
-        if torch_threads is not None and getattr(agent, "uses_torch", False):
-            set_torch_threads(None if torch_threads == 1 else torch_threads)
+        if self.torch_threads is not None and getattr(agent, "uses_torch", False):
+            set_torch_threads(None if self.torch_threads == 1 else self.torch_threads)
         return agent
-
-    return make_opponent
 
 
 def make_gym_env(
@@ -48,7 +50,7 @@ def make_gym_env(
 ) -> SorryGymEnv:
     """The single-agent Gymnasium env with opponents given as agent specs, Agent objects or
     functions (what ``gymnasium.make("sorry_env/Sorry-v1", ...)`` calls); the arguments are
-    :class:`sorry_env.gym_env.SorryGymEnv`'s, and `torch_threads` as in :func:`opponent_maker`.
+    :class:`sorry_env.gym_env.SorryGymEnv`'s, and `torch_threads` as in :class:`OpponentMaker`.
     An `opponent_sampler` may return specs too."""
     return SorryGymEnv(
         num_players=num_players,
@@ -60,7 +62,7 @@ def make_gym_env(
         illegal_action=illegal_action,
         opponent_sampler=opponent_sampler,
         render_mode=render_mode,
-        make_opponent=opponent_maker(torch_threads),
+        make_opponent=OpponentMaker(torch_threads),
     )
 
 

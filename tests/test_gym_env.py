@@ -294,3 +294,15 @@ def test_agent_objects_give_the_same_episodes_as_their_specs():
             results.append((np.stack(trace), reward, info))
         np.testing.assert_array_equal(results[0][0], results[1][0])
         assert results[0][1:] == results[1][1:]
+
+
+def test_an_env_made_from_specs_pickles_and_the_copy_plays_on_alike():
+    import pickle
+
+    env = make_gym_env(2, "random", seat=0)
+    obs, _ = env.reset(seed=3)
+    copy = pickle.loads(pickle.dumps(env))
+    action = int(np.flatnonzero(obs["action_mask"])[0])
+    first, second = env.step(action), copy.step(action)
+    np.testing.assert_array_equal(first[0]["observation"], second[0]["observation"])
+    np.testing.assert_array_equal(env.state, copy.state)
