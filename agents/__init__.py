@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from sorry_env import game, games
+from sorry_env.agent import agent_label  # one home: the core (its envs label opponents too)
 from sorry_env.numba_cache import clear_stale
 
 # Agents compile code that calls the engine: recompile when either changes (one rule for every
@@ -135,15 +136,6 @@ def as_agent(agent, seed=None) -> Agent:
         f"an agent is a spec (text), an agents.Agent or a function from the observation dict "
         f"to an action; got {agent!r}"
     )
-
-
-def agent_label(agent) -> str:
-    """A short display name: a spec's file name for files, else the spec or the agent's name."""
-    if isinstance(agent, str):
-        return os.path.basename(agent) if agent.endswith((".safetensors", ".zip")) else agent
-    if isinstance(agent, Agent):
-        return agent.name
-    return getattr(agent, "__name__", None) or type(agent).__name__
 
 
 def action_for(env, agent, rng: np.random.Generator | None = None) -> int:

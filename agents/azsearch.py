@@ -46,9 +46,9 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.rules import DEFAULT_MAX_TURNS, N_CARDS, Rules, get_rules
+from sorry_env.simulate import card_chances, is_chance_node, seed_from
 
 from .base import ChoosingAgent, Turn
-from .simulate import card_chances, is_chance_node, seed_from
 from .value_net import net_logits, pack
 
 MAX_TURNS = DEFAULT_MAX_TURNS

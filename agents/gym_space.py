@@ -1,35 +1,14 @@
-"""The observation space of the Gymnasium env (:mod:`sorry_env.agents.gym_env`) and what it records about
-its game, apart from the env so a saved model can be checked (:mod:`sorry_env.agents.sb3_agent`)
-without importing the env."""
+"""Deprecated: moved to :mod:`sorry_env.gym_space` (the board game's code lives with the game).
+Importing this name warns once and gives that module itself (one module object)."""
 
-from __future__ import annotations
+import sys
+import warnings
 
-import numpy as np
-from gymnasium import spaces
+from sorry_env import gym_space as _moved
 
-from sorry_env import game
-from sorry_env.observation import OBS_SIZE
-from sorry_env.version import GYM_ENV_ID
-
-from .policy_input import layout, rules_dict
-
-ENV_ID = GYM_ENV_ID  # one home: sorry_env/version.py
-
-
-def game_tag(rules, num_players: int) -> dict:
-    """What an observation space records about its game (sb3 saves it with a model as plain
-    JSON, so :mod:`sorry_env.agents.sb3_agent` can check a model against a game without unpickling)."""
-    return {"env": ENV_ID, "layout": layout(rules), "rules": rules_dict(rules), "num_players": int(num_players)}
-
-
-def observation_space(rules, num_players: int) -> spaces.Dict:
-    """The observation space of the env (and of the PettingZoo env) for a game."""
-    n_actions = game.num_actions(rules)
-    space = spaces.Dict(
-        {
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (n_actions,), dtype=np.int8),
-        }
-    )
-    space.sorry_game = game_tag(rules, num_players)  # type: ignore[attr-defined]  # saved with the space
-    return space
+warnings.warn(
+    "sorry_env.agents.gym_space moved to sorry_env.gym_space; import it from there",
+    DeprecationWarning,
+    stacklevel=2,
+)
+sys.modules[__name__] = _moved

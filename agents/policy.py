@@ -2,7 +2,7 @@
 
 Policy input
 ------------
-A policy sees one float32 vector per decision (:func:`sorry_env.agents.policy_input.policy_input`): the
+A policy sees one float32 vector per decision (:func:`sorry_env.policy_input.policy_input`): the
 env's observation of the acting seat (``OBS_SIZE`` floats) followed by that seat's own view of
 the engine state array (``STATE_SIZE`` small integers; the draw order and, with hands, the
 other hands hidden). Nothing the seat cannot see enters it, so every preset, play for points
@@ -12,7 +12,7 @@ Actor kinds (``network.kind``)
 ------------------------------
 - ``mlp``: an MLP maps the observation to one logit per action.
 - ``afterstate``: an MLP scores the observation of the position each legal move leads to
-  (:mod:`sorry_env.agents.policy_input`); the score is that move's logit. One small network, shared by
+  (:mod:`sorry_env.policy_input`); the score is that move's logit. One small network, shared by
   all moves, that judges positions: what the heuristic agent does by hand.
 
 Policy file format (one ``.safetensors`` file, loaded without executing code)
@@ -60,11 +60,11 @@ from torch import nn
 
 from sorry_env import game, games
 from sorry_env.observation import OBS_SIZE
+from sorry_env.policy_input import INPUT_SIZE, afterstates, layout, policy_input, rules_dict, rules_from_dict
 from sorry_env.rules import Rules, get_rules
 
 from . import tensor_file
 from .base import Agent, Turn
-from .policy_input import INPUT_SIZE, afterstates, layout, policy_input, rules_dict, rules_from_dict
 from .tensor_file import excerpt
 
 FORMAT = games.game_type("sorry").policy_format

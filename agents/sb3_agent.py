@@ -1,7 +1,7 @@
 """An sb3-contrib MaskablePPO model (``.zip``) trained on the Gymnasium env, as an agent.
 
 The Gymnasium env's observation space records its game (``space.sorry_game``: env id,
-input/action layout, rules, player count; :func:`sorry_env.agents.gym_space.game_tag`), and
+input/action layout, rules, player count; :func:`sorry_env.gym_space.game_tag`), and
 stable-baselines3 saves that record with the model as plain JSON. An sb3 model is therefore
 checked against the game *before* anything in it is unpickled: a model made for another
 observation or action size, other rules or another player count is refused with a message.
@@ -26,11 +26,11 @@ import zipfile
 import numpy as np
 
 from sorry_env import files, game
+from sorry_env.gym_space import ENV_ID, observation_space
+from sorry_env.policy_input import layout, rules_dict, rules_from_dict
 from sorry_env.rules import get_rules
 
 from .base import Agent, Turn
-from .gym_space import ENV_ID, observation_space
-from .policy_input import layout, rules_dict, rules_from_dict
 
 # sb3-contrib's policy for Dict observations, recognised in the JSON by its module and the
 # qualified name in its __init__'s repr, so it need not be unpickled.

@@ -1,68 +1,14 @@
-"""Compiled helpers that agents share: successors of a position, the chance layer, and the
-determinization of hidden cards.
+"""Deprecated: moved to :mod:`sorry_env.simulate` (the board game's code lives with the game).
+Importing this name warns once and gives that module itself (one module object)."""
 
-They are thin wrappers over :mod:`sorry_env.engine` (the only place rules live), written in
-numba so that search loops never return to Python.
-"""
+import sys
+import warnings
 
-import numpy as np
-from numba import njit
+from sorry_env import simulate as _moved
 
-from sorry_env import engine as E
-from sorry_env.engine import action_buffer, determinize  # noqa: F401  (engine functions, kept importable here)
-from sorry_env.geometry import N_SEATS
-from sorry_env.rules import N_CARDS, R_HAND_SIZE, R_PACK, R_PACK_SIZE
-
-
-@njit(cache=True)
-def after_move_into(child, state, rules, action):
-    """`child` := `state` after `action` (E.play: the move and the end of the turn, the next
-    card not drawn yet). Without hands that is a chance node, the end of the game, or the
-    same player's decision when a split seven is under way; with hands the next decision."""
-    child[:] = state
-    E.play(child, rules, action)
-
-
-@njit(cache=True)
-def is_chance_node(state, rules):
-    """A running game waiting for the next card to be drawn (never the case with hands)."""
-    return (
-        E.winner(state) < 0
-        and E.card_index(state) < 0
-        and rules[R_HAND_SIZE] == 0
-        and not E.fire_decision_pending(state)  # Fire and Ice: a decision before the draw
-    )
-
-
-@njit(cache=True)
-def card_chances(state, rules, chances):
-    """chances[c]: how likely a player is to have card c to play next turn, from public
-    counts only. Without hands, the probability that c is the next draw (the whole pack when
-    the pile is empty and will be reshuffled). With hands, the probability that a hand of
-    the rules' size, dealt from all cards not yet discarded, holds at least one c."""
-    pool = np.empty(N_CARDS)
-    total = 0.0
-    for c in range(N_CARDS):
-        pool[c] = E.pile_count(state, c)
-        if rules[R_HAND_SIZE]:
-            for seat in range(N_SEATS):
-                pool[c] += E.hand_count(state, seat, c)
-        total += pool[c]
-    if total == 0.0:
-        for c in range(N_CARDS):
-            pool[c] = rules[R_PACK + c]
-        total = rules[R_PACK_SIZE]
-    hand = rules[R_HAND_SIZE]
-    for c in range(N_CARDS):
-        if hand == 0:
-            chances[c] = pool[c] / total
-        else:
-            missing = 1.0  # hypergeometric: no copy of c among `hand` cards
-            for j in range(hand):
-                missing *= max(total - pool[c] - j, 0.0) / max(total - j, 1.0)
-            chances[c] = 1.0 - missing
-
-
-def seed_from(rng: np.random.Generator) -> int:
-    """A 32-bit seed for a compiled search, drawn from an agent's generator."""
-    return int(rng.integers(0, 2**32))
+warnings.warn(
+    "sorry_env.agents.simulate moved to sorry_env.simulate; import it from there",
+    DeprecationWarning,
+    stacklevel=2,
+)
+sys.modules[__name__] = _moved

@@ -130,7 +130,7 @@ def main():
 
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     # imported here, after the thread count is set: the import compiles the opponents' code
-    from sorry_env.agents.vector_opponents import VectorOpponentEnv
+    from sorry_env.vector_opponents import VectorOpponentEnv
 
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}, numba threads {numba.get_num_threads()}")
     print(

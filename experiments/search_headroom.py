@@ -38,8 +38,6 @@ from tqdm import tqdm
 
 from sorry_env import engine as E
 from sorry_env import game
-from sorry_env.agents.evaluation import DEFAULT_WEIGHTS
-from sorry_env.agents.heuristic import heuristic_choice
 from sorry_env.agents.montecarlo import (
     MAX_TURNS,
     SEED_RANGE,
@@ -49,9 +47,11 @@ from sorry_env.agents.montecarlo import (
     playout_decision,
     playout_result,
 )
-from sorry_env.agents.simulate import action_buffer, after_move_into, determinize
 from sorry_env.agents.value_net import NO_NET
+from sorry_env.evaluation import DEFAULT_WEIGHTS
 from sorry_env.rules import CARD_NAMES, DEFAULT_PRESET, PRESETS
+from sorry_env.scripted_choices import heuristic_choice
+from sorry_env.simulate import action_buffer, after_move_into, determinize
 
 
 # Not cached: numba cannot cache functions of a module loaded by path (the tests do that).

@@ -4,8 +4,12 @@
 - :mod:`sorry_env.game`: the engine as plain functions, for search and tools.
 - :mod:`sorry_env.rules`: rule configurations and presets.
 - ``gymnasium.make("sorry_env/Sorry-v1", num_players=2, opponents=["heuristic"])``: a
-  single-agent Gymnasium env (one seat learns, agents play the others), registered here and
-  defined in :mod:`sorry_env.agents.gym_env` (imported only when made: sorry_env never imports agents).
+  single-agent Gymnasium env (one seat learns, agents play the others), defined in
+  :mod:`sorry_env.gym_env` and registered here with the entry point
+  :func:`sorry_env.agents.gym_factory.make_gym_env`, which turns opponent specs into agents
+  (imported only when made: sorry_env never imports agents).
+- :mod:`sorry_env.vector` and :mod:`sorry_env.vector_opponents`: batched envs (self-play, and
+  one learner against compiled opponents).
 - :mod:`sorry_env.games`: the game registry; every registered game's env is registered with
   PettingZoo under its ``GameType.env_id``.
 """
@@ -73,6 +77,7 @@ if _register is not None:
     for _kind in _other_builtin_game_types():
         if _kind.env_entry_point:
             _register("aec", _kind.env_id, entry_point=_kind.env_entry_point)
-# A string entry point: gymnasium imports agents.gym_env when the env is made, not here.
+# A string entry point: gymnasium imports the agents package (which turns opponent specs into
+# agents) when the env is made, not here.
 if GYM_ENV_ID not in _gymnasium.registry:
-    _gymnasium.register(id=GYM_ENV_ID, entry_point="sorry_env.agents.gym_env:SorryGymEnv")
+    _gymnasium.register(id=GYM_ENV_ID, entry_point="sorry_env.agents.gym_factory:make_gym_env")

@@ -1,22 +1,31 @@
 """The agent interface of every registered game (:mod:`sorry_env.games`): :class:`Agent`
-(``reset(seed)``, ``act(turn)``, ``check_game``) and :class:`GameTurn`, what an agent of a game
-other than the board game is shown when it must act.
+(``reset(seed)``, ``act(turn)``, ``check_game``), :class:`Turn`, what an agent of the board
+game is shown when it must act, :class:`GameTurn`, the same for every other game, and
+:class:`CallableAgent` (a function of the observation dict as an agent).
 
 It lives in the core so that a game's own agents (e.g. a game folder's ``agents.py``, named
-by its ``GameType.agents_module``) can be written beside the game without importing
-``sorry_env.agents``. The board game's agents act on ``sorry_env.agents.base.Turn`` (the
-same interface, with the rules in it); ``sorry_env.agents.base`` re-exports :class:`Agent`
-from here, so there is one class object.
+by its ``GameType.agents_module``) and the envs that take agents as opponents
+(:mod:`sorry_env.gym_env`) need nothing from ``sorry_env.agents``;
+``sorry_env.agents.base`` re-exports these names from here, so there is one class object each.
+
+An agent of the board game sees a :class:`Turn`: the acting seat, the rules, the legal
+actions and a *public* engine state. The public state is a copy whose hidden parts (the
+order of the draw pile and the generator that would reshuffle it) are scrambled, so an agent
+can use the engine for search but cannot peek at the next card.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any
 
 import numpy as np
 
-from . import games
+from . import engine as E
+from . import game, games
+from .observation import OBS_SIZE, observe
+from .rules import Rules, get_rules
 
 
 class Agent:
@@ -50,6 +59,44 @@ class Agent:
             raise ValueError(f"agent {self.name!r} plays {theirs}; it cannot play {games.game_type(game_id).long_name}")
 
 
+def public_view(state: np.ndarray, rules: Rules, rng: np.random.Generator) -> np.ndarray:
+    """A copy of `state` with everything the acting player cannot see re-drawn from `rng`:
+    the draw-pile order, the other players' hands (play for points; dealt again from the
+    unseen cards) and the generator state."""
+    return game.public_view(state, rules, rng)  # one home: sorry_env.game
+
+
+@dataclasses.dataclass(frozen=True)
+class Turn:
+    """What an agent of the board game is shown when it must act."""
+
+    state: np.ndarray  # public engine state (see public_view); the card to play is in it
+    rules: Rules
+    seat: int
+    legal: np.ndarray  # legal action indices, sorted
+
+    @classmethod
+    def from_state(
+        cls, state: np.ndarray, rules: Rules | str, rng: np.random.Generator, legal: np.ndarray | None = None
+    ) -> Turn:
+        """The turn of the seat to move in the true game `state`, with everything that seat
+        cannot see re-drawn from `rng` (:func:`public_view`). The one way to build a Turn
+        from a real game, so no caller can hand an agent the draw order by mistake.
+        `legal` may pass the legal actions when the caller already has them."""
+        rules = get_rules(rules)
+        if legal is None:
+            legal = game.legal_actions(state, rules)
+        return cls(public_view(state, rules, rng), rules, int(E.to_move(state)), np.asarray(legal, dtype=np.int64))
+
+    def observation(self) -> dict:
+        """The env's observation dict for this seat (for policy agents)."""
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        observe(self.state, game.rules_array(self.rules), self.seat, obs)
+        mask = np.zeros(game.num_actions(self.rules), dtype=np.int8)
+        mask[self.legal] = 1
+        return {"observation": obs, "action_mask": mask}
+
+
 @dataclasses.dataclass(frozen=True)
 class GameTurn:
     """What an agent of a registered game other than the board game is shown when it must act."""
@@ -80,3 +127,34 @@ class GameTurn:
         mask = np.zeros(self.game.num_actions, dtype=np.int8)
         mask[self.legal] = 1
         return {"observation": self.game.observation(self.state, self.seat), "action_mask": mask}
+
+
+class CallableAgent(Agent):
+    """A function as an agent: `fn` gets the acting seat's observation dict (the PettingZoo
+    env's: ``{"observation": float32[OBS_SIZE], "action_mask": int8[n_actions]}``, built by
+    the same encoder) and returns an action index. Whoever plays it checks the action."""
+
+    game_ids = None  # every registered game's turn has an observation dict
+
+    def __init__(self, fn, name: str | None = None, seed=None):
+        if not callable(fn):
+            raise TypeError(f"an opponent function must be callable, got {fn!r}")
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        self.reset(seed)
+
+    def act(self, turn: Turn | GameTurn) -> int:
+        action = self.fn(turn.observation())
+        try:
+            return int(np.asarray(action).item())  # numpy scalars and 1-element arrays (sb3's predict)
+        except (TypeError, ValueError):
+            raise ValueError(f"agent {self.name!r} returned {action!r}, not an action index") from None
+
+
+def agent_label(agent: Any) -> str:
+    """A short display name: a spec's file name for files, else the spec or the agent's name."""
+    if isinstance(agent, str):
+        return os.path.basename(agent) if agent.endswith((".safetensors", ".zip")) else agent
+    if isinstance(agent, Agent):
+        return agent.name
+    return getattr(agent, "__name__", None) or type(agent).__name__

@@ -1,5 +1,5 @@
 """The 32-bit random generator every compiled engine keeps in its state (the board game's, the
-other registered games', and the compiled opponents' of agents.vector_opponents): a linear congruential
+other registered games', and the compiled opponents' of sorry_env.vector_opponents): a linear congruential
 step and an output hash, written once. The hash hides the weak low bits of the raw sequence."""
 
 from numba import njit

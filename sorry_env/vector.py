@@ -4,12 +4,13 @@
 gives one action per game, for whichever seat is to move in that game. Games that end are
 reset in the same call (see *Autoreset* below). The compiled-opponent mode (the caller acts
 for one learner seat, random / greedy / heuristic opponents move inside the compiled loop)
-lives in :mod:`sorry_env.agents.vector_opponents`: it needs the agents' compiled move choices, and
-``sorry_env`` never imports ``agents``. Both modes share the per-game primitives below.
+lives beside it in :mod:`sorry_env.vector_opponents` (its opponents are the board game's
+compiled scripted choices, :mod:`sorry_env.scripted_choices`). Both modes share the per-game
+primitives below.
 
 Gymnasium's vector wrappers (``RecordEpisodeStatistics``, ``NormalizeReward``) want one reward
 per game and, as ``make_vec``, NEXT_STEP autoreset: use :class:`SorrySeatVectorEnv` (self-play,
-one seat's reward) or ``sorry_env.agents.vector_opponents.VectorOpponentEnv`` (one learner against
+one seat's reward) or ``sorry_env.vector_opponents.VectorOpponentEnv`` (one learner against
 compiled opponents), not ``SorryVectorEnv``, whose rewards are per seat.
 
 Arrays (``B = num_envs``, ``N = n_actions``)
@@ -104,7 +105,7 @@ def episode_seed(game_seed, episode):
     return value ^ (value >> 16)
 
 
-# ---- per-game primitives (shared with agents.vector_opponents) -----------------------------
+# ---- per-game primitives (shared with vector_opponents) -----------------------------
 @njit(cache=True)
 def new_episode(state, rules, active, game_seed, episode):
     """Start episode `episode` of the game seeded `game_seed` in `state`."""
@@ -474,7 +475,7 @@ class SorrySeatVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
     move, mask all zero) with the reward and flags; the next ``step`` starts the next episode
     in that slot, ignores the action given for it and returns reward 0 (Gymnasium's
     NEXT_STEP contract). To train one seat against fixed opponents use
-    :class:`sorry_env.agents.vector_opponents.VectorOpponentEnv` instead: its rewards are already the
+    :class:`sorry_env.vector_opponents.VectorOpponentEnv` instead: its rewards are already the
     learner's."""
 
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # type: ignore[misc]

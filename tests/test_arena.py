@@ -154,9 +154,9 @@ def test_an_sb3_model_for_another_observation_is_refused(tmp_path):
     from gymnasium.wrappers import FlattenObservation
     from sb3_contrib import MaskablePPO
 
-    from sorry_env.agents.gym_env import SorryGymEnv
+    from sorry_env.agents.gym_factory import make_gym_env
 
-    flat = FlattenObservation(SorryGymEnv(2, "random"))
+    flat = FlattenObservation(make_gym_env(2, "random"))
     model = MaskablePPO("MlpPolicy", flat, n_steps=32, batch_size=32, n_epochs=1, device="cpu")
     model.save(tmp_path / "flat.zip")
     with pytest.raises(ValueError, match="was not trained on the Gymnasium env sorry_env/Sorry-v1"):

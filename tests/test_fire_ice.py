@@ -394,10 +394,10 @@ def test_pettingzoo_api_seed_and_pickle(players):
 
 
 def test_gymnasium_env_shows_the_fire_decision():
-    from sorry_env.agents.gym_env import SorryGymEnv
+    from sorry_env.agents.gym_factory import make_gym_env
     from sorry_env.observation import FIRE_DECISION_INDEX, ICE_BASE
 
-    env = SorryGymEnv(num_players=2, opponents=("heuristic",), rules=RULES, seat=0)
+    env = make_gym_env(num_players=2, opponents=("heuristic",), rules=RULES, seat=0)
     rng = np.random.default_rng(0)
     seen_decision = seen_ice = False
     for episode in range(4):

@@ -327,7 +327,7 @@ def test_a_tournament_and_a_trained_policy_of_the_toy_game(tmp_path):
 def test_one_rules_codec_for_replays_and_policy_files():
     import dataclasses
 
-    from sorry_env.agents.policy_input import rules_from_dict
+    from sorry_env.policy_input import rules_from_dict
     from sorry_env.replay import ReplayError, _rules_from
     from sorry_env.rules import PRESETS, rules_from_json, rules_to_json
 

@@ -1,5 +1,6 @@
-"""The single-agent Gymnasium env (agents.gym_env): the learner's own reward, the PettingZoo
-env's observation, opponents of every kind, illegal actions, checkers and vector envs."""
+"""The single-agent Gymnasium env (sorry_env.gym_env; made from specs by agents.gym_factory): the
+learner's own reward, the PettingZoo env's observation, opponents of every kind, illegal actions,
+checkers and vector envs."""
 
 import warnings
 
@@ -10,9 +11,10 @@ import pytest
 import sorry_env
 from sorry_env import agents, game
 from sorry_env import engine as E
-from sorry_env.agents.gym_env import PolicyInputWrapper, SorryGymEnv
+from sorry_env.agents.gym_factory import make_gym_env
 from sorry_env.agents.policy import Actor, save_policy
-from sorry_env.agents.policy_input import INPUT_SIZE, policy_input
+from sorry_env.gym_env import PolicyInputWrapper, SorryGymEnv
+from sorry_env.policy_input import INPUT_SIZE, policy_input
 from sorry_env.training.opponents import OpponentPool
 
 # Seat 2 is one step from winning: its last pawn is on safe 4 and the draw pile holds only 1s.
@@ -63,11 +65,11 @@ def test_registered_on_import_and_passes_both_checkers():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a checker warning fails the test
         check_env(env.unwrapped)
-        sb3_check_env(SorryGymEnv(4, "random"))
+        sb3_check_env(make_gym_env(4, "random"))
 
 
 def test_same_observation_as_the_pettingzoo_env_and_seeded_resets_repeat():
-    env = SorryGymEnv(2, "random", seat=2)
+    env = make_gym_env(2, "random", seat=2)
     obs, _ = env.reset(seed=5)
     assert env.observation_space.contains(obs)
     pz = sorry_env.raw_env(num_players=2)
@@ -77,12 +79,12 @@ def test_same_observation_as_the_pettingzoo_env_and_seeded_resets_repeat():
     np.testing.assert_array_equal(obs["action_mask"], expected["action_mask"])
     np.testing.assert_array_equal(env.action_masks(), expected["action_mask"].astype(bool))
     assert env.observation_space == pz.observation_space("player_2")
-    again, _ = SorryGymEnv(2, "random", seat=2).reset(seed=5)
+    again, _ = make_gym_env(2, "random", seat=2).reset(seed=5)
     np.testing.assert_array_equal(obs["observation"], again["observation"])
 
 
 def test_learner_that_loses_gets_minus_one_and_one_that_wins_plus_one():
-    env = SorryGymEnv(2, "random")
+    env = make_gym_env(2, "random")
     obs, _ = env.reset(seed=0, options={"state": OPPONENT_WINS_NEXT, "seat": 0})
     assert np.flatnonzero(obs["action_mask"]).tolist() == [0]  # PASS only
     obs, reward, terminated, truncated, info = env.step(0)
@@ -108,7 +110,7 @@ PARTNER_WINS_NEXT = {
 
 
 def test_team_win_finished_by_the_partner_pays_the_learner():
-    env = SorryGymEnv(4, "random", "parker1958_teams")
+    env = make_gym_env(4, "random", "parker1958_teams")
     obs, _ = env.reset(seed=0, options={"state": PARTNER_WINS_NEXT, "seat": 0})
     assert np.flatnonzero(obs["action_mask"]).tolist() == [0]  # PASS only
     _, reward, terminated, _, info = env.step(0)
@@ -120,7 +122,7 @@ def test_team_win_finished_by_the_partner_pays_the_learner():
 def test_rewards_match_the_winner_over_many_games(num_players):
     """Over whole games the return is +1 exactly when the learner's seat won, whichever seat
     it sat in, and the learner acts only on its own turns."""
-    env = SorryGymEnv(num_players, "random")
+    env = make_gym_env(num_players, "random")
     rng = np.random.default_rng(0)
     seats_seen = set()
     for g in range(20):
@@ -135,18 +137,18 @@ def test_rewards_match_the_winner_over_many_games(num_players):
 
 
 def test_a_fixed_seat_is_kept():
-    env = SorryGymEnv(4, "random", seat=3)
+    env = make_gym_env(4, "random", seat=3)
     assert {env.reset(seed=g)[0] is not None and env.learner_seat for g in range(5)} == {3}
 
 
 def test_illegal_actions_lose_by_default_or_raise():
-    env = SorryGymEnv(2, "random")
+    env = make_gym_env(2, "random")
     env.reset(seed=0, options={"state": OPPONENT_WINS_NEXT, "seat": 0})
     _obs, reward, terminated, truncated, info = env.step(5)
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
     env.reset(seed=0)
     assert env.step(10_000)[1:3] == (-1.0, True)  # out of range: the same
-    strict = SorryGymEnv(2, "random", illegal_action="raise")
+    strict = make_gym_env(2, "random", illegal_action="raise")
     strict.reset(seed=0, options={"state": OPPONENT_WINS_NEXT, "seat": 0})
     with pytest.raises(ValueError, match=r"illegal learner action 5 at seat 0; legal: \[0\]"):
         strict.step(5)
@@ -162,12 +164,12 @@ def test_opponents_of_every_kind_play(tmp_path):
         seen.append(observation["observation"].shape)
         return int(np.flatnonzero(observation["action_mask"])[0])
 
-    env = SorryGymEnv(4, ["heuristic", agents.RandomAgent(), first_legal], seat=0)
+    env = make_gym_env(4, ["heuristic", agents.RandomAgent(), first_legal], seat=0)
     obs, _ = env.reset(seed=1)
     assert [label for label, _ in env.opponents.values()] == ["heuristic", "random", "first_legal"]
     play_out(env, obs, np.random.default_rng(1))
     assert seen and seen[0] == (sorry_env.observation.OBS_SIZE,)
-    env = SorryGymEnv(2, [policy])
+    env = make_gym_env(2, [policy])
     play_out(env, env.reset(seed=0)[0], np.random.default_rng(0))
 
 
@@ -183,24 +185,24 @@ def test_opponents_of_every_kind_play(tmp_path):
 )
 def test_bad_opponents_are_refused_before_any_episode(opponents, message):
     with pytest.raises(ValueError, match=message):
-        SorryGymEnv(2, opponents)
+        make_gym_env(2, opponents)
 
 
 def test_bad_settings_are_refused(tmp_path):
     with pytest.raises(ValueError, match="trained for 4 players, not 2"):
-        SorryGymEnv(2, [write_policy(tmp_path / "p4.safetensors", num_players=4)])
+        make_gym_env(2, [write_policy(tmp_path / "p4.safetensors", num_players=4)])
     with pytest.raises(ValueError, match=r"seat must be None .* \(0, 2\), got 1"):
-        SorryGymEnv(2, "random", seat=1)
+        make_gym_env(2, "random", seat=1)
     with pytest.raises(ValueError, match="illegal_action must be"):
-        SorryGymEnv(2, "random", illegal_action="ignore")
+        make_gym_env(2, "random", illegal_action="ignore")
     with pytest.raises(RuntimeError, match="call reset"):
-        SorryGymEnv(2, "random").step(0)
+        make_gym_env(2, "random").step(0)
     with pytest.raises(TypeError, match="opponents: give a list of agents"):
-        SorryGymEnv(2, None)
+        make_gym_env(2, None)
 
 
 def test_an_opponent_that_plays_an_illegal_move_is_named_with_the_legal_moves():
-    env = SorryGymEnv(2, [lambda observation: 999], seat=0)
+    env = make_gym_env(2, [lambda observation: 999], seat=0)
     with pytest.raises(
         ValueError,
         match=r"opponent '<lambda>' \(seat 2\) chose illegal action 999 in episode "
@@ -211,7 +213,7 @@ def test_an_opponent_that_plays_an_illegal_move_is_named_with_the_legal_moves():
 
 
 def test_policy_input_wrapper_gives_the_policy_agents_input():
-    env = PolicyInputWrapper(SorryGymEnv(2, "random"))
+    env = PolicyInputWrapper(make_gym_env(2, "random"))
     obs, _ = env.reset(seed=3)
     assert obs.shape == (INPUT_SIZE,) and env.observation_space.contains(obs)
     raw = env.unwrapped
@@ -222,9 +224,9 @@ def test_policy_input_wrapper_gives_the_policy_agents_input():
 def test_snapshot_opponents_from_a_pool_and_one_leaving_the_window_mid_game(tmp_path):
     pool = OpponentPool({"snapshots": 1.0}, snapshot_window=1)
     with pytest.raises(ValueError, match="no snapshot"):
-        SorryGymEnv(2, opponent_sampler=pool.sample).reset(seed=0)
+        make_gym_env(2, opponent_sampler=pool.sample).reset(seed=0)
     pool.add_snapshot(write_policy(tmp_path / "a.safetensors"))
-    env = SorryGymEnv(2, opponent_sampler=pool.sample)
+    env = make_gym_env(2, opponent_sampler=pool.sample)
     obs, _ = env.reset(seed=0)
     assert [label for label, _ in env.opponents.values()] == ["policy:untrained"]
     pool.add_snapshot(write_policy(tmp_path / "b.safetensors"))  # evicts a from memory
@@ -245,10 +247,62 @@ def test_vector_envs_gymnasium_sync_async_and_sb3_subproc():
             actions = [int(np.flatnonzero(mask)[0]) for mask in obs["action_mask"]]
             obs, _rewards, *_ = venv.step(np.array(actions))
         venv.close()
-    venv = SubprocVecEnv([lambda: SorryGymEnv(2, "heuristic")] * 2)
+    venv = SubprocVecEnv([lambda: make_gym_env(2, "heuristic")] * 2)
     venv.seed(0)
     obs = venv.reset()
     masks = np.stack(venv.env_method("action_masks"))
     assert masks.shape == (2, 142) and (masks == obs["action_mask"].astype(bool)).all()
     venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
     venv.close()
+
+
+def test_the_core_env_takes_agents_and_functions_and_refuses_specs_naming_the_way_in():
+    def first_legal(observation):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    env = SorryGymEnv(4, [agents.HeuristicAgent(), agents.RandomAgent(), first_legal], seat=0)
+    obs, _ = env.reset(seed=1)
+    assert [label for label, _ in env.opponents.values()] == ["heuristic", "random", "first_legal"]
+    play_out(env, obs, np.random.default_rng(1))
+    with pytest.raises(ValueError, match=r"opponent 1 \(heuristic\): 'heuristic' is an agent spec.*gymnasium\.make"):
+        SorryGymEnv(2, ["heuristic"])
+    with pytest.raises(TypeError, match=r"opponents: .*got None.*gymnasium\.make"):
+        SorryGymEnv(2)
+    with pytest.raises(TypeError, match="make_opponent must be a function"):
+        SorryGymEnv(2, [first_legal], make_opponent="heuristic")
+    with pytest.raises(ValueError, match="make_opponent returned 3, not an Agent"):
+        SorryGymEnv(2, [first_legal], make_opponent=lambda entry: 3)
+
+
+def test_agent_objects_give_the_same_episodes_as_their_specs():
+    """The core env with Agent objects and gymnasium.make with the specs naming them play the
+    same games for the same seeds (the factory only turns specs into agents)."""
+    made = gymnasium.make("sorry_env/Sorry-v1", num_players=4, opponents=["heuristic", "greedy", "random"])
+    direct = SorryGymEnv(4, [agents.HeuristicAgent(), agents.GreedyAgent(), agents.RandomAgent()])
+    assert made.spec.entry_point == "sorry_env.agents.gym_factory:make_gym_env"
+    assert made.observation_space == direct.observation_space and made.action_space == direct.action_space
+    for seed in (0, 7):
+        results = []
+        for env in (made, direct):
+            obs, _ = env.reset(seed=seed)
+            rng, trace = np.random.default_rng(seed), [obs["observation"].copy()]
+            while True:
+                obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                trace.append(obs["observation"].copy())
+                if terminated or truncated:
+                    break
+            results.append((np.stack(trace), reward, info))
+        np.testing.assert_array_equal(results[0][0], results[1][0])
+        assert results[0][1:] == results[1][1:]
+
+
+def test_an_env_made_from_specs_pickles_and_the_copy_plays_on_alike():
+    import pickle
+
+    env = make_gym_env(2, "random", seat=0)
+    obs, _ = env.reset(seed=3)
+    copy = pickle.loads(pickle.dumps(env))
+    action = int(np.flatnonzero(obs["action_mask"])[0])
+    first, second = env.step(action), copy.step(action)
+    np.testing.assert_array_equal(first[0]["observation"], second[0]["observation"])
+    np.testing.assert_array_equal(env.state, copy.state)

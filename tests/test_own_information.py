@@ -11,12 +11,13 @@ from test_policy import play_game, write_policy  # tests/ is on sys.path (pytest
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.agents import Turn
-from sorry_env.agents.gym_env import PolicyInputWrapper, SorryGymEnv
+from sorry_env.agents.gym_factory import make_gym_env
 from sorry_env.agents.policy import PolicyAgent
-from sorry_env.agents.policy_input import afterstates, policy_input
-from sorry_env.agents.vector_opponents import VectorOpponentEnv
+from sorry_env.gym_env import PolicyInputWrapper
 from sorry_env.observation import OBS_SIZE
+from sorry_env.policy_input import afterstates, policy_input
 from sorry_env.rules import CARD_NAMES, PRESETS, get_rules
+from sorry_env.vector_opponents import VectorOpponentEnv
 
 
 def positions(rules, num_players, seed, moves=60):
@@ -137,7 +138,7 @@ def test_the_training_envs_emit_the_learners_own_view():
     for b in range(3):
         want = policy_input(env.states[b], rules_array, int(info["learner_seat"][b]))
         np.testing.assert_array_equal(obs["observation"][b], want)
-    wrapped = PolicyInputWrapper(SorryGymEnv(num_players=2, rules=rules, opponents="random"))
+    wrapped = PolicyInputWrapper(make_gym_env(num_players=2, rules=rules, opponents="random"))
     obs, _ = wrapped.reset(seed=3)
     inner = wrapped.unwrapped
     np.testing.assert_array_equal(obs, policy_input(inner.state, rules_array, inner.learner_seat))

@@ -12,7 +12,7 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.agents import Turn, make_agent
 from sorry_env.agents.policy import Actor, PolicyAgent, masked_logits, save_policy
-from sorry_env.agents.policy_input import INPUT_SIZE, policy_input
+from sorry_env.policy_input import INPUT_SIZE, policy_input
 
 
 def write_policy(path, num_players=2, rules="hasbro2003", kind="afterstate", seed=0):

@@ -7,10 +7,11 @@ import shutil
 import numpy as np
 import pytest
 
-from sorry_env.agents.gym_env import PolicyInputWrapper, SorryGymEnv
+from sorry_env.agents.gym_factory import make_gym_env
 from sorry_env.agents.policy import PolicyAgent, read_metadata
-from sorry_env.agents.policy_input import INPUT_SIZE, STATE_SIZE
+from sorry_env.gym_env import PolicyInputWrapper
 from sorry_env.observation import OBS_SIZE
+from sorry_env.policy_input import INPUT_SIZE, STATE_SIZE
 from sorry_env.training.config import load_config, validate
 from sorry_env.training.export import export_model, export_run
 from sorry_env.training.opponents import OpponentPool
@@ -81,7 +82,7 @@ def test_resume_refuses_a_changed_config(smoke_run, tmp_path):
 
 def sample_inputs(n=300):
     """Policy inputs and legal masks of real positions from random games."""
-    env = PolicyInputWrapper(SorryGymEnv(2, ["random"], illegal_action="raise"))
+    env = PolicyInputWrapper(make_gym_env(2, ["random"], illegal_action="raise"))
     rng = np.random.default_rng(0)
     inputs, masks = [], []
     obs, _ = env.reset(seed=0)

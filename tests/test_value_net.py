@@ -9,9 +9,9 @@ from test_policy import play_game  # tests/ is on sys.path (pytest rootdir impor
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.agents import make_agent
-from sorry_env.agents.evaluation import DEFAULT_WEIGHTS
 from sorry_env.agents.policy import Actor, load_policy, save_policy
 from sorry_env.agents.value_net import net_logit, pack
+from sorry_env.evaluation import DEFAULT_WEIGHTS
 from sorry_env.observation import OBS_SIZE
 from sorry_env.training import value_fit
 from sorry_env.training.outcome_data import OutcomeData

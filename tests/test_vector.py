@@ -1,4 +1,4 @@
-"""The batched env (sorry_env.vector) and its compiled-opponent mode (agents.vector_opponents):
+"""The batched env (sorry_env.vector) and its compiled-opponent mode (sorry_env.vector_opponents):
 the same trajectories as the single env for the same seeds and actions, seeds independent of
 the batch split, masks equal to legal_actions, invariants, and clear errors on bad input."""
 
@@ -9,11 +9,11 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env import vector as V
 from sorry_env.agents import GreedyAgent, HeuristicAgent, Turn
-from sorry_env.agents.policy_input import INPUT_SIZE, policy_input
-from sorry_env.agents.vector_opponents import VectorOpponentEnv
 from sorry_env.env import raw_env
 from sorry_env.observation import OBS_SIZE, observe
+from sorry_env.policy_input import INPUT_SIZE, policy_input
 from sorry_env.rules import PRESETS
+from sorry_env.vector_opponents import VectorOpponentEnv
 
 CASES = [(name, n) for name, rules in PRESETS.items() for n in ((4,) if rules.teams != "none" else (2, 3, 4))]
 

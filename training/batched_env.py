@@ -7,7 +7,7 @@ MaskablePPO (``n_envs = B``), with the per-game trainer env's semantics
 - each episode the learner takes a random seat of the game, and each other seat draws its own
   opponent from the pool (:meth:`sorry_env.training.opponents.OpponentPool.sample`: the mix's agents
   and the learner's snapshots), held for the whole episode;
-- observations are policy inputs float32[B, INPUT_SIZE] (:mod:`sorry_env.agents.policy_input`) of the
+- observations are policy inputs float32[B, INPUT_SIZE] (:mod:`sorry_env.policy_input`) of the
   learner's seat; ``action_masks()`` bool[B, n_actions] its legal actions;
 - the reward is the learner's: +1 when its side won (team rules: a partner's win pays the
   learner), -1 when another side won, 0 before the end and on truncation (``max_turns``);
@@ -19,7 +19,7 @@ MaskablePPO (``n_envs = B``), with the per-game trainer env's semantics
 How the opponents move:
 
 - ``random``, ``greedy`` and ``heuristic`` (by those exact names) move inside one compiled
-  loop over all games (:func:`sorry_env.agents.vector_opponents.scripted_choice`, the batched env's
+  loop over all games (:func:`sorry_env.vector_opponents.scripted_choice`, the batched env's
   compiled opponents; greedy and heuristic choose as their agents do);
 - policy networks (snapshots, policy files in the mix) are evaluated in batches: each round,
   every game whose seat to move is played by the same network gets one forward of that
@@ -50,12 +50,12 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env import vector as V
 from sorry_env.agents import ALIASES, Turn, as_agent
-from sorry_env.agents.evaluation import DEFAULT_WEIGHTS
 from sorry_env.agents.policy import PolicyAgent, masked_logits
-from sorry_env.agents.policy_input import INPUT_SIZE
-from sorry_env.agents.vector_opponents import OPPONENT_KINDS, scripted_choice
+from sorry_env.evaluation import DEFAULT_WEIGHTS
 from sorry_env.observation import OBS_SIZE, observe
+from sorry_env.policy_input import INPUT_SIZE
 from sorry_env.rules import get_rules
+from sorry_env.vector_opponents import OPPONENT_KINDS, scripted_choice
 
 from .opponents import OpponentPool
 from .sb3_policy import actor_logits

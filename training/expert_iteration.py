@@ -86,7 +86,7 @@ def memory_needed_mb(cfg: dict) -> float:
 
     x = cfg[SECTION]
     n_actions = game.num_actions(cfg["game"]["rules"])
-    from sorry_env.agents.policy_input import STATE_SIZE
+    from sorry_env.policy_input import STATE_SIZE
 
     per_decision = 2 * STATE_SIZE + 4 * n_actions + 32
     decisions = x["window"] * x["games"] * DECISIONS_PER_GAME_PER_PLAYER * cfg["game"]["num_players"]
@@ -138,7 +138,7 @@ def selfplay_games(
     from sorry_env import game
     from sorry_env.agents.azsearch import run_search_many, search_policy
     from sorry_env.agents.base import public_view
-    from sorry_env.agents.policy_input import STATE_SIZE
+    from sorry_env.policy_input import STATE_SIZE
 
     rules = get_rules(rules_name)
     ra = game.rules_array(rules)
@@ -324,7 +324,7 @@ def losses(net, data: dict, idx: np.ndarray, rules_array: np.ndarray, temperatur
     import torch
     from torch.nn import functional as F
 
-    from sorry_env.agents.policy_input import afterstates
+    from sorry_env.policy_input import afterstates
 
     obs, rows, actions = afterstates(data["states"][idx].astype(np.int64), rules_array)
     logits = net(torch.from_numpy(obs))[:, 0]
@@ -344,7 +344,7 @@ def diagnostics(net, data: dict, rules_array: np.ndarray, temperature: float) ->
     often its best-scored move is the search's most visited one (policy agreement)."""
     import torch
 
-    from sorry_env.agents.policy_input import afterstates
+    from sorry_env.policy_input import afterstates
 
     with torch.no_grad():
         idx = np.arange(len(data["chosen"]))

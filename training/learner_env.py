@@ -3,7 +3,8 @@ per_game``, and the imitation warm start), apart from the trainer so both can us
 
 from __future__ import annotations
 
-from sorry_env.agents.gym_env import PolicyInputWrapper, SorryGymEnv
+from sorry_env.agents.gym_factory import make_gym_env
+from sorry_env.gym_env import PolicyInputWrapper
 
 
 def make_env(cfg: dict, opponent_sampler) -> PolicyInputWrapper:
@@ -12,7 +13,7 @@ def make_env(cfg: dict, opponent_sampler) -> PolicyInputWrapper:
     game = cfg["game"]
     # torch_threads=None: the run sets torch's threads itself (config torch_threads).
     return PolicyInputWrapper(
-        SorryGymEnv(
+        make_gym_env(
             game["num_players"],
             rules=game["rules"],
             max_turns=game["max_turns"],

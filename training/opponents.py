@@ -91,7 +91,7 @@ class OpponentPool:
     def sample(self, rng: np.random.Generator, n: int) -> list:
         """Opponents for `n` seats of one game, each drawn on its own: an agent name (the env
         makes and keeps its own agent for it) or a snapshot's PolicyAgent. The Gymnasium env's
-        ``opponent_sampler`` (agents.gym_env); the env holds the agents for the whole game, so
+        ``opponent_sampler`` (sorry_env.gym_env); the env holds the agents for the whole game, so
         a snapshot that leaves the window mid-game still plays it out."""
         labels = [self.draw(rng) for _ in range(n)]
         return [self.snapshot(label) if label.startswith("snapshot_") else label for label in labels]

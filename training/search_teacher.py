@@ -33,13 +33,13 @@ from tqdm import tqdm
 from sorry_env import engine as E
 from sorry_env import files, game
 from sorry_env.agents import set_torch_threads
-from sorry_env.agents.evaluation import DEFAULT_WEIGHTS
-from sorry_env.agents.heuristic import heuristic_choice
 from sorry_env.agents.montecarlo import monte_carlo_values
 from sorry_env.agents.policy import Actor, load_policy
-from sorry_env.agents.policy_input import public_state, sparse_afterstates
 from sorry_env.agents.value_net import NO_NET, pack
+from sorry_env.evaluation import DEFAULT_WEIGHTS
+from sorry_env.policy_input import public_state, sparse_afterstates
 from sorry_env.rules import DEFAULT_MAX_TURNS
+from sorry_env.scripted_choices import heuristic_choice
 from sorry_env.training.sb3_policy import sparse_mlp
 
 if TYPE_CHECKING:

@@ -29,8 +29,8 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from sorry_env import game
-from sorry_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
 from sorry_env.agents.policy import Actor, save_policy
+from sorry_env.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
 from sorry_env.rules import DEFAULT_PRESET
 
 from .outcome_data import OutcomeData

@@ -1,7 +1,7 @@
 """Stable-Baselines3 ``VecEnv`` over a batched Sorry! env, for MaskablePPO.
 
 ``SB3VecEnv(VectorOpponentEnv(...))`` exposes one learner per game (the compiled-opponent
-mode of :mod:`sorry_env.agents.vector_opponents`) the way SB3 expects: observations float32[B, D]
+mode of :mod:`sorry_env.vector_opponents`) the way SB3 expects: observations float32[B, D]
 (the ``observation`` part; build the env with ``policy_input=True`` for the trained
 policies' input vector), rewards float32[B], ``dones`` = terminated or truncated, and per
 game ``infos`` holding ``terminal_observation`` (and ``TimeLimit.truncated``) for games that
@@ -10,7 +10,7 @@ ended and were reset in the same step. ``action_masks()`` returns bool[B, n_acti
 
 Example::
 
-    from sorry_env.agents.vector_opponents import VectorOpponentEnv
+    from sorry_env.vector_opponents import VectorOpponentEnv
     from sb3_contrib import MaskablePPO
     from sorry_env.training.vector_sb3 import SB3VecEnv
 

@@ -100,7 +100,7 @@ def warm_agents() -> None:
         state = game.new_state(DEFAULT_PRESET, 2, seed=1)
         legal = game.legal_actions(state, DEFAULT_PRESET)
         agent.act(agents.Turn.from_state(state, DEFAULT_PRESET, np.random.default_rng(0), legal))
-    from sorry_env.agents.vector_opponents import VectorOpponentEnv
+    from sorry_env.vector_opponents import VectorOpponentEnv
 
     env = VectorOpponentEnv(4, 2, opponents="heuristic", policy_input=True)
     obs, _ = env.reset(seed=0)

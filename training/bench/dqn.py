@@ -59,7 +59,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     import torch
     from safetensors.torch import save_file
 
-    from sorry_env.agents.vector_opponents import VectorOpponentEnv
+    from sorry_env.vector_opponents import VectorOpponentEnv
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)

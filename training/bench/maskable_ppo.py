@@ -32,8 +32,8 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from sorry_env.agents.vector_opponents import VectorOpponentEnv
     from sorry_env.training.vector_sb3 import SB3VecEnv
+    from sorry_env.vector_opponents import VectorOpponentEnv
 
     torch.set_num_threads(1)
     env = SB3VecEnv(VectorOpponentEnv(SETTINGS["envs"], task.players, opponents=list(task.opponents), rules=task.rules))

@@ -1,0 +1,384 @@
+"""Sorry! as a single-agent Gymnasium env: you play one seat, agents play the others.
+
+=====================  ==========================================================
+Import                 ``gymnasium.make("sorry_env/Sorry-v1", ...)`` after ``import sorry_env``
+                       (opponents as agent specs), or ``from sorry_env.gym_env import
+                       SorryGymEnv`` (opponents as agents or functions)
+Observation space      ``Dict(observation=Box(0, 1, (1184,), float32),
+                       action_mask=Box(0, 1, (n_actions,), int8))``: the PettingZoo env's,
+                       from the same encoder (:func:`sorry_env.observation.observe`)
+Action space           ``Discrete(n_actions)``: 142 for the default rules (see ``sorry_env.env``)
+Legal actions          ``obs["action_mask"]``, or ``env.action_masks()`` (bool; sb3-contrib)
+Reward                 the learner's own: +1 win / -1 loss at the end (``reward="win"``), or its
+                       end-of-game points (``reward="points"``); 0 before, 0 on truncation
+=====================  ==========================================================
+
+Arguments
+---------
+``SorryGymEnv(num_players=2, opponents=None, rules=DEFAULT_PRESET, seat=None,
+max_turns=2000, reward="win", illegal_action="lose", opponent_sampler=None,
+render_mode=None, make_opponent=None)``
+
+- ``opponents``: one entry per other seat in turn order after the learner's, or one entry
+  for all of them. An entry is an :class:`sorry_env.agent.Agent` object or a function from
+  the observation dict of the seat to move to an action. Agent specs (text: ``"heuristic"``,
+  ``"mcts:iterations=200"``, a policy file, ...) are the agents package's: make the env with
+  ``gymnasium.make("sorry_env/Sorry-v1", opponents=[...])`` or
+  :func:`sorry_env.agents.gym_factory.make_gym_env` (same arguments as here, plus
+  ``torch_threads``), which pass ``make_opponent``; without it a spec is a TypeError.
+  Every opponent is checked against the game here, before any episode.
+- ``make_opponent``: a function turning one opponent entry into an Agent (it is given every
+  entry, Agent objects and functions too); text entries it made are reused across episodes.
+- ``seat``: the learner's seat (one of the seats in play: 0 and 2 for two players), or
+  ``None`` for a random seat each episode.
+- ``illegal_action``: ``"lose"`` (default, as PettingZoo's TerminateIllegalWrapper): an
+  illegal or out-of-range action ends the episode with reward -1 and
+  ``info["illegal_action"]``; ``"raise"``: ValueError naming the legal actions.
+- ``opponent_sampler``: a function ``(np_random, n) -> n opponents`` called at every reset
+  instead of the fixed ``opponents`` (self-play pools: :class:`sorry_env.training.opponents.OpponentPool`).
+
+Episodes
+--------
+``reset`` deals a new game (the seed fixes the pack, the first player, the learner's seat
+when random and every opponent's play), then plays the opponents until the learner holds a
+card. ``step`` plays the learner's action, then the opponents, until the learner must act
+again or the game ends. Options: ``{"state": STATE_DICT}`` (:mod:`sorry_env.state_io`),
+``{"seat": s}`` (this episode's learner seat). ``info`` at the end: ``learner_won``,
+``learner_seat``, ``opponents`` (their names) and, with scoring rules, ``score``.
+
+Accessors
+---------
+``learner_seat``; ``public_state()`` (the engine state with the hidden parts zeroed);
+``own_view()`` (what the learner may know of it, with hands also the other hands hidden:
+what a policy network adds to its input, :class:`PolicyInputWrapper`); ``turn()`` (the
+learner's :class:`sorry_env.agent.Turn`, for scripted teachers); ``state_dict()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import engine as E
+from . import game
+from .agent import Agent, CallableAgent, Turn, agent_label
+from .geometry import N_SEATS
+from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as gym_env.X)
+from .observation import OBS_SIZE, observe
+from .policy_input import INPUT_SIZE, STATE_SIZE, own_view, public_state
+from .render import render_ansi
+from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
+from .scoring import scores
+from .state_io import state_from_dict, state_to_dict
+
+ILLEGAL_REWARD = -1.0
+
+
+class SorryGymEnv(gymnasium.Env):
+    metadata: ClassVar[dict] = {"render_modes": ["ansi"], "render_fps": 1}  # type: ignore[misc]
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        opponents: Sequence | Agent | Callable | None = None,
+        rules=DEFAULT_PRESET,
+        seat: int | None = None,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
+        reward: str = "win",
+        illegal_action: str = "lose",
+        opponent_sampler: Callable | None = None,
+        render_mode=None,
+        make_opponent: Callable[[object], Agent] | None = None,
+    ):
+        self.rules = get_rules(rules)
+        self.seats = game.seats_for(num_players, rules=self.rules)
+        self.num_players = len(self.seats)
+        if seat is not None and seat not in self.seats:
+            raise ValueError(
+                f"seat must be None (random each episode) or one of the seats in play {self.seats}, got {seat!r}"
+            )
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        if reward not in ("win", "points"):
+            raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
+        if reward == "points" and self.rules.scoring == "none":
+            raise ValueError(f"reward='points' needs rules with a scoring system; {self.rules.name!r} has none")
+        if max_turns is not None and (
+            isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1
+        ):
+            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.seat = seat
+        self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
+        self.reward_kind = reward
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        if make_opponent is not None and not callable(make_opponent):
+            raise TypeError(
+                f"make_opponent must be a function from an opponent entry to an Agent, got {make_opponent!r}"
+            )
+        self.make_opponent = make_opponent
+        if opponents is None and opponent_sampler is None:
+            raise TypeError(
+                "opponents: give a list of agents (Agent objects or functions of the observation dict) or one "
+                "agent, or an opponent_sampler; got None (for agent specs such as 'heuristic' make the env with "
+                "gymnasium.make('sorry_env/Sorry-v1', opponents=[...]))"
+            )
+        self._rules = game.rules_array(self.rules)
+        self._active = np.zeros(4, dtype=np.int64)
+        self._active[list(self.seats)] = 1
+        self.n_actions = game.num_actions(self.rules)
+        self.observation_space = observation_space(self.rules, self.num_players)
+        self.action_space = spaces.Discrete(self.n_actions)
+        self.opponent_sampler = opponent_sampler
+        self._made: dict[str, Agent] = {}  # text entry -> agent made by this env (specs drawn again reuse it)
+        self._fixed = (
+            None if opponent_sampler is not None else self._resolve(opponents, self.num_players - 1, fresh=True)
+        )
+        self.state: np.ndarray | None = None
+        self.learner_seat = -1
+        self.opponents: dict[int, tuple[str, Agent]] = {}  # seat -> (label, agent) this episode
+        self._mask = np.zeros(self.n_actions, dtype=np.int8)
+        self._episode = -1
+        self._over = True
+
+    # -- opponents ----------------------------------------------------------------------
+    def _resolve(self, opponents, n: int, fresh: bool) -> list[tuple[str, Agent]]:
+        """(label, agent) for n opponent seats from a list (or one entry for all); every
+        agent is checked against this game. `fresh`: a spec listed for several seats makes
+        one agent per seat (else agents made from specs are reused across episodes)."""
+        if isinstance(opponents, (str, Agent)) or callable(opponents):
+            opponents = [opponents]
+        if not isinstance(opponents, (list, tuple)):
+            raise TypeError(
+                f"opponents: give a list of agents (Agent objects or functions) or one agent, got {opponents!r}"
+            )
+        opponents = list(opponents)
+        if len(opponents) == 1:
+            opponents = opponents * n
+        if len(opponents) != n:
+            raise ValueError(f"opponents: give 1 or {n} opponents for {self.num_players} players, got {len(opponents)}")
+        resolved = []
+        for k, entry in enumerate(opponents):
+            if isinstance(entry, str) and not fresh and entry in self._made:
+                agent = self._made[entry]
+            else:
+                try:
+                    agent = self._agent_of(entry)
+                except (TypeError, ValueError) as error:
+                    raise ValueError(f"opponent {k + 1} ({agent_label(entry)}): {error}") from None
+                if isinstance(entry, str):
+                    self._made[entry] = agent
+            try:
+                agent.check_game(self.rules, self.num_players)
+            except ValueError as error:
+                raise ValueError(f"opponent {k + 1} ({agent_label(entry)}): {error}") from None
+            resolved.append((agent_label(entry), agent))
+        return resolved
+
+    def _agent_of(self, entry) -> Agent:
+        """The Agent an opponent entry stands for (make_opponent's, when given)."""
+        if self.make_opponent is not None:
+            agent = self.make_opponent(entry)
+            if not isinstance(agent, Agent):
+                raise TypeError(f"make_opponent returned {agent!r}, not an Agent")
+            return agent
+        if isinstance(entry, Agent):
+            return entry
+        if isinstance(entry, str):
+            raise TypeError(
+                f"{entry!r} is an agent spec; sorry_env.gym_env.SorryGymEnv takes Agent objects or functions. "
+                "Make the env with gymnasium.make('sorry_env/Sorry-v1', opponents=[...]) or "
+                "sorry_env.agents.gym_factory.make_gym_env to use specs"
+            )
+        if callable(entry) and not isinstance(entry, type):
+            return CallableAgent(entry)
+        raise TypeError(f"an opponent is an Agent or a function from the observation dict to an action; got {entry!r}")
+
+    # -- gymnasium API ------------------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            game.check_seed(seed)
+        super().reset(seed=seed)
+        options = options or {}
+        seed32 = int(self.np_random.integers(2**32))
+        if "state" in options:
+            state = state_from_dict(options["state"], self.rules, seed32)
+            if tuple(s for s in range(N_SEATS) if state[E.ACTIVE + s]) != self.seats:
+                raise ValueError(f"the state's seats differ from this env's seats {self.seats}")
+        else:
+            state = np.zeros(E.STATE_SIZE, dtype=np.int64)
+            E.init_state(state, self._rules, self._active, seed32)
+        seat = options.get("seat", self.seat)
+        if seat is None:
+            seat = self.seats[int(self.np_random.integers(len(self.seats)))]
+        if seat not in self.seats:
+            raise ValueError(f"seat must be one of the seats in play {self.seats}, got {seat!r}")
+        others = [self.seats[(self.seats.index(seat) + k) % len(self.seats)] for k in range(1, len(self.seats))]
+        if self.opponent_sampler is not None:
+            lineup = self._resolve(self.opponent_sampler(self.np_random, len(others)), len(others), fresh=False)
+        else:
+            lineup = self._fixed
+        self.state, self.learner_seat = state, int(seat)
+        self.opponents = dict(zip(others, lineup))
+        for _, agent in lineup:
+            agent.reset(int(self.np_random.integers(2**31)))
+        self._episode += 1
+        self._over = False
+        self._play_opponents()
+        if self._finished():
+            raise ValueError("the game ended before the learner's first move")
+        return self._observe(), {}
+
+    def step(self, action):
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if self._over:
+            raise RuntimeError("the episode is over; call reset() for a new one")
+        if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
+            action = action.item()  # what vector envs and sb3's predict hand over
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"an action is an integer index into Discrete({self.n_actions}), got {action!r}")
+        if not (0 <= action < self.n_actions and self._mask[action]):
+            legal = np.flatnonzero(self._mask).tolist()
+            if self.illegal_action == "raise":
+                raise ValueError(f"illegal learner action {action} at seat {self.learner_seat}; legal: {legal}")
+            self._over = True
+            self._mask[:] = 0
+            info = {**self._end_info(False), "illegal_action": True}
+            return self._observe(), ILLEGAL_REWARD, True, False, info
+        E.step(self.state, self._rules, int(action))
+        self._play_opponents()
+        terminated = bool(self.state[E.WINNER] >= 0)
+        truncated = not terminated and self.state[E.TURN] >= self.max_turns
+        reward, info = 0.0, {}
+        if terminated or truncated:
+            self._over = True
+            won = terminated and game.same_side(self.rules, self.learner_seat, int(self.state[E.WINNER]))
+            info = self._end_info(won)
+            if terminated:
+                reward = (
+                    float(scores(self.state, self.rules)[self.learner_seat])
+                    if self.reward_kind == "points"
+                    else 1.0
+                    if won
+                    else -1.0
+                )
+        return self._observe(), reward, terminated, bool(truncated), info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now, as bools (all False once the episode is over)."""
+        return self._mask.astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        return render_ansi(self._require_state(), self.rules.pawns_per_player, fire_ice=self.rules.fire_ice)
+
+    # -- accessors ----------------------------------------------------------------------
+    def public_state(self) -> np.ndarray:
+        """The engine state without its hidden parts (draw-pile order, generator): the extra
+        input of the trained policies (:mod:`sorry_env.policy_input`)."""
+        out = np.empty(STATE_SIZE, dtype=np.int64)
+        public_state(self._require_state(), out)
+        return out
+
+    def own_view(self) -> np.ndarray:
+        """What the learner may know of the engine state (:func:`sorry_env.engine.own_view`:
+        the public state, with hands also the other hands hidden): the extra input of the
+        trained policies (:mod:`sorry_env.policy_input`)."""
+        out = np.empty(STATE_SIZE, dtype=np.int64)
+        own_view(self._require_state(), self._rules, self.learner_seat, out)
+        return out
+
+    def turn(self, rng: np.random.Generator | None = None) -> Turn:
+        """The learner's Turn (what a scripted agent in its seat would be shown)."""
+        if self._over:
+            raise RuntimeError("the episode is over: the learner has no turn")
+        return Turn.from_state(
+            self._require_state(), self.rules, rng if rng is not None else self.np_random, np.flatnonzero(self._mask)
+        )
+
+    def state_dict(self) -> dict:
+        """The current position as a JSON-able state dict (see sorry_env.state_io)."""
+        return state_to_dict(self._require_state(), self.rules)
+
+    # -- internals ----------------------------------------------------------------------
+    def _require_state(self) -> np.ndarray:
+        if self.state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.state
+
+    def _finished(self) -> bool:
+        state = self._require_state()
+        return bool(state[E.WINNER] >= 0 or state[E.TURN] >= self.max_turns)
+
+    def _end_info(self, won: bool) -> dict:
+        info = {
+            "learner_won": bool(won),
+            "learner_seat": self.learner_seat,
+            "opponents": [label for label, _ in self.opponents.values()],
+        }
+        state = self._require_state()
+        if self.rules.scoring != "none" and state[E.WINNER] >= 0:
+            info["score"] = int(scores(state, self.rules)[self.learner_seat])
+        return info
+
+    def _play_opponents(self) -> None:
+        """Opponents move until the learner holds a card, the game ends or is truncated."""
+        state = self._require_state()
+        while not self._finished() and state[E.TO_MOVE] != self.learner_seat:
+            seat = int(state[E.TO_MOVE])
+            E.legal_mask(state, self._rules, self._mask)
+            legal = np.flatnonzero(self._mask)
+            label, agent = self.opponents[seat]
+            action = agent.act(Turn.from_state(state, self.rules, self.np_random, legal))
+            if (
+                isinstance(action, (bool, np.bool_))
+                or not isinstance(action, (int, np.integer))
+                or not 0 <= action < self.n_actions
+                or not self._mask[action]
+            ):
+                raise ValueError(
+                    f"opponent {label!r} (seat {seat}) chose illegal action {action!r} in episode "
+                    f"{self._episode} at turn {int(state[E.TURN])}; legal: {legal.tolist()}"
+                )
+            E.step(state, self._rules, int(action))
+
+    def _observe(self) -> dict:
+        state = self._require_state()
+        if self._over or self._finished():
+            self._mask[:] = 0
+        else:
+            E.legal_mask(state, self._rules, self._mask)
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        observe(state, self._rules, self.learner_seat, obs)
+        return {"observation": obs, "action_mask": self._mask.copy()}
+
+
+class PolicyInputWrapper(gymnasium.ObservationWrapper):
+    """Observations as the trained policies' input vectors (:mod:`sorry_env.policy_input`): the
+    env's observation followed by :meth:`SorryGymEnv.own_view`. What the self-play
+    trainer learns from; ``action_masks()`` passes through."""
+
+    def __init__(self, env: gymnasium.Env):
+        if not isinstance(env.unwrapped, SorryGymEnv):
+            raise TypeError(f"PolicyInputWrapper wraps a SorryGymEnv (or a wrapper of one), got {env!r}")
+        super().__init__(env)
+        self.core: SorryGymEnv = env.unwrapped
+        self.observation_space = spaces.Box(-1.0, np.inf, (INPUT_SIZE,), dtype=np.float32)
+
+    def observation(self, observation: dict) -> np.ndarray:
+        out = np.empty(INPUT_SIZE, dtype=np.float32)
+        out[:OBS_SIZE] = observation["observation"]
+        out[OBS_SIZE:] = self.core.own_view()
+        return out
+
+    def action_masks(self) -> np.ndarray:
+        return self.core.action_masks()

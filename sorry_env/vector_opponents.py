@@ -1,0 +1,354 @@
+"""Batched Sorry! against compiled opponents: the caller acts for one learner seat per game;
+random, greedy and heuristic opponents move inside the compiled loop (no Python per
+opponent move).
+
+Layering: the batched engine core (seeds, autoreset, observation and mask buffers, action
+checks) is :mod:`sorry_env.vector`; the opponents' move choices are the board game's compiled
+scripted choices (:func:`sorry_env.scripted_choices.greedy_choice`,
+:func:`sorry_env.scripted_choices.heuristic_choice`, the ones the ``greedy`` and ``heuristic``
+agents call); this module's compiled loop calls both. Opponents here are named by data
+(:data:`OPPONENT_KINDS`: names of compiled choosers), not agent specs.
+
+``VectorOpponentEnv(num_envs, num_players=2, opponents="heuristic", ...)`` is a Gymnasium
+``VectorEnv`` with the self-play env's seeds and SAME_STEP autoreset
+(:mod:`sorry_env.vector`), except:
+
+- Game ``i``'s episode ``k`` (game seed ``s``) seats the learner at
+  ``seats[(s + k) % num_players]``, so the learner plays every seat equally often; the other
+  seats, in turn order after the learner, are played by ``opponents`` (one kind for all,
+  or a list of ``num_players - 1`` kinds out of :data:`OPPONENT_KINDS`).
+- Each step plays the learner's action, then the opponents until the learner holds a card
+  again or the game ends. Observations and masks are the learner's. ``rewards`` is
+  float32[B]: +1 when the learner's side won, -1 when another side won, 0 otherwise.
+- ``policy_input=True`` makes the observation the trained policies' input vector
+  (:mod:`sorry_env.policy_input`: the observation followed by the learner's own view of the
+  state array), as the MaskablePPO trainer uses.
+- ``infos["opponent_moves"]``: opponent moves played in this step, per game (their cost per
+  learner step is what ``benchmarks/bench_vector.py`` reports).
+
+An opponent sees a public view of the game, as agents do everywhere (with hands, the other
+hands and the draw pile are re-dealt from its own generator before it chooses); a lone
+legal move is played without asking. The opponents' generator (random's choices, the
+re-deals) is seeded from the episode's seed, so the same seed gives the same games. Greedy
+and heuristic pick the first best move among the sorted legal actions, as
+the agents ``greedy`` and ``heuristic`` do, so their batched play
+equals theirs move for move.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from numba import njit, prange
+
+from . import engine as E
+from . import vector as V
+from .evaluation import DEFAULT_WEIGHTS
+from .generator import advance, mix
+from .observation import OBS_SIZE, observe
+from .policy_input import INPUT_SIZE, own_view
+from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
+from .scripted_choices import greedy_choice, heuristic_choice
+
+OPPONENT_KINDS = ("random", "greedy", "heuristic")
+RANDOM, GREEDY, HEURISTIC = range(3)
+
+
+@njit(cache=True)
+def _rand32(rngs, b):
+    """32 random bits from game b's opponent generator (the engine's LCG and mixer)."""
+    rngs[b] = advance(rngs[b])
+    return mix(rngs[b])
+
+
+@njit(cache=True)
+def _rand(rngs, b, n):
+    """Uniform integer in [0, n) from game b's opponent generator."""
+    return (_rand32(rngs, b) * n) >> 32
+
+
+@njit(cache=True)
+def _turn_position(state, learner, seat):
+    """1 for the first seat in turn order after the learner, 2 for the next, ..."""
+    k = 0
+    for offset in range(1, 4):
+        other = (learner + offset) % 4
+        if E.is_active(state, other):
+            k += 1
+        if other == seat:
+            return k
+    return 0
+
+
+@njit(cache=True)
+def _opponent_action(state, rules, kinds, weights, learner, rngs, b, buf, view):
+    n = E.legal_actions(state, rules, buf)
+    if n == 1:
+        return buf[0]
+    legal = np.sort(buf[:n])
+    kind = kinds[_turn_position(state, learner, E.to_move(state)) - 1]
+    return scripted_choice(state, rules, kind, weights, rngs, b, legal, n, view)
+
+
+@njit(cache=True)
+def scripted_choice(state, rules, kind, weights, rngs, b, legal, n, view):
+    """The move compiled opponent `kind` (RANDOM, GREEDY or HEURISTIC) chooses for the seat
+    to move among the sorted legal[:n], drawing from game b's generator ``rngs[b]``; `view`
+    is scratch space of the state's size. Also the self-play trainer's scripted opponents
+    (training.batched_env)."""
+    if kind == RANDOM:
+        return legal[_rand(rngs, b, n)]
+    view[:] = state
+    if rules[R_HAND_SIZE]:  # hide the other hands and the draw order, as Turn.from_state does
+        E.seed_generator(view, _rand32(rngs, b))
+        E.redeal_hidden(view, rules, E.to_move(state))
+    if kind == GREEDY:
+        return greedy_choice(view, rules, legal, n)
+    return heuristic_choice(view, rules, weights, legal, n)
+
+
+@njit(cache=True)
+def _play_opponents(b, state, rules, kinds, weights, learner, rngs, max_turns):
+    """Opponents move until the learner holds a card or the game is over; returns their
+    number of moves."""
+    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    view = np.empty_like(state)
+    moves = 0
+    while not V.is_over(state, max_turns) and E.to_move(state) != learner:
+        E.step(state, rules, _opponent_action(state, rules, kinds, weights, learner, rngs, b, buf, view))
+        moves += 1
+    return moves
+
+
+@njit(cache=True)
+def _start(b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns):
+    """Start game b's current episode and play the opponents up to the learner's first move
+    (an episode that ends before it is skipped: the next one starts)."""
+    moves = 0
+    while True:
+        seed = V.episode_seed(game_seeds[b], episodes[b])
+        V.new_episode(states[b], rules, active, game_seeds[b], episodes[b])
+        learners[b] = seats[(game_seeds[b] + episodes[b]) % seats.shape[0]]
+        rngs[b] = (seed * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
+        moves += _play_opponents(b, states[b], rules, kinds, weights, learners[b], rngs, max_turns)
+        if not V.is_over(states[b], max_turns):
+            return moves
+        episodes[b] += 1
+
+
+@njit(cache=True)
+def _write_own_view(state, rules, learner, with_state, out):
+    """With `with_state`, the learner's own view of the state array after the observation in
+    `out` (the trained policies' input vector, :mod:`sorry_env.policy_input`)."""
+    if with_state:
+        public = np.empty(E.STATE_SIZE, dtype=np.int64)
+        own_view(state, rules, learner, public)
+        for k in range(E.STATE_SIZE):
+            out[OBS_SIZE + k] = public[k]
+
+
+@njit(cache=True)
+def _write(b, states, rules, learners, max_turns, with_state, obs, masks):
+    V.write_view(states[b], rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
+    _write_own_view(states[b], rules, learners[b], with_state, obs[b])
+
+
+@njit(cache=True)
+def reset_all(
+    states,
+    rules,
+    active,
+    seats,
+    kinds,
+    weights,
+    game_seeds,
+    episodes,
+    learners,
+    rngs,
+    max_turns,
+    with_state,
+    obs,
+    masks,
+    opponent_moves,
+):
+    for b in range(states.shape[0]):
+        episodes[b] = 0
+        opponent_moves[b] = _start(
+            b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns
+        )
+        _write(b, states, rules, learners, max_turns, with_state, obs, masks)
+
+
+@njit(cache=True)
+def _learner_one(
+    b,
+    states,
+    rules,
+    active,
+    seats,
+    kinds,
+    weights,
+    game_seeds,
+    episodes,
+    learners,
+    rngs,
+    max_turns,
+    with_state,
+    actions,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    truncated,
+    ended,
+    final_obs,
+    opponent_moves,
+):
+    state = states[b]
+    E.step(state, rules, actions[b])
+    learner = learners[b]
+    moves = _play_opponents(b, state, rules, kinds, weights, learner, rngs, max_turns)
+    winner = V.record_end(b, state, max_turns, terminated, truncated, ended)
+    rewards[b] = 0.0 if winner < 0 else (1.0 if E.same_side(rules, learner, winner) else -1.0)
+    if ended[b]:
+        observe(state, rules, learner, final_obs[b, :OBS_SIZE])
+        _write_own_view(state, rules, learner, with_state, final_obs[b])
+        episodes[b] += 1
+        moves += _start(
+            b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns
+        )
+    opponent_moves[b] = moves
+    _write(b, states, rules, learners, max_turns, with_state, obs, masks)
+
+
+# As in sorry_env.vector, the drivers pass their arguments on as one tuple (those of
+# _learner_one after `states`): one signature, and the parallel one only swaps in prange.
+@njit(cache=True)
+def learner_step_serial(states, *args):
+    """Every game's learner move and the opponents' replies, one thread."""
+    for b in range(states.shape[0]):
+        _learner_one(b, states, *args)
+
+
+@njit(cache=True, parallel=True)
+def learner_step_parallel(states, *args):
+    """learner_step_serial with the games spread over numba's threads (same result)."""
+    for b in prange(states.shape[0]):
+        _learner_one(b, states, *args)
+
+
+def opponent_codes(opponents, num_players: int) -> np.ndarray:
+    """int64[num_players - 1] kind codes from one kind name or a list of them."""
+    names = [opponents] * (num_players - 1) if isinstance(opponents, str) else list(opponents)
+    if len(names) != num_players - 1:
+        raise ValueError(f"opponents: give one kind, or one per opponent seat ({num_players - 1}); got {names!r}")
+    unknown = [name for name in names if name not in OPPONENT_KINDS]
+    if unknown:
+        raise ValueError(f"unknown compiled opponents {unknown}; choose from {list(OPPONENT_KINDS)}")
+    return np.array([OPPONENT_KINDS.index(name) for name in names], dtype=np.int64)
+
+
+class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
+    """B games, the caller playing one learner seat in each against compiled opponents; see
+    the module docstring."""
+
+    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # type: ignore[misc]
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        opponents="heuristic",
+        rules=DEFAULT_PRESET,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
+        policy_input: bool = False,
+        parallel: bool = False,
+        copy: bool = True,
+        seats=None,
+    ):
+        V.BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
+        self.opponents = opponents
+        self._kinds = opponent_codes(opponents, self.num_players)
+        self._weights = DEFAULT_WEIGHTS.array()
+        self._seats = np.array(self.seats, dtype=np.int64)
+        self.policy_input = bool(policy_input)
+        width = INPUT_SIZE if self.policy_input else OBS_SIZE
+        low, high = (-1.0, np.inf) if self.policy_input else (0.0, 1.0)
+        self._obs = np.zeros((self.num_envs, width), dtype=np.float32)
+        self._final_obs = np.zeros((self.num_envs, width), dtype=np.float32)
+        self.learners = np.zeros(self.num_envs, dtype=np.int64)
+        self._rngs = np.zeros(self.num_envs, dtype=np.int64)
+        self._rewards = np.zeros(self.num_envs, dtype=np.float32)
+        self._opponent_moves = np.zeros(self.num_envs, dtype=np.int64)
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, (width,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
+            }
+        )
+        self.single_action_space = spaces.Discrete(self.n_actions)
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, (self.num_envs, width), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.num_envs, self.n_actions), dtype=np.int8),
+            }
+        )
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.n_actions))
+
+    def _args(self):
+        return (
+            self.states,
+            self._rules,
+            self._active,
+            self._seats,
+            self._kinds,
+            self._weights,
+            self.game_seeds,
+            self.episodes,
+            self.learners,
+            self._rngs,
+            self.max_turns,
+            self.policy_input,
+        )
+
+    def _observation(self):
+        return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
+
+    def _infos(self):
+        return {"learner_seat": self.learners.copy(), "opponent_moves": self._opponent_moves.copy()}
+
+    def reset(self, *, seed=None, options=None):
+        """Start every game's episode 0 and play the opponents up to the learner's first move."""
+        self.game_seeds[:] = V.game_seeds_for(seed, self.num_envs)
+        reset_all(*self._args(), self._obs, self._masks, self._opponent_moves)
+        self._started = True
+        return self._observation(), self._infos()
+
+    def step(self, actions):
+        """The learner's move in every game, then the opponents'; returns (observation dict,
+        learner rewards float32[B], terminations, truncations, infos with ``learner_seat``,
+        ``opponent_moves``, ``final_obs``, ``_final_obs``)."""
+        self._require_reset()
+        actions = V.check_actions(actions, self.num_envs, self._masks, self.describe)
+        run = learner_step_parallel if self.parallel else learner_step_serial
+        run(
+            *self._args(),
+            actions,
+            self._obs,
+            self._masks,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._ended,
+            self._final_obs,
+            self._opponent_moves,
+        )
+        infos = self._final_info(self._infos())
+        return (self._observation(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos)
+
+    def close(self, **kwargs):
+        pass
