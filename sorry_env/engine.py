@@ -163,7 +163,7 @@ CARD_STEP.setflags(write=False)
 #   calls, so code size counts once per caller: a small loop that LLVM would unroll and
 #   vectorize into hundreds of instructions is written as one flat loop (_send_to_start_at,
 #   _lay_out), and a slice copy ``a[:] = b``, which compiles numba's shape-mismatch error
-#   with its string formatting, is a loop (_copy_state).
+#   with its string formatting, is a loop (copy_state).
 
 
 # ---- named access to the state (for code outside this package) ------------------------------
@@ -530,9 +530,10 @@ def _move_check(state, rules, seat, slot, step):
 
 
 @njit(cache=True)
-def _copy_state(source, target):
-    """target[:] = source, as a loop: the slice assignment compiles numba's shape-mismatch
-    error path (string formatting), a second or two of compile for nothing (same sizes)."""
+def copy_state(source, target):
+    """`target` := `source` (two state arrays), for compiled code: a loop, as the slice
+    assignment ``target[:] = source`` compiles numba's shape-mismatch error path with its
+    string formatting, a second or two of compile for nothing (see COMPILE COST)."""
     for k in range(STATE_SIZE):
         target[k] = source[k]
 
@@ -559,7 +560,7 @@ def _split_check(state, rules, me, i, j, a, scratch):
             return ILLEGAL
         other = _own_slot_at(state, sj, rules[R_PAWNS], d2)
         return LEGAL if other < 0 or other == ki else ILLEGAL
-    _copy_state(state, scratch)
+    copy_state(state, scratch)
     _land(scratch, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], None)
     second = _move_check(scratch, rules, sj, kj, 7 - a)
     if second == ILLEGAL:
@@ -1127,7 +1128,7 @@ def _reshuffle(state, rules):
     for c in range(N_CARDS):
         pile[c] = rules[R_PACK + c] - held[c]
         state[REMAIN + c] = pile[c]
-    pos = _lay_out(state, DECK, held)
+    pos = _lay_out(state, np.int64(DECK), held)  # np.int64: see COMPILE COST
     state[DRAW_POS] = pos - DECK
     _lay_out(state, pos, pile)
     shuffle_draw_pile(state, rules)
@@ -1217,7 +1218,7 @@ def redeal_hidden(state, rules, viewer):
     out_of_pile = np.empty(N_CARDS, dtype=np.int64)
     for c in range(N_CARDS):
         out_of_pile[c] = rules[R_PACK + c] - state[REMAIN + c]
-    _lay_out(state, DECK, out_of_pile)
+    _lay_out(state, np.int64(DECK), out_of_pile)
 
 
 @njit(cache=True)
@@ -1255,7 +1256,7 @@ def determinize(state, rules, viewer, seed):
 @njit(cache=True)
 def public_state(state, out):
     """`out` := `state` without its hidden parts (draw-pile order, generator, draw position)."""
-    _copy_state(state, out)
+    copy_state(state, out)
     out[RNG] = 0
     out[DRAW_POS] = 0
     out[DECK : DECK + MAX_PACK] = 0
@@ -1286,7 +1287,7 @@ def play_before_draw(state, rules, action):
     one card short). Without hands it equals :func:`play`. For afterstate evaluation only:
     the game goes on from :func:`play`."""
     fire_decision = state[FIRE_PENDING]
-    apply_move(state, rules, action)
+    _apply_move(state, rules, action, None)  # not apply_move: one compiled layer less
     if fire_decision or state[SEVEN_LEFT] > 0:
         return  # as play: a fire decision or a split seven under way keeps the turn
     end_turn(state, rules)
@@ -1331,7 +1332,7 @@ def play(state, rules, action):
     Ending a turn may leave the next player a fire decision (FIRE_PENDING)."""
     mover = state[TO_MOVE]
     fire_decision = state[FIRE_PENDING]
-    apply_move(state, rules, action)
+    _apply_move(state, rules, action, None)  # not apply_move: one compiled layer less
     if fire_decision or state[SEVEN_LEFT] > 0:
         return  # a fire decision goes on to the draw; a split seven under way keeps the turn
     if rules[R_HAND_SIZE]:
