@@ -622,19 +622,28 @@ def _card_actions(state, rules, out):
     which random playouts and first-best agents depend on."""
     if state[SEVEN_LEFT] > 0:
         return _seven_parts(state, rules, out, np.int64(0))  # a split seven is under way
-    offsets = action_offsets(rules)
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
+    me = state[TO_MOVE]
     card = state[CARD]
+    n = np.int64(0)  # np.int64: see COMPILE COST
     # Legal moves that end on a partner's pawn (only possible under team rules): filed apart,
     # the rules decide below whether they count.
-    partner_moves = np.empty(offsets[8] if rules[R_TEAMS] else 1, dtype=np.int64)
-    n, n_partner = _start_actions(state, rules, out, partner_moves)
+    partner_moves = np.empty(N if rules[R_TEAMS] else 1, dtype=np.int64)
+    n_partner = np.int64(0)
+    if (rules[R_START_CARDS] >> card) & 1:
+        n, n_partner = _start_actions(state, rules, out, partner_moves)
     step = CARD_STEP[card] if card != CSORRY else rules[R_SORRY_FORWARD]
     n_partner_before = n_partner
-    if step != 0:
-        n, n_partner = _step_actions(state, rules, step, offsets[3], out, n, partner_moves, n_partner)
+    for i in range(P if step != 0 else 0):
+        seat, slot = movable_pawn(rules, me, i)
+        check = _move_check(state, rules, seat, slot, step)
+        n, n_partner = _record(check, FWD0 + i, out, n, partner_moves, n_partner)
     n_partner_forward = n_partner - n_partner_before
-    if card == C10:  # np.int64: see COMPILE COST
-        n, n_partner = _step_actions(state, rules, np.int64(-1), offsets[4], out, n, partner_moves, n_partner)
+    if card == C10:
+        for i in range(P):
+            seat, slot = movable_pawn(rules, me, i)
+            check = _move_check(state, rules, seat, slot, np.int64(-1))
+            n, n_partner = _record(check, BACK0 + i, out, n, partner_moves, n_partner)
     elif card == C7 and rules[R_TEAMS] == TEAMS_HASBRO2003:
         n = _seven_parts(state, rules, out, n)
     elif card == C7:
@@ -657,30 +666,17 @@ def _card_actions(state, rules, out):
 
 @njit(cache=True)
 def _start_actions(state, rules, out, partner_moves):
-    """The START actions of the state's card (none unless it starts pawns), into `out` from
-    0; returns the counts (n, n_partner)."""
-    n = np.int64(0)  # np.int64: see COMPILE COST
-    n_partner = np.int64(0)
-    if not (rules[R_START_CARDS] >> state[CARD]) & 1:
-        return n, n_partner
+    """The START actions (a card that starts pawns), the first in `out`; returns the counts
+    (n, n_partner)."""
     ppp = rules[R_PAWNS]
     me = state[TO_MOVE]
+    n = np.int64(0)  # np.int64: see COMPILE COST
+    n_partner = np.int64(0)
     for c in range(2 if rules[R_TEAMS] else 1):
         seat = (me + 2 * c) % 4
         if _start_slot(state, seat, ppp) >= 0:
             check = _landing_check(state, rules, seat, START_CIRCLE[seat])
             n, n_partner = _record(check, 1 + c, out, n, partner_moves, n_partner)
-    return n, n_partner
-
-
-@njit(cache=True)
-def _step_actions(state, rules, step, first, out, n, partner_moves, n_partner):
-    """Each movable pawn i moving `step` squares (negative: backward) as action first + i."""
-    me = state[TO_MOVE]
-    for i in range(action_offsets(rules)[0]):
-        seat, slot = movable_pawn(rules, me, i)
-        check = _move_check(state, rules, seat, slot, step)
-        n, n_partner = _record(check, first + i, out, n, partner_moves, n_partner)
     return n, n_partner
 
 
