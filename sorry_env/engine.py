@@ -152,6 +152,19 @@ MAX_SLOTS = 4
 CARD_STEP = np.array([1, 2, 3, -4, 5, 7, 8, 10, 11, 12, 0], dtype=np.int64)
 CARD_STEP.setflags(write=False)
 
+# ---- COMPILE COST ------------------------------------------------------------------------
+# Every function below is compiled by numba on first use into its disk cache; a first command
+# on an empty cache spends most of its time here (docs/speed.md, "Compiling"). What keeps it
+# down, measured there:
+# - numba compiles one copy of a function per literal argument type: a constant argument, or
+#   a counter that starts at a literal 0 and is passed on, adds a copy. Such values are
+#   passed as np.int64(...), which is one type for every value.
+# - each compiled function's machine code holds its own re-optimized copy of everything it
+#   calls, so code size counts once per caller: a small loop that LLVM would unroll and
+#   vectorize into hundreds of instructions is written as one flat loop (_send_to_start_at,
+#   _lay_out), and a slice copy ``a[:] = b``, which compiles numba's shape-mismatch error
+#   with its string formatting, is a loop (copy_state).
+
 
 # ---- named access to the state (for code outside this package) ------------------------------
 # Compiled, so numba code and Python both use them; the raw offsets above stay inside sorry_env.
@@ -391,22 +404,20 @@ def _record_event(events, kind, seat, slot, a, b):
 
 
 @njit(cache=True)
-def _send_to_start_at(state, square, ppp, keep_seat, keep_slot, events, kind):
+def _send_to_start_at(state, square, keep_seat, keep_slot, events, kind):
     """Every pawn on track `square` except (keep_seat, keep_slot) goes back to its Start
-    (recorded as `kind`, EV_BUMP or EV_SWEEP)."""
-    for seat in range(N_SEATS):
-        if state[ACTIVE + seat] == 0:
-            continue
-        base = PAWNS + seat * MAX_SLOTS
-        for i in range(ppp):
-            if state[base + i] == square and not (seat == keep_seat and i == keep_slot):
-                state[base + i] = START
-                if events is not None:
-                    _record_event(events, kind, seat, i, square, START)
+    (recorded as `kind`, EV_BUMP or EV_SWEEP). One loop over all 16 slots: the slots of empty
+    seats and unused slots hold -1, never a square."""
+    keep = keep_seat * MAX_SLOTS + keep_slot
+    for k in range(N_SEATS * MAX_SLOTS):
+        if state[PAWNS + k] == square and k != keep:
+            state[PAWNS + k] = START
+            if events is not None:
+                _record_event(events, kind, k // MAX_SLOTS, k % MAX_SLOTS, square, START)
 
 
 @njit(cache=True)
-def _slide_if_foreign_triangle(state, seat, slot, ppp, events):
+def _slide_if_foreign_triangle(state, seat, slot, events):
     """A pawn ending a move on another colour's slide triangle slides to the end, sending
     every pawn on the slide's other squares (own pawns included) back to Start."""
     square = state[PAWNS + seat * MAX_SLOTS + slot]
@@ -421,19 +432,19 @@ def _slide_if_foreign_triangle(state, seat, slot, ppp, events):
     while sq != last:
         sq = (sq + 1) % TRACK
         if sq != iced:
-            _send_to_start_at(state, sq, ppp, seat, slot, events, EV_SWEEP)
+            _send_to_start_at(state, sq, seat, slot, events, np.int64(EV_SWEEP))  # np.int64: see COMPILE COST
     state[PAWNS + seat * MAX_SLOTS + slot] = end
 
 
 @njit(cache=True)
-def _land(state, seat, slot, dest, ppp, events):
+def _land(state, seat, slot, dest, events):
     """Put a pawn on `dest`: bump whoever is there, then slide if on a foreign triangle."""
     if events is not None:
         _record_event(events, EV_PLACE, seat, slot, state[PAWNS + seat * MAX_SLOTS + slot], dest)
     state[PAWNS + seat * MAX_SLOTS + slot] = dest
     if dest < TRACK:
-        _send_to_start_at(state, dest, ppp, seat, slot, events, EV_BUMP)
-        _slide_if_foreign_triangle(state, seat, slot, ppp, events)
+        _send_to_start_at(state, dest, seat, slot, events, np.int64(EV_BUMP))
+        _slide_if_foreign_triangle(state, seat, slot, events)
 
 
 @njit(cache=True)
@@ -519,9 +530,10 @@ def _move_check(state, rules, seat, slot, step):
 
 
 @njit(cache=True)
-def _copy_state(source, target):
-    """target[:] = source, as a loop: the slice assignment compiles numba's shape-mismatch
-    error path (string formatting), a second or two of compile for nothing (same sizes)."""
+def copy_state(source, target):
+    """`target` := `source` (two state arrays), for compiled code: a loop, as the slice
+    assignment ``target[:] = source`` compiles numba's shape-mismatch error path with its
+    string formatting, a second or two of compile for nothing (see COMPILE COST)."""
     for k in range(STATE_SIZE):
         target[k] = source[k]
 
@@ -548,8 +560,8 @@ def _split_check(state, rules, me, i, j, a, scratch):
             return ILLEGAL
         other = _own_slot_at(state, sj, rules[R_PAWNS], d2)
         return LEGAL if other < 0 or other == ki else ILLEGAL
-    _copy_state(state, scratch)
-    _land(scratch, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], rules[R_PAWNS], None)
+    copy_state(state, scratch)
+    _land(scratch, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], None)
     second = _move_check(scratch, rules, sj, kj, 7 - a)
     if second == ILLEGAL:
         return ILLEGAL
@@ -605,96 +617,41 @@ def _record(check, action, out, n, partner_moves, n_partner):
 
 @njit(cache=True)
 def _card_actions(state, rules, out):
-    """The legal actions of the state's card (CARD); PASS alone if none."""
-    ppp = rules[R_PAWNS]
+    """The legal actions of the state's card (CARD); PASS alone if none. Listed in a fixed
+    order (starts, the card's own moves, then its special moves, then moves onto a partner),
+    which random playouts and first-best agents depend on."""
+    if state[SEVEN_LEFT] > 0:
+        return _seven_parts(state, rules, out, np.int64(0))  # a split seven is under way
     P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
-    colours = P // ppp
     me = state[TO_MOVE]
     card = state[CARD]
-    if state[SEVEN_LEFT] > 0:
-        return _seven_parts(state, rules, out, 0)  # a split seven is under way
-    n = 0
-    # Legal moves that end on a partner's pawn (only possible under team rules).
+    n = np.int64(0)  # np.int64: see COMPILE COST
+    # Legal moves that end on a partner's pawn (only possible under team rules): filed apart,
+    # the rules decide below whether they count.
     partner_moves = np.empty(N if rules[R_TEAMS] else 1, dtype=np.int64)
-    n_partner = 0
+    n_partner = np.int64(0)
     if (rules[R_START_CARDS] >> card) & 1:
-        for c in range(colours):
-            seat = (me + 2 * c) % 4
-            if _start_slot(state, seat, ppp) >= 0:
-                check = _landing_check(state, rules, seat, START_CIRCLE[seat])
-                n, n_partner = _record(check, START0 + c, out, n, partner_moves, n_partner)
-    step = CARD_STEP[card]
-    if card == CSORRY:
-        step = rules[R_SORRY_FORWARD]
+        n, n_partner = _start_actions(state, rules, out, partner_moves)
+    step = CARD_STEP[card] if card != CSORRY else rules[R_SORRY_FORWARD]
     n_partner_before = n_partner
-    if step != 0:
-        for i in range(P):
-            seat, slot = movable_pawn(rules, me, i)
-            check = _move_check(state, rules, seat, slot, step)
-            n, n_partner = _record(check, FWD0 + i, out, n, partner_moves, n_partner)
+    for i in range(P if step != 0 else 0):
+        seat, slot = movable_pawn(rules, me, i)
+        check = _move_check(state, rules, seat, slot, step)
+        n, n_partner = _record(check, FWD0 + i, out, n, partner_moves, n_partner)
     n_partner_forward = n_partner - n_partner_before
     if card == C10:
         for i in range(P):
             seat, slot = movable_pawn(rules, me, i)
-            check = _move_check(state, rules, seat, slot, -1)
+            check = _move_check(state, rules, seat, slot, np.int64(-1))
             n, n_partner = _record(check, BACK0 + i, out, n, partner_moves, n_partner)
     elif card == C7 and rules[R_TEAMS] == TEAMS_HASBRO2003:
         n = _seven_parts(state, rules, out, n)
     elif card == C7:
-        scratch = np.empty(STATE_SIZE, dtype=np.int64)
-        for i in range(P):
-            si, ki = movable_pawn(rules, me, i)
-            if state[PAWNS + si * MAX_SLOTS + ki] >= HOME:
-                continue
-            for j in range(P):
-                sj, kj = movable_pawn(rules, me, j)
-                if j == i or state[PAWNS + sj * MAX_SLOTS + kj] >= HOME:
-                    continue
-                jj = j - 1 if j > i else j
-                for a in range(1, 7):
-                    check = _split_check(state, rules, me, i, j, a, scratch)
-                    action = SPLIT0 + (i * (P - 1) + jj) * 6 + a - 1
-                    n, n_partner = _record(check, action, out, n, partner_moves, n_partner)
+        n, n_partner = _split_actions(state, rules, out, n, partner_moves, n_partner)
     elif card == C11:
-        n_swaps = 0
-        for i in range(P):
-            si, ki = movable_pawn(rules, me, i)
-            iced = state[ICE] - 1  # an iced pawn is swapped neither way
-            if state[PAWNS + si * MAX_SLOTS + ki] >= TRACK or state[PAWNS + si * MAX_SLOTS + ki] == iced:
-                continue
-            for t in range(T):
-                seat, slot = target_pawn(state, rules, me, t)
-                if seat < 0 or same_side(rules, me, seat):
-                    continue  # swaps are with opponents only
-                if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK and state[PAWNS + seat * MAX_SLOTS + slot] != iced:
-                    out[n] = SWAP0 + i * T + t
-                    n += 1
-                    n_swaps += 1
-        # No +11 move (nor a start, where an 11 starts pawns; a move ending on a partner
-        # counts only where such moves are free, 2003): the player may decline to swap.
-        if n == n_swaps and n_swaps > 0 and (n_partner_forward == 0 or rules[R_TEAMS] == TEAMS_PARKER1958):
-            out[n] = 0
-            n += 1
+        n = _swap_actions(state, rules, out, n, n_partner_forward)
     elif card == CSORRY:
-        # Opponents first. Team rules: a Sorry! must be used, so with no opponent to pick on
-        # it sends back a pawn of the other team colour (a partner's or, from the partner's
-        # Start, one's own).
-        n_sorry = n
-        for on_team in range(2 if rules[R_TEAMS] else 1):
-            if n > n_sorry:
-                break
-            for c in range(colours):
-                mover = (me + 2 * c) % 4
-                if _start_slot(state, mover, ppp) < 0:
-                    continue
-                for t in range(T):
-                    seat, slot = target_pawn(state, rules, me, t)
-                    if seat < 0 or seat == mover or same_side(rules, mover, seat) != (on_team == 1):
-                        continue
-                    code = state[PAWNS + seat * MAX_SLOTS + slot]
-                    if code < TRACK and code != state[ICE] - 1:  # an iced pawn cannot be taken
-                        out[n] = SORRY0 + c * T + t
-                        n += 1
+        n = _sorry_actions(state, rules, out, n)
     # Team rules: ending on a partner's pawn bumps it. Parker 1958 allows that only when no
     # other move exists; Hasbro 2003 always.
     if n_partner > 0 and (n == 0 or rules[R_TEAMS] != TEAMS_PARKER1958):
@@ -704,6 +661,99 @@ def _card_actions(state, rules, out):
     if n == 0:
         out[0] = 0
         n = 1
+    return n
+
+
+@njit(cache=True)
+def _start_actions(state, rules, out, partner_moves):
+    """The START actions (a card that starts pawns), the first in `out`; returns the counts
+    (n, n_partner)."""
+    ppp = rules[R_PAWNS]
+    me = state[TO_MOVE]
+    n = np.int64(0)  # np.int64: see COMPILE COST
+    n_partner = np.int64(0)
+    for c in range(2 if rules[R_TEAMS] else 1):
+        seat = (me + 2 * c) % 4
+        if _start_slot(state, seat, ppp) >= 0:
+            check = _landing_check(state, rules, seat, START_CIRCLE[seat])
+            n, n_partner = _record(check, 1 + c, out, n, partner_moves, n_partner)
+    return n, n_partner
+
+
+@njit(cache=True)
+def _split_actions(state, rules, out, n, partner_moves, n_partner):
+    """A seven split between two pawns: pawn i moves a (1..6), then pawn j moves 7 - a."""
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
+    me = state[TO_MOVE]
+    scratch = np.empty(STATE_SIZE, dtype=np.int64)
+    for i in range(P):
+        si, ki = movable_pawn(rules, me, i)
+        if state[PAWNS + si * MAX_SLOTS + ki] >= HOME:
+            continue
+        for j in range(P):
+            sj, kj = movable_pawn(rules, me, j)
+            if j == i or state[PAWNS + sj * MAX_SLOTS + kj] >= HOME:
+                continue
+            jj = j - 1 if j > i else j
+            for a in range(1, 7):
+                check = _split_check(state, rules, me, i, j, a, scratch)
+                action = SPLIT0 + (i * (P - 1) + jj) * 6 + a - 1
+                n, n_partner = _record(check, action, out, n, partner_moves, n_partner)
+    return n, n_partner
+
+
+@njit(cache=True)
+def _swap_actions(state, rules, out, n, n_partner_forward):
+    """The 11's swaps of a movable pawn on the track with an opponent's, then PASS (declining
+    to swap) where the rules allow it; `n_partner_forward`: +11 moves onto a partner."""
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
+    me = state[TO_MOVE]
+    iced = state[ICE] - 1  # an iced pawn is swapped neither way
+    n_swaps = 0
+    for i in range(P):
+        si, ki = movable_pawn(rules, me, i)
+        if state[PAWNS + si * MAX_SLOTS + ki] >= TRACK or state[PAWNS + si * MAX_SLOTS + ki] == iced:
+            continue
+        for t in range(T):
+            seat, slot = target_pawn(state, rules, me, t)
+            if seat < 0 or same_side(rules, me, seat):
+                continue  # swaps are with opponents only
+            if state[PAWNS + seat * MAX_SLOTS + slot] < TRACK and state[PAWNS + seat * MAX_SLOTS + slot] != iced:
+                out[n] = SWAP0 + i * T + t
+                n += 1
+                n_swaps += 1
+    # No +11 move (nor a start, where an 11 starts pawns; a move ending on a partner
+    # counts only where such moves are free, 2003): the player may decline to swap.
+    if n == n_swaps and n_swaps > 0 and (n_partner_forward == 0 or rules[R_TEAMS] == TEAMS_PARKER1958):
+        out[n] = 0
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _sorry_actions(state, rules, out, n):
+    """The Sorry! card's swaps from Start, opponents first. Team rules: a Sorry! must be
+    used, so with no opponent to pick on it sends back a pawn of the other team colour (a
+    partner's or, from the partner's Start, one's own)."""
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
+    ppp = rules[R_PAWNS]
+    me = state[TO_MOVE]
+    n_sorry = n
+    for on_team in range(2 if rules[R_TEAMS] else 1):
+        if n > n_sorry:
+            break
+        for c in range(P // ppp):
+            mover = (me + 2 * c) % 4
+            if _start_slot(state, mover, ppp) < 0:
+                continue
+            for t in range(T):
+                seat, slot = target_pawn(state, rules, me, t)
+                if seat < 0 or seat == mover or same_side(rules, mover, seat) != (on_team == 1):
+                    continue
+                code = state[PAWNS + seat * MAX_SLOTS + slot]
+                if code < TRACK and code != state[ICE] - 1:  # an iced pawn cannot be taken
+                    out[n] = SORRY0 + c * T + t
+                    n += 1
     return n
 
 
@@ -807,7 +857,7 @@ def _seven_part_ok(state, rules, me, i, a, left, moved):
     if a == left:
         return True
     child = state.copy()
-    _land(child, seat, slot, FORWARD[seat, code, a], rules[R_PAWNS], None)
+    _land(child, seat, slot, FORWARD[seat, code, a], None)
     for j in range(action_offsets(rules)[0]):
         for b in range(1, left - a + 1):
             if _seven_part_ok(child, rules, me, j, b, left - a, moved | (1 << i)):
@@ -932,13 +982,12 @@ def _apply_move(state, rules, action, events):
 @njit(cache=True)
 def _apply_tokens(state, rules, action, kind, events):
     """Fire and Ice: carry out the fire decision, or the token choice of a card action."""
-    ppp = rules[R_PAWNS]
     me = state[TO_MOVE]
     if kind == ACT_FIRE_MOVE:
         fire = state[FIRE] - 1
         square = fire_move_target(state, rules, me)
         state[FIRE_PENDING] = 0
-        _land(state, me, fire % MAX_SLOTS, square, ppp, events)
+        _land(state, me, fire % MAX_SLOTS, square, events)
         _sort_seats(state, rules)
         return
     if kind == ACT_FIRE_DECLINE:
@@ -985,17 +1034,17 @@ def _apply_decoded(state, rules, kind, i, j, a, t, events):
         return
     if kind == ACT_START:
         seat = (me + 2 * i) % 4
-        _land(state, seat, _start_slot(state, seat, ppp), START_CIRCLE[seat], ppp, events)
+        _land(state, seat, _start_slot(state, seat, ppp), START_CIRCLE[seat], events)
     elif kind == ACT_MOVE:
         seat, slot = movable_pawn(rules, me, i)
         step = CARD_STEP[card] if card != CSORRY else rules[R_SORRY_FORWARD]
-        _land(state, seat, slot, _step_dest(seat, state[PAWNS + seat * MAX_SLOTS + slot], step), ppp, events)
+        _land(state, seat, slot, _step_dest(seat, state[PAWNS + seat * MAX_SLOTS + slot], step), events)
     elif kind == ACT_BACK1:
         seat, slot = movable_pawn(rules, me, i)
-        _land(state, seat, slot, BACKWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], 1], ppp, events)
+        _land(state, seat, slot, BACKWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], 1], events)
     elif kind == ACT_SEVEN_PART:
         seat, slot = movable_pawn(rules, me, i)
-        _land(state, seat, slot, FORWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], a], ppp, events)
+        _land(state, seat, slot, FORWARD[seat, state[PAWNS + seat * MAX_SLOTS + slot], a], events)
         left = (state[SEVEN_LEFT] if state[SEVEN_LEFT] > 0 else 7) - a
         state[SEVEN_LEFT] = left
         state[SEVEN_MOVED] = 0 if left == 0 else state[SEVEN_MOVED] | (1 << i)
@@ -1004,8 +1053,8 @@ def _apply_decoded(state, rules, kind, i, j, a, t, events):
     elif kind == ACT_SPLIT:
         si, ki = movable_pawn(rules, me, i)
         sj, kj = movable_pawn(rules, me, j)
-        _land(state, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], ppp, events)
-        _land(state, sj, kj, FORWARD[sj, state[PAWNS + sj * MAX_SLOTS + kj], 7 - a], ppp, events)
+        _land(state, si, ki, FORWARD[si, state[PAWNS + si * MAX_SLOTS + ki], a], events)
+        _land(state, sj, kj, FORWARD[sj, state[PAWNS + sj * MAX_SLOTS + kj], 7 - a], events)
     elif kind == ACT_SWAP:
         si, ki = movable_pawn(rules, me, i)
         seat, slot = target_pawn(state, rules, me, t)
@@ -1017,14 +1066,14 @@ def _apply_decoded(state, rules, kind, i, j, a, t, events):
             _record_event(events, EV_PLACE, si, ki, mine, theirs)
             _record_event(events, EV_PLACE, seat, slot, theirs, mine)
         # Each swapped pawn on a triangle not of its colour slides, the mover's pawn first.
-        _slide_if_foreign_triangle(state, si, ki, ppp, events)
+        _slide_if_foreign_triangle(state, si, ki, events)
         if state[PAWNS + seat * MAX_SLOTS + slot] == mine:
-            _slide_if_foreign_triangle(state, seat, slot, ppp, events)
+            _slide_if_foreign_triangle(state, seat, slot, events)
     else:  # ACT_SORRY
         mover = (me + 2 * i) % 4
         seat, slot = target_pawn(state, rules, me, t)
         square = state[PAWNS + seat * MAX_SLOTS + slot]
-        _land(state, mover, _start_slot(state, mover, ppp), square, ppp, events)
+        _land(state, mover, _start_slot(state, mover, ppp), square, events)
     _sort_seats(state, rules)
 
 
@@ -1056,7 +1105,7 @@ def end_turn(state, rules):
         state[DRAW_AGAIN] = 1
     else:
         state[DRAW_AGAIN] = 0
-        state[TO_MOVE] = other_seat(state, me, 1)
+        state[TO_MOVE] = other_seat(state, me, np.int64(1))  # np.int64: see COMPILE COST
         # Fire and Ice: a fire move is decided at the start of the owner's turn, before the draw.
         if rules[R_FIRE_ICE] and fire_move_target(state, rules, state[TO_MOVE]) >= 0:
             state[FIRE_PENDING] = 1
@@ -1071,18 +1120,33 @@ def _reshuffle(state, rules):
     for seat in range(N_SEATS):
         for c in range(N_CARDS):
             held[c] += state[HANDS + seat * N_CARDS + c]
-    pos = 0
+    pile = np.empty(N_CARDS, dtype=np.int64)
     for c in range(N_CARDS):
-        for _ in range(held[c]):
-            state[DECK + pos] = c
-            pos += 1
-    state[DRAW_POS] = pos
-    for c in range(N_CARDS):
-        state[REMAIN + c] = rules[R_PACK + c] - held[c]
-        for _ in range(rules[R_PACK + c] - held[c]):
-            state[DECK + pos] = c
-            pos += 1
+        pile[c] = rules[R_PACK + c] - held[c]
+        state[REMAIN + c] = pile[c]
+    pos = _lay_out(state, np.int64(DECK), held)  # np.int64: see COMPILE COST
+    state[DRAW_POS] = pos - DECK
+    _lay_out(state, pos, pile)
     shuffle_draw_pile(state, rules)
+
+
+@njit(cache=True)
+def _lay_out(target, start, counts):
+    """Write counts[c] copies of each card c, in card order, into `target` from index `start`;
+    returns the index after the last. One loop with a data-dependent step: written as nested
+    loops over the cards, LLVM unrolls and vectorizes it into a hundred times the code."""
+    k = start
+    c = 0
+    written = 0
+    while c < N_CARDS:
+        if written < counts[c]:
+            target[k] = c
+            k += 1
+            written += 1
+        else:
+            c += 1
+            written = 0
+    return k
 
 
 @njit(cache=True)
@@ -1118,20 +1182,18 @@ def redeal_hidden(state, rules, viewer):
     size = rules[R_PACK_SIZE]
     pos = state[DRAW_POS]
     pool = np.empty(size, dtype=np.int64)
-    n = 0
-    for k in range(pos, size):
-        pool[n] = state[DECK + k]
-        n += 1
+    n = size - pos
+    for k in range(n):
+        pool[k] = state[DECK + pos + k]
     hand_sizes = np.zeros(4, dtype=np.int64)
     for seat in range(N_SEATS):
         if seat == viewer:
             continue
-        for c in range(N_CARDS):
-            for _ in range(state[HANDS + seat * N_CARDS + c]):
-                pool[n] = c
-                n += 1
-            hand_sizes[seat] += state[HANDS + seat * N_CARDS + c]
-            state[HANDS + seat * N_CARDS + c] = 0
+        hand = state[HANDS + seat * N_CARDS : HANDS + (seat + 1) * N_CARDS]
+        end = _lay_out(pool, n, hand)
+        hand_sizes[seat] = end - n
+        n = end
+        hand[:] = 0
     for k in range(n - 1, 0, -1):
         r = randint(state, k + 1)
         tmp = pool[k]
@@ -1149,11 +1211,10 @@ def redeal_hidden(state, rules, viewer):
         state[REMAIN + pool[k]] += 1
         k += 1
     # The cards out of the pile (discards, hands), in card order: only their counts matter.
-    q = 0
+    out_of_pile = np.empty(N_CARDS, dtype=np.int64)
     for c in range(N_CARDS):
-        for _ in range(rules[R_PACK + c] - state[REMAIN + c]):
-            state[DECK + q] = c
-            q += 1
+        out_of_pile[c] = rules[R_PACK + c] - state[REMAIN + c]
+    _lay_out(state, np.int64(DECK), out_of_pile)
 
 
 @njit(cache=True)
@@ -1181,12 +1242,9 @@ def determinize(state, rules, viewer, seed):
                     c += 1
                 state[HANDS + seat * N_CARDS + c] += 1
                 unseen[c] -= 1
-    k = pos
     for c in range(N_CARDS):
         state[REMAIN + c] = unseen[c]
-        for _ in range(unseen[c]):
-            state[DECK + k] = c
-            k += 1
+    _lay_out(state, DECK + pos, unseen)
     state[RNG] = seed & 0xFFFFFFFF
     redeal_hidden(state, rules, viewer)
 
@@ -1194,7 +1252,7 @@ def determinize(state, rules, viewer, seed):
 @njit(cache=True)
 def public_state(state, out):
     """`out` := `state` without its hidden parts (draw-pile order, generator, draw position)."""
-    _copy_state(state, out)
+    copy_state(state, out)
     out[RNG] = 0
     out[DRAW_POS] = 0
     out[DECK : DECK + MAX_PACK] = 0
@@ -1225,7 +1283,7 @@ def play_before_draw(state, rules, action):
     one card short). Without hands it equals :func:`play`. For afterstate evaluation only:
     the game goes on from :func:`play`."""
     fire_decision = state[FIRE_PENDING]
-    apply_move(state, rules, action)
+    _apply_move(state, rules, action, None)  # not apply_move: one compiled layer less
     if fire_decision or state[SEVEN_LEFT] > 0:
         return  # as play: a fire decision or a split seven under way keeps the turn
     end_turn(state, rules)
@@ -1270,7 +1328,7 @@ def play(state, rules, action):
     Ending a turn may leave the next player a fire decision (FIRE_PENDING)."""
     mover = state[TO_MOVE]
     fire_decision = state[FIRE_PENDING]
-    apply_move(state, rules, action)
+    _apply_move(state, rules, action, None)  # not apply_move: one compiled layer less
     if fire_decision or state[SEVEN_LEFT] > 0:
         return  # a fire decision goes on to the draw; a split seven under way keeps the turn
     if rules[R_HAND_SIZE]:
@@ -1305,13 +1363,9 @@ def init_state(state, rules, active, seed):
                     code = START_CIRCLE[seat]
             state[PAWNS + seat * MAX_SLOTS + i] = code
     state[RNG] = seed & 0xFFFFFFFF
-    k = 0
-    for c in range(N_CARDS):
-        for _ in range(rules[R_PACK + c]):
-            state[DECK + k] = c
-            k += 1
-    state[DRAW_POS] = rules[R_PACK_SIZE]  # empty: the first draw shuffles the whole pack
-    n_active = 0
+    # An empty draw pile: the first draw below lays out and shuffles the whole pack (_reshuffle).
+    state[DRAW_POS] = rules[R_PACK_SIZE]
+    n_active = np.int64(0)  # np.int64: see COMPILE COST
     for seat in range(N_SEATS):
         n_active += active[seat]
     pick = randint(state, n_active)

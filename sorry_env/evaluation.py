@@ -167,10 +167,11 @@ def _mark_reach(state, rules, seat, row):
                 _mark(row, seat, FORWARD[seat, code, step], c)
             elif step < 0:
                 _mark(row, seat, BACKWARD[seat, code, -step], c)
-        _mark(row, seat, BACKWARD[seat, code, 1], C10)
+        # np.int64: a constant card would compile _mark once more (engine's COMPILE COST)
+        _mark(row, seat, BACKWARD[seat, code, 1], np.int64(C10))
         if in_play >= 2:  # a split seven can move this pawn any of 1..6
             for a in range(1, 7):
-                _mark(row, seat, FORWARD[seat, code, a], C7)
+                _mark(row, seat, FORWARD[seat, code, a], np.int64(C7))
     if in_start:
         for c in range(N_CARDS):
             if (rules[R_START_CARDS] >> c) & 1:
@@ -286,7 +287,8 @@ def seat_equities(state, rules, w, equity):
         if E.is_active(state, seat):
             sorry_target[seat] = _sorry_target(state, rules, w, seat, has_start)
             if rules[R_TEAMS]:
-                threat[seat] |= reach[(seat + 2) % 4]
+                for sq in range(TRACK):  # not threat[seat] |= ...: see engine's COMPILE COST
+                    threat[seat, sq] |= reach[(seat + 2) % 4, sq]
     for seat in range(N_SEATS):
         equity[seat] = 0.0
         if not E.is_active(state, seat):

@@ -19,7 +19,7 @@ def after_move_into(child, state, rules, action):
     """`child` := `state` after `action` (E.play: the move and the end of the turn, the next
     card not drawn yet). Without hands that is a chance node, the end of the game, or the
     same player's decision when a split seven is under way; with hands the next decision."""
-    child[:] = state
+    E.copy_state(state, child)  # not child[:] = state: see engine's COMPILE COST
     E.play(child, rules, action)
 
 

@@ -99,8 +99,8 @@ def test_searching_games_side_by_side_gives_each_the_search_it_has_alone(players
 
 
 def test_batched_network_scores_do_not_depend_on_the_batch_and_match_the_one_position_scores():
-    from sorry_env.agents.policy_input import afterstates
     from sorry_env.observation import OBS_SIZE
+    from sorry_env.policy_input import afterstates
 
     params, sizes, _ = pack(VALUE)
     states = np.array([t.state for t in _decisions(30, seed=4)])
