@@ -304,9 +304,10 @@ class RecordingCurve:
 def test_expert_iteration_trains_from_a_fresh_network_with_4_players(tiny_settings, tmp_path):
     """A 4-player self-play task (none is standard yet) fits and trains: generations of
     search self-play until the budget of decisions is spent, the search with the last network scored."""
-    from sorry_env.agents.policy import read_metadata
+    from sorry_env.agents.policy import load_policy, read_metadata
+    from sorry_env.training.bench.scoring import score
 
-    task = dataclasses.replace(TASKS["2p-selfplay"], name="4p-selfplay", players=4)
+    task = dataclasses.replace(TASKS["2p-selfplay"], name="4p-selfplay", players=4, eval_opponents=("heuristic",) * 3)
     assert expert_iteration.fits(task) is None
     curve = RecordingCurve()
     agent = expert_iteration.train(task, 1, 600, tmp_path, curve, 300)
@@ -317,7 +318,12 @@ def test_expert_iteration_trains_from_a_fresh_network_with_4_players(tiny_settin
     meta = read_metadata(net)
     assert meta["num_players"] == 4 and meta["network"]["hidden"] == [32]
     assert meta["training"]["expert_iteration"]["selfplay_decisions"] == steps[-1]
-    assert net != str(tmp_path / "net-0.safetensors")
+    fresh, _ = load_policy(tmp_path / "net-0.safetensors")
+    trained, _ = load_policy(net)
+    first = "net.layers.0.weight"
+    assert not fresh.state_dict()[first].equal(trained.state_dict()[first])  # the fit moved the network
+    # the search plays the 4-player evaluation (4p-heuristic's: three heuristics)
+    assert score(agent, TASKS["4p-heuristic"], games=4, workers=1)["games"] == 4
 
 
 if __name__ == "__main__":
