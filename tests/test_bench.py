@@ -7,7 +7,17 @@ import sys
 
 import pytest
 
-from sorry_env.training.bench import algorithms, cli, dqn, maskable_ppo, native_ppo, results, rllib_ppo, selfplay_ppo
+from sorry_env.training.bench import (
+    algorithms,
+    cli,
+    dqn,
+    expert_iteration,
+    maskable_ppo,
+    native_ppo,
+    results,
+    rllib_ppo,
+    selfplay_ppo,
+)
 from sorry_env.training.bench.tasks import ANCHORS, TASKS, get_task, normalized_score
 
 GOLDEN = pathlib.Path(__file__).with_name("bench_tasks_golden.json")
@@ -87,7 +97,7 @@ def test_unknown_names_are_refused_with_what_exists(capsys, tmp_path):
     err = refused(["run", "a2c", "2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
     assert "unknown algorithm 'a2c'" in err and "maskable_ppo" in err
     err = refused(["run", "expert_iteration", "2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
-    assert "issue 24" in err
+    assert "does not fit task 2p-heuristic" in err and "fixed opponents" in err
     err = refused(["run", "maskable_ppo", "2p-selfplay", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
     assert "does not fit task 2p-selfplay" in err and "ppo" in err
     err = refused(["run", "ppo", "express-2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
@@ -149,6 +159,9 @@ def tiny_settings(monkeypatch):
     monkeypatch.setitem(selfplay_ppo.SETTINGS, "num_steps", 64)
     monkeypatch.setitem(selfplay_ppo.SETTINGS, "hidden", 32)
     monkeypatch.setitem(selfplay_ppo.SETTINGS, "snapshot_every", 1)
+    monkeypatch.setitem(expert_iteration.SETTINGS, "hidden", [32])
+    monkeypatch.setitem(expert_iteration.SETTINGS, "games", 2)
+    monkeypatch.setitem(expert_iteration.SETTINGS, "simulations", 4)
 
 
 TINY_RUN = ["--budget", "256", "--curve-every", "128", "--curve-games", "4", "--final-games", "4"]
@@ -162,6 +175,7 @@ TINY_RUN = ["--budget", "256", "--curve-every", "128", "--curve-games", "4", "--
         ("ppo", "2p-selfplay"),
         ("selfplay_ppo", "2p-selfplay"),
         ("selfplay_ppo", "4p-heuristic"),
+        ("expert_iteration", "2p-selfplay"),
     ],
 )
 def test_run_trains_writes_its_curve_and_result_then_report_rebuilds_them(
@@ -244,8 +258,13 @@ def test_report_reads_a_valid_result_without_a_curve(capsys, tmp_path):
 def test_every_algorithm_names_the_tasks_it_fits():
     for algorithm in algorithms.ALGORITHMS.values():
         fitting = [task.name for task in TASKS.values() if algorithm.fits(task) is None]
-        assert "2p-heuristic" in fitting or "express-2p-heuristic" in fitting, algorithm.name
+        assert {"2p-heuristic", "2p-selfplay", "express-2p-heuristic"} & set(fitting), algorithm.name
     assert algorithms.ALGORITHMS["ppo"].fits(TASKS["2p-selfplay"]) is None
+    expit = algorithms.ALGORITHMS["expert_iteration"]
+    assert [t.name for t in TASKS.values() if expit.fits(t) is None] == ["2p-selfplay"]
+    assert "fixed opponents" in expit.fits(TASKS["2p-heuristic"])
+    points = dataclasses.replace(TASKS["2p-selfplay"], rules="hasbro2003_points")
+    assert "hidden hands" in expit.fits(points)
     # The task of another registered game is declared by its id and trained by the generic PPO.
     assert TASKS["express-2p-heuristic"].game_id == "express"
     assert algorithms.ALGORITHMS["game_ppo"].fits(TASKS["express-2p-heuristic"]) is None
@@ -270,6 +289,41 @@ def test_game_ppo_runs_on_the_task_of_another_registered_game(tmp_path, capsys, 
     assert meta["num_players"] == 2 and meta["network"]["hidden"] == [8]
     curve = (run_dir / "curve.csv").read_text().splitlines()
     assert len(curve) >= 2 and "game_ppo on express-2p-heuristic-v1" in out
+
+
+class RecordingCurve:
+    """Stands in for algorithms.Curve: records what would be evaluated, plays no game."""
+
+    def __init__(self):
+        self.points: list[tuple[int, str]] = []
+
+    def evaluate(self, steps: int, agent: str) -> None:
+        self.points.append((steps, agent))
+
+
+def test_expert_iteration_trains_from_a_fresh_network_with_4_players(tiny_settings, tmp_path):
+    """A 4-player self-play task (none is standard yet) fits and trains: generations of
+    search self-play until the budget of decisions is spent, the search with the last network scored."""
+    from sorry_env.agents.policy import load_policy, read_metadata
+    from sorry_env.training.bench.scoring import score
+
+    task = dataclasses.replace(TASKS["2p-selfplay"], name="4p-selfplay", players=4, eval_opponents=("heuristic",) * 3)
+    assert expert_iteration.fits(task) is None
+    curve = RecordingCurve()
+    agent = expert_iteration.train(task, 1, 600, tmp_path, curve, 300)
+    steps = [s for s, _ in curve.points]
+    assert steps[0] == 0 and steps[-1] >= 600 and steps == sorted(steps)
+    assert agent == curve.points[-1][1] and agent.startswith("azsearch:net=") and "simulations=4" in agent
+    net = agent.split("net=")[1].split(",")[0]
+    meta = read_metadata(net)
+    assert meta["num_players"] == 4 and meta["network"]["hidden"] == [32]
+    assert meta["training"]["expert_iteration"]["selfplay_decisions"] == steps[-1]
+    fresh, _ = load_policy(tmp_path / "net-0.safetensors")
+    trained, _ = load_policy(net)
+    first = "net.layers.0.weight"
+    assert not fresh.state_dict()[first].equal(trained.state_dict()[first])  # the fit moved the network
+    # the search plays the 4-player evaluation (4p-heuristic's: three heuristics)
+    assert score(agent, TASKS["4p-heuristic"], games=4, workers=1)["games"] == 4
 
 
 if __name__ == "__main__":

@@ -6,8 +6,7 @@ Each algorithm is an :class:`Algorithm`: its name, the tasks it can train on, an
 ``train(task, seed, budget, run_dir, evaluate)`` function that trains for `budget` learner
 steps, calls ``evaluate(steps, agent)`` every ``curve_every`` steps (and at the end) and
 returns the final agent (an agent spec or an :class:`agents.Agent`). Names listed in
-:data:`PLANNED` are known but not wired yet: asking for one says so (expert iteration, issue
-24, joins here as ``expert_iteration``: add an Algorithm to :data:`ALGORITHMS`).
+:data:`PLANNED` are known but not wired yet: asking for one says so.
 """
 
 from __future__ import annotations
@@ -87,7 +86,14 @@ def _train_game_ppo(*args, **kwargs):
     return train(*args, **kwargs)
 
 
+def _train_expert_iteration(*args, **kwargs):
+    from .expert_iteration import train
+
+    return train(*args, **kwargs)
+
+
 def _algorithms() -> dict[str, Algorithm]:
+    from . import expert_iteration
     from .dqn import SETTINGS as DQN_SETTINGS
     from .game_ppo import SETTINGS as GAME_PPO_SETTINGS
     from .maskable_ppo import SETTINGS as MASKABLE_SETTINGS
@@ -141,15 +147,21 @@ def _algorithms() -> dict[str, Algorithm]:
                 _train_game_ppo,
                 GAME_PPO_SETTINGS,
             ),
+            Algorithm(
+                "expert_iteration",
+                "expert iteration from a fresh network (training/expert_iteration.py's search self-play and fit, "
+                "one process, no gate), scored as the search with its network",
+                expert_iteration.fits,
+                _train_expert_iteration,
+                expert_iteration.SETTINGS,
+            ),
         )
     }
 
 
 ALGORITHMS: dict[str, Algorithm] = _algorithms()
 # Known names not wired into sorry-bench yet, and where they stand.
-PLANNED = {
-    "expert_iteration": "expert iteration (issue 24): joins when that issue lands",
-}
+PLANNED: dict[str, str] = {}
 
 
 def check_algorithm(name: str, task: Task) -> Algorithm:
