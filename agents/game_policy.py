@@ -30,7 +30,6 @@ for board-game policy files (docs/hardening.md).
 from __future__ import annotations
 
 import json
-import math
 import os
 from typing import Any
 
@@ -42,7 +41,7 @@ from sorry_env import games
 from sorry_env.agent import Agent, GameTurn
 
 from . import tensor_file
-from .policy import MAX_PARAMETERS, MLP, check_network, masked_logits
+from .policy import MLP, check_network, check_parameter_count, masked_logits
 from .tensor_file import excerpt
 
 FORMAT_VERSION = 1
@@ -141,12 +140,7 @@ def read_game_metadata(path: str | os.PathLike, game_id: str) -> tuple[dict, dic
     if network["kind"] != "mlp":
         raise ValueError(f"{path}: a {kind.long_name} policy network is an 'mlp', got {excerpt(network['kind'])}")
     expected = actor_tensors(kind, network["hidden"])
-    parameters = sum(math.prod(shape) for _, shape in expected.values())
-    if parameters > MAX_PARAMETERS:
-        raise ValueError(
-            f"{path}: its metadata describes a network of {parameters:,} parameters, more than the "
-            f"{MAX_PARAMETERS:,} a policy file may hold"
-        )
+    check_parameter_count(path, expected)
     tensor_file.check_expected(path, found, expected, f"the network its metadata describes ({network['hidden']})")
     return meta, expected
 

@@ -183,6 +183,17 @@ def read_metadata(path) -> dict:
     return _checked_header(path)[0]
 
 
+def check_parameter_count(path, expected: dict) -> None:
+    """ValueError if the tensors a file's metadata describes ({name: (dtype, shape)}) hold more
+    than MAX_PARAMETERS numbers: checked before any tensor is read."""
+    parameters = sum(math.prod(shape) for _, shape in expected.values())
+    if parameters > MAX_PARAMETERS:
+        raise ValueError(
+            f"{path}: its metadata describes a network of {parameters:,} parameters, more than the "
+            f"{MAX_PARAMETERS:,} a policy file may hold"
+        )
+
+
 def check_network(path, network) -> dict:
     """The `network` metadata entry, checked: kind, activation, and hidden widths as a list
     of positive integers."""
@@ -248,12 +259,7 @@ def _checked_header(path):
         raise ValueError(f"{path}: num_players must be 2, 3 or 4, got {excerpt(players)}")
     net_cfg = check_network(path, meta.get("network"))
     expected = actor_tensors(net_cfg["kind"], net_cfg["hidden"], want["n_actions"], net_cfg.get("value_hidden"))
-    parameters = sum(math.prod(shape) for _, shape in expected.values())
-    if parameters > MAX_PARAMETERS:
-        raise ValueError(
-            f"{path}: its metadata describes a network of {parameters:,} parameters, more than the "
-            f"{MAX_PARAMETERS:,} a policy file may hold"
-        )
+    check_parameter_count(path, expected)
     tensor_file.check_expected(path, found, expected, f"the network its metadata describes ({net_cfg['hidden']})")
     return meta, found, rules, expected
 
