@@ -192,7 +192,14 @@ class Game(abc.ABC):
         """A copy with everything the player to move cannot see re-drawn from `rng`."""
 
     @abc.abstractmethod
-    def describe_action(self, state: np.ndarray, action: int) -> str: ...
+    def describe_action(self, state: np.ndarray, action: int) -> str:
+        """The legal `action` of the player to move in words (move lists, logs, replays)."""
+
+    @abc.abstractmethod
+    def render_text(self, state: np.ndarray, viewer: int | None = None) -> str:
+        """The position as text (several lines) as seat `viewer` may see it: what only other
+        seats may see (a hand) is left out; `viewer` None shows only what every seat sees.
+        What the terminal and browser games and replays show of a position."""
 
     # ---- positions and envs --------------------------------------------------------------
     @abc.abstractmethod

@@ -25,6 +25,12 @@ and everything seen on the way::
       "result": {"winner": 0, "turns": 97, "truncated": false, "scores": null}
     }
 
+A game of another registered game (:mod:`sorry_env.games`; ``sorry-eval --game ID --record``)
+is written the same way with one more key, ``"game": ID``, and its rules, states and move
+texts in that game's own forms (its ``variant_to_json``, ``state_to_dict`` and
+``describe_action``); its moves have no ``"card"`` and its result no scores. A file without
+``"game"`` is the board game's (every file written before other games could be recorded).
+
 Replaying starts a new game from ``seed`` (and ``first_seat``), checks it against
 ``initial_state``, then plays every recorded action through the engine, checking each is
 legal and that the state after it equals the recorded one; a file whose states, actions or
@@ -45,10 +51,9 @@ import sys
 import numpy as np
 
 from . import engine as E
-from . import files, game
+from . import files, game, games
 from .checks import excerpt
 from .narrate import PawnLabels, narrate
-from .render import COLOUR_NAMES
 from .rules import Rules, get_rules, rules_from_json, rules_to_json
 from .scoring import scores
 from .state_io import state_to_dict
@@ -85,7 +90,9 @@ class ReplayError(ValueError):
 @dataclasses.dataclass
 class Replay:
     """A game re-played: ``states[k]`` is the position before move k (``states[-1]`` the end),
-    ``labels[k]`` the pawn labels in it, ``descriptions[k]`` move k in words."""
+    ``labels[k]`` the pawn labels in it (the board game's; empty for other games),
+    ``descriptions[k]`` move k in words. `game` is the registered game played, `rules` its
+    variant (the board game's :class:`Rules`)."""
 
     rules: Rules
     states: list
@@ -93,6 +100,11 @@ class Replay:
     actions: list
     descriptions: list
     record: dict
+    game: games.Game | None = None
+
+    @property
+    def game_type(self) -> games.GameType:
+        return self.game.game_type if self.game is not None else games.game_type("sorry")
 
 
 def _start(rules, seats, seed, first_seat):
@@ -124,9 +136,33 @@ def record_game(
     source: dict | None = None,
 ) -> dict:
     """The replay record of the game started by ``new_state(rules, seats=seats, seed=seed)``
-    (``first_seat`` moving first) and played with `actions`."""
-    rules = get_rules(rules)
-    state = _start(rules, tuple(seats), seed, first_seat)
+    (``first_seat`` moving first) and played with `actions`. `rules` may also be a
+    :class:`sorry_env.games.Game` of another registered game: its game started by
+    ``new_state(len(seats), seed, first_seat)`` (chance from the state's own generator,
+    ``Game.apply``), written in its own forms (module docstring)."""
+    other_game = isinstance(rules, games.Game) and rules.game_type.id != "sorry"
+    play_moves = _any_game_moves if other_game else _board_moves
+    game_key, rules_json, initial, moves, result = play_moves(rules, tuple(seats), seed, actions, first_seat)
+    return {
+        "format": FORMAT,
+        **game_key,
+        "rules": rules_json,
+        "seats": list(seats),
+        "seed": int(seed),
+        "first_seat": first_seat,
+        "max_turns": max_turns,
+        "players": players or [],
+        "source": source or {},
+        "initial_state": initial,
+        "moves": moves,
+        "result": result,
+    }
+
+
+def _board_moves(rules, seats: tuple, seed: int, actions, first_seat) -> tuple:
+    """(no "game" key, the rules' JSON, the initial state dict, the moves, the result) of a board game."""
+    rules = get_rules(rules.variant if isinstance(rules, games.Game) else rules)
+    state = _start(rules, seats, seed, first_seat)
     labels = PawnLabels(state, rules)
     initial = state_to_dict(state, rules)
     moves = []
@@ -144,19 +180,35 @@ def record_game(
                 "state": state_to_dict(state, rules),
             }
         )
-    return {
-        "format": FORMAT,
-        "rules": rules_to_json(rules),
-        "seats": list(seats),
-        "seed": int(seed),
-        "first_seat": first_seat,
-        "max_turns": max_turns,
-        "players": players or [],
-        "source": source or {},
-        "initial_state": initial,
-        "moves": moves,
-        "result": _result(state, rules),
-    }
+    return {}, rules_to_json(rules), initial, moves, _result(state, rules)
+
+
+def _any_game_moves(played: games.Game, seats: tuple, seed: int, actions, first_seat) -> tuple:
+    """({"game": id}, the variant's JSON, the initial state dict, the moves, the result) of
+    another registered game's game."""
+    state = played.new_state(len(seats), seed=seed, first=first_seat)
+    if played.seats(state) != seats:
+        where = list(played.seats(state))
+        raise ValueError(f"{played.game_type.long_name} seats {len(seats)} players in seats {where}, not {list(seats)}")
+    initial = played.state_to_dict(state)
+    moves = []
+    for action in actions:
+        before, state = state, played.apply(state, int(action))
+        moves.append(
+            {
+                "turn": played.turn(before),
+                "seat": played.to_move(before),
+                "action": int(action),
+                "description": played.describe_action(before, int(action)),
+                "state": played.state_to_dict(state),
+            }
+        )
+    return {"game": played.game_type.id}, played.variant_to_json(), initial, moves, _any_game_result(played, state)
+
+
+def _any_game_result(game_played: games.Game, state: np.ndarray) -> dict:
+    winner = game_played.winner(state)
+    return {"winner": winner, "turns": game_played.turn(state), "truncated": winner is None, "scores": None}
 
 
 def _rules_from(data) -> Rules:
@@ -202,35 +254,73 @@ def _check_players(players, seats) -> None:
         taken.add(entry["seat"])
 
 
-def replay(record: dict) -> Replay:
-    """Re-play a record through the engine, checking every action and state (ReplayError on
-    the first mismatch)."""
-    rules, seats, state = _initial(record)
+def _moves_of(record: dict, seats) -> list:
+    """The record's move list, within MAX_REPLAY_MOVES, once its lineup is checked."""
     moves = record["moves"]
     if not isinstance(moves, list):
         raise ReplayError("'moves' must be a list")
     if len(moves) > MAX_REPLAY_MOVES:
         raise ReplayError(f"{len(moves):,} moves, more than the {MAX_REPLAY_MOVES:,} a replay may hold")
     _check_players(record["players"], seats)
+    return moves
+
+
+def _check_result(record: dict, result: dict) -> None:
+    if record["result"] != result:
+        raise ReplayError(f"the recorded result {record['result']!r} differs from the replayed one {result!r}")
+
+
+def game_of_record(record) -> games.Game | None:
+    """The registered game a record was played in, from its ``"game"`` key and rules through
+    that game's rules codec (``Game.from_json``); None for the board game. ReplayError for a
+    record that is not a replay file, an unknown game id or rules that game does not have."""
+    _check_format(record)
+    if "game" not in record:
+        return None
+    game_id = record["game"]
+    try:
+        game_class = games.game_class(game_id)
+    except ValueError:
+        known = sorted(games.registered_games())
+        raise ReplayError(f"'game' is {excerpt(game_id)}, not a registered game ({', '.join(known)})") from None
+    if game_class.game_type.id == "sorry":
+        return None
+    try:
+        return game_class.from_json(record["rules"], "replay's rules")
+    except ValueError as error:
+        raise ReplayError(str(error)) from None
+
+
+def replay(record: dict) -> Replay:
+    """Re-play a record through its game's engine, checking every action and state (ReplayError
+    on the first mismatch)."""
+    played = game_of_record(record)
+    if played is not None:
+        return _replay_any_game(record, played)
+    rules, seats, state = _initial(record)
+    moves = _moves_of(record, seats)
     labels = PawnLabels(state, rules)
     out = Replay(rules, [state], [labels.copy()], [], [], record)
     for k, entry in enumerate(moves):
         state = _replay_move(k, entry, state, rules, labels, out)
-    result = _result(state, rules)
-    if record["result"] != result:
-        raise ReplayError(f"the recorded result {record['result']!r} differs from the replayed one {result!r}")
+    _check_result(record, _result(state, rules))
+    out.game = games.load_game("sorry", rules)
     return out
+
+
+def _check_format(record) -> None:
+    if not isinstance(record, dict):
+        raise ReplayError(f"a replay file holds one JSON object, got {type(record).__name__}")
+    if record.get("format") != FORMAT:
+        raise ReplayError(f"not a replay file: 'format' is {excerpt(record.get('format'))}, expected {FORMAT!r}")
+    missing = _KEYS - set(record)
+    if missing:
+        raise ReplayError(f"missing keys {sorted(missing)}")
 
 
 def _initial(record) -> tuple[Rules, tuple, np.ndarray]:
     """The record's rules, seats and starting state, checked against its initial state."""
-    if not isinstance(record, dict):
-        raise ReplayError(f"a replay file holds one JSON object, got {type(record).__name__}")
-    if record.get("format") != FORMAT:
-        raise ReplayError(f"not a replay file: 'format' is {record.get('format')!r}, expected {FORMAT!r}")
-    missing = _KEYS - set(record)
-    if missing:
-        raise ReplayError(f"missing keys {sorted(missing)}")
+    _check_format(record)
     rules = _rules_from(record["rules"])
     seed = _int(record["seed"], "'seed'")
     seats = record["seats"]
@@ -253,6 +343,58 @@ def _initial(record) -> tuple[Rules, tuple, np.ndarray]:
             + _first_difference(got, record["initial_state"])
         )
     return rules, seats, state
+
+
+def _any_game_start(record: dict, played: games.Game) -> np.ndarray:
+    """The starting state of a record of another game: its seed, player count and first seat,
+    checked against the recorded seats and initial state."""
+    seed = _int(record["seed"], "'seed'")
+    seats, first = record["seats"], record["first_seat"]
+    if not isinstance(seats, list) or not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
+        raise ReplayError(f"'seats' must be a list of seats, got {excerpt(seats)}")
+    try:
+        state = played.new_state(len(seats), seed=seed, first=None if first is None else _int(first, "'first_seat'"))
+    except ReplayError:
+        raise
+    except ValueError as error:
+        raise ReplayError(f"{played.game_type.long_name}: {error}") from None
+    if list(played.seats(state)) != seats:
+        raise ReplayError(f"'seats' {excerpt(seats)} are not the seats of {played.game_type.long_name}'s game")
+    got = played.state_to_dict(state)
+    if got != record["initial_state"]:
+        raise ReplayError(
+            "the initial state differs from the game the seed starts: "
+            + _first_difference(got, record["initial_state"])
+        )
+    return state
+
+
+def _replay_any_game(record: dict, played: games.Game) -> Replay:
+    """:func:`replay` of a record of another registered game, through its functional API."""
+    state = _any_game_start(record, played)
+    moves = _moves_of(record, tuple(played.seats(state)))
+    out = Replay(played.variant, [state], [], [], [], record, played)
+    for k, entry in enumerate(moves):
+        if not isinstance(entry, dict) or "action" not in entry or "state" not in entry:
+            raise ReplayError(f"move {k}: must be an object with 'action' and 'state'")
+        if played.winner(state) is not None:
+            raise ReplayError(f"move {k}: the game was already over")
+        action = _int(entry["action"], f"move {k}: 'action'")
+        if action not in played.legal_actions(state):
+            legal = played.legal_actions(state).tolist()
+            raise ReplayError(f"move {k}: action {action} is illegal here; legal: {legal}")
+        before, state = state, played.apply(state, action)
+        got = played.state_to_dict(state)
+        if got != entry["state"]:
+            raise ReplayError(
+                f"move {k} (action {action}): the state after it differs from the recorded one: "
+                + _first_difference(got, entry["state"])
+            )
+        out.actions.append(action)
+        out.descriptions.append(played.describe_action(before, action))
+        out.states.append(state)
+    _check_result(record, _any_game_result(played, state))
+    return out
 
 
 def _replay_move(k: int, entry, state: np.ndarray, rules: Rules, labels: PawnLabels, out: Replay) -> np.ndarray:
@@ -300,19 +442,27 @@ def save(record: dict, path) -> pathlib.Path:
 def move_list(rep: Replay) -> list:
     """Lines of the move list: who played what, the consequences, and the result."""
     record = rep.record
+    played = rep.game if rep.game is not None else games.load_game("sorry", rep.rules)
+    kind = played.game_type
+    board = kind.id == "sorry"  # the board game's lines stay as they were before other games
+    # The board game names seats by colour; other games by their seat names, as their move texts do.
+    colours = kind.seat_colours if board else kind.seat_names
     lines = []
     names: dict = {p.get("seat"): p.get("agent") for p in record.get("players", []) if isinstance(p, dict)}
     if names:
-        lines.append("players: " + ", ".join(f"{COLOUR_NAMES[s]} = {names[s]}" for s in sorted(names)))
-    lines.append(f"rules {rep.rules.name}, seats {list(record['seats'])}, seed {record['seed']}")
+        lines.append("players: " + ", ".join(f"{colours[s]} = {names[s]}" for s in sorted(names)))
+    if not board:
+        lines.append(f"game: {kind.long_name}")
+    lines.append(f"rules {played.variant_name}, seats {list(record['seats'])}, seed {record['seed']}")
     for k, text in enumerate(rep.descriptions):
-        lines.append(f"{k + 1:4d}. {text}")
+        # The board game's narration names the mover; other games' move texts do not.
+        who = "" if board else f"{colours[played.to_move(rep.states[k])]}: "
+        lines.append(f"{k + 1:4d}. {who}{text}")
     end = rep.states[-1]
-    winner = game.winner(end)
-    if winner is None:
-        lines.append(f"no winner after {int(end[E.TURN])} turns")
-    else:
-        lines.append(f"{COLOUR_NAMES[winner]} wins after {int(end[E.TURN])} turns")
+    winner, turns = played.winner(end), played.turn(end)
+    unit = "turns" if board else kind.turn_unit
+    who = "no winner" if winner is None else f"{colours[winner]} wins"
+    lines.append(f"{who} after {turns} {unit}")
     return lines
 
 
@@ -322,6 +472,8 @@ def write_gif(rep: Replay, path, fps: float = 2.0, size: int = 640) -> int:
 
     Frames are drawn, encoded and written one at a time, so memory does not grow with the
     game's length (a frame at the default size is about 1.2 MB before encoding)."""
+    if rep.game is not None and rep.game.game_type.id != "sorry":
+        raise ReplayError(f"a GIF draws the board game's board; {rep.game.game_type.long_name} has none")
     from PIL import GifImagePlugin, Image  # Pillow only when pictures are asked for
 
     from .draw import draw_board
@@ -354,8 +506,8 @@ def write_gif(rep: Replay, path, fps: float = 2.0, size: int = 640) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="sorry-replay",
-        description="Re-play a recorded Sorry! game (from sorry-eval --record): check it "
-        "against the engine, print its moves, optionally write a GIF.",
+        description="Re-play a recorded game of any registered game (from sorry-eval [--game ID] --record): "
+        "check it against the game's engine, print its moves, optionally (the board game) write a GIF.",
     )
     parser.add_argument("file", help="a replay file (JSON)")
     parser.add_argument("--gif", metavar="OUT.gif", help="write the game as an animated GIF")
@@ -381,6 +533,9 @@ def main(argv=None) -> int:
         rep = replay(record)
     except ReplayError as error:
         print(f"sorry-replay: {args.file}: {error}", file=sys.stderr)
+        return 1
+    if args.gif is not None and rep.game_type.id != "sorry":
+        print(f"sorry-replay: --gif draws the board game; {rep.game_type.long_name} has no board", file=sys.stderr)
         return 1
     try:
         print("\n".join(move_list(rep)), flush=True)

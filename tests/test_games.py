@@ -133,6 +133,11 @@ def check_position(g, state, n):
     view = g.public_view(state, np.random.default_rng(0))
     assert g.state_to_dict(view) == d  # only hidden parts change
     assert all(isinstance(g.describe_action(state, int(a)), str) for a in legal)
+    # The position as text shows the mover nothing the re-drawn view changes (their hidden parts).
+    text = g.render_text(state, mover)
+    assert isinstance(text, str) and text.strip()
+    assert g.render_text(view, mover) == text
+    assert g.render_text(view) == g.render_text(state)
 
 
 @pytest.mark.parametrize("game_id,n", CASES)

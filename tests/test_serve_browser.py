@@ -291,3 +291,35 @@ def play(server, page, rules, players, seed, max_moves=None, delay=0, chosen=Non
         kinds.add(len(move["clicks"]))
         moves += 1
         assert moves < 400, "the game did not end"
+
+
+def test_another_registered_game_is_played_as_text_by_clicking_its_moves(server, page):
+    """The text page (/static/text.html, linked from the board page): a game of Sorry! Express
+    against greedy, every move a click on the first listed move; the position shown is the
+    server's text."""
+    with shots(page):
+        page.goto(server + "/")
+        page.click("text=Other registered games")
+        page.wait_for_selector("#game-id option", state="attached")
+        page.select_option("#game-id", "express")
+        page.select_option("#opponents select", "greedy")
+        page.fill("#seed", "3")
+        page.click("#start")
+        page.wait_for_selector("#position:not(:empty)")
+        game_id = page.evaluate("new URLSearchParams(location.search).get('game')")
+        moves = 0
+        while True:
+            view = get(f"{server}/api/games/{game_id}")["game"]
+            page.wait_for_function(f"document.getElementById('position').textContent === {json.dumps(view['text'])}")
+            if view["over"]:
+                break
+            assert page.locator("#moves button").count() == len(view["legal"])
+            page.locator("#moves button").first.click()
+            deadline = time.monotonic() + 60
+            while get(f"{server}/api/games/{game_id}")["game"]["version"] == view["version"]:
+                assert time.monotonic() < deadline, "the click made no move"
+                time.sleep(0.05)
+            moves += 1
+            assert moves < 500
+        assert page.text_content("#result") == view["result"]["text"] and page.is_visible("#result")
+        assert not page.errors, page.errors

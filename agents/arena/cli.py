@@ -132,11 +132,10 @@ def main(argv: list[str] | None = None) -> None:
     if record is not None:
         from .record import record_games
 
-        max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
+        played = games.load_game(args.game, args.rules or None)  # the board game's rules, or another game
+        limit = played.game_type.max_turns if args.max_turns is None else args.max_turns
         record_k, record_dir = record
-        for path in record_games(
-            args.agents, record_k, record_dir, args.seed, args.rules or DEFAULT_PRESET, max_turns, results["games"]
-        ):
+        for path in record_games(args.agents, record_k, record_dir, args.seed, played, limit, results["games"]):
             print(f"wrote {path}")
 
 
@@ -146,9 +145,6 @@ def _record_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -
         return None
     from .record import check_record_request
 
-    if args.game != "sorry":
-        name = games.game_type(args.game).long_name
-        parser.error(f"--record saves board-game replays; {name} games cannot be recorded")
     try:
         return check_record_request(args.record[0], args.record[1], args.games)
     except ValueError as error:

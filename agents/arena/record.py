@@ -13,8 +13,9 @@ from __future__ import annotations
 import pathlib
 import tempfile
 
-from sorry_env import replay
+from sorry_env import games, replay
 
+from .game_table import GameTable
 from .play import Table, game_seeds, seating
 from .stats import agent_labels
 
@@ -59,8 +60,14 @@ def record_games(
     agent_specs, k: int, directory: pathlib.Path, seed: int, rules, max_turns: int, tournament_games: list | None = None
 ) -> list:
     """Play games 0..k-1 of the tournament again, logging their actions, and save each as a
-    replay file. `tournament_games`: the tournament's per-game records, checked against."""
-    table = Table(agent_specs, rules, max_turns, seed)
+    replay file. `tournament_games`: the tournament's per-game records, checked against.
+    `rules`: the board game's rules, or a :class:`sorry_env.games.Game` of another registered
+    game (a tournament of ``sorry-eval --game ID``)."""
+    table: Table | GameTable
+    if isinstance(rules, games.Game) and rules.game_type.id != "sorry":
+        table = GameTable(agent_specs, rules, max_turns, seed)
+    else:
+        table = Table(agent_specs, rules.variant if isinstance(rules, games.Game) else rules, max_turns, seed)
     log: list = []
     table.agents = [_LoggingAgent(agent, log) for agent in table.agents]  # type: ignore[misc]  # an Agent by its interface
     paths = []
@@ -83,7 +90,7 @@ def record_games(
             for spec, label, seat in zip(table.specs, agent_labels(table.specs), entry_seats)
         ]
         record = replay.record_game(
-            table.rules,
+            table.game if isinstance(table, GameTable) else table.rules,
             table.seats,
             engine_seed,
             list(log),

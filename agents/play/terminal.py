@@ -32,16 +32,16 @@ from collections.abc import Callable
 import numpy as np
 
 from sorry_env import engine as E
-from sorry_env import game
+from sorry_env import game, games
 from sorry_env.agents import AGENTS, Turn, make_agent, set_torch_threads
 from sorry_env.agents.catalog import TRAINED, catalog_rows, resolve_spec
 from sorry_env.narrate import PawnLabels, narrate, option_text
 from sorry_env.render import COLOUR_NAMES, render_ansi
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS, Rules, get_rules
 
+from .prompt import Quit, ask_choice, seats_after
 
-class Quit(Exception):
-    """The player typed q or the input ended."""
+__all__ = ["Quit", "ask_move", "build_opponents", "distinct_options", "main", "play"]
 
 
 def distinct_options(state: np.ndarray, rules: Rules | str, legal: np.ndarray) -> np.ndarray:
@@ -69,22 +69,8 @@ def ask_move(
     Options are told with their consequences (pawns named by `labels`, a PawnLabels)."""
     labels = labels if labels is not None else PawnLabels(state, rules)
     legal = distinct_options(state, rules, legal)
-    for k, action in enumerate(legal, start=1):
-        print(f"  {k:2d}. {option_text(state, rules, int(action), labels)}")
-    while True:
-        try:
-            answer = read(f"Your move (1-{len(legal)}, q to quit): ").strip()
-        except EOFError:
-            raise Quit("input ended") from None
-        except UnicodeDecodeError:  # only if stdin could not be set to replace bad bytes
-            answer = "\ufffd"
-        if answer.lower() in ("q", "quit", "exit"):
-            raise Quit("you quit")
-        # At most 6 digits before int(): Python refuses to convert more than 4,300.
-        if answer.isascii() and answer.isdigit() and len(answer) <= 6 and 1 <= int(answer) <= len(legal):
-            return int(legal[int(answer) - 1])
-        shown = repr(answer) if len(answer) <= 40 else repr(answer[:40]) + f"... ({len(answer)} characters)"
-        print(f"{shown} is not one of the moves: type a number from 1 to {len(legal)}, or q to quit.")
+    options = [option_text(state, rules, int(action), labels) for action in legal]
+    return int(legal[ask_choice(options, read)])
 
 
 def play(
@@ -139,13 +125,8 @@ def build_opponents(
 ) -> dict:
     """seat -> (label, agent) for the seats other than the human's, in turn order after it.
     A policy made for other rules or another player count is refused here, before play."""
-    others = [seats[(seats.index(human_seat) + k) % len(seats)] for k in range(1, len(seats))]
-    if len(specs) == 1:
-        specs = specs * len(others)
-    if len(specs) != len(others):
-        raise ValueError(f"--opponents: give 1 or {len(others)} agents for {num_players} players, got {len(specs)}")
     opponents = {}
-    for k, (seat, spec) in enumerate(zip(others, specs)):
+    for k, (seat, spec) in enumerate(seats_after(specs, seats, human_seat)):
         agent = make_agent(resolve_spec(spec, rules, num_players), seed=seed + 1 + k)
         agent.check_game(rules, num_players)
         opponents[seat] = (os.path.basename(spec), agent)  # a policy file shows as its file name
@@ -192,16 +173,27 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="Play Sorry! in the terminal against agents and trained policies.")
+def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+    p = argparse.ArgumentParser(
+        prog="sorry-play", description="Play Sorry! (or another registered game) in the terminal against agents."
+    )
+    others = [kind for kind in games.builtin_game_types() if kind.id != "sorry"]
+    p.add_argument(
+        "--game",
+        default="sorry",
+        help="the registered game to play: sorry (the board game, default) or "
+        + ", ".join(f"{kind.id} ({kind.long_name})" for kind in others)
+        + "; the other games take their own agent specs (random, greedy, their own agents, their policy files)",
+    )
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument(
         "--opponents",
         nargs="+",
-        default=["heuristic"],
+        default=None,
         metavar="AGENT",
         help=f"agent names ({', '.join(sorted(AGENTS))}), policy files, shipped policy names (--list) "
-        f"or {TRAINED!r} (the shipped policy for this game), one per opponent in turn order after you, or one for all",
+        f"or {TRAINED!r} (the shipped policy for this game), one per opponent in turn order after you, or one for all "
+        "(default: heuristic; with --game, the game's heuristic, else greedy)",
     )
     p.add_argument("--list", action="store_true", help="list the shipped trained policies and exit")
     p.add_argument(
@@ -213,12 +205,36 @@ def _main(argv: list[str] | None = None) -> int:
         "(default: the shipped policy for this game)",
     )
     p.add_argument("--seat", type=int, help="your seat (default: the first seat in play; you are Red at seat 0)")
-    p.add_argument("--rules", default=DEFAULT_PRESET, choices=sorted(PRESETS))
-    p.add_argument("--seed", type=int, default=0, help="shuffles the pack and picks who starts")
     p.add_argument(
-        "--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="call the game a draw after this many cards"
+        "--rules",
+        default=None,
+        metavar="RULES",
+        help=f"the board game's rules, one of {', '.join(sorted(PRESETS))} (default {DEFAULT_PRESET}); "
+        "with --game, one of that game's variants",
+    )
+    p.add_argument("--seed", type=int, default=0, help="shuffles the pack (rolls the dice) and picks who starts")
+    p.add_argument(
+        "--max-turns",
+        type=int,
+        default=None,
+        help=f"call the game a draw after this many cards (default {DEFAULT_MAX_TURNS}; with --game, that "
+        "many of the game's turns, default its own limit)",
     )
     args = p.parse_args(argv)
+    if (args.max_turns is not None and args.max_turns < 1) or args.seed < 0:
+        p.error("--max-turns must be at least 1 and --seed at least 0")
+    return p, args
+
+
+def _main(argv: list[str] | None = None) -> int:
+    p, args = parse_args(argv)
+    if args.game != "sorry":
+        return _play_other_game(p, args)
+    if args.rules is not None and args.rules not in PRESETS:
+        p.error(f"argument --rules: invalid choice: {args.rules!r} (choose from {', '.join(sorted(PRESETS))})")
+    args.rules = args.rules or DEFAULT_PRESET
+    args.max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
+    args.opponents = args.opponents or ["heuristic"]
     if args.list:
         print_catalog()
         return 0
@@ -230,8 +246,6 @@ def _main(argv: list[str] | None = None) -> int:
         seats = game.seats_for(args.players, rules=rules)
     except ValueError as e:
         p.error(f"--players {args.players} --rules {args.rules}: {e}")
-    if args.max_turns < 1 or args.seed < 0:
-        p.error("--max-turns must be at least 1 and --seed at least 0")
     human_seat = seats[0] if args.seat is None else args.seat
     if human_seat not in seats:
         p.error(f"--seat must be one of the seats in play {list(seats)}")
@@ -258,6 +272,19 @@ def _main(argv: list[str] | None = None) -> int:
     else:
         print(f"{COLOUR_NAMES[winner]} ({opponents[winner][0]}) wins.")
     return 0
+
+
+def _play_other_game(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--game ID``: any registered game but the board game (agents.play.game_terminal)."""
+    from .game_terminal import run
+
+    try:
+        chosen = games.load_game(args.game, args.rules)
+    except ValueError as exc:  # an unknown game id, or a variant the game does not have
+        p.error(f"--game {args.game[:60]}{'' if args.rules is None else ' --rules ' + args.rules[:60]}: {exc}")
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")  # a stray non-UTF-8 byte is a wrong answer, not a crash
+    return run(chosen, args, p.error)
 
 
 if __name__ == "__main__":

@@ -135,6 +135,9 @@ class ExpressGame(Game):
     def describe_action(self, state: np.ndarray, action: int) -> str:
         return game.describe_action(state, action)
 
+    def render_text(self, state: np.ndarray, viewer: int | None = None) -> str:
+        return game.render_text(state)  # nothing is hidden: every seat sees the same
+
     def state_to_dict(self, state: np.ndarray) -> dict:
         return state_to_dict(state)
 

@@ -156,6 +156,13 @@ class RaceGame(Game):
     def describe_action(self, state: np.ndarray, action: int) -> str:
         return f"advance {int(state[ROLL])}" if action == 0 else "advance 1"
 
+    def render_text(self, state: np.ndarray, viewer: int | None = None) -> str:
+        n = int(state[N_PLAYERS])
+        counters = "  ".join(f"player_{k} at {int(state[POS + k])}/{GOAL}" for k in range(n))
+        if state[WINNER] >= 0:
+            return f"{counters}\nplayer_{int(state[WINNER])} won"
+        return f"{counters}\nturn {int(state[TURN])}: player_{int(state[TO_MOVE])} rolled {int(state[ROLL])}"
+
     def state_to_dict(self, state: np.ndarray) -> dict:
         n = int(state[N_PLAYERS])
         return {

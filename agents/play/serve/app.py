@@ -33,6 +33,7 @@ import pathlib
 import secrets
 import sys
 import traceback
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -43,11 +44,13 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from sorry_env import board_layout, game
+from sorry_env import board_layout, game, games
 from sorry_env.agents import catalog, make_agent
 from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS, get_rules
 
+from ..prompt import seats_after
+from .any_game import HINT_AGENTS, AnyGameSession, choose_agent, first_offered, offered_agents
 from .games import GameError, GameSession, GameStore
 from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
 from .opponents import OpponentMenu, parse_agent
@@ -57,7 +60,9 @@ STATIC = pathlib.Path(__file__).parent / "static"
 # The shipped policies: checkpoints/ beside the package in a source checkout (agents.catalog).
 DEFAULT_CHECKPOINTS = catalog.checkpoints_dir()
 DEFAULT_HINT_AGENT = "montecarlo"  # the strongest search agent on the ladder (docs/agents.md: 56.0% vs the heuristic)
-CREATE_KEYS = {"players", "rules", "opponents", "seat", "seed"}
+CREATE_KEYS = {"game", "players", "rules", "opponents", "seat", "seed"}
+BOARD_GAME = "sorry"  # the registered id of the board game (the default "game" of a new game)
+MAX_NAME = 40  # characters of a game id or rules name
 MOVE_KEYS = {"action", "version"}
 SEED_LIMIT = 2**32  # a client's seed is 0 <= seed < SEED_LIMIT (the agents' seeds are derived from it)
 DEFAULT_MOVE_BUDGET = 5.0  # seconds a search move may take (the caps keep one under a second)
@@ -130,7 +135,33 @@ class GameServer:
             "move_budget": self.pool.budget,
             "seed_limit": SEED_LIMIT,
             "defaults": {"players": 2, "rules": DEFAULT_PRESET, "opponents": ["heuristic"]},
+            "games": self.other_games(),
         }
+
+    def other_games(self) -> list[dict]:
+        """The other registered games a client may start ("game" of a new game), each with its
+        variants (``rules``), player counts, the agents offered (by name, default settings)
+        and its hint agent."""
+        out = []
+        for game_id, game_class in games.registered_games().items():
+            if game_id == BOARD_GAME:
+                continue
+            kind = game_class.game_type
+            out.append(
+                {
+                    "id": kind.id,
+                    "long_name": kind.long_name,
+                    "rules": list(kind.variants),
+                    "players": list(kind.player_counts),
+                    "seat_names": list(kind.seat_names),
+                    "max_turns": kind.max_turns,
+                    "turn_unit": kind.turn_unit,
+                    "agents": offered_agents(kind.id),
+                    "hint_agent": first_offered(kind.id, HINT_AGENTS),
+                    "defaults": {"players": kind.player_counts[0], "opponents": [first_offered(kind.id, HINT_AGENTS)]},
+                }
+            )
+        return out
 
     def _agent(self, text, rules, players: int, seed: int):
         """(label, agent) for one opponent a client named, from the menu only; ValueError if
@@ -153,39 +184,26 @@ class GameServer:
             return RemoteAgent(self.pool, choice.agent, choice.settings, seed=seed)
         return choice.build(seed=seed)
 
-    def create(self, body: dict) -> GameSession:
+    def create(self, body: dict) -> GameSession | AnyGameSession:
         """A new game from a request body, every field checked first (ValueError)."""
         unknown = set(body) - CREATE_KEYS
         if unknown:
             raise ValueError(f"unknown fields {excerpt(sorted(unknown))}; a new game takes {sorted(CREATE_KEYS)}")
+        game_id = body.get("game", BOARD_GAME)
+        if not isinstance(game_id, str) or len(game_id) > MAX_NAME:
+            raise TypeError(f"game must be a registered game's id, got {excerpt(game_id)}")
+        games.game_class(game_id)  # ValueError naming the registered games
+        if game_id != BOARD_GAME:
+            return self._create_other(game_id, body)
         rules_name = body.get("rules", DEFAULT_PRESET)
-        if not isinstance(rules_name, str) or len(rules_name) > 40:
+        if not isinstance(rules_name, str) or len(rules_name) > MAX_NAME:
             raise TypeError(f"rules must be a preset name, got {excerpt(rules_name)}")
         rules = get_rules(rules_name)
         players = body.get("players", 2)
         seats = game.seats_for(players, rules=rules)
-        seat = body.get("seat", seats[0])
-        if not _is_int(seat) or seat not in seats:
-            raise ValueError(f"seat must be one of the seats in play {list(seats)}, got {excerpt(seat)}")
-        seed = body.get("seed")
-        if seed is None:
-            seed = secrets.randbelow(2**31)
-        game.check_seed(seed)
-        if seed >= SEED_LIMIT:
-            raise ValueError(f"seed must be below {SEED_LIMIT}, got {excerpt(seed)}")
-        specs = body.get("opponents", ["heuristic"])
-        if isinstance(specs, str):
-            specs = [specs]
-        others = [seats[(seats.index(seat) + k) % len(seats)] for k in range(1, len(seats))]
-        if not isinstance(specs, list) or len(specs) not in (1, len(others)):
-            raise ValueError(
-                f"opponents must list 1 or {len(others)} agents for {players} players "
-                f"(the seats after yours in turn order), got {excerpt(specs)}"
-            )
-        if len(specs) == 1:
-            specs = specs * len(others)
+        seat, seed = _seat_and_seed(body, seats)
         opponents = {}
-        for k, (other, spec) in enumerate(zip(others, specs)):
+        for k, (other, spec) in enumerate(_opponent_specs(body, seats, seat, "heuristic")):
             try:
                 opponents[other] = self._agent(spec, rules, players, seed + 1 + k)
             except ValueError as exc:
@@ -193,6 +211,30 @@ class GameServer:
         hint = (self.hint_spec, self._hint(seed + 99))
         estimator = self._estimator(rules, players)
         return GameSession(self.store.new_id(), rules, players, seat, opponents, seed, hint, self.max_turns, estimator)
+
+    def _create_other(self, game_id: str, body: dict) -> AnyGameSession:
+        """A new game of a registered game other than the board game (agents.play.serve.any_game)."""
+        kind = games.game_type(game_id)
+        variant = body.get("rules", kind.default_variant)
+        if not isinstance(variant, str) or len(variant) > MAX_NAME:
+            raise TypeError(
+                f"rules must be one of {kind.long_name}'s rule sets {list(kind.variants)}, got {excerpt(variant)}"
+            )
+        played = games.load_game(game_id, variant)  # ValueError naming its variants
+        players = kind.check_players(body.get("players", kind.player_counts[0]))
+        seats = played.seats(played.new_state(players, seed=0))
+        seat, seed = _seat_and_seed(body, seats)
+        default = first_offered(game_id, HINT_AGENTS)
+        opponents = {}
+        for k, (other, text) in enumerate(_opponent_specs(body, seats, seat, default)):
+            try:
+                choice = choose_agent(played, text)
+            except ValueError as exc:
+                raise ValueError(f"opponent {k + 1}: {exc}") from None
+            opponents[other] = (choice.name, choice.build(played, self.pool, seed + 1 + k))
+        hint_choice = choose_agent(played, default)
+        hint = (hint_choice.name, hint_choice.build(played, self.pool, seed + 99))
+        return AnyGameSession(self.store.new_id(), played, players, seat, opponents, seed, hint, kind.max_turns)
 
     def _estimator(self, rules, players: int):
         """The listed shipped policy of this game if it holds a value network (it tells the
@@ -206,6 +248,36 @@ class GameServer:
             return PolicyAgent(path)
         except Exception:  # damaged since start-up: the game goes on without the estimate
             return None
+
+
+def _seat_and_seed(body: dict, seats) -> tuple[int, int]:
+    """The person's seat (default: the first in play) and the game's seed (default: drawn) of
+    a new game's body; ValueError naming the field."""
+    seat = body.get("seat", seats[0])
+    if not _is_int(seat) or seat not in seats:
+        raise ValueError(f"seat must be one of the seats in play {list(seats)}, got {excerpt(seat)}")
+    seed = body.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    game.check_seed(seed)
+    if seed >= SEED_LIMIT:
+        raise ValueError(f"seed must be below {SEED_LIMIT}, got {excerpt(seed)}")
+    return seat, seed
+
+
+def _opponent_specs(body: dict, seats, seat: int, default: str) -> list[tuple[int, Any]]:
+    """(seat, the client's opponent text) for every seat after the person's in turn order: one
+    text for all or one each (each checked by the game's own menu later); ValueError otherwise."""
+    specs = body.get("opponents", [default])
+    if isinstance(specs, str):
+        specs = [specs]
+    others = len(seats) - 1
+    if not isinstance(specs, list) or len(specs) not in (1, others):
+        raise ValueError(
+            f"opponents must list 1 or {others} agents for {len(seats)} players "
+            f"(the seats after yours in turn order), got {excerpt(specs)}"
+        )
+    return seats_after(specs, seats, seat)
 
 
 def create_app(
@@ -328,7 +400,7 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return _error("internal error (the server's log has the details)", 500)
 
 
-def _locked(session: GameSession, work):
+def _locked(session: GameSession | AnyGameSession, work):
     """`work` run under the game's lock (in a worker thread)."""
 
     def run():

@@ -130,8 +130,85 @@ def click_plan(state: np.ndarray, rules: Rules, action: int) -> list[str]:
     ]
 
 
-class GameSession:
-    """One game: a person at `human_seat` against agents at the other seats."""
+class Session:
+    """What every game a person plays on the server has (the board game's
+    :class:`GameSession` and other games' ``agents.play.serve.any_game.AnyGameSession``): its
+    id, seats, agents, generators, move count, log, lock and the time it was last used."""
+
+    def __init__(
+        self,
+        session_id: str,
+        num_players: int,
+        human_seat: int,
+        opponents: dict[int, tuple[str, Agent]],
+        seed: int,
+        hint_agent: tuple[str, Agent],
+        max_turns: int,
+    ):
+        self.id = session_id
+        self.num_players = num_players
+        self.human_seat = human_seat
+        self.opponents = opponents
+        self.seed = seed
+        self.hint_label, self.hint_agent = hint_agent
+        self.max_turns = max_turns
+        # Separate generators: asking for a hint must not change the opponents' play.
+        self.rng = np.random.default_rng([seed, 0])
+        self.hint_rng = np.random.default_rng([seed, 1])
+        self.version = 0  # moves applied so far; a move request may name it to refuse stale clicks
+        self.log: list[dict] = []
+        self.lock = threading.Lock()
+        self.last_used = 0.0
+
+    def player_name(self, seat: int) -> str:
+        return "you" if seat == self.human_seat else self.opponents[seat][0]
+
+    # What each game's session says: ------------------------------------------------------
+    over: bool
+
+    def mover(self) -> int:
+        """The seat to move."""
+        raise NotImplementedError
+
+    def seat_label(self, seat: int) -> str:
+        """A seat as the game names it (the board game: its colour)."""
+        raise NotImplementedError
+
+    def agent_turn(self, rng: np.random.Generator, legal: np.ndarray):
+        """What an agent sees of the position (its hidden parts re-drawn from `rng`)."""
+        raise NotImplementedError
+
+    def legal_moves(self) -> list[dict]:
+        raise NotImplementedError
+
+    def result(self) -> dict | None:
+        raise NotImplementedError
+
+    # ... and what follows from it, for every game: ----------------------------------------
+    def check_move_request(self, version) -> None:
+        """GameError unless the person may move now: the game runs, it is their turn and the
+        move was chosen at this `version` (or names none)."""
+        if self.over:
+            raise GameError("the game is over: " + self.result()["text"])  # type: ignore[index]
+        if self.mover() != self.human_seat:
+            raise GameError(f"it is {self.seat_label(self.mover())}'s turn, not yours")
+        if version is not None and version != self.version:
+            raise GameError(f"stale move: it was chosen at version {version}, the game is at version {self.version}")
+
+    def hint(self) -> dict:
+        """The hint agent's choice for the person's move (the game does not change)."""
+        legal = self.legal_moves()
+        if not legal:
+            raise GameError("no hint: it is not your turn" if not self.over else "no hint: the game is over")
+        actions = np.array([m["action"] for m in legal], dtype=np.int64)
+        action = int(self.hint_agent.act(self.agent_turn(self.hint_rng, actions)))
+        move = next(m for m in legal if m["action"] == action)
+        note = getattr(self.hint_agent, "note", None)  # a search over its time budget
+        return {"agent": self.hint_label, "version": self.version, "note": note, **move}
+
+
+class GameSession(Session):
+    """One game of the board game: a person at `human_seat` against agents at the other seats."""
 
     def __init__(
         self,
@@ -145,32 +222,16 @@ class GameSession:
         max_turns: int = DEFAULT_MAX_TURNS,
         estimator=None,
     ):
-        self.id = game_id
+        super().__init__(game_id, num_players, human_seat, opponents, seed, hint_agent, max_turns)
         self.rules = rules
-        self.num_players = num_players
-        self.human_seat = human_seat
-        self.opponents = opponents
-        self.seed = seed
-        self.hint_label, self.hint_agent = hint_agent
         self.estimator = estimator  # a PolicyAgent with a value network: your win chance, or None
-        self.max_turns = max_turns
         self.state = game.new_state(rules, num_players, seed=seed)
-        # Separate generators: asking for a hint must not change the opponents' play.
-        self.rng = np.random.default_rng([seed, 0])
-        self.hint_rng = np.random.default_rng([seed, 1])
         self.labels = PawnLabels(self.state, rules)  # R1..R4: a pawn keeps its label all game
-        self.version = 0  # moves applied so far; a move request may name it to refuse stale clicks
-        self.log: list[dict] = []
-        self.lock = threading.Lock()
-        self.last_used = 0.0
 
     # ---- reading ------------------------------------------------------------------------
     @property
     def over(self) -> bool:
         return game.winner(self.state) is not None or int(self.state[E.TURN]) >= self.max_turns
-
-    def player_name(self, seat: int) -> str:
-        return "you" if seat == self.human_seat else self.opponents[seat][0]
 
     def public_state(self, state: np.ndarray | None = None) -> dict:
         """The state dict as the person may see it: other seats' hands withheld (null)."""
@@ -298,7 +359,7 @@ class GameSession:
             seat = game.to_move(self.state)
             legal = game.legal_actions(self.state, self.rules)
             agent = self.opponents[seat][1]
-            action = agent.act(Turn.from_state(self.state, self.rules, self.rng, legal))
+            action = agent.act(self.agent_turn(self.rng, legal))
             event = self._apply(int(action))
             note = getattr(agent, "note", None)  # a search over its time budget (agents.play.serve.workers)
             if note:
@@ -311,28 +372,21 @@ class GameSession:
         """The person's move, then the opponents' replies: the events, in order. Refused
         (GameError, game unchanged) when the game is over, it is not the person's turn,
         `version` is stale or `action` is not one of the legal moves."""
-        if self.over:
-            raise GameError("the game is over: " + self.result()["text"])
-        if game.to_move(self.state) != self.human_seat:
-            raise GameError(f"it is {COLOUR_NAMES[game.to_move(self.state)]}'s turn, not yours")
-        if version is not None and version != self.version:
-            raise GameError(f"stale move: it was chosen at version {version}, the game is at version {self.version}")
+        self.check_move_request(version)
         try:
             action = game.check_action(self.state, self.rules, action)
         except ValueError as exc:
             raise GameError(f"illegal move: {exc}") from None
         return [self._apply(action)] + self.advance()
 
-    def hint(self) -> dict:
-        """The hint agent's choice for the person's move (the game does not change)."""
-        legal = self.legal_moves()
-        if not legal:
-            raise GameError("no hint: it is not your turn" if not self.over else "no hint: the game is over")
-        actions = np.array([m["action"] for m in legal], dtype=np.int64)
-        action = int(self.hint_agent.act(Turn.from_state(self.state, self.rules, self.hint_rng, actions)))
-        move = next(m for m in legal if m["action"] == action)
-        note = getattr(self.hint_agent, "note", None)  # a search over its time budget
-        return {"agent": self.hint_label, "version": self.version, "note": note, **move}
+    def mover(self) -> int:
+        return game.to_move(self.state)
+
+    def seat_label(self, seat: int) -> str:
+        return COLOUR_NAMES[seat]
+
+    def agent_turn(self, rng: np.random.Generator, legal: np.ndarray) -> Turn:
+        return Turn.from_state(self.state, self.rules, rng, legal)
 
 
 class StoreFull(GameError):

@@ -22,28 +22,40 @@ import time
 
 import numpy as np
 
+from sorry_env.agent import GameTurn
 from sorry_env.agents.base import Agent, Turn
 from sorry_env.agents.heuristic import HeuristicAgent
 
 STARTUP_SECONDS = 120.0  # a fresh worker imports the agents and loads their compiled code
+BOARD_GAME = "sorry"  # the registered id of the board game, whose agents are sorry_env.agents.AGENTS
+
+
+def _maker(game_id: str, name: str):
+    """The registered agent class (or maker) `name` of game `game_id`: the board game's
+    AGENTS, or another registered game's (sorry_env.agents.any_game.agent_makers)."""
+    if game_id == BOARD_GAME:
+        from sorry_env.agents import AGENTS  # the registered classes only: a job names one of them
+
+        return AGENTS[name]
+    from sorry_env.agents.any_game import agent_makers
+
+    return agent_makers(game_id)[name]
 
 
 def _worker(conn) -> None:
-    """A worker process: answer (agent name, settings, seed, turn) jobs with ("ok", action)
-    or ("error", message) until the pipe closes."""
-    from sorry_env.agents import AGENTS  # the registered classes only: a job names one of them
-
+    """A worker process: answer (agent name, settings, seed, turn, game id) jobs with ("ok",
+    action) or ("error", message) until the pipe closes."""
     made: dict[tuple, Agent] = {}
     conn.send(("ready", None))
     while True:
         try:
-            name, settings, seed, turn = conn.recv()
+            name, settings, seed, turn, game_id = conn.recv()
         except (EOFError, OSError):
             return
         try:
-            key = (name, settings)
+            key = (game_id, name, settings)
             if key not in made:
-                made[key] = AGENTS[name](**dict(settings))
+                made[key] = _maker(game_id, name)(**dict(settings))
             agent = made[key]
             agent.reset(seed)  # the move depends on the game's seed only, not on the worker
             conn.send(("ok", int(agent.act(turn))))
@@ -122,9 +134,11 @@ class MovePool:
         for _ in range(missing):
             threading.Thread(target=self._spawn, daemon=True, name="sorry-serve-spawn").start()
 
-    def choose(self, name: str, settings: tuple, seed: int, turn: Turn) -> tuple[int | None, str | None]:
+    def choose(
+        self, name: str, settings: tuple, seed: int, turn: Turn | GameTurn, game_id: str = BOARD_GAME
+    ) -> tuple[int | None, str | None]:
         """(action, None) from a worker, or (None, why) when the budget ran out or the agent
-        failed."""
+        failed. `name` is an agent of registered game `game_id`."""
         if self._closed:
             return None, "the server is stopping"
         self._fill()
@@ -136,7 +150,7 @@ class MovePool:
             return None, f"no search worker was free within {wait:g} s"
         deadline = min(deadline, time.monotonic() + self.budget)  # after a start-up wait: the budget from now
         try:
-            worker.conn.send((name, settings, seed, turn))
+            worker.conn.send((name, settings, seed, turn, game_id))
             if worker.conn.poll(max(0.0, deadline - time.monotonic())):
                 status, value = worker.conn.recv()
                 self._idle.put(worker)
@@ -160,23 +174,32 @@ class MovePool:
 
 
 class RemoteAgent(Agent):
-    """A search agent whose moves run in `pool`; each move's seed is drawn from this agent's
-    own generator, so a game's seed fixes the moves whichever worker makes them. When the
-    pool gives no answer, the heuristic moves instead and `note` says why (else None)."""
+    """A search agent of registered game `game_id` whose moves run in `pool`; each move's seed
+    is drawn from this agent's own generator, so a game's seed fixes the moves whichever
+    worker makes them. When the pool gives no answer, `fallback` (default: the board game's
+    heuristic) moves instead and `note` says why (else None)."""
 
-    def __init__(self, pool: MovePool, name: str, settings: tuple, seed: int | None = None):
-        self.pool, self.name, self.settings = pool, name, settings
-        self.fallback = HeuristicAgent(seed=seed)
+    def __init__(
+        self,
+        pool: MovePool,
+        name: str,
+        settings: tuple,
+        seed: int | None = None,
+        game_id: str = BOARD_GAME,
+        fallback: Agent | None = None,
+    ):
+        self.pool, self.name, self.settings, self.game_id = pool, name, settings, game_id
+        self.fallback = fallback if fallback is not None else HeuristicAgent(seed=seed)
         self.note: str | None = None
         self.reset(seed)
 
-    def act(self, turn: Turn) -> int:
+    def act(self, turn: Turn | GameTurn) -> int:
         legal = np.asarray(turn.legal, dtype=np.int64)
         self.note = None
         if len(legal) == 1:
             return int(legal[0])
-        action, why = self.pool.choose(self.name, self.settings, int(self.rng.integers(0, 2**32)), turn)
+        action, why = self.pool.choose(self.name, self.settings, int(self.rng.integers(0, 2**32)), turn, self.game_id)
         if action is None or action not in legal:
-            self.note = f"{why or 'the agent chose an illegal move'}: the heuristic moved instead"
+            self.note = f"{why or 'the agent chose an illegal move'}: the {self.fallback.name} moved instead"
             return int(self.fallback.act(turn))
         return int(action)
