@@ -1,4 +1,5 @@
-"""Play Sorry! in the terminal against scripted agents and trained policies.
+"""Play Sorry! in the terminal against scripted agents and trained policies (any other
+registered game with ``--game ID``: :mod:`sorry_env.agents.play.game_terminal`).
 
     sorry-play                                         # you vs the heuristic, 2 players
     sorry-play --players 4 --opponents heuristic random checkpoints/sorry-4p.safetensors

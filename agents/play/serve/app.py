@@ -9,8 +9,11 @@ request never changes a game):
 ``GET /api/options``                     presets (with their player counts), the agents a
                                          client may pick and their settings' caps, the
                                          policies on offer, the hint agent, the defaults
-``POST /api/games``                      a new game: ``{"players", "rules", "opponents",
-                                         "seat"?, "seed"?}`` -> 201 ``{"game", "events"}``
+``POST /api/games``                      a new game: ``{"game"?, "players", "rules",
+                                         "opponents", "seat"?, "seed"?}`` -> 201
+                                         ``{"game", "events"}`` (``"game"``: a registered
+                                         game's id, default the board game; the others
+                                         are :mod:`sorry_env.agents.play.serve.any_game`'s)
 ``GET /api/games/{id}``                  ``{"game": view}``
 ``POST /api/games/{id}/move``            ``{"action", "version"?}`` -> ``{"game", "events"}``
 ``GET /api/games/{id}/hint``             ``{"hint": {"action", "description", "clicks", ...}}``
