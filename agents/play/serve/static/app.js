@@ -22,19 +22,6 @@ function setPhase(phase) { document.body.dataset.phase = phase; }
 
 function status(text) { $("status").textContent = text; }
 
-async function api(method, path, body) {
-  const init = {method, headers: {}};
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const res = await fetch(path, init);
-  let data;
-  try { data = await res.json(); } catch (e) { data = {error: `HTTP ${res.status}`}; }
-  if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
-  return data;
-}
-
 function el(name, attrs, parent, text) {
   const node = document.createElementNS(SVGNS, name);
   for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);

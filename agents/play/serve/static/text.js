@@ -8,19 +8,6 @@ let busy = false;
 
 const $ = (id) => document.getElementById(id);
 
-async function api(method, path, body) {
-  const init = {method, headers: {}};
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const res = await fetch(path, init);
-  let data;
-  try { data = await res.json(); } catch (e) { data = {error: `HTTP ${res.status}`}; }
-  if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
-  return data;
-}
-
 function chosenGame() { return options.games.find((g) => g.id === $("game-id").value); }
 
 function refill(select, values, chosen) {
