@@ -104,6 +104,7 @@ DEFAULTS = {
         "batch_size": 256,  # decisions per step
         "learning_rate": 1.0e-4,
         "policy_weight": 1.0,  # weight of the search-policy cross-entropy beside the outcome loss
+        "value_target_mix": 0.0,  # value target: (1 - mix) * outcome + mix * the search's value of the move
         "gate_games": 200,  # new network alone vs the current one alone
         "gate_threshold": 0.5,  # promote when the new network's win rate is at least this
         "eval_games": 200,  # each generation's network alone vs the heuristic and vs generation 0
@@ -246,6 +247,7 @@ RANGES = {
     "expert_iteration.batch_size": POSITIVE,
     "expert_iteration.learning_rate": POSITIVE,
     "expert_iteration.policy_weight": AT_LEAST_ZERO,
+    "expert_iteration.value_target_mix": (lambda v: 0 <= v <= 1, "in [0, 1]"),
     "expert_iteration.gate_games": POSITIVE,
     "expert_iteration.gate_threshold": (lambda v: 0 <= v <= 1, "in [0, 1]"),
     "expert_iteration.eval_games": POSITIVE,

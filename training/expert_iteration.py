@@ -114,6 +114,10 @@ def check_config(cfg: dict) -> None:
 
 
 # ---- self-play ---------------------------------------------------------------------------------
+# What a self-play file keeps per decision with a choice (see selfplay_games).
+RECORD_FIELDS = ("states", "policy", "chosen", "won", "game", "searched")
+
+
 def selfplay_games(
     params: np.ndarray,
     sizes: np.ndarray,
@@ -132,7 +136,8 @@ def selfplay_games(
     the number side by side. Returns the arrays of the decisions with a real choice, in game
     order: ``states`` (the mover's public view, int16), ``policy`` (visit shares over all
     actions, float32), ``chosen``, ``won`` (1 if the mover's side won, 0 if it lost, 0.5 if
-    truncated), ``game``; plus ``decisions`` (all decisions made, forced ones included) and
+    truncated), ``game``, ``searched`` (the search's value of the chosen move for the mover,
+    a win chance); plus ``decisions`` (all decisions made, forced ones included) and
     ``seconds``."""
     from sorry_env import engine as E
     from sorry_env import game
@@ -146,7 +151,7 @@ def selfplay_games(
     n_actions = game.num_actions(rules)
     no_net = (np.zeros(0, np.float32), np.zeros(0, np.int64))
     width = settings.get("lockstep_games", 1)
-    records = {g: {"states": [], "policy": [], "chosen": [], "won": [], "game": []} for g in game_indices}
+    records: dict[int, dict[str, list]] = {g: {k: [] for k in RECORD_FIELDS} for g in game_indices}
     decisions = 0
     start = time.perf_counter()
     waiting = list(game_indices)
@@ -196,6 +201,7 @@ def selfplay_games(
             out["states"].append(play["view"].astype(np.int16))
             out["policy"].append(dense)
             out["chosen"].append(action)
+            out["searched"].append(float(values[k, :n][acts[k, :n] == action][0]))
             out["game"].append(play["g"])
             play["movers"].append(int(E.to_move(play["state"])))
             decisions += 1
@@ -213,6 +219,7 @@ def selfplay_games(
         "chosen": np.array([c for r in ordered for c in r["chosen"]], np.int64),
         "won": np.array([w for r in ordered for w in r["won"]], np.float32),
         "game": np.array([g for r in ordered for g in r["game"]], np.int64),
+        "searched": np.array([v for r in ordered for v in r["searched"]], np.float32),
         "decisions": decisions,
         "seconds": time.perf_counter() - start,
     }
@@ -302,7 +309,8 @@ class WorkerPool:
 
 
 def merge(parts: list[dict]) -> dict:
-    out = {k: np.concatenate([p[k] for p in parts]) for k in ("states", "policy", "chosen", "won", "game")}
+    fields = [k for k in RECORD_FIELDS if all(k in p for p in parts)]  # files made before "searched" lack it
+    out = {k: np.concatenate([p[k] for p in parts]) for k in fields}
     out["decisions"] = sum(p["decisions"] for p in parts)
     out["seconds"] = sum(p["seconds"] for p in parts)
     return out
@@ -311,51 +319,81 @@ def merge(parts: list[dict]) -> dict:
 # ---- learning ----------------------------------------------------------------------------------
 def segment_log_softmax(logits, rows, n_rows: int):
     """log softmax of `logits` within each group of equal `rows` (a decision's moves)."""
-    import torch
+    from .sb3_policy import segment_log_softmax as within_rows
 
-    top = torch.full((n_rows,), -torch.inf).scatter_reduce(0, rows, logits.detach(), "amax")
-    shifted = logits - top[rows]
-    total = torch.zeros(n_rows).index_add(0, rows, shifted.exp())
-    return shifted - total.log()[rows]
+    return within_rows(logits, rows, n_rows)
 
 
-def losses(net, data: dict, idx: np.ndarray, rules_array: np.ndarray, temperature: float):
-    """(value loss, policy loss) of afterstate MLP `net` on decisions idx of `data`."""
+def value_labels(data: dict, idx: np.ndarray, mix: float) -> np.ndarray:
+    """The value target of decisions idx: the game's outcome for the mover, blended with the
+    search's own value of the chosen move by `mix` (0: the outcome alone). The outcome is one
+    noisy draw of a luck-heavy game; the search's value averages the network's estimates over
+    the card draws it looked at, so a share of it lowers the target's variance."""
+    won = data["won"][idx]
+    if mix == 0:
+        return won
+    if "searched" not in data:
+        raise ValueError("value_target_mix > 0 needs self-play files that record the search's values ('searched')")
+    return ((1.0 - mix) * won + mix * data["searched"][idx]).astype(np.float32)
+
+
+def losses(net, data: dict, idx: np.ndarray, rules_array: np.ndarray, temperature: float, mix: float = 0.0):
+    """(value loss, policy loss) of afterstate MLP `net` on decisions idx of `data`. The first
+    layer reads the one-hot observations sparsely (training.sb3_policy.sparse_mlp: the same
+    function as the dense product, several times less work on one thread)."""
     import torch
     from torch.nn import functional as F
 
-    from sorry_env.policy_input import afterstates
+    from sorry_env.policy_input import sparse_afterstates
 
-    obs, rows, actions = afterstates(data["states"][idx].astype(np.int64), rules_array)
-    logits = net(torch.from_numpy(obs))[:, 0]
+    from .sb3_policy import sparse_mlp
+
+    obs, rows, actions = sparse_afterstates(data["states"][idx].astype(np.int64), rules_array)
+    logits = sparse_mlp(net, obs)[:, 0]
     rows_t = torch.from_numpy(rows)
     target = torch.from_numpy(data["policy"][idx][rows, actions])
     logp = segment_log_softmax(logits / temperature, rows_t, len(idx))
     policy_loss = -(target * logp).sum() / len(idx)
     chosen = torch.from_numpy(actions == data["chosen"][idx][rows])
-    labels = torch.from_numpy(data["won"][idx][rows])
+    labels = torch.from_numpy(value_labels(data, idx, mix)[rows])
     value_loss = F.binary_cross_entropy_with_logits(logits[chosen], labels[chosen])
     return value_loss, policy_loss
+
+
+DIAGNOSTIC_CHUNK = 4096  # decisions scored at once (about 40,000 afterstates)
 
 
 def diagnostics(net, data: dict, rules_array: np.ndarray, temperature: float) -> dict:
     """On self-play data the network has not learned from: its value loss (binary
     cross-entropy against the outcomes; 0.693 is a coin), the policy cross-entropy, and how
-    often its best-scored move is the search's most visited one (policy agreement)."""
+    often its best-scored move is the search's most visited one (policy agreement). Scored in
+    chunks, so a generation of any size fits in memory."""
     import torch
 
-    from sorry_env.policy_input import afterstates
+    from sorry_env.policy_input import sparse_afterstates
 
+    from .sb3_policy import sparse_mlp
+
+    n = len(data["chosen"])
+    sums, agree = np.zeros(2), 0
     with torch.no_grad():
-        idx = np.arange(len(data["chosen"]))
-        v, p = losses(net, data, idx, rules_array, temperature)
-        obs, rows, actions = afterstates(data["states"].astype(np.int64), rules_array)
-        scores = net(torch.from_numpy(obs))[:, 0].numpy()
-    order = np.lexsort((-scores, rows))
-    first = np.r_[True, rows[order][1:] != rows[order][:-1]]
-    best = actions[order][first]
-    agree = float(np.mean(best == data["policy"].argmax(axis=1)))
-    return {"value_loss": float(v), "policy_loss": float(p), "policy_agreement": agree, "decisions": len(idx)}
+        for start in range(0, n, DIAGNOSTIC_CHUNK):
+            idx = np.arange(start, min(n, start + DIAGNOSTIC_CHUNK))
+            v, p = losses(net, data, idx, rules_array, temperature)
+            sums += [float(v) * len(idx), float(p) * len(idx)]  # one chosen move per decision
+            obs, rows, actions = sparse_afterstates(data["states"][idx].astype(np.int64), rules_array)
+            scores = sparse_mlp(net, obs)[:, 0].numpy()
+            order = np.lexsort((-scores, rows))
+            first = np.r_[True, rows[order][1:] != rows[order][:-1]]
+            best = actions[order][first]
+            agree += int(np.sum(best == data["policy"][idx].argmax(axis=1)))
+    n_div = max(n, 1)
+    return {
+        "value_loss": float(sums[0] / n_div),
+        "policy_loss": float(sums[1] / n_div),
+        "policy_agreement": agree / n_div,
+        "decisions": n,
+    }
 
 
 def train_candidate(current: str, data: dict, cfg: dict, seed: int, log=print):
@@ -377,7 +415,8 @@ def train_candidate(current: str, data: dict, cfg: dict, seed: int, log=print):
         order = rng.permutation(n)
         sums = np.zeros(2)
         for s in range(0, n, x["batch_size"]):
-            v, p = losses(net, data, order[s : s + x["batch_size"]], ra, x["prior_temperature"])
+            batch = order[s : s + x["batch_size"]]
+            v, p = losses(net, data, batch, ra, x["prior_temperature"], x["value_target_mix"])
             loss = v + x["policy_weight"] * p
             opt.zero_grad()
             loss.backward()

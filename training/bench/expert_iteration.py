@@ -40,6 +40,7 @@ SETTINGS: dict[str, Any] = {
     "batch_size": 256,
     "learning_rate": 1.0e-3,  # from scratch (sorry-expit fine-tunes at 1e-4)
     "policy_weight": 1.0,
+    "value_target_mix": 0.0,
     "lockstep_games": 32,
     "gate": None,  # no gate: every generation is kept
     "workers": 1,  # one process, no Ray
