@@ -1,8 +1,9 @@
 """Agents for every registered game other than the board game (:mod:`sorry_env.games`), built
 only on the registry's functional API and written once: ``random``, ``greedy`` (one ply, ranked
-by the game's own evaluation), policy files (:mod:`sorry_env.agents.game_policy`), your own
-function of the observation dict or ``package.module:Name``, and the game's own agents (the
-``AGENTS`` of the module its ``GameType.agents_module`` names).
+by the game's own evaluation), ``playouts`` (flat Monte Carlo search), policy files
+(:mod:`sorry_env.agents.game_policy`), your own function of the observation dict or
+``package.module:Name``, and the game's own agents (the ``AGENTS`` of the module its
+``GameType.agents_module`` names).
 
 They act on a :class:`sorry_env.agent.GameTurn`, built with ``GameTurn.from_state``, which
 hides what the player to move cannot see (the game's ``public_view``).
@@ -53,6 +54,45 @@ class GreedyAgent(Agent):
         return best_action
 
 
+MAX_PLAYOUTS = 100_000  # per decision: a setting beyond it is a typo, not a stronger agent
+
+
+class PlayoutAgent(Agent):
+    """Flat Monte Carlo written once for every registered game: each legal action is tried in
+    ``playouts`` worlds, each a fresh :meth:`~sorry_env.games.Game.public_view` of the turn
+    (what the player cannot see, the coming chance included, re-drawn), played on to the end
+    with uniformly random moves; the action whose worlds the player's seat won most often is
+    chosen (ties: the first in action order). It uses nothing but the registry's functional
+    API, so a new game has it at once; games with their own search (an agents module's
+    ``montecarlo``) are stronger at the same cost."""
+
+    name = "playouts"
+    game_ids = None  # every registered game
+
+    def __init__(self, seed: int | None = None, playouts: int = 50, max_turns: int = 0):
+        if not 1 <= playouts <= MAX_PLAYOUTS:
+            raise ValueError(f"playouts must be in 1..{MAX_PLAYOUTS:,}, got {playouts}")
+        if max_turns < 0:
+            raise ValueError(f"max_turns must be at least 0 (0: the game's own limit), got {max_turns}")
+        self.playouts = playouts
+        self.max_turns = max_turns
+        self.reset(seed)
+
+    def act(self, turn: GameTurn) -> int:
+        if len(turn.legal) == 1:
+            return int(turn.legal[0])
+        game = turn.game
+        limit = self.max_turns or game.game_type.max_turns
+        wins = np.zeros(len(turn.legal))
+        for k, action in enumerate(turn.legal):
+            for _ in range(self.playouts):
+                world = game.apply(game.public_view(turn.state, self.rng), int(action))
+                while game.winner(world) is None and game.turn(world) < limit:
+                    world = game.apply(world, int(self.rng.choice(game.legal_actions(world))))
+                wins[k] += game.winner(world) == turn.seat
+        return int(turn.legal[int(np.argmax(wins))])
+
+
 def game_agents_module(game_id: str) -> ModuleType | None:
     """The module of a registered game's own agents (its ``GameType.agents_module``), or None."""
     name = games.game_type(game_id).agents_module
@@ -61,11 +101,11 @@ def game_agents_module(game_id: str) -> ModuleType | None:
 
 def agent_makers(game_id: str) -> dict[str, Callable[..., Agent]]:
     """Spec name -> agent maker (called with ``seed=`` and the spec's settings) of a registered
-    game other than the board game: random, greedy if the game offers an evaluation, and the
-    game's own agents."""
+    game other than the board game: random, playouts, greedy if the game offers an evaluation,
+    and the game's own agents."""
     if games.game_class(game_id).game_type.id == "sorry":
         raise ValueError("the board game's agents are sorry_env.agents.AGENTS")
-    makers: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
+    makers: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "playouts": PlayoutAgent}
     module = game_agents_module(game_id)
     evaluation = getattr(module, "evaluation", None)
     if evaluation is not None:
@@ -158,6 +198,7 @@ def game_action_for(raw: Any, agent: Any, rng: np.random.Generator | None = None
 __all__ = [
     "GameTurn",
     "GreedyAgent",
+    "PlayoutAgent",
     "agent_makers",
     "as_game",
     "as_game_agent",

@@ -214,7 +214,8 @@ def play_out(client, view):
 def test_options_offer_every_other_registered_game(client):
     offered = {g["id"]: g for g in client.get("/api/options").json()["games"]}
     assert "sorry" not in offered and {"express", "toy_race"} <= set(offered)
-    assert offered["toy_race"]["agents"] == ["greedy", "random"] and offered["toy_race"]["hint_agent"] == "greedy"
+    assert offered["toy_race"]["agents"] == ["greedy", "playouts", "random"]
+    assert offered["toy_race"]["hint_agent"] == "greedy"
     assert {"heuristic", "expectimax", "montecarlo"} <= set(offered["express"]["agents"])
 
 

@@ -162,7 +162,8 @@ def test_settings_are_parsed_as_the_board_games():
     agent = make_express_agent("mcts:iterations=50,rollout_plies=4,epsilon=0.5")  # the board game's alias
     assert isinstance(agent, MonteCarloAgent)
     assert (agent.iterations, agent.rollout_plies, agent.epsilon) == (50, 4, 0.5)
-    assert set(agents.agents_of_game("express")) == {"random", "greedy", "heuristic", "expectimax", "montecarlo"}
+    expected = {"random", "greedy", "playouts", "heuristic", "expectimax", "montecarlo"}
+    assert set(agents.agents_of_game("express")) == expected
 
 
 @pytest.mark.parametrize(
