@@ -255,6 +255,78 @@ def test_report_reads_a_valid_result_without_a_curve(capsys, tmp_path):
     assert row in table
 
 
+def test_report_marks_reconstructed_records_and_checks_their_note(capsys, tmp_path):
+    write_result(tmp_path, reconstructed="rebuilt from a published table")
+    run_cli(["report", "--runs-dir", str(tmp_path)], capsys)
+    table = (tmp_path / "report" / "results.md").read_text()
+    assert "| 2p-heuristic-v1 | dqn | 0† | 10 |" in table
+    assert "† Reconstructed record (1 rows): rebuilt from a published table" in table
+    assert "True" in (tmp_path / "report" / "results.csv").read_text().splitlines()[1].split(",")
+    write_result(tmp_path / "b", reconstructed=["not", "text"])
+    assert "'reconstructed'" in refused(["report", "--runs-dir", str(tmp_path / "b")], capsys)
+    write_result(tmp_path / "c", command=7)
+    assert "'command'" in refused(["report", "--runs-dir", str(tmp_path / "c")], capsys)
+
+
+PUBLISHED = pathlib.Path(__file__).parent.parent / "docs" / "baselines"
+
+
+@pytest.mark.parametrize("published", [PUBLISHED, PUBLISHED / "full-budget"], ids=["common-budget", "full-budget"])
+def test_the_published_report_is_rebuilt_exactly_from_its_committed_records(published, capsys, tmp_path):
+    # docs/baselines.md's tables come from these records: a record added, lost or edited
+    # without rebuilding the report makes the two differ.
+    run_cli(["report", "--runs-dir", str(published / "records"), "--out", str(tmp_path)], capsys)
+    for name in ("results.md", "results.csv", "curves.csv"):
+        assert (tmp_path / name).read_text() == (published / name).read_text(), name
+    for path in published.glob("curve-*.png"):
+        assert (tmp_path / path.name).exists()
+
+
+def load_reconstruct():
+    import importlib.util
+
+    path = pathlib.Path(__file__).parent.parent / "experiments" / "bench_reconstruct_records.py"
+    spec = importlib.util.spec_from_file_location("bench_reconstruct_records", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_reconstructed_records_rebuild_the_published_table(capsys, tmp_path):
+    write_result(tmp_path / "runs", train_cpu_seconds=0.5, command="sorry-bench run dqn 2p-heuristic --seed 0")
+    (tmp_path / "runs" / "score" / "x").mkdir(parents=True)
+    score_row = {"task": "2p-heuristic-v1", "agent": "expectimax", "wins": 107, "games": 400, "standard": False}
+    score_row.update(win_rate=107 / 400, ci_low=0.226, ci_high=0.313)
+    (tmp_path / "runs" / "score" / "x" / "scores.json").write_text(json.dumps([score_row]))
+    curve = "steps,wall_seconds,wins,games,win_rate,ci_low,ci_high,normalized\n0,1.5,1,4,0.25,0.05,0.7,-0.1\n"
+    (tmp_path / "runs" / "2p-heuristic" / "dqn" / "seed-0" / "curve.csv").write_text(curve)
+    run_cli(["report", "--runs-dir", str(tmp_path / "runs"), "--out", str(tmp_path / "published")], capsys)
+    reconstruct = load_reconstruct()
+    argv = ["--published", str(tmp_path / "published"), "--out", str(tmp_path / "records"), "--source", "test"]
+    reconstruct.main(argv + ["--agent", "expectimax"])
+    record = results.read_result(tmp_path / "records" / "2p-heuristic" / "dqn" / "seed-0" / "result.json")
+    assert "settings" not in record and "seed" not in record["score"] and "(test)" in record["reconstructed"]
+    rows = results.find_scores(tmp_path / "records")
+    assert rows[0]["wins"] == 107 and rows[0]["games"] == 400 and "seed" not in rows[0]  # 26.8% of 400: only 107
+    run_cli(["report", "--runs-dir", str(tmp_path / "records"), "--out", str(tmp_path / "again")], capsys)
+    before = (tmp_path / "published" / "results.csv").read_text().splitlines()
+    after = (tmp_path / "again" / "results.csv").read_text().splitlines()
+    assert before[0] == after[0] and before[1].removesuffix(",False") == after[1].removesuffix(",True")
+    assert (tmp_path / "again" / "curves.csv").read_text() == (tmp_path / "published" / "curves.csv").read_text()
+    # a measured record is never replaced by a rebuilt one: an edited run and a measured
+    # reference stay as they are when the records are rebuilt again
+    path = tmp_path / "records" / "2p-heuristic" / "dqn" / "seed-0" / "result.json"
+    path.write_text(path.read_text().replace('"wins": 3', '"wins": 2'))
+    (tmp_path / "records" / "score" / "expectimax").mkdir()
+    results.write_scores([{**score_row, "wins": 500, "games": 2000}], tmp_path / "records" / "score" / "expectimax")
+    reconstruct.main(argv + ["--agent", "expectimax"])
+    assert results.read_result(path)["score"]["wins"] == 2
+    assert [row["games"] for row in results.find_scores(tmp_path / "records")] == [2000]
+    assert reconstruct.wins_from_percent(26.8, 400) == 107
+    with pytest.raises(ValueError, match="not exactly one"):  # 28.8% of 2,000 is 575, 576 or 577 wins
+        reconstruct.wins_from_percent(28.8, 2000)
+
+
 def test_every_algorithm_names_the_tasks_it_fits():
     for algorithm in algorithms.ALGORITHMS.values():
         fitting = [task.name for task in TASKS.values() if algorithm.fits(task) is None]

@@ -3,6 +3,10 @@
 Files read back are data only: JSON parsed with :mod:`json`, CSV with :mod:`csv`, each
 checked to be a regular file under :data:`MAX_FILE_BYTES` before it is opened, and every
 field checked before use; nothing in them is imported, unpickled or executed.
+
+A record (a result.json or a scores.json row) may carry ``reconstructed``: text saying it was
+rebuilt from a published table after its run directory was lost, and which fields could not
+be recovered (they are absent). The report marks such rows.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import math
 import pathlib
 
 MAX_FILE_BYTES = 2_000_000  # a result.json or curve.csv is a few kB; anything bigger is not one
+MAX_NOTE_CHARS = 1_000  # a reconstructed record's note: a sentence or two
 SCORE_FIELDS = ("task", "agent", "wins", "games", "win_rate", "ci_low", "ci_high", "normalized", "seed", "standard")
 CURVE_FIELDS = ("steps", "wall_seconds", "wins", "games", "win_rate", "ci_low", "ci_high", "normalized")
 
@@ -48,6 +53,12 @@ def _number(value, where: str, low: float = -math.inf, high: float = math.inf, i
     return int(value) if integer else float(value)
 
 
+def _check_reconstructed(record: dict, where: str) -> None:
+    note = record.get("reconstructed")
+    if note is not None and (not isinstance(note, str) or not 0 < len(note) <= MAX_NOTE_CHARS):
+        raise ValueError(f"{where}: 'reconstructed' must be text of 1 to {MAX_NOTE_CHARS} characters")
+
+
 def read_result(path: pathlib.Path) -> dict:
     """A run's result.json, checked field by field (ValueError naming the file and field)."""
     try:
@@ -76,6 +87,9 @@ def read_result(path: pathlib.Path) -> dict:
         _number(score["normalized"], f"{path}: score.normalized")
     if not isinstance(score.get("standard"), bool):
         raise ValueError(f"{path}: score.standard must be true or false")
+    if data.get("command") is not None and not isinstance(data["command"], str):
+        raise ValueError(f"{path}: 'command' must be text")
+    _check_reconstructed(data, str(path))
     return data
 
 
@@ -151,6 +165,9 @@ def find_scores(runs: pathlib.Path) -> list[dict]:
             _number(row.get("wins"), f"{where}: wins", 0, games, integer=True)
             for key in ("win_rate", "ci_low", "ci_high"):
                 _number(row.get(key), f"{where}: {key}", 0, 1)
+            if row.get("normalized") is not None:
+                _number(row["normalized"], f"{where}: normalized")
+            _check_reconstructed(row, where)
             rows.append(row)
     return rows
 
@@ -179,10 +196,93 @@ def _fmt_norm(value) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+RECONSTRUCTED_MARK = "†"
+
+
+def _mark(record: dict) -> str:
+    return RECONSTRUCTED_MARK if record.get("reconstructed") else ""
+
+
+def _score_lines(scores: list[dict]) -> list[str]:
+    lines = [
+        "## Scripted references",
+        "",
+        "| task | agent | win rate [95% CI] | games | normalized | standard |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in scores:
+        if row.get("normalized") is None:  # scored before the task's anchors were measured
+            row = {**row, "normalized": _normalized_now(row["task"], row["win_rate"])}
+        lines.append(
+            f"| {row['task']} | `{row['agent']}`{_mark(row)} | {_fmt_rate(row)} | {row['games']} | "
+            f"{_fmt_norm(row.get('normalized'))} | {'yes' if row.get('standard') else 'no'} |"
+        )
+    return lines + [""]
+
+
+def _run_row(result: dict, curve: list[dict]) -> dict:
+    """One results.csv row: the run's result with the first in-run step at the heuristic's rate."""
+    from .tasks import ANCHORS
+
+    score = result["score"]
+    heuristic = ANCHORS.get(result["task"].rpartition("-v")[0], {}).get("heuristic")
+    return {
+        "task": result["task"],
+        "algorithm": result["algorithm"],
+        "seed": result["seed"],
+        "steps": result["steps"],
+        "budget": result["budget"],
+        "wins": score["wins"],
+        "games": score["games"],
+        "win_rate": score["win_rate"],
+        "ci_low": score["ci_low"],
+        "ci_high": score["ci_high"],
+        "normalized": score.get("normalized"),
+        "standard": score["standard"],
+        "first_step_at_heuristic_rate": first_step_reaching(curve, heuristic[0] / heuristic[1]) if heuristic else None,
+        "train_seconds": result["train_seconds"],
+        "train_cpu_seconds": result.get("train_cpu_seconds"),
+        "cpu": result["cpu"],
+        "command": result.get("command") or "",
+        "reconstructed": bool(result.get("reconstructed")),
+    }
+
+
+def _run_lines(run_rows: list[dict]) -> list[str]:
+    lines = [
+        "## Baselines from scratch",
+        "",
+        "| task | algorithm | seed | steps | final win rate [95% CI] | games | normalized | "
+        "first in-run step at the heuristic's rate | training wall s | training CPU s | CPU |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in run_rows:
+        reach = row["first_step_at_heuristic_rate"]
+        reached = "not reached" if reach is None else f"{reach:,}"
+        cpu_seconds = "-" if row["train_cpu_seconds"] is None else f"{row['train_cpu_seconds']:.0f}"
+        seed = f"{row['seed']}{RECONSTRUCTED_MARK if row['reconstructed'] else ''}"
+        lines.append(
+            f"| {row['task']} | {row['algorithm']} | {seed} | {row['steps']:,} | {_fmt_rate(row)} | "
+            f"{row['games']}{'' if row['standard'] else ' (not standard)'} | {_fmt_norm(row['normalized'])} | "
+            f"{reached} | {row['train_seconds']:.0f} | {cpu_seconds} | {row['cpu']} |"
+        )
+    lines.append("")
+    return lines + ["Commands:", ""] + [f"- `{row['command']}`" for row in run_rows if row["command"]] + [""]
+
+
+def _reconstructed_lines(records: list[dict]) -> list[str]:
+    """A footnote with each distinct note of the reconstructed records, if any."""
+    notes = list(dict.fromkeys(r["reconstructed"] for r in records if r.get("reconstructed")))
+    if not notes:
+        return []
+    count = sum(1 for r in records if r.get("reconstructed"))
+    return [f"{RECONSTRUCTED_MARK} Reconstructed record ({count} rows): " + " ".join(notes), ""]
+
+
 def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
     """results.md (tables), results.csv (one row per run), curves.csv and one learning-curve
     PNG per task, from the result files under `runs`."""
-    from .tasks import ANCHORS, get_task
+    from .tasks import get_task
 
     found = find_results(runs)
     scores = find_scores(runs)
@@ -192,64 +292,10 @@ def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
     written = []
     lines = ["# sorry-bench results", ""]
     if scores:
-        lines += [
-            "## Scripted references",
-            "",
-            "| task | agent | win rate [95% CI] | games | normalized | standard |",
-            "|---|---|---|---|---|---|",
-        ]
-        for row in scores:
-            if row.get("normalized") is None:  # scored before the task's anchors were measured
-                row = {**row, "normalized": _normalized_now(row["task"], row["win_rate"])}
-            lines.append(
-                f"| {row['task']} | `{row['agent']}` | {_fmt_rate(row)} | {row['games']} | "
-                f"{_fmt_norm(row.get('normalized'))} | {'yes' if row.get('standard') else 'no'} |"
-            )
-        lines.append("")
-    run_rows = []
+        lines += _score_lines(scores)
     if found:
-        lines += [
-            "## Baselines from scratch",
-            "",
-            "| task | algorithm | seed | steps | final win rate [95% CI] | games | normalized | "
-            "first in-run step at the heuristic's rate | training wall s | training CPU s | CPU |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for result, curve in found:
-            score = result["score"]
-            task_name = result["task"].rpartition("-v")[0]
-            heuristic = ANCHORS.get(task_name, {}).get("heuristic")
-            reach = first_step_reaching(curve, heuristic[0] / heuristic[1]) if heuristic else None
-            row = {
-                "task": result["task"],
-                "algorithm": result["algorithm"],
-                "seed": result["seed"],
-                "steps": result["steps"],
-                "budget": result["budget"],
-                "wins": score["wins"],
-                "games": score["games"],
-                "win_rate": score["win_rate"],
-                "ci_low": score["ci_low"],
-                "ci_high": score["ci_high"],
-                "normalized": score["normalized"],
-                "standard": score["standard"],
-                "first_step_at_heuristic_rate": reach,
-                "train_seconds": result["train_seconds"],
-                "train_cpu_seconds": result.get("train_cpu_seconds"),
-                "cpu": result["cpu"],
-                "command": result.get("command", ""),
-            }
-            run_rows.append(row)
-            reached = "not reached" if reach is None else f"{reach:,}"
-            cpu_seconds = "-" if row["train_cpu_seconds"] is None else f"{row['train_cpu_seconds']:.0f}"
-            lines.append(
-                f"| {row['task']} | {row['algorithm']} | {row['seed']} | {row['steps']:,} | {_fmt_rate(row)} | "
-                f"{row['games']}{'' if row['standard'] else ' (not standard)'} | {_fmt_norm(row['normalized'])} | "
-                f"{reached} | "
-                f"{row['train_seconds']:.0f} | {cpu_seconds} | {row['cpu']} |"
-            )
-        lines.append("")
-        lines += ["Commands:", ""] + [f"- `{row['command']}`" for row in run_rows if row["command"]] + [""]
+        run_rows = [_run_row(result, curve) for result, curve in found]
+        lines += _run_lines(run_rows)
         csv_path = out / "results.csv"
         write_csv(csv_path, run_rows, list(run_rows[0]))
         written.append(csv_path)
@@ -270,6 +316,7 @@ def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
             path = out / f"curve-{task_id}.png"
             if _plot_task(task_id, task, [(r, c) for r, c in found if r["task"] == task_id and c], path):
                 written.append(path)
+    lines += _reconstructed_lines(scores + [result for result, _ in found])
     md_path = out / "results.md"
     md_path.write_text("\n".join(lines))
     written.insert(0, md_path)
