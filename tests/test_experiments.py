@@ -5,7 +5,7 @@ import dataclasses
 import functools
 import importlib.util
 import pathlib
-import subprocess
+import runpy
 import sys
 
 import numpy as np
@@ -32,6 +32,26 @@ def load(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def run_script(capsys, script, *args):
+    """`python experiments/SCRIPT ARGS`, run in this process: (exit code, stdout, stderr).
+    In this process rather than a new interpreter, each case is spared the seconds of importing
+    torch and numba again; the script still runs as __main__ with its own argv."""
+    argv, path = sys.argv, sys.path[:]
+    sys.argv = [str(EXPERIMENTS / script), *map(str, args)]
+    sys.path.insert(0, str(EXPERIMENTS))  # as the interpreter puts a script's folder first
+    code = 0
+    try:
+        runpy.run_path(str(EXPERIMENTS / script), run_name="__main__")
+    except SystemExit as stop:
+        if isinstance(stop.code, str):  # sys.exit("message"): printed, exit status 1
+            print(stop.code, file=sys.stderr)
+        code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    finally:
+        sys.argv, sys.path[:] = argv, path
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -154,12 +174,10 @@ def test_value_iteration_scores_decided_positions_by_the_result_and_others_by_th
         ),
     ],
 )
-def test_analysis_scripts_run_end_to_end(script, args, expected):
-    out = subprocess.run(
-        [sys.executable, str(EXPERIMENTS / script), *args], capture_output=True, text=True, timeout=600
-    )
-    assert out.returncode == 0, out.stderr
-    assert expected in out.stdout
+def test_analysis_scripts_run_end_to_end(script, args, expected, capsys):
+    code, out, err = run_script(capsys, script, *args)
+    assert code == 0, err
+    assert expected in out
 
 
 @pytest.mark.parametrize(
@@ -173,11 +191,9 @@ def test_analysis_scripts_run_end_to_end(script, args, expected):
         ("value_iteration.py", ["--init", "checkpoints/value-2p.safetensors", "--pairs"], "--pairs needs"),
     ],
 )
-def test_analysis_scripts_refuse_bad_settings(script, args, message):
-    out = subprocess.run(
-        [sys.executable, str(EXPERIMENTS / script), *args], capture_output=True, text=True, timeout=120
-    )
-    assert out.returncode == 2 and message in out.stderr
+def test_analysis_scripts_refuse_bad_settings(script, args, message, capsys):
+    code, _, err = run_script(capsys, script, *args)
+    assert code == 2 and message in err
 
 
 def test_value_iteration_pair_features_mark_who_can_reach_whom():
@@ -226,17 +242,15 @@ def small_teacher_file(tmp_path_factory):
     return path
 
 
-def test_distil_students_trains_saves_and_measures_a_student(small_teacher_file, tmp_path):
+def test_distil_students_trains_saves_and_measures_a_student(small_teacher_file, tmp_path, capsys):
     from sorry_env.agents.policy import load_policy
 
     out = tmp_path / "student.safetensors"
     args = [str(small_teacher_file), "--hidden", "16,8", "--epochs", "2", "--out", str(out), "--games", "10"]
-    run = subprocess.run(
-        [sys.executable, str(EXPERIMENTS / "distil_students.py"), *args], capture_output=True, text=True, timeout=300
-    )
-    assert run.returncode == 0, run.stderr
-    assert "student 16,8 on 300 decisions: agreement" in run.stdout
-    assert "against the heuristic:" in run.stdout and "of 10 games" in run.stdout
+    code, stdout, err = run_script(capsys, "distil_students.py", *args)
+    assert code == 0, err
+    assert "student 16,8 on 300 decisions: agreement" in stdout
+    assert "against the heuristic:" in stdout and "of 10 games" in stdout
     actor, meta = load_policy(out)
     assert meta["network"]["hidden"] == [16, 8] and meta["training"]["distillation"]["decisions"] == 300
 
@@ -249,16 +263,14 @@ def test_distil_students_trains_saves_and_measures_a_student(small_teacher_file,
         (["--init", "checkpoints/value-2p.safetensors", "--hidden", "16"], "other hidden widths"),
     ],
 )
-def test_distil_students_refuses_bad_settings(small_teacher_file, tmp_path, args, message):
+def test_distil_students_refuses_bad_settings(small_teacher_file, tmp_path, args, message, capsys):
     cmd = [str(small_teacher_file), "--out", str(tmp_path / "s.safetensors"), "--games", "0", *args]
-    run = subprocess.run(
-        [sys.executable, str(EXPERIMENTS / "distil_students.py"), *cmd], capture_output=True, text=True, timeout=120
-    )
-    assert run.returncode == 2 and message in run.stderr
+    code, _, err = run_script(capsys, "distil_students.py", *cmd)
+    assert code == 2 and message in err
     assert not (tmp_path / "s.safetensors").exists()
 
 
-def test_ensemble_students_scores_moves_by_the_members_mean(tmp_path):
+def test_ensemble_students_scores_moves_by_the_members_mean(tmp_path, capsys):
     from sorry_env.agents.policy import Actor, load_policy, save_policy
 
     torch.manual_seed(0)
@@ -271,36 +283,18 @@ def test_ensemble_students_scores_moves_by_the_members_mean(tmp_path):
             paths[-1], actor, rules="hasbro2003", num_players=2, network={**network, "activation": "relu"}, name="m"
         )
     out = tmp_path / "ensemble.safetensors"
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(EXPERIMENTS / "ensemble_students.py"),
-            *map(str, paths),
-            "--out",
-            str(out),
-            "--games",
-            "4",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
-    assert "ensemble of 3 ([44, 20])" in run.stdout and "of 4 games" in run.stdout
+    code, stdout, err = run_script(capsys, "ensemble_students.py", *paths, "--out", out, "--games", 4)
+    assert code == 0, err
+    assert "ensemble of 3 ([44, 20])" in stdout and "of 4 games" in stdout
     ensemble, meta = load_policy(out)
     x = torch.rand(7, OBS_SIZE)
     with torch.no_grad():
         torch.testing.assert_close(ensemble.net(x), sum(m.net(x) for m in members) / 3)
-    one = subprocess.run(
-        [sys.executable, str(EXPERIMENTS / "ensemble_students.py"), str(paths[0]), "--out", str(tmp_path / "x")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert one.returncode == 2 and "at least two member files" in one.stderr
+    code, _, err = run_script(capsys, "ensemble_students.py", paths[0], "--out", tmp_path / "x")
+    assert code == 2 and "at least two member files" in err
 
 
-def test_teacher_set_writes_the_runs_teacher_file_and_refuses_configs_without_a_teacher(tmp_path):
+def test_teacher_set_writes_the_runs_teacher_file_and_refuses_configs_without_a_teacher(tmp_path, capsys):
     from sorry_env.training.search_teacher import CHUNK
 
     config = tmp_path / "tiny.yaml"
@@ -308,11 +302,8 @@ def test_teacher_set_writes_the_runs_teacher_file_and_refuses_configs_without_a_
         "name: tiny\nseed: 3\ngame: {num_players: 2, rules: hasbro2003}\n"
         "distillation: {decisions: 12, iterations: 8, rollout_plies: 2, workers: 1}\n"
     )
-    script = [sys.executable, str(EXPERIMENTS / "teacher_set.py")]
-    run = subprocess.run(
-        [*script, str(config), "--runs-dir", str(tmp_path)], capture_output=True, text=True, timeout=300
-    )
-    assert run.returncode == 0, run.stderr
+    code, _, err = run_script(capsys, "teacher_set.py", config, "--runs-dir", tmp_path)
+    assert code == 0, err
     with np.load(tmp_path / "tiny" / "teacher.npz") as saved:
         assert len(saved["counts"]) == 12 and (saved["counts"] >= 2).all()
         assert f'"chunk": {CHUNK}' in str(saved["made_by"]) and '"seed": 3' in str(saved["made_by"])
@@ -322,7 +313,5 @@ def test_teacher_set_writes_the_runs_teacher_file_and_refuses_configs_without_a_
         ("name: bad\nnot_a_key: 1\n", "unknown key"),
     ]:
         config.write_text(text)
-        run = subprocess.run(
-            [*script, str(config), "--runs-dir", str(tmp_path)], capture_output=True, text=True, timeout=120
-        )
-        assert run.returncode == 2 and message in run.stderr, run.stderr
+        code, _, err = run_script(capsys, "teacher_set.py", config, "--runs-dir", tmp_path)
+        assert code == 2 and message in err, err

@@ -172,24 +172,30 @@ def teacher_data(cfg: dict, path: Path, log: Callable[[str], object] = print) ->
         f"distillation: {todo} decisions of montecarlo:iterations={d['iterations']} "
         f"against heuristic players on {d['workers']} processes"
     )
-    with ProcessPoolExecutor(d["workers"], mp_context=get_context("spawn")) as pool:
-        futures = [
-            pool.submit(
-                collect,
-                g["rules"],
-                g["num_players"],
-                sizes[i],
-                d["iterations"],
-                d["rollout_plies"],
-                d["value"],
-                cfg["seed"] * 100_003 + 17 * i,
-            )
-            for i in range(first_chunk, len(sizes))
-        ]
-        with tqdm(total=todo, desc="teacher decisions", unit="decision") as bar:
-            for done in as_completed(futures):
-                bar.update(len(done.result()[2]))
-        parts = [f.result() for f in futures]
+    jobs = [
+        (
+            g["rules"],
+            g["num_players"],
+            sizes[i],
+            d["iterations"],
+            d["rollout_plies"],
+            d["value"],
+            cfg["seed"] * 100_003 + 17 * i,
+        )
+        for i in range(first_chunk, len(sizes))
+    ]
+    with tqdm(total=todo, desc="teacher decisions", unit="decision") as bar:
+        if d["workers"] == 1:  # played here: no interpreter to start and import for one worker
+            parts = []
+            for job in jobs:
+                parts.append(collect(*job))
+                bar.update(len(parts[-1][2]))
+        else:
+            with ProcessPoolExecutor(d["workers"], mp_context=get_context("spawn")) as pool:
+                futures = [pool.submit(collect, *job) for job in jobs]
+                for done in as_completed(futures):
+                    bar.update(len(done.result()[2]))
+                parts = [f.result() for f in futures]
     if reused is not None:
         parts.insert(0, (reused["states"], reused["values"], reused["counts"], int(reused["games"])))
     width = int(max(p[2].max() for p in parts))

@@ -31,12 +31,13 @@ def _percent(x: float | None) -> str:
 
 
 def format_scores(rows: list[dict]) -> str:
-    lines = [f"{'task':<26} {'agent':<28} {'win rate':>9} {'95% interval':>16} {'games':>6} {'normalized':>10}"]
+    width = max([28] + [len(row["agent"]) for row in rows])  # a long spec is shown whole
+    lines = [f"{'task':<26} {'agent':<{width}} {'win rate':>9} {'95% interval':>16} {'games':>6} {'normalized':>10}"]
     for row in rows:
         normalized = "-" if row["normalized"] is None else f"{row['normalized']:.3f}"
         interval = f"[{_percent(row['ci_low'])}, {_percent(row['ci_high'])}]"
         lines.append(
-            f"{row['task']:<26} {row['agent'][-28:]:<28} {_percent(row['win_rate']):>9} {interval:>16} "
+            f"{row['task']:<26} {row['agent']:<{width}} {_percent(row['win_rate']):>9} {interval:>16} "
             f"{row['games']:>6} {normalized:>10}"
         )
     return "\n".join(lines)
