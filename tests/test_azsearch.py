@@ -192,6 +192,16 @@ def test_expert_iteration_config_is_checked_before_work():
     X.check_config(_cfg())  # the defaults make a run
 
 
+def test_the_gate_promotes_at_the_even_share_unless_the_config_says_otherwise():
+    assert DEFAULTS["expert_iteration"]["gate_threshold"] is None
+    assert X.even_share("hasbro2003", 2) == 0.5
+    assert X.even_share("hasbro2003", 4) == 0.25  # four players alone: a quarter is even
+    assert X.even_share("hasbro2003_teams", 4) == 0.5  # two teams
+    validate(_cfg(gate_threshold=0.3), warm_start=False)
+    with pytest.raises(ValueError, match="expert_iteration.gate_threshold must be in"):
+        validate(_cfg(gate_threshold=1.5), warm_start=False)
+
+
 def test_unreachable_ray_address_fails_in_seconds(tmp_path):
     import socket
 

@@ -106,7 +106,7 @@ DEFAULTS = {
         "policy_weight": 1.0,  # weight of the search-policy cross-entropy beside the outcome loss
         "value_target_mix": 0.0,  # value target: (1 - mix) * outcome + mix * the search's value of the move
         "gate_games": 200,  # new network alone vs the current one alone
-        "gate_threshold": 0.5,  # promote when the new network's win rate is at least this
+        "gate_threshold": None,  # promote at a win rate of at least this (None: the even share, 1 / sides)
         "eval_games": 200,  # each generation's network alone vs the heuristic and vs generation 0
         "workers": 1,  # Ray self-play actors
         "lockstep_games": 32,  # self-play games each worker searches side by side (batched network evaluations)
@@ -196,7 +196,12 @@ def read_config(path: str | Path, defaults: dict) -> dict:
 
 ROLLOUTS = ("batched", "per_game")  # the values of the rollout key
 # Keys whose default is None, and the type they take otherwise.
-NULLABLE = {"ppo.target_kl": float, "distillation.value": str, "distillation.init": str}
+NULLABLE = {
+    "ppo.target_kl": float,
+    "distillation.value": str,
+    "distillation.init": str,
+    "expert_iteration.gate_threshold": float,
+}
 # key -> (test, what it must be); keys not listed only have their type checked.
 POSITIVE, AT_LEAST_ZERO = (lambda v: v > 0, "> 0"), (lambda v: v >= 0, ">= 0")
 RANGES = {

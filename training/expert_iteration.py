@@ -19,7 +19,8 @@ its output is the logit of the mover's chance of winning). Generation k = 1, 2, 
    visit shares and softmax(afterstate scores / prior_temperature) over the decision's moves
    (the prior the search uses). One network is both, as the search reads it.
 3. **Gate.** The candidate (the network alone, as a policy) plays the current network alone;
-   it is promoted when its win rate is at least ``gate_threshold`` (interval logged).
+   it is promoted when its win rate is at least ``gate_threshold`` (interval logged; by
+   default the even share, :func:`even_share`: 0.5 with two sides, 0.25 with four players).
 4. **Log.** The candidate alone against the heuristic and against generation 0, with 95%
    Wilson intervals, a line of ``log.jsonl`` and the learning-curve PNG.
 
@@ -473,6 +474,12 @@ def _run_state(path: Path, out: Path, init: str) -> dict:
     return state
 
 
+def even_share(rules: str, num_players: int) -> float:
+    """The win rate of a player no better than the rest: 1 / the number of sides (team rules
+    play two sides of two)."""
+    return 0.5 if get_rules(rules).teams != "none" else 1.0 / num_players
+
+
 def match(a: str, b: str, games: int, seed: int, rules: str, num_players: int) -> dict:
     """`a`'s win rate against `b` (seats alternate), with its 95% Wilson interval."""
     from .evaluate import run_tournament
@@ -482,7 +489,7 @@ def match(a: str, b: str, games: int, seed: int, rules: str, num_players: int) -
     return {"win_rate": entry["win_rate"], "low": entry["ci_low"], "high": entry["ci_high"], "games": games}
 
 
-def plot_curve(log_rows: list[dict], path: Path, title: str) -> None:
+def plot_curve(log_rows: list[dict], path: Path, title: str, even: float = 0.5) -> None:
     from .curve import plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -494,7 +501,7 @@ def plot_curve(log_rows: list[dict], path: Path, title: str) -> None:
         rates = np.array([m["win_rate"] for _, m in pts])
         err = np.array([[m["win_rate"] - m["low"] for _, m in pts], [m["high"] - m["win_rate"] for _, m in pts]])
         ax.errorbar(gens, rates, yerr=err, marker="o", capsize=3, label=label)
-    ax.axhline(0.5, color="grey", linestyle="--", label="even")
+    ax.axhline(even, color="grey", linestyle="--", label="even share")
     ax.set_xlabel("generation")
     ax.set_ylabel("win rate (95% Wilson interval)")
     ax.set_title(title)
@@ -548,7 +555,9 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
         log(f"generation 0 ({x['init']}) alone vs heuristic {zero['vs_heuristic']}")
         rows.insert(0, zero)
         _atomic_text(log_path, "".join(json.dumps(r) + "\n" for r in rows))
-        plot_curve(rows, out / "curve.png", f"expert iteration: {cfg['name']}")
+        plot_curve(
+            rows, out / "curve.png", f"expert iteration: {cfg['name']}", even_share(g["rules"], g["num_players"])
+        )
     pool = WorkerPool(cfg, x["workers"])
     try:
         for k in range(state["generation"] + 1, x["generations"] + 1):
@@ -582,7 +591,10 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
             )  # fmt: skip
             seed = cfg["seed"] * 1000 + k
             gate = match(str(cand), state["current"], x["gate_games"], seed, g["rules"], g["num_players"])
-            promoted = gate["win_rate"] >= x["gate_threshold"]
+            threshold = x["gate_threshold"]
+            promoted = gate["win_rate"] >= (
+                even_share(g["rules"], g["num_players"]) if threshold is None else threshold
+            )
             row = {
                 "generation": k,
                 "selfplay_decisions": int(data["decisions"]),
@@ -602,7 +614,9 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
                 state["current"] = str(cand)
             state["generation"] = k
             _atomic_json(state_path, state)
-            plot_curve(rows, out / "curve.png", f"expert iteration: {cfg['name']}")
+            plot_curve(
+                rows, out / "curve.png", f"expert iteration: {cfg['name']}", even_share(g["rules"], g["num_players"])
+            )
     finally:
         pool.close()
     return rows
