@@ -477,7 +477,9 @@ def _run_state(path: Path, out: Path, init: str) -> dict:
 def even_share(rules: str, num_players: int) -> float:
     """The win rate of a player no better than the rest: 1 / the number of sides (team rules
     play two sides of two)."""
-    return 0.5 if get_rules(rules).teams != "none" else 1.0 / num_players
+    from sorry_env.agents.arena.stats import sides
+
+    return 1.0 / len(sides(num_players, rules))
 
 
 def match(a: str, b: str, games: int, seed: int, rules: str, num_players: int) -> dict:
