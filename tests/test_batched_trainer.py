@@ -9,6 +9,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.agents import Agent
 from sorry_env.observation import OBS_SIZE
 from sorry_env.policy_input import INPUT_SIZE, policy_input
 from sorry_env.training import train as T
@@ -147,6 +148,42 @@ def test_snapshots_are_evaluated_in_batches(snapshot):
     assert len(batches) == env.forwards > 0
     assert env.external_moves >= 2 * env.forwards  # many games' moves per forward
     assert max(batches) > 32  # afterstate rows of several games in one forward
+
+
+class CountingBatchAgent(Agent):
+    """A batched agent (``acts_in_batches``) playing each turn's first legal move, or, when
+    `illegal`, an action outside the turn's legal ones."""
+
+    acts_in_batches = True
+    name = "first legal"
+
+    def __init__(self, illegal=False):
+        self.illegal, self.calls, self.turns = illegal, 0, 0
+
+    def act_turns(self, turns):
+        self.calls += 1
+        self.turns += len(turns)
+        legal = [int(t.legal[0]) for t in turns]
+        return np.array([-1 if self.illegal else a for a in legal], dtype=np.int64)
+
+
+def test_agents_that_act_in_batches_are_asked_once_a_round_and_checked():
+    agent = CountingBatchAgent()
+    pool = OpponentPool({"snapshots": 1.0}, seed=0)
+    pool.add_agent(agent)
+    cfg = smoke_cfg()
+    cfg["envs"] = 16
+    env = BatchedSelfPlayEnv(cfg, pool)
+    env.seed(0)
+    play(env, 30)
+    assert env.external_moves == agent.turns > 0
+    assert agent.turns >= 4 * agent.calls  # many games' moves per call
+    bad = OpponentPool({"snapshots": 1.0}, seed=0)
+    bad.add_agent(CountingBatchAgent(illegal=True))
+    env = BatchedSelfPlayEnv(cfg, bad)
+    env.seed(0)
+    with pytest.raises(ValueError, match="opponent 'first legal' .* chose illegal action -1"):
+        play(env, 30)
 
 
 def test_bad_actions_are_refused_naming_the_game():

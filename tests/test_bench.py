@@ -5,7 +5,9 @@ import json
 import pathlib
 import sys
 
+import numpy as np
 import pytest
+import torch
 
 from sorry_env.training.bench import (
     algorithms,
@@ -98,8 +100,8 @@ def test_unknown_names_are_refused_with_what_exists(capsys, tmp_path):
     assert "unknown algorithm 'a2c'" in err and "maskable_ppo" in err
     err = refused(["run", "expert_iteration", "2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
     assert "does not fit task 2p-heuristic" in err and "fixed opponents" in err
-    err = refused(["run", "maskable_ppo", "2p-selfplay", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
-    assert "does not fit task 2p-selfplay" in err and "ppo" in err
+    err = refused(["run", "dqn", "express-2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
+    assert "does not fit task express-2p-heuristic" in err and "game_ppo" in err
     err = refused(["run", "ppo", "express-2p-heuristic", "--seed", "0", "--runs-dir", str(tmp_path)], capsys)
     assert "does not fit" in err
     err = refused(["score", "random", "--task", "nope", "--out", str(tmp_path)], capsys)
@@ -151,6 +153,8 @@ def tiny_settings(monkeypatch):
     monkeypatch.setitem(maskable_ppo.SETTINGS, "envs", 8)
     monkeypatch.setitem(maskable_ppo.SETTINGS, "n_steps", 16)
     monkeypatch.setitem(maskable_ppo.SETTINGS, "batch_size", 64)
+    monkeypatch.setattr(maskable_ppo, "SNAPSHOT_EVERY", 128)  # self-play: the frozen copy refreshed once
+    monkeypatch.setattr(dqn, "SNAPSHOT_EVERY", 128)
     monkeypatch.setitem(native_ppo.SETTINGS, "envs", 8)
     monkeypatch.setitem(native_ppo.SETTINGS, "network", {**native_ppo.SETTINGS["network"], "hidden": [32]})
     monkeypatch.setitem(native_ppo.SETTINGS, "ppo", {**native_ppo.SETTINGS["ppo"], "n_steps": 16, "batch_size": 64})
@@ -171,7 +175,9 @@ TINY_RUN = ["--budget", "256", "--curve-every", "128", "--curve-games", "4", "--
     ("algorithm", "task"),
     [
         ("dqn", "2p-heuristic"),
+        ("dqn", "2p-selfplay"),
         ("maskable_ppo", "4p-teams-heuristic"),
+        ("maskable_ppo", "2p-selfplay"),
         ("ppo", "2p-selfplay"),
         ("selfplay_ppo", "2p-selfplay"),
         ("selfplay_ppo", "4p-heuristic"),
@@ -200,6 +206,36 @@ def test_run_trains_writes_its_curve_and_result_then_report_rebuilds_them(
     assert f"| {get_task(task).id} | {algorithm} | 3 | {result['steps']:,} |" in table
     assert (tmp_path / "report" / f"curve-{get_task(task).id}.png").stat().st_size > 0
     assert "curves.csv" in out
+
+
+def test_self_play_env_shows_the_learner_the_envs_observation_and_the_copy_plays_the_rest():
+    from sorry_env.observation import OBS_SIZE
+    from sorry_env.training.bench.network_agent import NetworkAgent
+    from sorry_env.training.bench.selfplay_env import selfplay_env
+
+    seen = []
+
+    def scores(obs):
+        seen.append(obs.shape)
+        return torch.zeros(obs.shape[0], n_actions)
+
+    task = TASKS["2p-selfplay"]
+    copy = NetworkAgent(scores, "copy", sample=True)
+    env = selfplay_env(task, 8, 0, copy)
+    n_actions = env.action_space.n
+    obs = env.reset()
+    assert obs.shape == (8, OBS_SIZE) and env.observation_space.shape == (OBS_SIZE,)
+    rng, ended, rewards = np.random.default_rng(0), 0, []
+    for _ in range(400):
+        masks = env.action_masks()
+        obs, reward, dones, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        assert obs.shape == (8, OBS_SIZE)
+        for b in np.flatnonzero(dones):
+            assert infos[b]["terminal_observation"].shape == (OBS_SIZE,)
+            ended += 1
+            rewards.append(reward[b])
+    assert ended > 0 and set(rewards) <= {-1.0, 0.0, 1.0}
+    assert seen and all(shape[1] == OBS_SIZE for shape in seen)  # the copy reads the env's observation too
 
 
 @pytest.mark.slow  # Ray starts and restarts its algorithm per segment: about a minute on the shared 2 cores

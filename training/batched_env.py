@@ -24,6 +24,8 @@ How the opponents move:
 - policy networks (snapshots, policy files in the mix) are evaluated in batches: each round,
   every game whose seat to move is played by the same network gets one forward of that
   network for all of them (``forwards`` counts them);
+- agents that act in batches (``acts_in_batches``, e.g. sorry-bench's networks) get one
+  ``act_turns`` call a round for all the games waiting on them;
 - any other agent (``expectimax``, ``montecarlo``, your own) is asked per move with
   :meth:`agents.Turn.from_state`, one instance per game and spec;
 - a seat with a single legal move plays it without asking anyone.
@@ -262,6 +264,8 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
             agent = self._registry[int(code)]
             if isinstance(agent, PolicyAgent):
                 actions = self._policy_moves(agent, games)
+            elif getattr(agent, "acts_in_batches", False):
+                actions = self._batch_agent_moves(agent, games)
             else:
                 actions = np.array([self._agent_move(agent, b) for b in games], dtype=np.int64)
             apply_actions(self.states, self._rules, games, actions)
@@ -278,22 +282,35 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
             logits = logits + self._rng.gumbel(size=logits.shape)
         return logits.argmax(axis=1).astype(np.int64)
 
-    def _agent_move(self, agent, b: int) -> int:
-        state = self.states[b]
+    def _turn(self, b: int) -> Turn:
         mask = np.zeros(self.n_actions, dtype=np.int8)
-        E.legal_mask(state, self._rules, mask)
-        legal = np.flatnonzero(mask)
-        action = agent.act(Turn.from_state(state, self.rules, self._rng, legal))
-        if (
-            isinstance(action, (bool, np.bool_))
-            or not isinstance(action, (int, np.integer))
-            or not (0 <= action < self.n_actions and mask[action])
-        ):
-            raise ValueError(
-                f"opponent {agent.name!r} (game {b}, seat {game.to_move(state)}) chose illegal action "
-                f"{action!r}; legal: {legal.tolist()}"
-            )
+        E.legal_mask(self.states[b], self._rules, mask)
+        return Turn.from_state(self.states[b], self.rules, self._rng, np.flatnonzero(mask))
+
+    def _batch_agent_moves(self, agent, games: np.ndarray) -> np.ndarray:
+        """One call of a batched agent (``acts_in_batches``: ``act_turns``) for all `games`."""
+        turns = [self._turn(b) for b in games]
+        actions = agent.act_turns(turns)
+        if len(actions) != len(turns):
+            raise ValueError(f"opponent {agent.name!r} answered {len(actions)} of {len(turns)} turns")
+        for b, turn, action in zip(games, turns, actions):
+            self._check_move(agent, b, turn, action)
+        return np.asarray(actions, dtype=np.int64)
+
+    def _agent_move(self, agent, b: int) -> int:
+        turn = self._turn(b)
+        action = agent.act(turn)
+        self._check_move(agent, b, turn, action)
         return int(action)
+
+    def _check_move(self, agent, b: int, turn: Turn, action) -> None:
+        legal = turn.legal
+        is_int = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+        if not is_int or action not in legal:
+            raise ValueError(
+                f"opponent {agent.name!r} (game {b}, seat {game.to_move(self.states[b])}) chose illegal action "
+                f"{int(action) if is_int else repr(action)}; legal: {list(map(int, legal))}"
+            )
 
     def _start_games(self, games) -> None:
         """New episodes in `games`, played up to the learner's first card (an episode that ends

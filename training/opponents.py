@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sorry_env.agents import AGENTS, ALIASES, make_agent
+from sorry_env.agents import AGENTS, ALIASES, Agent, make_agent
 from sorry_env.agents.policy import PolicyAgent
 
 SNAPSHOTS = "snapshots"
@@ -62,12 +62,18 @@ class OpponentPool:
         self.snapshot_paths: list[str] = []
         # Snapshot agents are shared by every env of the process: they hold only a read-only
         # network and a random generator.
-        self.snapshot_agents: list[PolicyAgent | None] = []
+        self.snapshot_agents: list[Agent | None] = []
         self._seed = seed
 
     def add_snapshot(self, path: str | Path) -> None:
         agent = PolicyAgent(path, seed=self._seed + len(self.snapshot_paths), sample=self.snapshot_sample)
         self.snapshot_paths.append(str(path))
+        self.add_agent(agent)
+
+    def add_agent(self, agent) -> None:
+        """Add an agent object as the newest snapshot (``add_snapshot`` adds a policy file): e.g. a
+        frozen copy of a learner that is not a policy file, refreshed in place by its trainer
+        (sorry-bench's self-play runs of MaskablePPO and DQN). It is not saved with a run."""
         self.snapshot_agents.append(agent)
         old = len(self.snapshot_agents) - 1 - self.snapshot_window
         if old >= 0:
@@ -85,12 +91,13 @@ class OpponentPool:
             return f"snapshot_{n - 1 - rng.integers(min(n, self.snapshot_window))}"
         return kind
 
-    def snapshot(self, label: str) -> PolicyAgent:
+    def snapshot(self, label: str) -> Agent | None:
         return self.snapshot_agents[int(label.removeprefix("snapshot_"))]
 
     def sample(self, rng: np.random.Generator, n: int) -> list:
         """Opponents for `n` seats of one game, each drawn on its own: an agent name (the env
-        makes and keeps its own agent for it) or a snapshot's PolicyAgent. The Gymnasium env's
+        makes and keeps its own agent for it) or a snapshot's agent (a PolicyAgent, or one added by
+        :meth:`add_agent`). The Gymnasium env's
         ``opponent_sampler`` (sorry_env.gym_env); the env holds the agents for the whole game, so
         a snapshot that leaves the window mid-game still plays it out."""
         labels = [self.draw(rng) for _ in range(n)]

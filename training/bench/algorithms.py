@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .results import CURVE_FIELDS, write_csv
-from .tasks import SELF_PLAY, Task
+from .tasks import Task
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,14 +40,6 @@ def _board_only(task: Task) -> str | None:
 
 def _other_games_only(task: Task) -> str | None:
     return "it trains the registered games other than the board game" if task.game_id == "sorry" else None
-
-
-def _fixed_opponents_only(task: Task) -> str | None:
-    if task.game_id != "sorry":
-        return _board_only(task)
-    if task.learner == SELF_PLAY:
-        return "it trains against fixed compiled opponents (VectorOpponentEnv), not in self-play"
-    return None
 
 
 def _train_ppo(*args, **kwargs):
@@ -113,15 +105,17 @@ def _algorithms() -> dict[str, Algorithm]:
             ),
             Algorithm(
                 "maskable_ppo",
-                "sb3-contrib MaskablePPO, MlpPolicy, on the batched env (VectorOpponentEnv through SB3VecEnv)",
-                _fixed_opponents_only,
+                "sb3-contrib MaskablePPO, MlpPolicy, on the batched env (VectorOpponentEnv through SB3VecEnv; "
+                "self-play: against a frozen copy of itself)",
+                _board_only,
                 _train_maskable,
                 MASKABLE_SETTINGS,
             ),
             Algorithm(
                 "dqn",
-                "masked double DQN (training/bench/dqn.py) on the batched env",
-                _fixed_opponents_only,
+                "masked double DQN (training/bench/dqn.py) on the batched env (self-play: against a frozen "
+                "copy of itself)",
+                _board_only,
                 _train_dqn,
                 DQN_SETTINGS,
             ),

@@ -1,5 +1,7 @@
 """A masked double DQN for sorry-bench, on the batched env (``VectorOpponentEnv``: the task's
-opponents move inside the compiled loop).
+opponents move inside the compiled loop), or in a self-play task against a frozen copy of
+its network (its greedy moves) refreshed every ``SNAPSHOT_EVERY`` learner steps
+(:mod:`sorry_env.training.bench.selfplay_env`).
 
 Masking: the greedy action and the bootstrap target take the maximum over legal actions
 only (illegal actions' values are set to -inf); exploration picks a uniformly random legal
@@ -14,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .tasks import Task
+from .selfplay_env import SNAPSHOT_EVERY
+from .tasks import SELF_PLAY, Task
 
 SETTINGS = {
     "envs": 32,
@@ -29,6 +32,7 @@ SETTINGS = {
     "epsilon_start": 1.0,
     "epsilon_end": 0.05,
     "epsilon_fraction": 0.2,  # of the budget over which epsilon decays linearly
+    "self_play_snapshot_every": SNAPSHOT_EVERY,  # learner steps between refreshes of the opponents' copy
 }
 
 
@@ -59,18 +63,30 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     import torch
     from safetensors.torch import save_file
 
+    from sorry_env.training.vector_sb3 import SB3VecEnv
     from sorry_env.vector_opponents import VectorOpponentEnv
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     s = SETTINGS
-    env = VectorOpponentEnv(s["envs"], task.players, opponents=list(task.opponents), rules=task.rules)
-    obs_dict, _ = env.reset(seed=seed)
-    obs, masks = obs_dict["observation"].copy(), obs_dict["action_mask"].astype(bool)
-    B, obs_size, n_actions = env.num_envs, obs.shape[1], env.n_actions
+    frozen = None  # self-play: the opponents' copy of the network
+    if task.learner == SELF_PLAY:
+        from .selfplay_env import selfplay_env
+
+        opponent = q_agent(None, "dqn (frozen copy)")  # its network is set below, before any game starts
+        env = selfplay_env(task, s["envs"], seed, opponent)
+    else:
+        env = SB3VecEnv(VectorOpponentEnv(s["envs"], task.players, opponents=list(task.opponents), rules=task.rules))
+        env.seed(seed)
+    B, obs_size, n_actions = env.num_envs, env.observation_space.shape[0], env.action_space.n
     online, target = _network(obs_size, n_actions), _network(obs_size, n_actions)
     target.load_state_dict(online.state_dict())
+    if task.learner == SELF_PLAY:
+        frozen = _network(obs_size, n_actions).requires_grad_(False)
+        frozen.load_state_dict(online.state_dict())
+        opponent.scores = frozen
+    obs, masks = env.reset().copy(), env.action_masks()
     optimizer = torch.optim.Adam(online.parameters(), lr=s["learning_rate"])
     size = s["buffer"]
     buf_obs = np.zeros((size, obs_size), dtype=np.float32)
@@ -79,7 +95,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     buf_action = np.zeros(size, dtype=np.int64)
     buf_reward = np.zeros(size, dtype=np.float32)
     buf_done = np.zeros(size, dtype=np.float32)
-    filled, cursor, steps, last_eval, last_target = 0, 0, 0, -1, 0
+    filled, cursor, steps, last_eval, last_target, last_refresh = 0, 0, 0, -1, 0, 0
     agent = q_agent(online)
     while steps < budget:
         if last_eval < 0 or steps - last_eval >= curve_every:
@@ -94,16 +110,15 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         # a uniformly random legal action: the argmax of random keys over the legal ones
         random_legal = np.where(masks, rng.random(masks.shape), -1.0).argmax(1)
         actions = np.where(rng.random(B) < epsilon, random_legal, greedy)
-        next_dict, rewards, terminated, truncated, infos = env.step(actions)
-        next_obs, next_masks = next_dict["observation"], next_dict["action_mask"].astype(bool)
-        done = terminated | truncated
+        next_obs, rewards, done, infos = env.step(actions)
+        next_masks = env.action_masks()
         # After a game ends the env has already started the next one: store the finished
         # game's last observation. It is never bootstrapped (done): a truncated game counts
         # as ended with reward 0, as the evaluation counts it a draw.
         stored_next = next_obs.copy()
         ended = np.flatnonzero(done)
         if len(ended):
-            stored_next[ended] = np.stack([infos["final_obs"][b] for b in ended])
+            stored_next[ended] = np.stack([infos[b]["terminal_observation"] for b in ended])
         index = (cursor + np.arange(B)) % size
         buf_obs[index], buf_next[index], buf_next_mask[index] = obs, stored_next, next_masks
         buf_action[index], buf_reward[index], buf_done[index] = actions, rewards, done
@@ -128,6 +143,9 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         if steps - last_target >= s["target_every"]:
             target.load_state_dict(online.state_dict())
             last_target = steps
+        if frozen is not None and steps - last_refresh >= SNAPSHOT_EVERY:
+            frozen.load_state_dict(online.state_dict())
+            last_refresh = steps
     if last_eval != steps:
         curve.evaluate(steps, agent)
     save_file({k: v.contiguous() for k, v in online.state_dict().items()}, str(run_dir / "q_network.safetensors"))

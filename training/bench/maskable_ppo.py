@@ -1,30 +1,45 @@
 """sb3-contrib MaskablePPO (its own ``MlpPolicy``) on the batched env: ``VectorOpponentEnv``
-(the task's opponents moving inside the compiled loop) through :class:`sorry_env.training.vector_sb3.SB3VecEnv`.
+(the task's opponents moving inside the compiled loop) through :class:`sorry_env.training.vector_sb3.SB3VecEnv`,
+or in a self-play task against a frozen copy of its policy (moves sampled from it) refreshed
+every ``SNAPSHOT_EVERY`` learner steps (:mod:`sorry_env.training.bench.selfplay_env`).
 The observation is the env's (``sorry_env.observation``), the same vector a
 :class:`agents.Turn` gives (:meth:`agents.Turn.observation`), so the trained policy plays
-tournaments through :class:`agents.CallableAgent` in this process."""
+tournaments as a batched network agent in this process."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
-from .tasks import Task
+from .selfplay_env import SNAPSHOT_EVERY
+from .tasks import SELF_PLAY, Task
 
 # sb3-contrib's defaults except the rollout shape (64 games x 64 steps) and gamma (games are
 # long: about 60 learner moves in 2-player games).
-SETTINGS = {"envs": 64, "n_steps": 64, "batch_size": 512, "gamma": 0.995, "policy": "MlpPolicy (64, 64) tanh"}
+SETTINGS = {
+    "envs": 64,
+    "n_steps": 64,
+    "batch_size": 512,
+    "gamma": 0.995,
+    "policy": "MlpPolicy (64, 64) tanh",
+    "self_play_snapshot_every": SNAPSHOT_EVERY,
+}
 
 
-def policy_agent(model, name: str):
-    """The model's masked argmax move as an agent playing in lockstep batches."""
-    from .network_agent import NetworkAgent
-
-    policy = model.policy
+def actor_logits(policy):
+    """The MlpPolicy's action logits as a function of a batch of observations."""
 
     def logits(obs):
         return policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(obs)))
 
-    return NetworkAgent(logits, name)
+    return logits
+
+
+def policy_agent(policy, name: str):
+    """The policy's masked argmax move as an agent playing in lockstep batches."""
+    from .network_agent import NetworkAgent
+
+    return NetworkAgent(actor_logits(policy), name)
 
 
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
@@ -36,7 +51,19 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     from sorry_env.vector_opponents import VectorOpponentEnv
 
     torch.set_num_threads(1)
-    env = SB3VecEnv(VectorOpponentEnv(SETTINGS["envs"], task.players, opponents=list(task.opponents), rules=task.rules))
+    frozen = None  # self-play: the opponents' copy of the policy
+    if task.learner == SELF_PLAY:
+        from .network_agent import NetworkAgent
+        from .selfplay_env import selfplay_env
+
+        # Its network is set once the model exists (MaskablePPO needs the env first; no game
+        # starts before learn()).
+        opponent = NetworkAgent(None, "maskable_ppo (frozen copy)", sample=True)
+        env = selfplay_env(task, SETTINGS["envs"], seed, opponent)
+    else:
+        env = SB3VecEnv(
+            VectorOpponentEnv(SETTINGS["envs"], task.players, opponents=list(task.opponents), rules=task.rules)
+        )
     env.seed(seed)
     model = MaskablePPO(
         "MlpPolicy",
@@ -49,17 +76,24 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         verbose=0,
     )
     env.seed(seed)  # MaskablePPO(seed=...) reseeded the env
-    agent = policy_agent(model, "maskable_ppo")
+    agent = policy_agent(model.policy, "maskable_ppo")
+    if task.learner == SELF_PLAY:
+        frozen = copy.deepcopy(model.policy).requires_grad_(False)
+        opponent.scores = actor_logits(frozen)
 
     class Evaluations(BaseCallback):
         def __init__(self):
             super().__init__()
             self.last = -1
+            self.refreshed = 0
 
         def _on_rollout_start(self) -> None:
             if self.last < 0 or self.num_timesteps - self.last >= curve_every:
                 curve.evaluate(self.num_timesteps, agent)
                 self.last = self.num_timesteps
+            if frozen is not None and self.num_timesteps - self.refreshed >= SNAPSHOT_EVERY:
+                frozen.load_state_dict(model.policy.state_dict())
+                self.refreshed = self.num_timesteps
 
         def _on_step(self) -> bool:
             return True

@@ -1,0 +1,57 @@
+"""Self-play for sorry-bench's single-agent learners (MaskablePPO, DQN): the learner plays one
+seat of each game (drawn game by game) and every other seat is a frozen copy of it, which the
+learner's trainer refreshes in place every ``SNAPSHOT_EVERY`` learner steps (as
+``selfplay_ppo`` refreshes its copy every few updates).
+
+The games are the trainer's batched env (:class:`sorry_env.training.batched_env.BatchedSelfPlayEnv`)
+with an opponent pool holding only the copy, an agent that acts in batches (one forward a
+round for every game waiting on it). Its observations are cut to the env's observation (the
+first ``OBS_SIZE`` entries of the policy input), the input these learners see against fixed
+opponents (``VectorOpponentEnv``), so one network shape serves every task.
+"""
+
+from __future__ import annotations
+
+from .tasks import Task
+
+# Learner steps between refreshes of the frozen copy (the native PPO baseline's snapshot interval).
+SNAPSHOT_EVERY = 50_000
+
+
+def selfplay_env(task: Task, envs: int, seed: int, opponent):
+    """An SB3 VecEnv of `envs` games of `task` (seeded with `seed`) whose other seats are all
+    played by the agent `opponent` (one that acts in batches)."""
+    import numpy as np
+    from gymnasium import spaces
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnvWrapper
+
+    from sorry_env.observation import OBS_SIZE
+    from sorry_env.rules import DEFAULT_MAX_TURNS
+    from sorry_env.training.batched_env import BatchedSelfPlayEnv
+    from sorry_env.training.opponents import OpponentPool
+
+    class EnvObservations(VecEnvWrapper):
+        """The batched env's policy inputs seen through the env's observation only."""
+
+        def __init__(self, venv):
+            super().__init__(venv, observation_space=spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32))
+
+        def reset(self) -> np.ndarray:
+            return self.venv.reset()[:, :OBS_SIZE]
+
+        def step_wait(self):
+            obs, rewards, dones, infos = self.venv.step_wait()
+            for info in infos:
+                if "terminal_observation" in info:
+                    info["terminal_observation"] = info["terminal_observation"][:OBS_SIZE]
+            return obs[:, :OBS_SIZE], rewards, dones, infos
+
+        def action_masks(self) -> np.ndarray:
+            return self.venv.action_masks()
+
+    pool = OpponentPool({"snapshots": 1.0}, snapshot_window=1, seed=seed)
+    pool.add_agent(opponent)
+    cfg = {"envs": envs, "game": {"rules": task.rules, "num_players": task.players, "max_turns": DEFAULT_MAX_TURNS}}
+    env = EnvObservations(BatchedSelfPlayEnv(cfg, pool, seed=seed))
+    env.seed(seed)
+    return env
