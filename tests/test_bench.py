@@ -153,8 +153,8 @@ def tiny_settings(monkeypatch):
     monkeypatch.setitem(maskable_ppo.SETTINGS, "envs", 8)
     monkeypatch.setitem(maskable_ppo.SETTINGS, "n_steps", 16)
     monkeypatch.setitem(maskable_ppo.SETTINGS, "batch_size", 64)
-    monkeypatch.setattr(maskable_ppo, "SNAPSHOT_EVERY", 128)  # self-play: the frozen copy refreshed once
-    monkeypatch.setattr(dqn, "SNAPSHOT_EVERY", 128)
+    monkeypatch.setitem(maskable_ppo.SETTINGS, "self_play_snapshot_every", 128)  # self-play: the copy refreshed
+    monkeypatch.setitem(dqn.SETTINGS, "self_play_snapshot_every", 128)
     monkeypatch.setitem(native_ppo.SETTINGS, "envs", 8)
     monkeypatch.setitem(native_ppo.SETTINGS, "network", {**native_ppo.SETTINGS["network"], "hidden": [32]})
     monkeypatch.setitem(native_ppo.SETTINGS, "ppo", {**native_ppo.SETTINGS["ppo"], "n_steps": 16, "batch_size": 64})
@@ -213,10 +213,11 @@ def test_self_play_env_shows_the_learner_the_envs_observation_and_the_copy_plays
     from sorry_env.training.bench.network_agent import NetworkAgent
     from sorry_env.training.bench.selfplay_env import selfplay_env
 
-    seen = []
+    rows = []
 
     def scores(obs):
-        seen.append(obs.shape)
+        assert obs.shape[1] == OBS_SIZE  # the copy reads the env's observation, as the learner does
+        rows.append(obs.shape[0])
         return torch.zeros(obs.shape[0], n_actions)
 
     task = TASKS["2p-selfplay"]
@@ -235,7 +236,42 @@ def test_self_play_env_shows_the_learner_the_envs_observation_and_the_copy_plays
             ended += 1
             rewards.append(reward[b])
     assert ended > 0 and set(rewards) <= {-1.0, 0.0, 1.0}
-    assert seen and all(shape[1] == OBS_SIZE for shape in seen)  # the copy reads the env's observation too
+    assert sum(rows) == env.venv.external_moves > len(rows)  # every opponent move, several games a call
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "every", "versions"),
+    [("maskable_ppo", 128, 2), ("dqn", 128, 2), ("maskable_ppo", 10**6, 1), ("dqn", 10**6, 1)],
+)
+def test_the_self_play_copy_stays_frozen_between_refreshes(
+    algorithm, every, versions, tiny_settings, monkeypatch, capsys, tmp_path
+):
+    """The opponents' network, probed at every move they make, changes only when refreshed:
+    once in a 256-step run refreshed every 128 steps (both learners update several times in
+    between), never without a refresh."""
+    from sorry_env.observation import OBS_SIZE
+    from sorry_env.training.bench import selfplay_env as module
+
+    monkeypatch.setitem(
+        {"maskable_ppo": maskable_ppo, "dqn": dqn}[algorithm].SETTINGS, "self_play_snapshot_every", every
+    )
+    probe, seen, real = torch.rand(4, OBS_SIZE, generator=torch.Generator().manual_seed(0)), [], module.selfplay_env
+
+    def spying(task, envs, seed, opponent):
+        act_turns = opponent.act_turns
+
+        def probed(turns):
+            with torch.no_grad():
+                seen.append(opponent.scores(probe).numpy().tobytes())
+            return act_turns(turns)
+
+        opponent.act_turns = probed
+        return real(task, envs, seed, opponent)
+
+    monkeypatch.setattr(module, "selfplay_env", spying)
+    run_cli(["run", algorithm, "2p-selfplay", "--seed", "0", "--runs-dir", str(tmp_path), *TINY_RUN], capsys)
+    changes = sum(a != b for a, b in zip(seen, seen[1:]))
+    assert len(seen) > 10 and changes + 1 == versions
 
 
 @pytest.mark.slow  # Ray starts and restarts its algorithm per segment: about a minute on the shared 2 cores

@@ -24,8 +24,9 @@ How the opponents move:
 - policy networks (snapshots, policy files in the mix) are evaluated in batches: each round,
   every game whose seat to move is played by the same network gets one forward of that
   network for all of them (``forwards`` counts them);
-- agents that act in batches (``acts_in_batches``, e.g. sorry-bench's networks) get one
-  ``act_turns`` call a round for all the games waiting on them;
+- an agent object that acts in batches (``acts_in_batches``, e.g. sorry-bench's frozen
+  networks added with ``OpponentPool.add_agent``) is shared by every game and gets one
+  ``act_turns`` call a round for all the games waiting on it;
 - any other agent (``expectimax``, ``montecarlo``, your own) is asked per move with
   :meth:`agents.Turn.from_state`, one instance per game and spec;
 - a seat with a single legal move plays it without asking anyone.
@@ -194,7 +195,8 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
 
     # -- episodes -----------------------------------------------------------------------------
     def _code(self, b: int, opponent) -> int:
-        """The seat code of one opponent drawn by the pool (an agent name or a PolicyAgent)."""
+        """The seat code of one opponent drawn by the pool (an agent name, or an agent object
+        shared by every game: a PolicyAgent or one added with ``OpponentPool.add_agent``)."""
         if isinstance(opponent, str):
             name = ALIASES.get(opponent, opponent)
             if name in OPPONENT_KINDS:

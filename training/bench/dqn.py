@@ -1,6 +1,6 @@
 """A masked double DQN for sorry-bench, on the batched env (``VectorOpponentEnv``: the task's
 opponents move inside the compiled loop), or in a self-play task against a frozen copy of
-its network (its greedy moves) refreshed every ``SNAPSHOT_EVERY`` learner steps
+its network (its greedy moves) refreshed every ``self_play_snapshot_every`` learner steps
 (:mod:`sorry_env.training.bench.selfplay_env`).
 
 Masking: the greedy action and the bootstrap target take the maximum over legal actions
@@ -143,7 +143,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         if steps - last_target >= s["target_every"]:
             target.load_state_dict(online.state_dict())
             last_target = steps
-        if frozen is not None and steps - last_refresh >= SNAPSHOT_EVERY:
+        if frozen is not None and steps - last_refresh >= s["self_play_snapshot_every"]:
             frozen.load_state_dict(online.state_dict())
             last_refresh = steps
     if last_eval != steps:

@@ -1,7 +1,7 @@
 """sb3-contrib MaskablePPO (its own ``MlpPolicy``) on the batched env: ``VectorOpponentEnv``
 (the task's opponents moving inside the compiled loop) through :class:`sorry_env.training.vector_sb3.SB3VecEnv`,
 or in a self-play task against a frozen copy of its policy (moves sampled from it) refreshed
-every ``SNAPSHOT_EVERY`` learner steps (:mod:`sorry_env.training.bench.selfplay_env`).
+every ``self_play_snapshot_every`` learner steps (:mod:`sorry_env.training.bench.selfplay_env`).
 The observation is the env's (``sorry_env.observation``), the same vector a
 :class:`agents.Turn` gives (:meth:`agents.Turn.observation`), so the trained policy plays
 tournaments as a batched network agent in this process."""
@@ -91,7 +91,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
             if self.last < 0 or self.num_timesteps - self.last >= curve_every:
                 curve.evaluate(self.num_timesteps, agent)
                 self.last = self.num_timesteps
-            if frozen is not None and self.num_timesteps - self.refreshed >= SNAPSHOT_EVERY:
+            if frozen is not None and self.num_timesteps - self.refreshed >= SETTINGS["self_play_snapshot_every"]:
                 frozen.load_state_dict(model.policy.state_dict())
                 self.refreshed = self.num_timesteps
 

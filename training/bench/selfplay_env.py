@@ -1,7 +1,8 @@
 """Self-play for sorry-bench's single-agent learners (MaskablePPO, DQN): the learner plays one
 seat of each game (drawn game by game) and every other seat is a frozen copy of it, which the
-learner's trainer refreshes in place every ``SNAPSHOT_EVERY`` learner steps (as
-``selfplay_ppo`` refreshes its copy every few updates).
+learner's trainer refreshes in place every ``self_play_snapshot_every`` learner steps (a
+setting of each, ``SNAPSHOT_EVERY`` by default; ``selfplay_ppo`` likewise refreshes its copy
+every few updates).
 
 The games are the trainer's batched env (:class:`sorry_env.training.batched_env.BatchedSelfPlayEnv`)
 with an opponent pool holding only the copy, an agent that acts in batches (one forward a
