@@ -131,13 +131,21 @@ def test_same_seed_same_games_and_another_seed_others(snapshot):
     assert not np.array_equal(a[0], c[0])
 
 
-def test_snapshots_are_evaluated_in_batches(snapshot):
+def snapshots_only_env(add, opponent, envs: int) -> BatchedSelfPlayEnv:
+    """`envs` smoke-config games, seeded 0, whose opponents are all one snapshot: `opponent`
+    added to the pool by `add` (OpponentPool.add_snapshot or add_agent)."""
     pool = OpponentPool({"snapshots": 1.0}, seed=0)
-    pool.add_snapshot(snapshot)
+    add(pool, opponent)
     cfg = smoke_cfg()
-    cfg["envs"] = 32
+    cfg["envs"] = envs
     env = BatchedSelfPlayEnv(cfg, pool)
     env.seed(0)
+    return env
+
+
+def test_snapshots_are_evaluated_in_batches(snapshot):
+    env = snapshots_only_env(OpponentPool.add_snapshot, snapshot, 32)
+    pool = env.pool
     actor = pool.snapshot_agents[0].actor
     batches = []
     hook = actor.net.layers[1].register_forward_hook(lambda module, args, out: batches.append(len(args[0])))
@@ -169,19 +177,11 @@ class CountingBatchAgent(Agent):
 
 def test_agents_that_act_in_batches_are_asked_once_a_round_and_checked():
     agent = CountingBatchAgent()
-    pool = OpponentPool({"snapshots": 1.0}, seed=0)
-    pool.add_agent(agent)
-    cfg = smoke_cfg()
-    cfg["envs"] = 16
-    env = BatchedSelfPlayEnv(cfg, pool)
-    env.seed(0)
+    env = snapshots_only_env(OpponentPool.add_agent, agent, 16)
     play(env, 30)
     assert env.external_moves == agent.turns > 0
     assert agent.turns >= 4 * agent.calls  # many games' moves per call
-    bad = OpponentPool({"snapshots": 1.0}, seed=0)
-    bad.add_agent(CountingBatchAgent(illegal=True))
-    env = BatchedSelfPlayEnv(cfg, bad)
-    env.seed(0)
+    env = snapshots_only_env(OpponentPool.add_agent, CountingBatchAgent(illegal=True), 16)
     with pytest.raises(ValueError, match="opponent 'first legal' .* chose illegal action -1"):
         play(env, 30)
 
