@@ -23,9 +23,9 @@ def selfplay_env(task: Task, envs: int, seed: int, opponent):
     """An SB3 VecEnv of `envs` games of `task` (seeded with `seed`) whose other seats are all
     played by the agent `opponent` (one that acts in batches)."""
     import numpy as np
-    from gymnasium import spaces
     from stable_baselines3.common.vec_env.base_vec_env import VecEnvWrapper
 
+    from sorry_env.gym_space import observation_space
     from sorry_env.observation import OBS_SIZE
     from sorry_env.rules import DEFAULT_MAX_TURNS
     from sorry_env.training.batched_env import BatchedSelfPlayEnv
@@ -35,7 +35,8 @@ def selfplay_env(task: Task, envs: int, seed: int, opponent):
         """The batched env's policy inputs seen through the env's observation only."""
 
         def __init__(self, venv):
-            super().__init__(venv, observation_space=spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32))
+            # the env's own observation space, as the fixed-opponent learners see it
+            super().__init__(venv, observation_space=observation_space(task.rules, task.players)["observation"])
 
         def reset(self) -> np.ndarray:
             return self.venv.reset()[:, :OBS_SIZE]
