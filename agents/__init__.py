@@ -27,7 +27,7 @@ from .heuristic import HeuristicAgent  # noqa: E402
 from .montecarlo import MonteCarloAgent  # noqa: E402
 from .openspiel_bots import OpenSpielISMCTSAgent, OpenSpielMCTSAgent  # noqa: E402  (open_spiel imported when made)
 from .random_agent import RandomAgent  # noqa: E402
-from .specs import ALIASES, import_agent, is_import_spec, settings_from_spec  # noqa: E402
+from .specs import ALIASES, import_agent, is_import_spec, needs_torch, refuse_directory, settings_from_spec  # noqa: E402
 
 AGENTS = {
     "random": RandomAgent,
@@ -101,20 +101,17 @@ def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games
     from .catalog import BY_NAME, TRAINED
 
     if spec in BY_NAME:  # a shipped policy by its catalog name (sorry-play --list)
-        from .policy import PolicyAgent
-
-        return PolicyAgent(BY_NAME[spec].path, seed=seed)
+        return needs_torch("policy").PolicyAgent(BY_NAME[spec].path, seed=seed)
     if spec == TRAINED:
         raise ValueError(
             f"{TRAINED!r} stands for the shipped policy of a game: sorry-play and the browser game resolve it; "
             "elsewhere name the file or its catalog name (agents.shipped(rules, players), sorry-play --list)"
         )
     if spec.endswith(".safetensors") or os.path.isfile(spec):
-        from .policy import PolicyAgent  # imports torch: only when a policy is asked for
-
-        return PolicyAgent(spec, seed=seed)
+        return needs_torch("policy").PolicyAgent(spec, seed=seed)  # torch is imported only when a policy is asked for
     if _is_import_spec(spec):
         return import_agent(spec, seed)
+    refuse_directory(spec)
     raise ValueError(
         f"unknown agent {name!r}; choose from {sorted(AGENTS)} (or the aliases {sorted(ALIASES)}), "
         "a policy file (.safetensors) or a shipped policy's name (sorry-play --list), "

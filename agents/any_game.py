@@ -26,7 +26,7 @@ from sorry_env.agent import Agent, GameTurn
 
 from .base import CallableAgent
 from .random_agent import RandomAgent
-from .specs import ALIASES, import_agent, is_import_spec, settings_from_spec
+from .specs import ALIASES, import_agent, is_import_spec, needs_torch, refuse_directory, settings_from_spec
 
 
 class GreedyAgent(Agent):
@@ -143,15 +143,15 @@ def make_game_agent(game: str | games.Game, spec: str, seed: int | None = None, 
             f"{spec}: sb3 models play the board game; {kind.long_name} plays {sorted(makers)} or its policy files"
         )
     if spec.endswith(".safetensors") or os.path.isfile(spec):
-        from .game_policy import GamePolicyAgent  # imports torch: only when a policy is asked for
-
-        return GamePolicyAgent(spec, game=game, seed=seed)
+        # torch is imported only when a policy is asked for
+        return needs_torch("game_policy").GamePolicyAgent(spec, game=game, seed=seed)
     if is_import_spec(spec, makers):
         if not allow_code:
             raise ValueError(f"agent {spec[:120]!r} runs code (an import) and is not allowed here")
         agent = import_agent(spec, seed)
         agent.check_game_id(kind.id)
         return agent
+    refuse_directory(spec)
     raise ValueError(
         f"unknown agent {name!r} for {kind.long_name}; choose from {sorted(makers)} (or the aliases "
         f"{sorted(ALIASES)}), a {kind.long_name} policy file (.safetensors) or package.module:Name"

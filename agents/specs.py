@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -113,3 +114,29 @@ def is_import_spec(spec: str, registered: Iterable[str] = ()) -> bool:
         and attr.isidentifier()
         and all(part.isidentifier() for part in module_name.split("."))
     )
+
+
+def refuse_directory(spec: str) -> None:
+    """A folder given where an agent spec goes (a training run's, most often) is refused with
+    what to pass instead, not reported as an unknown agent name."""
+    if not os.path.isdir(spec):
+        return
+    policy = os.path.join(spec, "policy.safetensors")
+    hint = f"pass its policy file ({policy})" if os.path.isfile(policy) else "pass a policy file (.safetensors)"
+    raise ValueError(f"{spec} is a folder, not an agent: {hint}, or sorry-export a training run's checkpoint")
+
+
+def needs_torch(module: str):
+    """This package's module `module` (one that plays policy files, so imports torch), or a
+    ModuleNotFoundError that names the install to add: the environment alone (`pip install
+    -e .`) has no torch, and a bare "No module named 'torch'" does not say which extra."""
+    try:
+        return importlib.import_module(f".{module}", __package__)
+    except ModuleNotFoundError as missing:
+        if missing.name not in ("torch", "safetensors"):
+            raise
+        raise ModuleNotFoundError(
+            f"trained policies need torch and safetensors ({missing.name} is not installed): add the project's "
+            "train extra, pip install -c constraints.txt -e '.[train]' in its folder",
+            name=missing.name,
+        ) from missing

@@ -35,9 +35,9 @@ NO_NET = (np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64))
 
 def pack(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, dict]:
     """(params, sizes, metadata) of the afterstate network in policy file `path`."""
-    from .policy import load_policy  # imports torch: only when a network is asked for
+    from .specs import needs_torch
 
-    actor, meta = load_policy(path)
+    actor, meta = needs_torch("policy").load_policy(path)  # torch is imported only when a network is asked for
     if meta["network"]["kind"] != "afterstate":
         raise ValueError(
             f"{path} holds a {meta['network']['kind']!r} network; a value network must be an "

@@ -158,3 +158,14 @@ def agent_label(agent: Any) -> str:
     if isinstance(agent, Agent):
         return agent.name
     return getattr(agent, "__name__", None) or type(agent).__name__
+
+
+def one_per_seat(items: list, seats: int, what: str) -> list:
+    """`items` for `seats` seats: one item stands for every seat, or one item each; a
+    ValueError naming the counts otherwise (`what`: what they are, for the message)."""
+    if len(items) == 1:
+        return list(items) * seats
+    if len(items) != seats:
+        counts = "1" if seats == 1 else f"1 (for every seat) or {seats}"
+        raise ValueError(f"{what}: give {counts}, got {len(items)}")
+    return list(items)

@@ -373,7 +373,11 @@ class _ActionWords:
 
     def target(self, t):
         seat, slot = E.target_pawn(self.state, self.r, self.me, t)
-        return f"{COLOUR_NAMES[seat]}'s pawn on {self.where(seat, slot)}" if seat >= 0 else f"target {t} (no such seat)"
+        return (
+            f"{COLOUR_NAMES[seat]}'s pawn on {self.where(seat, slot)}"
+            if seat >= 0
+            else f"target {t} (a pawn of a seat not in this game)"
+        )
 
     def describe(self, kind, i, j, first, t, card):
         partner = COLOUR_NAMES[(self.me + 2) % 4]

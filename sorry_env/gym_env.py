@@ -65,7 +65,7 @@ from gymnasium import spaces
 
 from . import engine as E
 from . import game
-from .agent import Agent, CallableAgent, Turn, agent_label
+from .agent import Agent, CallableAgent, Turn, agent_label, one_per_seat
 from .geometry import N_SEATS
 from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as gym_env.X)
 from .observation import OBS_SIZE, observe
@@ -158,11 +158,7 @@ class SorryGymEnv(gymnasium.Env):
             raise TypeError(
                 f"opponents: give a list of agents (Agent objects or functions) or one agent, got {opponents!r}"
             )
-        opponents = list(opponents)
-        if len(opponents) == 1:
-            opponents = opponents * n
-        if len(opponents) != n:
-            raise ValueError(f"opponents: give 1 or {n} opponents for {self.num_players} players, got {len(opponents)}")
+        opponents = one_per_seat(list(opponents), n, f"opponents for {self.num_players} players")
         resolved = []
         for k, entry in enumerate(opponents):
             if isinstance(entry, str) and not fresh and entry in self._made:

@@ -181,6 +181,35 @@ def test_make_agent_reads_settings_and_rejects_bad_ones():
         make_agent("mcts:fast")
 
 
+def test_a_policy_without_torch_names_the_extra_to_install(monkeypatch):
+    import sys
+
+    from sorry_env import agents
+
+    # As on an install of the environment alone: no torch (the modules that import it re-imported).
+    monkeypatch.setitem(sys.modules, "torch", None)
+    for module in ("sorry_env.agents.policy", "sorry_env.agents.game_policy", "sorry_env.agents.tensor_file"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    assert make_agent("heuristic").name  # scripted agents need no torch
+    for spec in ("hasbro2003-2p", "checkpoints/sorry-2p.safetensors"):
+        with pytest.raises(ModuleNotFoundError, match=r"torch and safetensors.*'\.\[train\]'"):
+            agents.as_agent(spec)
+    with pytest.raises(ModuleNotFoundError, match="train extra"):
+        make_agent("azsearch:net=checkpoints/value-2p.safetensors")
+
+
+def test_a_folder_given_as_an_agent_is_refused_with_what_to_pass(tmp_path):
+    from sorry_env.agents.any_game import make_game_agent
+
+    with pytest.raises(ValueError, match="is a folder, not an agent: pass a policy file"):
+        make_agent(str(tmp_path))
+    (tmp_path / "policy.safetensors").write_bytes(b"")  # a training run's folder holds one
+    with pytest.raises(ValueError, match=r"pass its policy file \(.*policy\.safetensors\)"):
+        make_agent(str(tmp_path))
+    with pytest.raises(ValueError, match="is a folder, not an agent"):
+        make_game_agent("express", str(tmp_path))
+
+
 @pytest.mark.parametrize(
     "spec, message",
     [

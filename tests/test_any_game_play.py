@@ -70,7 +70,10 @@ def test_a_whole_express_game_in_the_terminal_ends_with_a_result(monkeypatch, ca
         (["--game", "express", "--rules", "hasbro2003"], "Sorry! Express has one variant, 'standard'"),
         (["--game", "express", "--opponents", "azsearch"], "unknown agent 'azsearch' for Sorry! Express"),
         (["--game", "toy_race", "--opponents", "heuristic"], "unknown agent 'heuristic' for Race (toy)"),
-        (["--game", "express", "--opponents", "random", "random"], "give 1 or 1 agents for 2 players"),
+        (
+            ["--game", "express", "--opponents", "random", "random"],
+            "opponents for 2 players (the seats after yours): give 1, got 2",
+        ),
         (["--game", "express", "--seat", "3"], "--seat must be one of the seats in play [0, 1]"),
         (["--game", "express", "--list"], "Sorry! Express has none"),
         (["--game", "express", "--estimate"], "Sorry! Express has none"),
@@ -264,8 +267,11 @@ def test_an_express_game_is_played_through_the_api(client):
         ({"game": "express", "opponents": ["os:abort"]}, "unknown opponent 'os:abort'"),
         ({"game": "express", "opponents": ["checkpoints/sorry-2p.safetensors"]}, "unknown opponent"),
         ({"game": "express", "opponents": [3]}, "an opponent must be one of"),
-        ({"game": "express", "opponents": ["random", "random"]}, "must list 1 or 1 agents for 2 players"),
-        ({"game": "express", "opponents": {"a": 1}}, "must list 1 or 1 agents"),
+        (
+            {"game": "express", "opponents": ["random", "random"]},
+            "opponents for 2 players (the seats after yours): give 1, got 2",
+        ),
+        ({"game": "express", "opponents": {"a": 1}}, "must be a list of agent names"),
         ({"game": "toy_race", "opponents": ["heuristic"]}, "unknown opponent 'heuristic' for Race (toy)"),
     ],
 )

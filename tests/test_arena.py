@@ -199,3 +199,16 @@ def test_league_refuses_what_it_cannot_play(capsys):
     with pytest.raises(SystemExit):
         sorry_eval(["--league", "heuristic", "random", "--players", "4", "--games", "2"])
     assert "needs at least 4 agents, got 2" in capsys.readouterr().err
+
+
+def test_the_results_table_widens_its_agent_column_for_a_long_spec():
+    from sorry_env.agents.arena.output import format_table
+    from sorry_env.agents.arena.tournament import run_tournament
+
+    long_spec = "expectimax:depth=1,samples=2,model_others=0"
+    lines = format_table(run_tournament([long_spec, "random"], games=2, workers=1)).splitlines()
+    header = next(line for line in lines if line.startswith("agent "))
+    rows = [line for line in lines if line.startswith((long_spec + " ", "random "))]
+    assert len(rows) == 2
+    column = header.index("win rate") + len("win rate")  # the rates are right-aligned under it
+    assert all(row[column - 1] == "%" and row[column] == " " for row in rows), lines

@@ -179,7 +179,7 @@ def test_opponents_of_every_kind_play(tmp_path):
         (["nobody"], r"opponent 1 \(nobody\): unknown agent 'nobody'"),
         (["no_such_module:Agent"], "cannot import module 'no_such_module'"),
         (["numpy:ndarray"], "class ndarray is not an agent"),
-        (["random", "random"], "give 1 or 1 opponents for 2 players, got 2"),
+        (["random", "random"], "opponents for 2 players: give 1, got 2"),
         ([3], "an agent is a spec"),
     ],
 )

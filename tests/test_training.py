@@ -160,6 +160,8 @@ def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
         export_run(tmp_path, tmp_path / "q.safetensors")
     with pytest.raises(ValueError, match="no directory"):
         export_run(run_dir, tmp_path / "nodir" / "q.safetensors")
+    with pytest.raises(ValueError, match="runs/nothing: no such directory"):
+        export_run(tmp_path / "runs" / "nothing", tmp_path / "q.safetensors")
 
 
 # configs/rllib-*.yaml are sorry-train-rllib's (training/rllib_backend.py), checked below.

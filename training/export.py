@@ -98,6 +98,8 @@ def export_run(
     stored config are data: one that runs code (``module:Name``, an sb3 zip) is refused unless
     it is in `trusted` (the specs the user named with ``--trust-agent``)."""
     run_dir, out = Path(run_dir), Path(out)
+    if not run_dir.is_dir():
+        raise ValueError(f"{run_dir}: no such directory (a training run's folder, e.g. runs/quick)")
     if not (run_dir / "run_state.json").is_file():
         raise ValueError(f"{run_dir} is not a training run directory: it has no run_state.json")
     checkpoint_path = checkpoint.find(run_dir)

@@ -32,7 +32,7 @@ from matplotlib.figure import Figure
 
 from sorry_env.rules import DEFAULT_PRESET, get_rules
 
-from .output import percent, write_csv
+from .output import percent, rating_header, rating_row, write_csv
 from .stats import agent_labels, wilson_interval
 from .tournament import run_tournament
 
@@ -169,14 +169,8 @@ def format_league(league: dict) -> str:
         lines.append(
             f"{label:<{width}} " + " ".join(f"{'-' if c is None else percent(c['win_rate']):>{width}}" for c in cells)
         )
-    lines += ["", f"{'agent':<{width}} {'win rate':>8}  {'95% CI':<15} {'wins':>11}  {'rating mu ± sigma':>17}"]
-    for row in sorted(league["agents"], key=lambda r: -r["rating_ordinal"]):
-        lines.append(
-            f"{row['agent']:<{width}} {percent(row['win_rate']):>8}  "
-            f"{'[' + percent(row['ci_low']) + ', ' + percent(row['ci_high']) + ']':<15} "
-            f"{str(row['wins']) + '/' + str(row['games']):>11}  "
-            f"{row['rating_mu']:>8.2f} ± {row['rating_sigma']:<6.2f}"
-        )
+    lines += ["", rating_header(width)]
+    lines += [rating_row(row, width) for row in sorted(league["agents"], key=lambda r: -r["rating_ordinal"])]
     return "\n".join(lines)
 
 

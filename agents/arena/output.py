@@ -16,24 +16,37 @@ def percent(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def rating_header(width: int) -> str:
+    """The heading of :func:`rating_row`'s columns, the agent column `width` wide."""
+    return f"{'agent':<{width}} {'win rate':>8}  {'95% CI':<15} {'wins':>11}  {'rating mu ± sigma':>17}"
+
+
+def rating_row(row: dict, width: int) -> str:
+    """An agent's win rate, interval, wins and rating, as the tables print them."""
+    return (
+        f"{row['agent']:<{width}} {percent(row['win_rate']):>8}  "
+        f"{'[' + percent(row['ci_low']) + ', ' + percent(row['ci_high']) + ']':<15} "
+        f"{str(row['wins']) + '/' + str(row['games']):>11}  "
+        f"{row['rating_mu']:>8.2f} ± {row['rating_sigma']:<6.2f}"
+    )
+
+
 def format_table(results: dict) -> str:
     """The results as text for the terminal."""
     config = results["config"]
     rows = results["agents"]
     scored = rows[0]["mean_score"] is not None
+    width = max(20, *(len(row["agent"]) for row in rows))  # a long spec widens the column
     lines = [
         f"{config['players']} players (seats {', '.join(map(str, config['seats']))}), rules "
         f"{config['rules']}, {config['games']} games, seed {config['seed']}",
         "",
-        f"{'agent':<20} {'win rate':>8}  {'95% CI':<15} {'wins':>11}  {'rating mu ± sigma':>17}  {'ordinal':>7}"
-        + (f"  {'mean score':>10}" if scored else ""),
+        rating_header(width) + f"  {'ordinal':>7}" + (f"  {'mean score':>10}" if scored else ""),
     ]
     for row in rows:
         lines.append(
-            f"{row['agent']:<20} {percent(row['win_rate']):>8}  "
-            f"{'[' + percent(row['ci_low']) + ', ' + percent(row['ci_high']) + ']':<15} "
-            f"{str(row['wins']) + '/' + str(row['games']):>11}  "
-            f"{row['rating_mu']:>8.2f} ± {row['rating_sigma']:<6.2f}  {row['rating_ordinal']:>7.2f}"
+            rating_row(row, width)
+            + f"  {row['rating_ordinal']:>7.2f}"
             + (f"  {row['mean_score']:>10.1f}" if scored else "")
         )
     first = results["turn_order"][0]

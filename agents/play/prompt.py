@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sorry_env.agent import one_per_seat
+
 
 class Quit(Exception):
     """The player typed q or the input ended."""
@@ -38,8 +40,5 @@ def seats_after(specs: list, seats: Sequence[int], human_seat: int) -> list[tupl
     or one each; ValueError naming the counts otherwise (the terminal and the browser games
     both seat opponents this way)."""
     others = [seats[(list(seats).index(human_seat) + k) % len(seats)] for k in range(1, len(seats))]
-    if len(specs) == 1:
-        specs = specs * len(others)
-    if len(specs) != len(others):
-        raise ValueError(f"--opponents: give 1 or {len(others)} agents for {len(seats)} players, got {len(specs)}")
+    specs = one_per_seat(specs, len(others), f"opponents for {len(seats)} players (the seats after yours)")
     return list(zip(others, specs))

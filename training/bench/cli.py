@@ -209,7 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("algorithm", help=f"one of {', '.join(ALGORITHMS)}")
     p.add_argument("task", help=f"one of {', '.join(TASKS)}")
     p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--budget", type=int, help="learner steps (default: the task's budget)")
+    p.add_argument(
+        "--budget",
+        type=int,
+        help="learner steps (default: the task's budget); learners that collect rollouts stop at the first "
+        "rollout that reaches it (ppo: 8,192 steps), and the record says the steps taken",
+    )
     p.add_argument("--curve-every", type=int, help="learner steps between in-run evaluations (default: the task's)")
     p.add_argument("--curve-games", type=int, help="games per in-run evaluation (default: the task's)")
     p.add_argument(
