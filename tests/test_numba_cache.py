@@ -155,3 +155,18 @@ def test_after_the_warm_step_the_main_commands_compile_nothing(tmp_path):
     )
     assert evaluation.returncode == 0, evaluation.stderr[-3000:]
     assert numba_cache.COMPILE_NOTICE not in evaluation.stderr
+    # The search agents (which search only where there is a choice) and expert iteration's
+    # self-play in a Ray worker (whose arrays come read-only out of the object store).
+    value_net = ROOT / "checkpoints" / "value-2p.safetensors"
+    later = [
+        [*("sorry_env.training.evaluate", f"azsearch:net={value_net},simulations=4", "montecarlo:iterations=4"),
+         *("--games", "2", "--workers", "1", "--out", str(tmp_path / "eval"))],
+        # (from the project's folder: the config names its generation 0 relative to it)
+        ["sorry_env.training.expert_iteration", "configs/expit-smoke.yaml", "--out", str(tmp_path / "expit")],
+    ]  # fmt: skip
+    for args in later:
+        run = subprocess.run(
+            [sys.executable, "-m", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        )
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert numba_cache.COMPILE_NOTICE not in run.stderr, (args[0], run.stderr[-3000:])

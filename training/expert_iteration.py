@@ -244,7 +244,10 @@ def _worker_class():
         def play(self, net: tuple, game_indices: list[int], seed: int, crash: bool = False) -> dict:
             if crash:  # tests: a worker that dies mid-batch
                 os._exit(1)
-            return selfplay_games(*net, *self.args, game_indices, seed)
+            # Ray hands the object store's arrays over read-only, which numba compiles as a type of
+            # its own: writable copies run the machine code the agent (and the warm-up) compiled.
+            params, sizes = (np.array(a) for a in net)
+            return selfplay_games(params, sizes, *self.args, game_indices, seed)
 
     return SelfPlayWorker
 

@@ -86,6 +86,15 @@ def warm_game(game_id: str) -> None:
     )
 
 
+def _a_choice(rules: str, players: int) -> np.ndarray:
+    """A position with more than one legal move: the search agents play a lone legal move
+    without searching, so the first position of a game (a forced move) compiles nothing."""
+    state = game.new_state(rules, players, seed=1)
+    while len(legal := game.legal_actions(state, rules)) < 2:
+        state = game.step(state, rules, int(legal[0]))
+    return state
+
+
 def warm_agents() -> None:
     # Agents that need settings to be made at all, with the smallest that compile their code.
     value_net = agents.catalog.checkpoints_dir() / "value-2p.safetensors"
@@ -94,11 +103,11 @@ def warm_agents() -> None:
         "openspiel_mcts": "openspiel_mcts:simulations=4",
         "openspiel_ismcts": "openspiel_ismcts:simulations=4",
     }
+    state = _a_choice(DEFAULT_PRESET, 2)
+    legal = game.legal_actions(state, DEFAULT_PRESET)
     for name in agents.AGENTS:
         agent = agents.make_agent(specs.get(name, name), seed=0)
         agent.check_game(sorry_env.get_rules(DEFAULT_PRESET), 2)
-        state = game.new_state(DEFAULT_PRESET, 2, seed=1)
-        legal = game.legal_actions(state, DEFAULT_PRESET)
         agent.act(agents.Turn.from_state(state, DEFAULT_PRESET, np.random.default_rng(0), legal))
     from sorry_env.vector_opponents import VectorOpponentEnv
 
