@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     p.parse_args(argv)
     start = time.perf_counter()
     print(
-        "warming numba's caches (once after an install or an edit: about 80 CPU-seconds, minutes on a "
+        "warming numba's caches (once after an install or an edit: about two CPU-minutes, more on a "
         "busy machine; seconds when already warm)",
         flush=True,
     )
