@@ -104,8 +104,9 @@ def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games
         return needs_torch("policy").PolicyAgent(BY_NAME[spec].path, seed=seed)
     if spec == TRAINED:
         raise ValueError(
-            f"{TRAINED!r} stands for the shipped policy of a game: sorry-play and the browser game resolve it; "
-            "elsewhere name the file or its catalog name (agents.shipped(rules, players), sorry-play --list)"
+            f"{TRAINED!r} stands for the shipped policy of a game: sorry-play, sorry-eval and the browser game "
+            "resolve it; elsewhere name the file or its catalog name (agents.shipped(rules, players), "
+            "sorry-play --list)"
         )
     if spec.endswith(".safetensors") or os.path.isfile(spec):
         return needs_torch("policy").PolicyAgent(spec, seed=seed)  # torch is imported only when a policy is asked for

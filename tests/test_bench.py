@@ -112,9 +112,12 @@ def test_unknown_names_are_refused_with_what_exists(capsys, tmp_path):
 def test_an_agent_that_does_not_fit_is_refused_before_any_game(capsys, tmp_path):
     four_player = str(pathlib.Path(__file__).parents[1] / "checkpoints" / "sorry-4p.safetensors")
     err = refused(["score", four_player, "--task", "2p-heuristic", "--out", str(tmp_path / "s")], capsys)
-    assert "does not fit task 2p-heuristic" in err
+    assert "cannot play task 2p-heuristic" in err
     err = refused(["score", "missing.safetensors", "--task", "2p-heuristic", "--out", str(tmp_path / "s")], capsys)
-    assert "no agent 'missing.safetensors'" in err and "does not exist" in err and "does not fit" not in err
+    assert "cannot play task 2p-heuristic" in err and "missing.safetensors does not exist" in err
+    (tmp_path / "run").mkdir()  # a folder, on every task: the reason reaches the user
+    err = refused(["score", str(tmp_path / "run"), "--out", str(tmp_path / "s")], capsys)
+    assert "fits none of the tasks" in err and "is a folder, not an agent" in err
     err = refused(["score", "no_such_agent", "--out", str(tmp_path / "s")], capsys)
     assert "fits none of the tasks" in err
     assert not (tmp_path / "s").exists()

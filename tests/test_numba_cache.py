@@ -135,7 +135,8 @@ def test_a_first_party_compile_says_so_once_on_stderr(capfd, monkeypatch):
 
 @pytest.mark.slow
 def test_after_the_warm_step_the_main_commands_compile_nothing(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    # A cache of its own (cold): the project's caches may already hold what the warm step misses.
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     warm = subprocess.run(
         [sys.executable, "-m", "sorry_env.training.warm"],
         cwd=tmp_path,
@@ -170,3 +171,12 @@ def test_after_the_warm_step_the_main_commands_compile_nothing(tmp_path):
         )
         assert run.returncode == 0, run.stderr[-3000:]
         assert numba_cache.COMPILE_NOTICE not in run.stderr, (args[0], run.stderr[-3000:])
+
+
+def test_the_warm_step_asks_the_agents_in_a_position_with_a_choice():
+    # The search agents play a lone legal move without searching, which would compile nothing.
+    from sorry_env import game
+    from sorry_env.rules import DEFAULT_PRESET
+    from sorry_env.training.warm import _a_choice
+
+    assert len(game.legal_actions(_a_choice(DEFAULT_PRESET, 2), DEFAULT_PRESET)) >= 2

@@ -137,10 +137,10 @@ def build_opponents(
 def build_estimator(spec: str, rules: Rules, num_players: int):
     """The policy agent whose value network estimates your win chance (--estimate), checked
     against the game; ValueError if the spec is not a policy with a value network."""
-    from sorry_env.agents.policy import PolicyAgent
+    from sorry_env.agents.specs import needs_torch
 
     agent = make_agent(resolve_spec(spec, rules, num_players))
-    if not isinstance(agent, PolicyAgent):
+    if not isinstance(agent, needs_torch("policy").PolicyAgent):
         raise ValueError(f"--estimate {spec}: not a policy file")
     agent.check_game(rules, num_players)
     if not agent.has_value:

@@ -8,15 +8,6 @@ import time
 from .tasks import Task, normalized_score
 
 
-def _made(make, *args):
-    """make(*args); a spec that names no agent (a typo, a missing file) is refused as such,
-    not as an agent that does not fit the task."""
-    try:
-        return make(*args)
-    except (ValueError, TypeError) as error:
-        raise ValueError(f"no agent {args[-1]!r}: {error}") from None
-
-
 def check_fits(agent, task: Task) -> None:
     """ValueError saying why `agent` (a spec or an agents.Agent) cannot play `task`'s game
     (rules, player count, a network made for another layout); nothing is played."""
@@ -27,20 +18,19 @@ def check_fits(agent, task: Task) -> None:
         from sorry_env.agents.any_game import as_game_agent, check_plays
 
         game = games.load_game(task.game_id)
-        made = _made(as_game_agent, game, agent)
         try:
-            check_plays(made, game, task.players)
+            check_plays(as_game_agent(game, agent), game, task.players)
         except (ValueError, TypeError) as error:
-            raise ValueError(f"{agent!r} does not fit task {task.name} ({game.game_type.long_name}): {error}") from None
+            raise ValueError(f"{agent!r} cannot play task {task.name} ({game.game_type.long_name}): {error}") from None
         return
     from sorry_env.rules import get_rules
 
-    made = _made(lambda a: agents.make_agent(a) if isinstance(a, str) else agents.as_agent(a), agent)
     try:
+        made = agents.make_agent(agent) if isinstance(agent, str) else agents.as_agent(agent)
         made.check_game(get_rules(task.rules), task.players)
     except (ValueError, TypeError) as error:
         raise ValueError(
-            f"{agent!r} does not fit task {task.name} ({task.players} players, {task.rules}): {error}"
+            f"{agent!r} cannot play task {task.name} ({task.players} players, {task.rules}): {error}"
         ) from None
 
 

@@ -116,10 +116,10 @@ def list_policies(folder: pathlib.Path | None) -> list[dict]:
         real = path.resolve()
         if real in found:
             continue
-        from sorry_env.agents.policy import read_metadata  # imports torch: only when there are files to read
+        from sorry_env.agents.specs import needs_torch  # torch is imported only when there are files to read
 
         try:
-            meta = read_metadata(path)
+            meta = needs_torch("policy").read_metadata(path)
             entry = {
                 "spec": f"{path.parent.name}/{path.name}",
                 "path": str(path),
