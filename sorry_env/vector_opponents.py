@@ -16,7 +16,7 @@ agents call); this module's compiled loop calls both. Opponents here are named b
 - Game ``i``'s episode ``k`` (game seed ``s``) seats the learner at
   ``seats[(s + k) % num_players]``, so the learner plays every seat equally often; the other
   seats, in turn order after the learner, are played by ``opponents`` (one kind for all,
-  or a list of ``num_players - 1`` kinds out of :data:`OPPONENT_KINDS`).
+  or a list of one kind or ``num_players - 1`` kinds out of :data:`OPPONENT_KINDS`).
 - Each step plays the learner's action, then the opponents until the learner holds a card
   again or the game ends. Observations and masks are the learner's. ``rewards`` is
   float32[B]: +1 when the learner's side won, -1 when another side won, 0 otherwise.
@@ -47,6 +47,7 @@ from numba import njit, prange
 
 from . import engine as E
 from . import vector as V
+from .agent import one_per_seat
 from .evaluation import DEFAULT_WEIGHTS
 from .generator import advance, mix
 from .observation import OBS_SIZE, observe
@@ -242,10 +243,9 @@ def learner_step_parallel(states, *args):
 
 
 def opponent_codes(opponents, num_players: int) -> np.ndarray:
-    """int64[num_players - 1] kind codes from one kind name or a list of them."""
-    names = [opponents] * (num_players - 1) if isinstance(opponents, str) else list(opponents)
-    if len(names) != num_players - 1:
-        raise ValueError(f"opponents: give one kind, or one per opponent seat ({num_players - 1}); got {names!r}")
+    """int64[num_players - 1] kind codes from one kind name (for every opponent seat) or one each."""
+    names = [opponents] if isinstance(opponents, str) else list(opponents)
+    names = one_per_seat(names, num_players - 1, f"compiled opponents for {num_players} players")
     unknown = [name for name in names if name not in OPPONENT_KINDS]
     if unknown:
         raise ValueError(f"unknown compiled opponents {unknown}; choose from {list(OPPONENT_KINDS)}")

@@ -13,7 +13,7 @@ from sorry_env.env import raw_env
 from sorry_env.observation import OBS_SIZE, observe
 from sorry_env.policy_input import INPUT_SIZE, policy_input
 from sorry_env.rules import PRESETS
-from sorry_env.vector_opponents import VectorOpponentEnv
+from sorry_env.vector_opponents import VectorOpponentEnv, opponent_codes
 
 CASES = [(name, n) for name, rules in PRESETS.items() for n in ((4,) if rules.teams != "none" else (2, 3, 4))]
 
@@ -284,8 +284,9 @@ def test_bad_construction_and_seeds():
         env.reset(seed=-1)
     with pytest.raises(ValueError, match="unknown compiled opponents"):
         VectorOpponentEnv(2, 2, opponents="mcts")
-    with pytest.raises(ValueError, match="one per opponent seat"):
-        VectorOpponentEnv(2, 3, opponents=["random"])
+    with pytest.raises(ValueError, match=r"for 3 players: give 1 \(for every seat\) or 2, got 3"):
+        VectorOpponentEnv(2, 3, opponents=["random", "greedy", "heuristic"])
+    assert list(opponent_codes(["greedy"], 3)) == list(opponent_codes("greedy", 3)) == [1, 1]  # one for every seat
 
 
 def test_sb3_adapter_with_maskable_ppo():
