@@ -72,7 +72,7 @@ def test_a_whole_express_game_in_the_terminal_ends_with_a_result(monkeypatch, ca
         (["--game", "toy_race", "--opponents", "heuristic"], "unknown agent 'heuristic' for Race (toy)"),
         (
             ["--game", "express", "--opponents", "random", "random"],
-            "opponents for 2 players (the seats after yours): give 1, got 2",
+            "--opponents: opponents for 2 players (the seats after yours): give 1, got 2",
         ),
         (["--game", "express", "--seat", "3"], "--seat must be one of the seats in play [0, 1]"),
         (["--game", "express", "--list"], "Sorry! Express has none"),

@@ -63,6 +63,15 @@ def test_a_policy_for_another_player_count_is_refused_before_the_game(tmp_path):
     assert "legend:" not in result.stdout
 
 
+def test_a_bad_opponent_count_or_estimator_names_its_flag():
+    counted = run_play(["--players", "4", "--opponents", "random", "random"], "q\n")
+    assert counted.returncode == 2 and "legend:" not in counted.stdout
+    message = "--opponents: opponents for 4 players (the seats after yours): give 1 (for every seat) or 3, got 2"
+    assert message in counted.stderr
+    estimator = run_play(["--estimate", "heuristic"], "q\n")
+    assert estimator.returncode == 2 and "--estimate: heuristic: not a policy file" in estimator.stderr
+
+
 def test_forced_moves_play_themselves_and_moves_name_their_consequences():
     result = run_play(["--opponents", "random", "--seed", "3"], "1\n" * 3000)
     out = result.stdout

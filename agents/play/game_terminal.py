@@ -111,7 +111,7 @@ def run(game: games.Game, args, error: Callable[[str], None]) -> int:
     try:
         opponents = build_game_opponents(game, specs, human_seat, players, args.seed)
     except ValueError as exc:
-        error(str(exc))
+        error(f"--opponents: {exc}")
     set_torch_threads()  # policies answer one position at a time: one thread (SORRY_TORCH_THREADS to change)
     print(
         f"{kind.long_name}: you are {kind.seat_names[human_seat]} (seat {human_seat}). Opponents: "

@@ -141,10 +141,10 @@ def build_estimator(spec: str, rules: Rules, num_players: int):
 
     agent = make_agent(resolve_spec(spec, rules, num_players))
     if not isinstance(agent, needs_torch("policy").PolicyAgent):
-        raise ValueError(f"--estimate {spec}: not a policy file")
+        raise ValueError(f"{spec}: not a policy file")
     agent.check_game(rules, num_players)
     if not agent.has_value:
-        raise ValueError(f"--estimate {spec}: {agent.path} holds no value network (files exported before it was kept)")
+        raise ValueError(f"{spec}: {agent.path} holds no value network (files exported before it was kept)")
     return agent
 
 
@@ -252,10 +252,13 @@ def _main(argv: list[str] | None = None) -> int:
         p.error(f"--seat must be one of the seats in play {list(seats)}")
     try:
         opponents = build_opponents(args.opponents, seats, human_seat, rules, args.players, args.seed)
-        estimator = None if args.estimate is None else build_estimator(args.estimate, rules, args.players)
-        set_torch_threads()  # policies answer one position at a time: one thread (SORRY_TORCH_THREADS to change)
     except ValueError as exc:
-        p.error(str(exc))
+        p.error(f"--opponents: {exc}")
+    try:
+        estimator = None if args.estimate is None else build_estimator(args.estimate, rules, args.players)
+    except ValueError as exc:
+        p.error(f"--estimate: {exc}")
+    set_torch_threads()  # policies answer one position at a time: one thread (SORRY_TORCH_THREADS to change)
 
     print(
         f"You are {COLOUR_NAMES[human_seat]} (seat {human_seat}). Opponents: "

@@ -26,7 +26,7 @@ from sorry_env.agents.any_game import agent_makers, make_game_agent
 from sorry_env.agents.specs import ALIASES
 from sorry_env.checks import excerpt
 
-from .games import GameError, Session
+from .games import GameError, Session, Table
 from .workers import MovePool, RemoteAgent
 
 # The agents written for every game (sorry_env.agents.any_game): quick, so they answer in the
@@ -92,20 +92,10 @@ class AnyGameSession(Session):
     against agents at the other seats (the interface of
     :class:`sorry_env.agents.play.serve.games.GameSession`)."""
 
-    def __init__(
-        self,
-        session_id: str,
-        game: games.Game,
-        num_players: int,
-        human_seat: int,
-        opponents: dict[int, tuple[str, Agent]],
-        seed: int,
-        hint_agent: tuple[str, Agent],
-        max_turns: int,
-    ):
-        super().__init__(session_id, num_players, human_seat, opponents, seed, hint_agent, max_turns)
+    def __init__(self, session_id: str, game: games.Game, table: Table):
+        super().__init__(session_id, table)
         self.game = game
-        self.state = game.new_state(num_players, seed=seed)
+        self.state = game.new_state(table.num_players, seed=table.seed)
 
     # ---- reading ------------------------------------------------------------------------
     @property

@@ -54,7 +54,7 @@ from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS, get_rule
 
 from ..prompt import seats_after
 from .any_game import HINT_AGENTS, AnyGameSession, choose_agent, first_offered, offered_agents
-from .games import GameError, GameSession, GameStore
+from .games import GameError, GameSession, GameStore, Table
 from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
 from .opponents import OpponentMenu, parse_agent
 from .workers import MovePool, RemoteAgent
@@ -213,7 +213,8 @@ class GameServer:
                 raise ValueError(f"opponent {k + 1}: {exc}") from None
         hint = (self.hint_spec, self._hint(seed + 99))
         estimator = self._estimator(rules, players)
-        return GameSession(self.store.new_id(), rules, players, seat, opponents, seed, hint, self.max_turns, estimator)
+        table = Table(players, seat, opponents, seed, hint, self.max_turns)
+        return GameSession(self.store.new_id(), rules, table, estimator)
 
     def _create_other(self, game_id: str, body: dict) -> AnyGameSession:
         """A new game of a registered game other than the board game (agents.play.serve.any_game)."""
@@ -237,7 +238,7 @@ class GameServer:
             opponents[other] = (choice.name, choice.build(played, self.pool, seed + 1 + k))
         hint_choice = choose_agent(played, default)
         hint = (hint_choice.name, hint_choice.build(played, self.pool, seed + 99))
-        return AnyGameSession(self.store.new_id(), played, players, seat, opponents, seed, hint, kind.max_turns)
+        return AnyGameSession(self.store.new_id(), played, Table(players, seat, opponents, seed, hint, kind.max_turns))
 
     def _estimator(self, rules, players: int):
         """The listed shipped policy of this game if it holds a value network (it tells the

@@ -36,6 +36,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,7 +47,7 @@ from sorry_env.agents.base import Agent
 from sorry_env.geometry import BACKWARD, FORWARD, HOME, SAFE0, START, START_CIRCLE, TRACK
 from sorry_env.narrate import PawnLabels, narrate, option_text
 from sorry_env.render import COLOUR_NAMES
-from sorry_env.rules import CARD_NAMES, CSORRY, DEFAULT_MAX_TURNS, Rules, get_rules
+from sorry_env.rules import CARD_NAMES, CSORRY, Rules, get_rules
 from sorry_env.state_io import state_to_dict
 
 
@@ -130,31 +131,35 @@ def click_plan(state: np.ndarray, rules: Rules, action: int) -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class Table:
+    """Who sits where in a new game, whichever game it is: the person's seat, the labelled
+    agents at the others, the hint agent, the seed and the turn limit."""
+
+    num_players: int
+    human_seat: int
+    opponents: dict[int, tuple[str, Agent]]  # seat -> (label, agent)
+    seed: int
+    hint_agent: tuple[str, Agent]  # (label, agent)
+    max_turns: int
+
+
 class Session:
     """What every game a person plays on the server has (the board game's
     :class:`GameSession` and other games' ``agents.play.serve.any_game.AnyGameSession``): its
     id, seats, agents, generators, move count, log, lock and the time it was last used."""
 
-    def __init__(
-        self,
-        session_id: str,
-        num_players: int,
-        human_seat: int,
-        opponents: dict[int, tuple[str, Agent]],
-        seed: int,
-        hint_agent: tuple[str, Agent],
-        max_turns: int,
-    ):
+    def __init__(self, session_id: str, table: Table):
         self.id = session_id
-        self.num_players = num_players
-        self.human_seat = human_seat
-        self.opponents = opponents
-        self.seed = seed
-        self.hint_label, self.hint_agent = hint_agent
-        self.max_turns = max_turns
+        self.num_players = table.num_players
+        self.human_seat = table.human_seat
+        self.opponents = table.opponents
+        self.seed = table.seed
+        self.hint_label, self.hint_agent = table.hint_agent
+        self.max_turns = table.max_turns
         # Separate generators: asking for a hint must not change the opponents' play.
-        self.rng = np.random.default_rng([seed, 0])
-        self.hint_rng = np.random.default_rng([seed, 1])
+        self.rng = np.random.default_rng([table.seed, 0])
+        self.hint_rng = np.random.default_rng([table.seed, 1])
         self.version = 0  # moves applied so far; a move request may name it to refuse stale clicks
         self.log: list[dict] = []
         self.lock = threading.Lock()
@@ -210,22 +215,11 @@ class Session:
 class GameSession(Session):
     """One game of the board game: a person at `human_seat` against agents at the other seats."""
 
-    def __init__(
-        self,
-        game_id: str,
-        rules: Rules,
-        num_players: int,
-        human_seat: int,
-        opponents: dict[int, tuple[str, Agent]],
-        seed: int,
-        hint_agent: tuple[str, Agent],
-        max_turns: int = DEFAULT_MAX_TURNS,
-        estimator=None,
-    ):
-        super().__init__(game_id, num_players, human_seat, opponents, seed, hint_agent, max_turns)
+    def __init__(self, game_id: str, rules: Rules, table: Table, estimator=None):
+        super().__init__(game_id, table)
         self.rules = rules
         self.estimator = estimator  # a PolicyAgent with a value network: your win chance, or None
-        self.state = game.new_state(rules, num_players, seed=seed)
+        self.state = game.new_state(rules, table.num_players, seed=table.seed)
         self.labels = PawnLabels(self.state, rules)  # R1..R4: a pawn keeps its label all game
 
     # ---- reading ------------------------------------------------------------------------
