@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from sorry_env import game, games
-from sorry_env.agent import agent_label  # one home: the core (its envs label opponents too)
+from sorry_env.agent import agent_label, checked_action  # one home: the core (its envs label opponents too)
 from sorry_env.numba_cache import clear_stale
 
 # Agents compile code that calls the engine: recompile when either changes (one rule for every
@@ -165,13 +165,7 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
     legal = game.legal_actions(state, raw.rules)
     agent.check_game(raw.rules, len(raw.seats))
     turn = Turn.from_state(state, raw.rules, rng if rng is not None else np.random.default_rng(), legal)
-    action = agent.act(turn)
-    if action not in legal:
-        raise ValueError(
-            f"agent {agent_label(agent)!r} chose illegal action {action!r} for "
-            f"{raw.agent_selection}; legal: {legal.tolist()}"
-        )
-    return int(action)
+    return checked_action(agent.act(turn), legal, f"agent {agent_label(agent)!r}", f"for {raw.agent_selection}")
 
 
 def _game_id(game) -> str:

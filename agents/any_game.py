@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from sorry_env import games
-from sorry_env.agent import Agent, GameTurn
+from sorry_env.agent import Agent, GameTurn, checked_action
 
 from .base import CallableAgent
 from .random_agent import RandomAgent
@@ -189,10 +189,7 @@ def game_action_for(raw: Any, agent: Any, rng: np.random.Generator | None = None
     legal = game.legal_actions(state)
     check_plays(agent, game, len(game.seats(state)))
     turn = GameTurn.from_state(game, state, rng if rng is not None else np.random.default_rng(), legal)
-    action = agent.act(turn)
-    if action not in legal:
-        raise ValueError(f"agent {agent.name!r} chose illegal action {action!r}; legal: {legal.tolist()}")
-    return int(action)
+    return checked_action(agent.act(turn), legal, f"agent {agent.name!r}")
 
 
 __all__ = [

@@ -29,8 +29,7 @@ def settings_from_spec(maker: Any, name: str, spec: str, settings: str) -> dict:
     """Constructor keyword arguments from the ``key=value,...`` part of a spec, each parsed as
     the type of the constructor's default, so a typo or a value of the wrong kind is refused
     here with its name instead of failing (or being silently rounded) inside the agent."""
-    target = maker.__init__ if isinstance(maker, type) else maker  # type: ignore[misc]  # a class's own constructor
-    params = inspect.signature(target).parameters
+    params = inspect.signature(maker).parameters  # a class: its constructor's, without self
     defaults = {
         key: p.default
         for key, p in params.items()
@@ -59,13 +58,28 @@ def settings_from_spec(maker: Any, name: str, spec: str, settings: str) -> dict:
     return kwargs
 
 
-def takes_seed(maker: Any) -> bool:
-    target = maker.__init__ if isinstance(maker, type) else maker  # type: ignore[misc]  # a class's own constructor
+def _parameters(maker: Any) -> dict[str, inspect.Parameter]:
+    """A function's parameters, or a class's constructor's without self (a class with no
+    constructor of its own: none); empty for a builtin without a signature."""
     try:
-        params = inspect.signature(target).parameters
-    except (TypeError, ValueError):  # a builtin without a signature
-        return False
+        return dict(inspect.signature(maker).parameters)
+    except (TypeError, ValueError):
+        return {}
+
+
+def takes_seed(maker: Any) -> bool:
+    params = _parameters(maker)
     return "seed" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def _needed_arguments(maker: Any) -> list[str]:
+    """The parameters of `maker` a spec cannot fill: without a default, other than the seed."""
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    return [
+        name
+        for name, p in _parameters(maker).items()
+        if p.default is inspect.Parameter.empty and p.kind not in variadic and name != "seed"
+    ]
 
 
 def import_agent(spec: str, seed: int | None) -> Agent:
@@ -92,12 +106,26 @@ def import_agent(spec: str, seed: int | None) -> Agent:
         raise ValueError(
             f"agent {spec!r}: {attr} is a {type(maker).__name__}, not an Agent class or a function returning one"
         )
+    needed = _needed_arguments(maker)
+    if needed:
+        what = f"class {attr}'s constructor" if isinstance(maker, type) else f"{attr}()"
+        raise ValueError(
+            f"agent {spec!r}: {what} needs {', '.join(needed)}, which a spec cannot give (it passes seed= and "
+            "settings that have defaults); to play a function of the observation, name a function that "
+            "returns agents.CallableAgent(fn)"
+        )
+    if isinstance(maker, type) and maker.act is Agent.act:
+        raise ValueError(f"agent {spec!r}: class {attr} does not define act(turn), which chooses a move")
     kwargs = settings_from_spec(maker, attr, spec, settings)
     if takes_seed(maker):
         kwargs["seed"] = seed
     agent = maker(**kwargs)
     if not isinstance(agent, Agent):
         raise ValueError(f"agent {spec!r}: {attr}() returned {type(agent).__name__}, not an agents.Agent")
+    if type(agent).act is Agent.act:
+        raise ValueError(
+            f"agent {spec!r}: {type(agent).__name__} does not define act(turn), the method that chooses a move"
+        )
     if agent.name == Agent.name:  # the base class's placeholder: name it after its spec
         agent.name = spec
     return agent

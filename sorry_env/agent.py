@@ -160,6 +160,22 @@ def agent_label(agent: Any) -> str:
     return getattr(agent, "__name__", None) or type(agent).__name__
 
 
+def checked_action(action: Any, legal: np.ndarray, who: str, where: str = "") -> int:
+    """`action`, an agent's answer, as an int if it is one of the `legal` actions; otherwise a
+    ValueError naming `who` chose it and `where` (e.g. "in game 3"). act() returns a Python or
+    numpy integer: anything else (an array, None, a bool) is refused as not an action index."""
+    where = f" {where}" if where else ""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        shown = repr(action) if len(repr(action)) <= 60 else repr(action)[:60] + "..."
+        raise ValueError(
+            f"{who} returned {shown} ({type(action).__name__}){where}, not an action index: "
+            "act() returns an int, one of turn.legal"
+        )
+    if int(action) not in legal.tolist():
+        raise ValueError(f"{who} chose illegal action {int(action)}{where}; legal: {legal.tolist()}")
+    return int(action)
+
+
 def one_per_seat(items: list, seats: int, what: str) -> list:
     """`items` for `seats` seats: one item stands for every seat, or one item each; a
     ValueError naming the counts otherwise (`what`: what they are, for the message)."""

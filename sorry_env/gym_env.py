@@ -65,7 +65,7 @@ from gymnasium import spaces
 
 from . import engine as E
 from . import game
-from .agent import Agent, CallableAgent, Turn, agent_label, one_per_seat
+from .agent import Agent, CallableAgent, Turn, agent_label, checked_action, one_per_seat
 from .geometry import N_SEATS
 from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as gym_env.X)
 from .observation import OBS_SIZE, observe
@@ -334,17 +334,12 @@ class SorryGymEnv(gymnasium.Env):
             E.legal_mask(state, self._rules, self._mask)
             legal = np.flatnonzero(self._mask)
             label, agent = self.opponents[seat]
-            action = agent.act(Turn.from_state(state, self.rules, self.np_random, legal))
-            if (
-                isinstance(action, (bool, np.bool_))
-                or not isinstance(action, (int, np.integer))
-                or not 0 <= action < self.n_actions
-                or not self._mask[action]
-            ):
-                raise ValueError(
-                    f"opponent {label!r} (seat {seat}) chose illegal action {action!r} in episode "
-                    f"{self._episode} at turn {int(state[E.TURN])}; legal: {legal.tolist()}"
-                )
+            action = checked_action(
+                agent.act(Turn.from_state(state, self.rules, self.np_random, legal)),
+                legal,
+                f"opponent {label!r} (seat {seat})",
+                f"in episode {self._episode} at turn {int(state[E.TURN])}",
+            )
             E.step(state, self._rules, int(action))
 
     def _observe(self) -> dict:

@@ -41,6 +41,24 @@ def not_an_agent_factory(seed=None):
 
 
 VALUE = 3
+
+
+class NoConstructor(Agent):
+    def act(self, turn):
+        return int(turn.legal[0])
+
+
+class NoAct(Agent):
+    def __init__(self, seed=None):
+        self.reset(seed)
+
+
+def no_act_factory(seed=None):
+    return NoAct(seed)
+
+
+def policy_of_observation(observation):
+    return 0
 """
 
 
@@ -55,6 +73,7 @@ def test_module_name_specs_build_agents_and_refuse_what_is_not_one(my_agents):
     agent = agents.make_agent("my_agents:FirstLegal:offset=1", seed=3)
     assert agent.name == "first_legal" and agent.offset == 1
     assert agents.make_agent("my_agents:make_first_legal").name == "first_legal"
+    assert agents.make_agent("my_agents:NoConstructor", seed=1).name == "my_agents:NoConstructor"
     for spec, message in [
         ("no_such_pkg.mod:Agent", "cannot import module 'no_such_pkg.mod'"),
         ("my_agents:Missing", "module 'my_agents' has no 'Missing'"),
@@ -62,6 +81,9 @@ def test_module_name_specs_build_agents_and_refuse_what_is_not_one(my_agents):
         ("my_agents:not_an_agent_factory", r"not_an_agent_factory\(\) returned str"),
         ("my_agents:VALUE", "VALUE is a int, not an Agent class"),
         ("my_agents:FirstLegal:depth=2", "has no setting 'depth'"),
+        ("my_agents:NoAct", r"class NoAct does not define act\(turn\)"),
+        ("my_agents:no_act_factory", r"NoAct does not define act\(turn\)"),
+        ("my_agents:policy_of_observation", r"policy_of_observation\(\) needs observation, .* agents.CallableAgent"),
     ]:
         with pytest.raises(ValueError, match=message):
             agents.make_agent(spec)

@@ -139,6 +139,27 @@ def test_score_plays_the_tasks_evaluation_and_writes_json_and_csv(capsys, tmp_pa
     assert "greedy" in out
 
 
+def test_scoring_again_keeps_the_other_tasks_and_another_agent_cannot_overwrite(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    common = ["--games", "4", "--workers", "1", "--no-progress"]
+    out = run_cli(["score", "greedy", "--task", "2p-heuristic"] + common, capsys)
+    assert "(not standard: games or seed)" in out
+    run_cli(["score", "greedy", "--task", "4p-heuristic"] + common, capsys)
+    scores = tmp_path / "runs" / "bench" / "score" / "greedy" / "scores.json"
+    assert [row["task"] for row in json.loads(scores.read_text())] == ["2p-heuristic-v1", "4p-heuristic-v1"]
+    err = refused(["score", "random", "--task", "2p-heuristic", "--out", str(scores.parent)] + common, capsys)
+    assert "holds the scores of 'greedy', not 'random'" in err
+    assert len(json.loads(scores.read_text())) == 2
+    # Two folders' files of one name score into two directories (the default names the whole spec).
+    shipped = pathlib.Path(__file__).parents[1] / "checkpoints" / "sorry-2p.safetensors"
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "policy.safetensors").write_bytes(shipped.read_bytes())
+        run_cli(["score", f"{folder}/policy.safetensors", "--task", "2p-heuristic"] + common, capsys)
+    names = sorted(p.name for p in (tmp_path / "runs" / "bench" / "score").iterdir())
+    assert names == ["a_policy.safetensors", "b_policy.safetensors", "greedy"]
+
+
 def test_score_skips_tasks_the_agent_does_not_fit(capsys, tmp_path):
     express_policy = str(pathlib.Path(__file__).parents[1] / "checkpoints" / "express-2p.safetensors")
     out = run_cli(["score", express_policy, "--games", "4", "--workers", "1", "--out", str(tmp_path)], capsys)

@@ -52,6 +52,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from sorry_env import engine as E
 from sorry_env import game
 from sorry_env import vector as V
+from sorry_env.agent import checked_action
 from sorry_env.agents import ALIASES, Turn, as_agent
 from sorry_env.agents.policy import PolicyAgent, masked_logits
 from sorry_env.evaluation import DEFAULT_WEIGHTS
@@ -301,18 +302,11 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
 
     def _agent_move(self, agent, b: int) -> int:
         turn = self._turn(b)
-        action = agent.act(turn)
-        self._check_move(agent, b, turn, action)
-        return int(action)
+        return self._check_move(agent, b, turn, agent.act(turn))
 
-    def _check_move(self, agent, b: int, turn: Turn, action) -> None:
-        legal = turn.legal
-        is_int = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-        if not is_int or action not in legal:
-            raise ValueError(
-                f"opponent {agent.name!r} (game {b}, seat {game.to_move(self.states[b])}) chose illegal action "
-                f"{int(action) if is_int else repr(action)}; legal: {list(map(int, legal))}"
-            )
+    def _check_move(self, agent, b: int, turn: Turn, action) -> int:
+        who = f"opponent {agent.name!r} (game {b}, seat {game.to_move(self.states[b])})"
+        return checked_action(action, turn.legal, who)
 
     def _start_games(self, games) -> None:
         """New episodes in `games`, played up to the learner's first card (an episode that ends

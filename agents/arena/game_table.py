@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from sorry_env import games
-from sorry_env.agent import GameTurn
+from sorry_env.agent import GameTurn, checked_action
 
 from ..any_game import as_game_agent, check_plays
 from .play import start_game
@@ -55,12 +55,9 @@ class GameTable:
             legal = game.legal_actions(state)
             turn = GameTurn.from_state(game, state, view_rng, legal)
             entry = entry_at_seat[turn.seat]
-            action = self.agents[entry].act(turn)
-            if not isinstance(action, int) or action not in legal:
-                raise ValueError(
-                    f"agent {self.labels[entry]!r} chose illegal action {action!r} in game "
-                    f"{game_index}; legal: {legal.tolist()}"
-                )
+            action = checked_action(
+                self.agents[entry].act(turn), legal, f"agent {self.labels[entry]!r}", f"in game {game_index}"
+            )
             state = game.apply(state, action)
         winner_seat = game.winner(state)
         return {

@@ -11,6 +11,7 @@ import numpy as np
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.agent import checked_action
 from sorry_env.rules import Rules, get_rules
 from sorry_env.scoring import scores
 
@@ -80,12 +81,8 @@ class Table:
         return self._record(game_index, state, entry_seats, first_seat)
 
     def _step(self, state, game_index, entry, legal, action):
-        if not isinstance(action, (int, np.integer)) or int(action) not in legal.tolist():
-            raise ValueError(
-                f"agent {self.labels[entry]!r} chose illegal action {action!r} in game "
-                f"{game_index}; legal: {legal.tolist()}"
-            )
-        E.step(state, self.rules_array, int(action))
+        action = checked_action(action, legal, f"agent {self.labels[entry]!r}", f"in game {game_index}")
+        E.step(state, self.rules_array, action)
 
     def play_many(self, game_indices):
         """Records of these games: in lockstep (:meth:`play_lockstep`) when an agent of the

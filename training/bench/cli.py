@@ -39,6 +39,7 @@ def format_scores(rows: list[dict]) -> str:
         lines.append(
             f"{row['task']:<26} {row['agent']:<{width}} {_percent(row['win_rate']):>9} {interval:>16} "
             f"{row['games']:>6} {normalized:>10}"
+            + ("" if row.get("standard", True) else "  (not standard: games or seed)")
         )
     return "\n".join(lines)
 
@@ -70,6 +71,23 @@ def check_out_dir(parser: argparse.ArgumentParser, out: str) -> pathlib.Path:
     return pathlib.Path(out)
 
 
+def earlier_scores(parser: argparse.ArgumentParser, out: pathlib.Path, agent: str) -> list[dict]:
+    """`agent`'s scores already in `out` (kept for the tasks not scored again); a usage error
+    if `out` holds another agent's scores or a scores.json that does not read."""
+    from .results import read_scores
+
+    if not (out / "scores.json").exists():
+        return []
+    try:
+        earlier = read_scores(out / "scores.json")
+    except ValueError as error:
+        parser.error(f"{error}; pass another --out")
+    others = sorted({row["agent"] for row in earlier} - {agent})
+    if others:
+        parser.error(f"{out} holds the scores of {others[0]!r}, not {agent!r}: pass another --out")
+    return earlier
+
+
 def cmd_score(parser, args) -> None:
     from .results import write_scores
     from .scoring import check_fits, score
@@ -78,10 +96,11 @@ def cmd_score(parser, args) -> None:
         parser.error(f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
-    if args.out is None:  # one directory per agent, where sorry-bench report finds it
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in pathlib.Path(args.agent).name)
-        args.out = f"{DEFAULT_RUNS}/score/{safe}"
+    if args.out is None:  # one directory per agent (its whole spec: two folders' model.zip differ), for report
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in args.agent.strip("/")).lstrip(".")
+        args.out = f"{DEFAULT_RUNS}/score/{safe[:120] or 'agent'}"
     out = check_out_dir(parser, args.out)
+    earlier = earlier_scores(parser, out, args.agent)
     try:
         tasks = [get_task(name) for name in args.task] if args.task else list(TASKS.values())
     except ValueError as error:
@@ -108,7 +127,9 @@ def cmd_score(parser, args) -> None:
             measured[key] = score(args.agent, task, args.games, args.seed, args.workers, progress=not args.no_progress)
         rows.append({**measured[key], "task": task.id})
         print(format_scores(rows[-1:]).splitlines()[-1], flush=True)
-        paths = write_scores(rows, out)  # after every task: an interrupted run keeps what it measured
+        scored = {row["task"] for row in rows}
+        kept = [row for row in earlier if row["task"] not in scored]
+        paths = write_scores(kept + rows, out)  # after every task: an interrupted run keeps what it measured
     print(format_scores(rows))
     for path in paths:
         print(f"wrote {path}")

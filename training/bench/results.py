@@ -143,32 +143,33 @@ def find_results(runs: pathlib.Path) -> list[tuple[dict, list[dict]]]:
     return found
 
 
+def read_scores(path: pathlib.Path) -> list[dict]:
+    """The rows of one scores.json (sorry-bench score), checked."""
+    try:
+        data = json.loads(_bounded(path).read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not JSON: {error}") from None
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: scores are a JSON list")
+    for i, row in enumerate(data):
+        where = f"{path} row {i}"
+        if not isinstance(row, dict) or not isinstance(row.get("task"), str) or not isinstance(row.get("agent"), str):
+            raise ValueError(f"{where}: needs text 'task' and 'agent'")
+        games = _number(row.get("games"), f"{where}: games", 1, integer=True)
+        _number(row.get("wins"), f"{where}: wins", 0, games, integer=True)
+        for key in ("win_rate", "ci_low", "ci_high"):
+            _number(row.get(key), f"{where}: {key}", 0, 1)
+        if row.get("normalized") is not None:
+            _number(row["normalized"], f"{where}: normalized")
+        _check_reconstructed(row, where)
+    return data
+
+
 def find_scores(runs: pathlib.Path) -> list[dict]:
     """The rows of every runs/score/*/scores.json (sorry-bench score), checked."""
     rows = []
     for path in sorted((runs / "score").glob("*/scores.json"))[:MAX_RESULT_FILES]:
-        try:
-            data = json.loads(_bounded(path).read_text())
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"{path} is not JSON: {error}") from None
-        if not isinstance(data, list):
-            raise ValueError(f"{path}: scores are a JSON list")
-        for i, row in enumerate(data):
-            where = f"{path} row {i}"
-            if (
-                not isinstance(row, dict)
-                or not isinstance(row.get("task"), str)
-                or not isinstance(row.get("agent"), str)
-            ):
-                raise ValueError(f"{where}: needs text 'task' and 'agent'")
-            games = _number(row.get("games"), f"{where}: games", 1, integer=True)
-            _number(row.get("wins"), f"{where}: wins", 0, games, integer=True)
-            for key in ("win_rate", "ci_low", "ci_high"):
-                _number(row.get(key), f"{where}: {key}", 0, 1)
-            if row.get("normalized") is not None:
-                _number(row["normalized"], f"{where}: normalized")
-            _check_reconstructed(row, where)
-            rows.append(row)
+        rows += read_scores(path)
     return rows
 
 
