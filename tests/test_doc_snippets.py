@@ -57,3 +57,14 @@ def test_snippet_runs_from_another_folder(key, code, tmp_path):
         assert result.returncode == 0, result.stderr[-3000:]
     if key == ("README.md", 0):  # the PettingZoo loop says who won
         assert re.fullmatch(r"player_\d won\n", result.stdout), result.stdout
+
+
+def test_the_docs_give_the_input_sizes_the_code_has():
+    """"N floats" in the docs is the observation's size or the trained policies' input size."""
+    from sorry_env.observation import OBS_SIZE
+    from sorry_env.policy_input import INPUT_SIZE
+
+    root = pathlib.Path(__file__).parents[1]
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for size in re.findall(r"\b(\d[\d,]*)[- ]floats?\b", page.read_text()):
+            assert int(size.replace(",", "")) in (OBS_SIZE, INPUT_SIZE), f"{page.name}: {size} floats"
