@@ -63,6 +63,12 @@ CATALOG: tuple[ShippedPolicy, ...] = (
 BY_NAME = {entry.name: entry for entry in CATALOG}
 
 
+def named_like(path: str | os.PathLike) -> ShippedPolicy | None:
+    """The catalog entry whose file has `path`'s file name (a missing
+    ``checkpoints/sorry-2p.safetensors`` typed outside the project folder), or None."""
+    return next((entry for entry in CATALOG if entry.file == os.path.basename(path)), None)
+
+
 def checkpoints_dir() -> pathlib.Path:
     """The folder of the shipped files: ``$SORRY_CHECKPOINTS`` or checkpoints/ beside the package."""
     folder = os.environ.get("SORRY_CHECKPOINTS")

@@ -63,7 +63,7 @@ from sorry_env.observation import OBS_SIZE
 from sorry_env.policy_input import INPUT_SIZE, afterstates, layout, policy_input, rules_dict, rules_from_dict
 from sorry_env.rules import Rules, get_rules
 
-from . import tensor_file
+from . import catalog, tensor_file
 from .base import Agent, Turn
 from .tensor_file import excerpt
 
@@ -164,7 +164,11 @@ def read_header(path) -> tuple[dict, dict]:
         header, tensors = tensor_file.read_header(path, what="safetensors policy file")
     except ValueError as exc:
         if not os.path.exists(path):
-            raise ValueError(f"policy file {path} does not exist") from None
+            entry = catalog.named_like(path)
+            hint = ""
+            if entry is not None:
+                hint = f"; the shipped {entry.file} is the catalog's {entry.name}, a name that works in any folder"
+            raise ValueError(f"policy file {path} does not exist{hint}") from None
         hint = "; a training run's checkpoint becomes one with sorry-export" if str(path).endswith(".zip") else ""
         raise ValueError(f"{exc}{hint}") from None
     games.check_policy_game(header, path, "sorry")

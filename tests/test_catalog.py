@@ -148,3 +148,11 @@ def test_the_browser_game_offers_the_shipped_policies_by_name_with_an_estimate()
             assert 0.0 <= view["estimate"]["win_chance"] <= 1.0
         r = client.post("/api/games", json={**body, "opponents": ["hasbro2013-2p"]})
         assert r.status_code == 422 and "the shipped policy for hasbro2003_points with 2 players" in r.json()["error"]
+
+
+def test_a_missing_shipped_file_path_names_its_catalog_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # outside the project folder: checkpoints/... is not there
+    with pytest.raises(ValueError, match="exist; the shipped sorry-2p.safetensors is the catalog's hasbro2003-2p"):
+        agents.make_agent("checkpoints/sorry-2p.safetensors")
+    with pytest.raises(ValueError, match=r"mine.safetensors does not exist$"):
+        agents.make_agent("mine.safetensors")
