@@ -19,3 +19,12 @@ ENV_ID = f"sorry_env/sorry-v{ENV_VERSION}"  # pettingzoo.make("aec", ENV_ID)
 GYM_ENV_ID = f"sorry_env/Sorry-v{ENV_VERSION}"  # gymnasium.make(GYM_ENV_ID): the single-agent view, same version
 ENV_NAME = f"sorry_v{ENV_VERSION}"  # raw_env.metadata["name"]
 LAYOUT_VERSION = ENV_NAME
+
+
+def made_by(program: str, argv: list[str]) -> dict:
+    """What a results file says of how it was made: the command as typed (`program` and its
+    arguments, quoted for a shell) and this package's version (which fixes every game's env
+    version), so a figure can be cited and re-run."""
+    import shlex
+
+    return {"command": shlex.join([program, *argv]), "sorry_env": __version__}

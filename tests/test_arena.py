@@ -207,6 +207,7 @@ def test_league_plays_every_pair_and_writes_matrix_csv_and_heatmap(tmp_path, cap
     league = json.loads((tmp_path / "league.json").read_text())
     matrix = league["matrix"]
     assert matrix[0][0] is None and matrix[0][1]["games"] == 4
+    assert league["made_by"]["command"].startswith("sorry-eval --league")
     for (i, j), tournament in zip([(0, 1), (0, 2), (1, 2)], league["tournaments"]):
         # two players: each of the pair's games is won by one of them, or truncated
         assert matrix[i][j]["wins"] + matrix[j][i]["wins"] == 4 - tournament["truncated"]

@@ -136,6 +136,7 @@ def test_score_plays_the_tasks_evaluation_and_writes_json_and_csv(capsys, tmp_pa
     assert row["win_rate"] == row["wins"] / 8 and row["ci_low"] <= row["win_rate"] <= row["ci_high"]
     assert row["normalized"] == pytest.approx(normalized_score(TASKS["2p-heuristic"], row["win_rate"]))
     assert (tmp_path / "scores.csv").read_text().startswith("task,agent,wins,games")
+    assert row["command"].startswith("sorry-bench score greedy --task 2p-heuristic --task 2p-selfplay --games 8")
     assert "greedy" in out
 
 

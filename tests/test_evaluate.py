@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import sorry_env
 from sorry_env.training.evaluate import Table, run_tournament, wilson_interval
 
 
@@ -156,6 +157,8 @@ def test_cli_writes_json_csv_and_png(tmp_path):
 
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["config"]["games"] == 8
+    assert results["made_by"]["command"] == "sorry-eval " + " ".join(command[3:])  # as typed, to run again
+    assert results["made_by"]["sorry_env"] == sorry_env.__version__
     assert sum(row["wins"] for row in results["agents"]) + results["truncated"] == 8
     with open(tmp_path / "agents.csv") as f:
         assert [row["agent"] for row in csv.DictReader(f)] == ["random", "random#2"]

@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import sys
 import time
 
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import games
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
+from sorry_env.version import made_by
 
 from .output import format_table, write_outputs
 from .tournament import run_game_tournament, run_tournament
@@ -117,9 +119,10 @@ def main(argv: list[str] | None = None) -> None:
     record = _record_request(parser, args)  # checked before any game is played
     start = time.perf_counter()
     if args.league:
-        _league(parser, args, start)
+        _league(parser, args, start, made_by("sorry-eval", sys.argv[1:] if argv is None else argv))
         return
     results = _tournament(parser, args)
+    results["made_by"] = made_by("sorry-eval", sys.argv[1:] if argv is None else argv)
     elapsed = time.perf_counter() - start
     print(format_table(results))
     print(f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)")
@@ -151,7 +154,7 @@ def _record_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -
         parser.error(str(error))
 
 
-def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: float) -> None:
+def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: float, provenance: dict) -> None:
     from .league import format_league, run_league, write_league
 
     if args.game != "sorry":
@@ -170,6 +173,7 @@ def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: fl
         )
     except ValueError as error:
         parser.error(str(error))
+    league["made_by"] = provenance
     print(format_league(league))
     print(f"league played in {time.perf_counter() - start:.1f} s")
     for path in write_league(league, args.out):

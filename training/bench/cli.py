@@ -20,6 +20,7 @@ import pathlib
 import sys
 
 from sorry_env import games
+from sorry_env.version import made_by
 
 from .tasks import TASKS, get_task
 
@@ -88,7 +89,7 @@ def earlier_scores(parser: argparse.ArgumentParser, out: pathlib.Path, agent: st
     return earlier
 
 
-def cmd_score(parser, args) -> None:
+def cmd_score(parser, args, argv: list[str] | None = None) -> None:
     from .results import write_scores
     from .scoring import check_fits, score
 
@@ -101,6 +102,7 @@ def cmd_score(parser, args) -> None:
         args.out = f"{DEFAULT_RUNS}/score/{safe[:120] or 'agent'}"
     out = check_out_dir(parser, args.out)
     earlier = earlier_scores(parser, out, args.agent)
+    provenance = made_by("sorry-bench", sys.argv[1:] if argv is None else argv)
     try:
         tasks = [get_task(name) for name in args.task] if args.task else list(TASKS.values())
     except ValueError as error:
@@ -125,7 +127,7 @@ def cmd_score(parser, args) -> None:
         key = (task.game, task.rules, task.players, task.eval_opponents, args.games or task.eval_games, args.seed)
         if key not in measured:
             measured[key] = score(args.agent, task, args.games, args.seed, args.workers, progress=not args.no_progress)
-        rows.append({**measured[key], "task": task.id})
+        rows.append({**measured[key], "task": task.id, **provenance})
         print(format_scores(rows[-1:]).splitlines()[-1], flush=True)
         scored = {row["task"] for row in rows}
         kept = [row for row in earlier if row["task"] not in scored]
@@ -258,7 +260,7 @@ def main(argv: list[str] | None = None) -> None:
         else:
             print(format_tasks())
     elif args.command == "score":
-        cmd_score(parser, args)
+        cmd_score(parser, args, argv)
     elif args.command == "run":
         cmd_run(parser, args)
     else:
