@@ -94,6 +94,8 @@ def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games
     name = ALIASES.get(name, name)
     if name in AGENTS:
         return AGENTS[name](seed=seed, **settings_from_spec(AGENTS[name], name, spec, settings))
+    if _is_import_spec(spec):  # before the file suffixes: its settings may name a file
+        return import_agent(spec, seed)
     if spec.endswith(".zip"):
         from .sb3_agent import SB3Agent  # imports torch and sb3: only when a model is asked for
 
@@ -110,8 +112,6 @@ def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games
         )
     if spec.endswith(".safetensors") or os.path.isfile(spec):
         return needs_torch("policy").PolicyAgent(spec, seed=seed)  # torch is imported only when a policy is asked for
-    if _is_import_spec(spec):
-        return import_agent(spec, seed)
     refuse_directory(spec)
     raise ValueError(
         f"unknown agent {name!r}; choose from {sorted(AGENTS)} (or the aliases {sorted(ALIASES)}), "

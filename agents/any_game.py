@@ -138,6 +138,12 @@ def make_game_agent(game: str | games.Game, spec: str, seed: int | None = None, 
     if name in makers:
         maker = makers[name]
         return maker(seed=seed, **settings_from_spec(maker, name, spec, settings))
+    if is_import_spec(spec, makers):  # before the file suffixes: its settings may name a file
+        if not allow_code:
+            raise ValueError(f"agent {spec[:120]!r} runs code (an import) and is not allowed here")
+        agent = import_agent(spec, seed)
+        agent.check_game_id(kind.id)
+        return agent
     if spec.endswith(".zip"):
         raise ValueError(
             f"{spec}: sb3 models play the board game; {kind.long_name} plays {sorted(makers)} or its policy files"
@@ -145,12 +151,6 @@ def make_game_agent(game: str | games.Game, spec: str, seed: int | None = None, 
     if spec.endswith(".safetensors") or os.path.isfile(spec):
         # torch is imported only when a policy is asked for
         return needs_torch("game_policy").GamePolicyAgent(spec, game=game, seed=seed)
-    if is_import_spec(spec, makers):
-        if not allow_code:
-            raise ValueError(f"agent {spec[:120]!r} runs code (an import) and is not allowed here")
-        agent = import_agent(spec, seed)
-        agent.check_game_id(kind.id)
-        return agent
     refuse_directory(spec)
     raise ValueError(
         f"unknown agent {name!r} for {kind.long_name}; choose from {sorted(makers)} (or the aliases "

@@ -228,11 +228,42 @@ def test_run_trains_writes_its_curve_and_result_then_report_rebuilds_them(
     assert "already holds a run" in refused(
         ["run", algorithm, task, "--seed", "3", "--runs-dir", str(tmp_path), *TINY_RUN], capsys
     )
+    saved = {"dqn": "q_network.safetensors", "selfplay_ppo": "network.safetensors"}.get(algorithm)
+    if saved is not None:  # the run's network plays again as an agent spec, in its own game only
+        from sorry_env.agents import make_agent
+        from sorry_env.agents.arena.tournament import run_tournament
+
+        spec, players = f"sorry_env.training.bench.{algorithm}:agent:path={run_dir / saved}", get_task(task).players
+        played = run_tournament([spec, *["random"] * (players - 1)], games=2, seed=0, workers=1)
+        assert played["agents"][0]["games"] == 2
+        with pytest.raises(ValueError, match=f"trained for hasbro2003 with {players} players, not hasbro2003 with 3"):
+            make_agent(spec).check_game("hasbro2003", 3)
     out = run_cli(["report", "--runs-dir", str(tmp_path)], capsys)
     table = (tmp_path / "report" / "results.md").read_text()
     assert f"| {get_task(task).id} | {algorithm} | 3 | {result['steps']:,} |" in table
     assert (tmp_path / "report" / f"curve-{get_task(task).id}.png").stat().st_size > 0
     assert "curves.csv" in out
+
+
+def test_the_single_file_ppo_saves_a_network_that_plays_as_an_agent(tiny_settings, capsys, tmp_path):
+    from sorry_env.agents import make_agent
+
+    saved = tmp_path / "mine.safetensors"
+    selfplay_ppo.main(["--total-timesteps", "128", "--eval-games", "2", "--save", str(saved)])
+    assert f"wrote {saved}" in capsys.readouterr().out
+    agent = make_agent(f"sorry_env.training.bench.selfplay_ppo:agent:path={saved}")
+    agent.check_game("hasbro2003", 2)
+    with pytest.raises(SystemExit, match="must end in .safetensors"):
+        selfplay_ppo.main(["--total-timesteps", "128", "--save", str(tmp_path / "mine.pt")])
+    (tmp_path / "plain.safetensors").write_bytes(b"\x02\x00\x00\x00\x00\x00\x00\x00{}")
+    for spec, message in [
+        ("sorry_env.training.bench.selfplay_ppo:agent", "give its network file, path=FILE"),
+        (f"sorry_env.training.bench.dqn:agent:path={saved}", "its metadata does not name the dqn game"),
+        (f"sorry_env.training.bench.dqn:agent:path={tmp_path / 'plain.safetensors'}", "does not name the dqn game"),
+        (f"sorry_env.training.bench.dqn:agent:path={tmp_path / 'none.safetensors'}", "does not exist"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_agent(spec)
 
 
 def test_self_play_env_shows_the_learner_the_envs_observation_and_the_copy_plays_the_rest():

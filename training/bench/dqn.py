@@ -52,6 +52,17 @@ def _masked(q, masks):
     return q.masked_fill(~masks, -torch.inf)
 
 
+def agent(path: str = "", seed: int | None = None):
+    """A network this baseline trained (its run's ``q_network.safetensors``) as an agent:
+    ``sorry_env.training.bench.dqn:agent:path=FILE`` wherever an agent spec goes."""
+    from sorry_env.observation import OBS_SIZE
+
+    from .network_agent import SavedNetworkAgent, load_network
+
+    net, game = load_network(lambda n_actions: _network(OBS_SIZE, n_actions), path, "dqn")
+    return SavedNetworkAgent(net, "dqn", game)
+
+
 def q_agent(net, name: str = "dqn"):
     """The network's masked greedy move as an agent playing in lockstep batches."""
     from .network_agent import NetworkAgent
@@ -61,10 +72,11 @@ def q_agent(net, name: str = "dqn"):
 
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
     import torch
-    from safetensors.torch import save_file
 
     from sorry_env.training.vector_sb3 import SB3VecEnv
     from sorry_env.vector_opponents import VectorOpponentEnv
+
+    from .network_agent import save_network
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
@@ -148,5 +160,5 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
             last_refresh = steps
     if last_eval != steps:
         curve.evaluate(steps, agent)
-    save_file({k: v.contiguous() for k, v in online.state_dict().items()}, str(run_dir / "q_network.safetensors"))
+    save_network(online, run_dir / "q_network.safetensors", "dqn", task.rules, task.players)
     return agent

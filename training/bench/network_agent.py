@@ -2,15 +2,24 @@
 lockstep batches (``acts_in_batches``: :meth:`sorry_env.training.evaluate.Table.play_lockstep`): one
 forward for the pending turns of every game, the masked argmax of its scores (or, with
 ``sample=True``, a move drawn from the softmax of its scores: the self-play opponents of
-sorry-bench's MaskablePPO)."""
+sorry-bench's MaskablePPO).
+
+:func:`save_network` and :func:`load_network` keep such a network in a safetensors file with
+the game it was trained for, so a baseline's weights play again as an agent spec, e.g.
+``sorry_env.training.bench.dqn:agent:path=runs/bench/2p-heuristic/dqn/seed-0/q_network.safetensors``."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import numpy as np
 
 from sorry_env.agents.base import Agent, Turn
+from sorry_env.rules import get_rules
+
+# The metadata key of a baseline's network file: JSON {"algorithm", "rules", "players"}.
+GAME_KEY = "sorry_bench_game"
 
 
 class NetworkAgent(Agent):
@@ -43,3 +52,54 @@ class NetworkAgent(Agent):
 
     def act(self, turn: Turn) -> int:
         return int(self.act_turns([turn])[0])
+
+
+def save_network(net, path, algorithm: str, rules: str, players: int) -> None:
+    """`net`'s weights in safetensors file `path`, with the game it plays (rules preset name,
+    player count) in the metadata: :func:`load_network` refuses it for another game."""
+    from sorry_env.agents import tensor_file
+
+    game = {"algorithm": algorithm, "rules": rules, "players": players}
+    tensor_file.save_atomic(path, dict(net.state_dict()), GAME_KEY, game)
+
+
+def load_network(build: Callable, path: str, algorithm: str):
+    """(network, game) from `path`, written by :func:`save_network` for `algorithm`:
+    ``build(n_actions)`` makes the network for the game the file records; the header is
+    checked first (a bounded regular file; exactly that network's tensor names, dtypes and
+    shapes), then the finite weights are read. `game`: {"rules", "players"}."""
+    from sorry_env import game as engine
+    from sorry_env.agents import tensor_file
+
+    what = f"sorry-bench {algorithm} network file"
+    if not path:
+        raise ValueError(f"{algorithm} agent: give its network file, path=FILE")
+    meta, found = tensor_file.read_header(path, what=what)
+    try:
+        recorded = json.loads(meta[GAME_KEY])
+        rules, players, made_by = get_rules(recorded["rules"]), int(recorded["players"]), recorded["algorithm"]
+    except (KeyError, TypeError, ValueError, RecursionError):
+        made_by = None
+    if made_by != algorithm:
+        raise ValueError(f"{path} is not a {what}: its metadata does not name the {algorithm} game it plays")
+    net = build(engine.num_actions(rules))
+    expected = {name: tensor_file.spec(tensor) for name, tensor in net.state_dict().items()}
+    tensor_file.check_expected(path, found, expected, what)
+    net.load_state_dict(tensor_file.load_checked(path, expected))
+    return net, {"rules": rules.name, "players": players}
+
+
+class SavedNetworkAgent(NetworkAgent):
+    """A :class:`NetworkAgent` loaded from a file: it plays only the game the file records."""
+
+    def __init__(self, scores: Callable, name: str, game: dict, sample: bool = False):
+        super().__init__(scores, name, sample)
+        self.trained_for = game
+
+    def check_game(self, rules, num_players: int) -> None:
+        name = get_rules(rules).name
+        if (name, num_players) != (self.trained_for["rules"], self.trained_for["players"]):
+            raise ValueError(
+                f"agent {self.name!r} was trained for {self.trained_for['rules']} with "
+                f"{self.trained_for['players']} players, not {name} with {num_players}"
+            )

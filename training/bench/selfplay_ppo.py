@@ -52,6 +52,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
     p.add_argument("--eval-games", type=int, default=400, help="games against each of heuristic and random")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        help="write the trained network here (.safetensors); it plays again as the agent spec "
+        "sorry_env.training.bench.selfplay_ppo:agent:path=FILE",
+    )
     args = p.parse_args(argv)
     for name in ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "snapshot_every", "eval_games"):
         if getattr(args, name) < 1:
@@ -198,12 +204,40 @@ def train_ppo(args: argparse.Namespace, on_update: Callable[[int, object], None]
     return net
 
 
+def agent(path: str = "", seed: int | None = None):
+    """A network saved by this file (``--save``, or a sorry-bench run's
+    ``network.safetensors``) as an agent: ``sorry_env.training.bench.selfplay_ppo:agent:path=FILE``
+    wherever an agent spec goes. It plays its greedy (argmax) move."""
+    from sorry_env.observation import OBS_SIZE
+
+    from .network_agent import SavedNetworkAgent, load_network
+
+    def build(n_actions: int):
+        from sorry_env.agents import tensor_file
+
+        _, tensors = tensor_file.read_header(path, what="sorry-bench selfplay_ppo network file")
+        shape = tensors.get("actor.0.weight", ("", ()))[1]
+        hidden = shape[0] if len(shape) == 2 else SETTINGS["hidden"]  # the width it was trained with
+        return make_network(OBS_SIZE, n_actions, hidden)
+
+    net, game = load_network(build, path, "selfplay_ppo")
+    return SavedNetworkAgent(lambda obs: net.actor(obs), "selfplay_ppo", game)
+
+
 def main(argv=None) -> None:
     from sorry_env import agents
     from sorry_env.agents.arena.tournament import run_tournament
+    from sorry_env.rules import get_rules
+
+    from .network_agent import save_network
 
     args = parse_args(argv)
+    if args.save is not None and not args.save.endswith(".safetensors"):
+        raise SystemExit(f"--save {args.save}: the network file's name must end in .safetensors")
     net = train_ppo(args)
+    if args.save is not None:
+        save_network(net, args.save, "selfplay_ppo", get_rules(args.rules).name, args.num_players)
+        print(f"wrote {args.save}")
     learner = agents.CallableAgent(as_player(net, greedy=True), name="selfplay_ppo")
     for opponent in ("heuristic", "random"):
         lineup = [learner, *[opponent] * (args.num_players - 1)]
@@ -221,9 +255,7 @@ def main(argv=None) -> None:
 def train(task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
     """sorry-bench's entry: self-play tasks against the frozen copy, others against the
     task's opponents; the greedy network evaluated every `curve_every` learner steps."""
-    from safetensors.torch import save_file
-
-    from .network_agent import NetworkAgent
+    from .network_agent import NetworkAgent, save_network
     from .tasks import SELF_PLAY
 
     args = argparse.Namespace(
@@ -251,7 +283,7 @@ def train(task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
     steps = max(1, budget // (args.num_envs * args.num_steps)) * args.num_envs * args.num_steps
     if last[0] != steps:
         curve.evaluate(steps, agent_of(net))
-    save_file({k: v.contiguous() for k, v in net.state_dict().items()}, str(run_dir / "network.safetensors"))
+    save_network(net, run_dir / "network.safetensors", "selfplay_ppo", task.rules, task.players)
     return agent_of(net)
 
 
