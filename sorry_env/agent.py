@@ -160,19 +160,26 @@ def agent_label(agent: Any) -> str:
     return getattr(agent, "__name__", None) or type(agent).__name__
 
 
+class IllegalMove(ValueError):
+    """An agent answered a turn with something that is not one of the legal actions: found
+    during play, after every check of the setup passed (a command reports it as a failure of
+    the run, not of its arguments)."""
+
+
 def checked_action(action: Any, legal: np.ndarray, who: str, where: str = "") -> int:
     """`action`, an agent's answer, as an int if it is one of the `legal` actions; otherwise a
     ValueError naming `who` chose it and `where` (e.g. "in game 3"). act() returns a Python or
-    numpy integer: anything else (an array, None, a bool) is refused as not an action index."""
+    numpy integer: anything else (an array, None, a bool) is refused as not an action index.
+    Raises :class:`IllegalMove`, a ValueError."""
     where = f" {where}" if where else ""
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         shown = repr(action) if len(repr(action)) <= 60 else repr(action)[:60] + "..."
-        raise ValueError(
+        raise IllegalMove(
             f"{who} returned {shown} ({type(action).__name__}){where}, not an action index: "
             "act() returns an int, one of turn.legal"
         )
     if int(action) not in legal.tolist():
-        raise ValueError(f"{who} chose illegal action {int(action)}{where}; legal: {legal.tolist()}")
+        raise IllegalMove(f"{who} chose illegal action {int(action)}{where}; legal: {legal.tolist()}")
     return int(action)
 
 

@@ -59,6 +59,11 @@ def no_act_factory(seed=None):
 
 def policy_of_observation(observation):
     return 0
+
+
+class AnswersWithAnArray(Agent):
+    def act(self, turn):
+        return turn.legal[:1]
 """
 
 
@@ -216,6 +221,15 @@ def test_league_plays_every_pair_and_writes_matrix_csv_and_heatmap(tmp_path, cap
     assert (tmp_path / "league.png").read_bytes().startswith(b"\x89PNG")
     header = (tmp_path / "league_matrix.csv").read_text().splitlines()[0]
     assert header == "agent,heuristic,greedy,random"
+
+
+def test_an_agent_that_answers_badly_in_play_fails_the_run_without_a_usage_message(my_agents, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        sorry_eval(["my_agents:AnswersWithAnArray", "random", "--games", "2", "--out", str(tmp_path), "--no-progress"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 1 and "usage:" not in err
+    assert "returned array([0]) (ndarray) in game 0, not an action index: act() returns an int" in err
+    assert not (tmp_path / "results.json").exists()
 
 
 def test_league_refuses_what_it_cannot_play(capsys):

@@ -11,6 +11,7 @@ import time
 
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import games
+from sorry_env.agent import IllegalMove
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 from sorry_env.version import made_by
 
@@ -216,6 +217,8 @@ def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
             progress=not args.no_progress,
             torch_threads=args.torch_threads,
         )
+    except IllegalMove as error:  # found during play: the run failed, its arguments were fine
+        parser.exit(1, f"sorry-eval: {error}; no results written\n")
     except ValueError as error:
         parser.error(str(error))
     except KeyboardInterrupt:
