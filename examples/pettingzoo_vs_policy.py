@@ -14,6 +14,7 @@ import numpy as np
 
 import sorry_env
 from sorry_env import agents
+from sorry_env.agents.arena.stats import wilson_interval
 
 
 def my_move(observation: dict, rng: np.random.Generator) -> int:
@@ -47,7 +48,11 @@ def main(argv=None) -> None:
             else:
                 action = agents.action_for(env, opponent, rng)
             env.step(action)
-    print(f"you won {wins} of {args.games} games against {agents.agent_label(args.opponent)} ({wins / args.games:.1%})")
+    low, high = wilson_interval(wins, args.games)  # a win rate is reported with its 95% interval
+    print(
+        f"you won {wins} of {args.games} games against {agents.agent_label(args.opponent)}: "
+        f"{wins / args.games:.1%} [{low:.1%}, {high:.1%}]"
+    )
 
 
 if __name__ == "__main__":
