@@ -1,7 +1,10 @@
-"""An sb3-contrib MaskablePPO model (``.zip``) trained on the Gymnasium env, as an agent.
+"""An sb3-contrib MaskablePPO model (``.zip``) trained on the Gymnasium env, or on the batched
+env through its SB3 wrapper, as an agent.
 
 The Gymnasium env's observation space records its game (``space.sorry_game``: env id,
-input/action layout, rules, player count; :func:`sorry_env.gym_space.game_tag`), and
+input/action layout, rules, player count; :func:`sorry_env.gym_space.game_tag`), and so does
+the batched env's flat observation vector (``VectorOpponentEnv``, with ``input``: the env's
+observation or the trained policies' input, :func:`sorry_env.gym_space.flat_tag`); and
 stable-baselines3 saves that record with the model as plain JSON. An sb3 model is therefore
 checked against the game *before* anything in it is unpickled: a model made for another
 observation or action size, other rules or another player count is refused with a message.
@@ -9,7 +12,8 @@ observation or action size, other rules or another player count is refused with 
 Loading safety: the network weights are read by SB3 with ``torch.load(weights_only=True)``.
 The rest of an sb3 zip is cloudpickle (spaces, schedules, the policy class); this loader
 replaces all of it with objects built here (``custom_objects``), so a model trained with
-sb3-contrib's ``"MultiInputPolicy"`` and plain-JSON ``policy_kwargs`` loads without
+sb3-contrib's ``"MultiInputPolicy"`` (the env) or ``"MlpPolicy"`` (the batched env) and
+plain-JSON ``policy_kwargs`` loads without
 unpickling anything. A model with a custom policy class or non-JSON ``policy_kwargs``
 (activation classes, say) needs SB3 to unpickle them, which can run code from the file:
 load those only from sources you trust.
@@ -26,15 +30,19 @@ import zipfile
 import numpy as np
 
 from sorry_env import files, game
-from sorry_env.gym_space import ENV_ID, observation_space
-from sorry_env.policy_input import layout, rules_dict, rules_from_dict
+from sorry_env.gym_space import ENV_ID, FLAT_INPUTS, observation_space
+from sorry_env.observation import OBS_SIZE
+from sorry_env.policy_input import INPUT_SIZE, layout, policy_input, rules_dict, rules_from_dict
 from sorry_env.rules import get_rules
 
 from .base import Agent, Turn
 
-# sb3-contrib's policy for Dict observations, recognised in the JSON by its module and the
-# qualified name in its __init__'s repr, so it need not be unpickled.
-MULTI_INPUT_POLICY = ("sb3_contrib.common.maskable.policies", "MaskableMultiInputActorCriticPolicy.__init__")
+# sb3-contrib's policies for Dict observations (the env's) and for flat vectors (the batched
+# envs'), recognised in the JSON by their module and the qualified name in their __init__'s
+# repr, so they need not be unpickled.
+POLICY_MODULE = "sb3_contrib.common.maskable.policies"
+MULTI_INPUT_POLICY = (POLICY_MODULE, "MaskableMultiInputActorCriticPolicy.__init__")
+MLP_POLICY = (POLICY_MODULE, "MaskableActorCriticPolicy.__init__")
 
 
 # Caps on an sb3 zip, checked before it is opened: the file (the shipped-size MLPs are a few
@@ -88,6 +96,9 @@ class SB3Agent(Agent):
         self.game = model_game(self.path, data)
         self.rules = rules_from_dict(self.game["rules"])
         self.num_players = int(self.game["num_players"])
+        self.flat = self.game.get("input")  # None: the env's Dict observation; else a flat vector (gym_space)
+        if self.flat is not None and self.flat not in FLAT_INPUTS:
+            raise ValueError(f"{self.path}: its observation space records an unknown input {self.flat!r}")
         if self.game["layout"] != layout(self.rules):
             raise ValueError(
                 f"{self.path} was made for input/action layout {self.game['layout']} but this sorry_env "
@@ -102,14 +113,22 @@ class SB3Agent(Agent):
 
         try:
             from sb3_contrib import MaskablePPO
-            from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
+            from sb3_contrib.common.maskable.policies import (
+                MaskableActorCriticPolicy,
+                MaskableMultiInputActorCriticPolicy,
+            )
         except ImportError as error:
             raise ValueError(
                 f"{self.path}: playing an sb3 model needs sb3-contrib ({error}); install the "
                 "train extra: pip install -c constraints.txt -e '.[train]'"
             ) from None
 
-        space = observation_space(self.rules, self.num_players)
+        if self.flat is None:
+            space = observation_space(self.rules, self.num_players)
+        else:  # as the batched env (sorry_env.vector_opponents) made it
+            low, high = (-1.0, np.inf) if self.flat == "policy_input" else (0.0, 1.0)
+            width = INPUT_SIZE if self.flat == "policy_input" else OBS_SIZE
+            space = spaces.Box(low, high, (width,), dtype=np.float32)
         custom = {
             "observation_space": space,
             "action_space": spaces.Discrete(game.num_actions(self.rules)),
@@ -120,12 +139,10 @@ class SB3Agent(Agent):
         }
         policy = data.get("policy_class", {})
         text = json.dumps(policy)
-        if (
-            isinstance(policy, dict)
-            and policy.get("__module__") == MULTI_INPUT_POLICY[0]
-            and MULTI_INPUT_POLICY[1] in text
-        ):
-            custom["policy_class"] = MaskableMultiInputActorCriticPolicy
+        known = MULTI_INPUT_POLICY if self.flat is None else MLP_POLICY
+        if isinstance(policy, dict) and policy.get("__module__") == known[0] and known[1] in text:
+            flat_policy = MaskableActorCriticPolicy
+            custom["policy_class"] = MaskableMultiInputActorCriticPolicy if self.flat is None else flat_policy
         # Anything else still serialized (a custom policy class, non-JSON policy_kwargs) is
         # left to SB3, which unpickles it (see the module docstring).
         for key, value in data.items():
@@ -156,7 +173,13 @@ class SB3Agent(Agent):
 
     def act(self, turn: Turn) -> int:
         obs = turn.observation()
-        action, _ = self.model.predict(obs, action_masks=obs["action_mask"].astype(bool), deterministic=not self.sample)
+        features = obs
+        if self.flat == "policy_input":
+            features = policy_input(turn.state, game.rules_array(turn.rules), turn.seat)
+        elif self.flat == "observation":
+            features = obs["observation"]
+        mask = obs["action_mask"].astype(bool)
+        action, _ = self.model.predict(features, action_masks=mask, deterministic=not self.sample)
         return int(np.asarray(action).item())
 
     def __reduce__(self):

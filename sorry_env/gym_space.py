@@ -22,6 +22,20 @@ def game_tag(rules, num_players: int) -> dict:
     return {"env": ENV_ID, "layout": layout(rules), "rules": rules_dict(rules), "num_players": int(num_players)}
 
 
+# What a flat observation vector (a Box space, not the env's Dict) holds: the env's observation,
+# or the trained policies' input (observation + the learner's own view of the state array).
+FLAT_INPUTS = ("observation", "policy_input")
+
+
+def flat_tag(rules, num_players: int, kind: str) -> dict:
+    """The game record of a flat observation vector of `kind` (one of FLAT_INPUTS): the
+    batched envs' Box space carries it, so a model trained on them is checked and played as
+    one trained on the env's Dict observation is."""
+    if kind not in FLAT_INPUTS:
+        raise ValueError(f"a flat observation is one of {FLAT_INPUTS}, not {kind!r}")
+    return {**game_tag(rules, num_players), "input": kind}
+
+
 def observation_space(rules, num_players: int) -> spaces.Dict:
     """The observation space of the env (and of the PettingZoo env) for a game."""
     n_actions = game.num_actions(rules)

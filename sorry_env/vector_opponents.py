@@ -50,6 +50,7 @@ from . import vector as V
 from .agent import one_per_seat
 from .evaluation import DEFAULT_WEIGHTS
 from .generator import advance, mix
+from .gym_space import flat_tag
 from .observation import OBS_SIZE, observe
 from .policy_input import INPUT_SIZE, own_view
 from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
@@ -290,6 +291,9 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
                 "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
             }
         )
+        # The flat vector records its game: sb3 saves it with a model (agents.sb3_agent plays it).
+        kind = "policy_input" if self.policy_input else "observation"
+        self.single_observation_space["observation"].sorry_game = flat_tag(self.rules, self.num_players, kind)  # type: ignore[attr-defined]
         self.single_action_space = spaces.Discrete(self.n_actions)
         self.observation_space = spaces.Dict(
             {

@@ -191,6 +191,40 @@ def test_an_sb3_model_for_another_observation_is_refused(tmp_path):
     assert gymnasium  # imported for the registry
 
 
+@pytest.mark.parametrize("policy_input", [True, False])
+def test_an_sb3_model_trained_on_the_batched_env_plays_as_trained(policy_input, tmp_path, monkeypatch):
+    import cloudpickle
+    from sb3_contrib import MaskablePPO
+
+    from sorry_env.training.vector_sb3 import SB3VecEnv
+    from sorry_env.vector_opponents import VectorOpponentEnv
+
+    batched = VectorOpponentEnv(4, 2, opponents="random", policy_input=policy_input)
+    env = SB3VecEnv(batched)
+    env.seed(0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)
+    model.save(tmp_path / "vec.zip")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("unpickled")
+
+    monkeypatch.setattr(cloudpickle, "loads", refuse)
+    agent = agents.make_agent(str(tmp_path / "vec.zip"))
+    obs, rng, compared = env.reset(), np.random.default_rng(0), 0
+    for _ in range(40):  # the agent's move from a Turn is the model's move from the env's vector
+        masks = env.action_masks()
+        for b in np.flatnonzero(masks.sum(axis=1) > 1):
+            expected, _ = model.predict(obs[b], action_masks=masks[b], deterministic=True)
+            turn = agents.Turn.from_state(batched.states[b], batched.rules, rng, np.flatnonzero(masks[b]))
+            assert agent.act(turn) == int(expected)
+            compared += 1
+        obs, _, _, _ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    assert compared > 20
+    with pytest.raises(ValueError, match="trained for 2 players, not 4"):
+        agent.check_game("hasbro2003", 4)
+
+
 def test_league_plays_every_pair_and_writes_matrix_csv_and_heatmap(tmp_path, capsys):
     sorry_eval(
         [

@@ -215,7 +215,7 @@ def test_run_trains_writes_its_curve_and_result_then_report_rebuilds_them(
     algorithm, task, tiny_settings, capsys, tmp_path
 ):
     run_cli(["run", algorithm, task, "--seed", "3", "--runs-dir", str(tmp_path), *TINY_RUN], capsys)
-    run_dir = tmp_path / task / algorithm / "seed-3"
+    run_dir, task_rules = tmp_path / task / algorithm / "seed-3", get_task(task).rules
     result = results.read_result(run_dir / "result.json")
     curve = results.read_curve(run_dir / "curve.csv")
     assert result["algorithm"] == algorithm and result["task"] == get_task(task).id and result["seed"] == 3
@@ -228,16 +228,20 @@ def test_run_trains_writes_its_curve_and_result_then_report_rebuilds_them(
     assert "already holds a run" in refused(
         ["run", algorithm, task, "--seed", "3", "--runs-dir", str(tmp_path), *TINY_RUN], capsys
     )
-    saved = {"dqn": "q_network.safetensors", "selfplay_ppo": "network.safetensors"}.get(algorithm)
-    if saved is not None:  # the run's network plays again as an agent spec, in its own game only
+    saved = {
+        "dqn": f"sorry_env.training.bench.dqn:agent:path={run_dir / 'q_network.safetensors'}",
+        "selfplay_ppo": f"sorry_env.training.bench.selfplay_ppo:agent:path={run_dir / 'network.safetensors'}",
+        "maskable_ppo": str(run_dir / "model.zip"),
+    }
+    if algorithm in saved:  # the run's network plays again as an agent spec, in its own game only
         from sorry_env.agents import make_agent
         from sorry_env.agents.arena.tournament import run_tournament
 
-        spec, players = f"sorry_env.training.bench.{algorithm}:agent:path={run_dir / saved}", get_task(task).players
-        played = run_tournament([spec, *["random"] * (players - 1)], games=2, seed=0, workers=1)
+        spec, players = saved[algorithm], get_task(task).players
+        played = run_tournament([spec, *["random"] * (players - 1)], games=2, seed=0, workers=1, rules=task_rules)
         assert played["agents"][0]["games"] == 2
-        with pytest.raises(ValueError, match=f"trained for hasbro2003 with {players} players, not hasbro2003 with 3"):
-            make_agent(spec).check_game("hasbro2003", 3)
+        with pytest.raises(ValueError, match=f"trained for .*{players} players"):
+            make_agent(spec).check_game(task_rules, 3)
     out = run_cli(["report", "--runs-dir", str(tmp_path)], capsys)
     table = (tmp_path / "report" / "results.md").read_text()
     assert f"| {get_task(task).id} | {algorithm} | 3 | {result['steps']:,} |" in table

@@ -102,5 +102,5 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     model.learn(budget, callback=callback)
     if callback.last != model.num_timesteps:
         curve.evaluate(model.num_timesteps, agent)
-    model.save(run_dir / "model.zip")  # for the record; sorry-bench never loads it back
+    model.save(run_dir / "model.zip")  # plays again as an sb3 spec (its space records the game)
     return agent
