@@ -43,8 +43,9 @@ Episodes
 when random and every opponent's play), then plays the opponents until the learner holds a
 card. ``step`` plays the learner's action, then the opponents, until the learner must act
 again or the game ends. Options: ``{"state": STATE_DICT}`` (:mod:`sorry_env.state_io`),
-``{"seat": s}`` (this episode's learner seat). ``info`` at the end: ``learner_won``,
-``learner_seat``, ``opponents`` (their names) and, with scoring rules, ``score``.
+``{"seat": s}`` (this episode's learner seat). ``info`` from ``reset``: ``learner_seat`` and
+``opponents`` (their names, in turn order after the learner); at the end: ``learner_won``,
+``learner_seat``, ``opponents`` and, with scoring rules, ``score``.
 
 Accessors
 ---------
@@ -229,7 +230,8 @@ class SorryGymEnv(gymnasium.Env):
         self._play_opponents()
         if self._finished():
             raise ValueError("the game ended before the learner's first move")
-        return self._observe(), {}
+        # Who sits where, known from the deal on (a random seat is the learner's to know).
+        return self._observe(), {"learner_seat": self.learner_seat, "opponents": [label for label, _ in lineup]}
 
     def step(self, action):
         if self.state is None:

@@ -141,6 +141,16 @@ def test_a_fixed_seat_is_kept():
     assert {env.reset(seed=g)[0] is not None and env.learner_seat for g in range(5)} == {3}
 
 
+def test_reset_says_which_seat_is_the_learners_and_who_the_opponents_are():
+    env = make_gym_env(2, ["greedy"])
+    seats = set()
+    for g in range(8):
+        _obs, info = env.reset(seed=g)
+        assert info == {"learner_seat": env.learner_seat, "opponents": ["greedy"]}
+        seats.add(info["learner_seat"])
+    assert seats == {0, 2}  # a random seat each episode, told from the start
+
+
 def test_illegal_actions_lose_by_default_or_raise():
     env = make_gym_env(2, "random")
     env.reset(seed=0, options={"state": OPPONENT_WINS_NEXT, "seat": 0})
