@@ -59,12 +59,29 @@ def _check_reconstructed(record: dict, where: str) -> None:
         raise ValueError(f"{where}: 'reconstructed' must be text of 1 to {MAX_NOTE_CHARS} characters")
 
 
-def read_result(path: pathlib.Path) -> dict:
-    """A run's result.json, checked field by field (ValueError naming the file and field)."""
+def _read_json(path: pathlib.Path):
+    """The JSON value of a bounded regular file (ValueError naming the file otherwise)."""
     try:
-        data = json.loads(_bounded(path).read_text())
+        return json.loads(_bounded(path).read_text())
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{path} is not JSON: {error}") from None
+
+
+def _check_score(score: dict, where: str) -> None:
+    """The fields of one score (a result's final score, a scores.json row), checked."""
+    games = _number(score.get("games"), f"{where}games", 1, integer=True)
+    _number(score.get("wins"), f"{where}wins", 0, games, integer=True)
+    for key in ("win_rate", "ci_low", "ci_high"):
+        _number(score.get(key), f"{where}{key}", 0, 1)
+    if score.get("normalized") is not None:
+        _number(score["normalized"], f"{where}normalized")
+    if score.get("command") is not None and not isinstance(score["command"], str):
+        raise ValueError(f"{where}command must be text")
+
+
+def read_result(path: pathlib.Path) -> dict:
+    """A run's result.json, checked field by field (ValueError naming the file and field)."""
+    data = _read_json(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a result is a JSON object")
     for key in ("task", "algorithm", "cpu"):
@@ -79,12 +96,7 @@ def read_result(path: pathlib.Path) -> dict:
     score = data.get("score")
     if not isinstance(score, dict):
         raise ValueError(f"{path}: 'score' must be an object")
-    games = _number(score.get("games"), f"{path}: score.games", 1, integer=True)
-    _number(score.get("wins"), f"{path}: score.wins", 0, games, integer=True)
-    for key in ("win_rate", "ci_low", "ci_high"):
-        _number(score.get(key), f"{path}: score.{key}", 0, 1)
-    if score.get("normalized") is not None:
-        _number(score["normalized"], f"{path}: score.normalized")
+    _check_score(score, f"{path}: score.")
     if not isinstance(score.get("standard"), bool):
         raise ValueError(f"{path}: score.standard must be true or false")
     if data.get("command") is not None and not isinstance(data["command"], str):
@@ -145,22 +157,14 @@ def find_results(runs: pathlib.Path) -> list[tuple[dict, list[dict]]]:
 
 def read_scores(path: pathlib.Path) -> list[dict]:
     """The rows of one scores.json (sorry-bench score), checked."""
-    try:
-        data = json.loads(_bounded(path).read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path} is not JSON: {error}") from None
+    data = _read_json(path)
     if not isinstance(data, list):
         raise ValueError(f"{path}: scores are a JSON list")
     for i, row in enumerate(data):
         where = f"{path} row {i}"
         if not isinstance(row, dict) or not isinstance(row.get("task"), str) or not isinstance(row.get("agent"), str):
             raise ValueError(f"{where}: needs text 'task' and 'agent'")
-        games = _number(row.get("games"), f"{where}: games", 1, integer=True)
-        _number(row.get("wins"), f"{where}: wins", 0, games, integer=True)
-        for key in ("win_rate", "ci_low", "ci_high"):
-            _number(row.get(key), f"{where}: {key}", 0, 1)
-        if row.get("normalized") is not None:
-            _number(row["normalized"], f"{where}: normalized")
+        _check_score(row, f"{where}: ")
         _check_reconstructed(row, where)
     return data
 
