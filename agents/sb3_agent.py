@@ -30,9 +30,8 @@ import zipfile
 import numpy as np
 
 from sorry_env import files, game
-from sorry_env.gym_space import ENV_ID, FLAT_INPUTS, observation_space
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import INPUT_SIZE, layout, policy_input, rules_dict, rules_from_dict
+from sorry_env.gym_space import ENV_ID, FLAT_INPUTS, flat_space, observation_space
+from sorry_env.policy_input import layout, policy_input, rules_dict, rules_from_dict
 from sorry_env.rules import get_rules
 
 from .base import Agent, Turn
@@ -126,9 +125,7 @@ class SB3Agent(Agent):
         if self.flat is None:
             space = observation_space(self.rules, self.num_players)
         else:  # as the batched env (sorry_env.vector_opponents) made it
-            low, high = (-1.0, np.inf) if self.flat == "policy_input" else (0.0, 1.0)
-            width = INPUT_SIZE if self.flat == "policy_input" else OBS_SIZE
-            space = spaces.Box(low, high, (width,), dtype=np.float32)
+            space = flat_space(self.rules, self.num_players, self.flat)
         custom = {
             "observation_space": space,
             "action_space": spaces.Discrete(game.num_actions(self.rules)),

@@ -114,7 +114,7 @@ def import_agent(spec: str, seed: int | None) -> Agent:
             "settings that have defaults); to play a function of the observation, name a function that "
             "returns agents.CallableAgent(fn)"
         )
-    if isinstance(maker, type) and maker.act is Agent.act:
+    if isinstance(maker, type) and getattr(maker, "act", None) is Agent.act:
         raise ValueError(f"agent {spec!r}: class {attr} does not define act(turn), which chooses a move")
     kwargs = settings_from_spec(maker, attr, spec, settings)
     if takes_seed(maker):

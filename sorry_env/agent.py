@@ -152,9 +152,15 @@ class CallableAgent(Agent):
 
 
 def agent_label(agent: Any) -> str:
-    """A short display name: a spec's file name for files, else the spec or the agent's name."""
+    """A short display name: a file spec's file name; a spec with settings with any file paths
+    in them shortened to file names (``montecarlo:value=v.safetensors``); else the spec, or
+    the agent's name."""
     if isinstance(agent, str):
-        return os.path.basename(agent) if agent.endswith((".safetensors", ".zip")) else agent
+        name, colon, settings = agent.partition(":")
+        if not colon or "=" not in settings:  # a file, a bare name, or package.module:Name
+            return os.path.basename(agent)
+        parts = [item.partition("=") for item in settings.split(",")]
+        return name + ":" + ",".join(k + eq + (os.path.basename(v) if "/" in v else v) for k, eq, v in parts)
     if isinstance(agent, Agent):
         return agent.name
     return getattr(agent, "__name__", None) or type(agent).__name__

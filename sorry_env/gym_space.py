@@ -11,7 +11,7 @@ from sorry_env import game
 from sorry_env.observation import OBS_SIZE
 from sorry_env.version import GYM_ENV_ID
 
-from .policy_input import layout, rules_dict
+from .policy_input import INPUT_SIZE, layout, rules_dict
 
 ENV_ID = GYM_ENV_ID  # one home: sorry_env/version.py
 
@@ -34,6 +34,16 @@ def flat_tag(rules, num_players: int, kind: str) -> dict:
     if kind not in FLAT_INPUTS:
         raise ValueError(f"a flat observation is one of {FLAT_INPUTS}, not {kind!r}")
     return {**game_tag(rules, num_players), "input": kind}
+
+
+def flat_space(rules, num_players: int, kind: str, batch: int | None = None) -> spaces.Box:
+    """The Box of a flat observation vector of `kind` (FLAT_INPUTS) for a game, recording the
+    game (:func:`flat_tag`); with `batch`, the [batch, width] space of that many games."""
+    tag = flat_tag(rules, num_players, kind)
+    low, high, width = (-1.0, np.inf, INPUT_SIZE) if kind == "policy_input" else (0.0, 1.0, OBS_SIZE)
+    space = spaces.Box(low, high, (width,) if batch is None else (batch, width), dtype=np.float32)
+    space.sorry_game = tag  # type: ignore[attr-defined]  # saved with the space
+    return space
 
 
 def observation_space(rules, num_players: int) -> spaces.Dict:

@@ -50,9 +50,9 @@ from . import vector as V
 from .agent import one_per_seat
 from .evaluation import DEFAULT_WEIGHTS
 from .generator import advance, mix
-from .gym_space import flat_tag
+from .gym_space import flat_space
 from .observation import OBS_SIZE, observe
-from .policy_input import INPUT_SIZE, own_view
+from .policy_input import own_view
 from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
 from .scripted_choices import greedy_choice, heuristic_choice
 
@@ -277,8 +277,10 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         self._weights = DEFAULT_WEIGHTS.array()
         self._seats = np.array(self.seats, dtype=np.int64)
         self.policy_input = bool(policy_input)
-        width = INPUT_SIZE if self.policy_input else OBS_SIZE
-        low, high = (-1.0, np.inf) if self.policy_input else (0.0, 1.0)
+        # The flat vector records its game: sb3 saves it with a model (agents.sb3_agent plays it).
+        kind = "policy_input" if self.policy_input else "observation"
+        flat = flat_space(self.rules, self.num_players, kind)
+        width = flat.shape[0]
         self._obs = np.zeros((self.num_envs, width), dtype=np.float32)
         self._final_obs = np.zeros((self.num_envs, width), dtype=np.float32)
         self.learners = np.zeros(self.num_envs, dtype=np.int64)
@@ -287,17 +289,14 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         self._opponent_moves = np.zeros(self.num_envs, dtype=np.int64)
         self.single_observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(low, high, (width,), dtype=np.float32),
+                "observation": flat,
                 "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
             }
         )
-        # The flat vector records its game: sb3 saves it with a model (agents.sb3_agent plays it).
-        kind = "policy_input" if self.policy_input else "observation"
-        self.single_observation_space["observation"].sorry_game = flat_tag(self.rules, self.num_players, kind)  # type: ignore[attr-defined]
         self.single_action_space = spaces.Discrete(self.n_actions)
         self.observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(low, high, (self.num_envs, width), dtype=np.float32),
+                "observation": flat_space(self.rules, self.num_players, kind, batch=self.num_envs),
                 "action_mask": spaces.Box(0, 1, (self.num_envs, self.n_actions), dtype=np.int8),
             }
         )

@@ -264,6 +264,9 @@ def test_an_agent_that_answers_badly_in_play_fails_the_run_without_a_usage_messa
     assert exit_info.value.code == 1 and "usage:" not in err
     assert "returned array([0]) (ndarray) in game 0, not an action index: act() returns an int" in err
     assert not (tmp_path / "results.json").exists()
+    with pytest.raises(SystemExit) as exit_info:  # the same in a league
+        sorry_eval(["--league", "my_agents:AnswersWithAnArray", "random", "greedy", "--games", "2"])
+    assert exit_info.value.code == 1 and "usage:" not in capsys.readouterr().err
 
 
 def test_league_refuses_what_it_cannot_play(capsys):

@@ -260,11 +260,20 @@ def test_the_single_file_ppo_saves_a_network_that_plays_as_an_agent(tiny_setting
     with pytest.raises(SystemExit, match="must end in .safetensors"):
         selfplay_ppo.main(["--total-timesteps", "128", "--save", str(tmp_path / "mine.pt")])
     (tmp_path / "plain.safetensors").write_bytes(b"\x02\x00\x00\x00\x00\x00\x00\x00{}")
+    from sorry_env.agents import tensor_file
+    from sorry_env.training.bench.network_agent import GAME_KEY
+
+    wide = {"algorithm": "selfplay_ppo", "rules": "hasbro2003", "players": 2, "hidden": 10**6}
+    tensor_file.save_atomic(tmp_path / "wide.safetensors", {}, GAME_KEY, wide)  # a header asking for a huge network
+    (tmp_path / "a_file").write_text("")
+    with pytest.raises(SystemExit, match="cannot write in"):  # before any training
+        selfplay_ppo.main(["--total-timesteps", "128", "--save", str(tmp_path / "a_file" / "mine.safetensors")])
     for spec, message in [
         ("sorry_env.training.bench.selfplay_ppo:agent", "give its network file, path=FILE"),
         (f"sorry_env.training.bench.dqn:agent:path={saved}", "its metadata does not name the dqn game"),
         (f"sorry_env.training.bench.dqn:agent:path={tmp_path / 'plain.safetensors'}", "does not name the dqn game"),
         (f"sorry_env.training.bench.dqn:agent:path={tmp_path / 'none.safetensors'}", "does not exist"),
+        (f"sorry_env.training.bench.selfplay_ppo:agent:path={tmp_path / 'wide.safetensors'}", "no network width"),
     ]:
         with pytest.raises(ValueError, match=message):
             make_agent(spec)

@@ -53,7 +53,7 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env import vector as V
 from sorry_env.agent import checked_action
-from sorry_env.agents import ALIASES, Turn, as_agent
+from sorry_env.agents import ALIASES, Turn, as_agent, is_import_spec
 from sorry_env.agents.policy import PolicyAgent, masked_logits
 from sorry_env.evaluation import DEFAULT_WEIGHTS
 from sorry_env.observation import OBS_SIZE, observe
@@ -202,7 +202,7 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
             name = ALIASES.get(opponent, opponent)
             if name in OPPONENT_KINDS:
                 return OPPONENT_KINDS.index(name)
-            if name.endswith(".safetensors"):
+            if name.endswith(".safetensors") and not is_import_spec(name):
                 key = ("policy", opponent)  # a policy file: one network for all games
             else:
                 key = (b, opponent)

@@ -31,7 +31,6 @@ from sorry_env.agents.arena.pool import (  # noqa: F401
 )
 from sorry_env.agents.arena.stats import (  # noqa: F401
     Z_95,
-    _short,
     agent_labels,
     entry_at_turn_position,
     mean_score,

@@ -172,6 +172,8 @@ def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: fl
             not args.no_progress,
             args.torch_threads,
         )
+    except IllegalMove as error:  # found during play: the run failed, its arguments were fine
+        parser.exit(1, f"sorry-eval: {error}; no results written\n")
     except ValueError as error:
         parser.error(str(error))
     league["made_by"] = provenance

@@ -4,7 +4,6 @@ scores, and the results dict (:func:`summarize`)."""
 from __future__ import annotations
 
 import math
-import pathlib
 
 import numpy as np
 import openskill.models
@@ -74,18 +73,10 @@ def mean_score(records: list[dict], entry: int) -> float | None:
     return float(np.mean(points)) if points else None
 
 
-def _short(spec: str) -> str:
-    name, colon, settings = spec.partition(":")
-    if not colon or "=" not in settings:  # a file, a bare name, or package.module:Name
-        return pathlib.Path(spec).name
-    parts = [item.partition("=") for item in settings.split(",")]
-    return name + ":" + ",".join(k + eq + (pathlib.Path(v).name if "/" in v else v) for k, eq, v in parts)
-
-
 def agent_labels(agent_specs: list[str]) -> list[str]:
     """Display names: a policy file's name, a registered agent's spec with any file paths in
     its settings shortened to file names, an agent object's name; '#k' on the k-th repeat."""
-    names = [_short(spec) if isinstance(spec, str) else agents.agent_label(spec) for spec in agent_specs]
+    names = [agents.agent_label(spec) for spec in agent_specs]
     return [
         name if names[:i].count(name) == 0 else f"{name}#{names[:i].count(name) + 1}" for i, name in enumerate(names)
     ]

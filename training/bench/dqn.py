@@ -59,7 +59,7 @@ def agent(path: str = "", seed: int | None = None):
 
     from .network_agent import SavedNetworkAgent, load_network
 
-    net, game = load_network(lambda n_actions: _network(OBS_SIZE, n_actions), path, "dqn")
+    net, game = load_network(lambda n_actions, _record: _network(OBS_SIZE, n_actions), path, "dqn")
     return SavedNetworkAgent(net, "dqn", game)
 
 

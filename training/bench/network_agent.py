@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from sorry_env.agents.base import Agent, Turn
+from sorry_env.policy_input import rules_dict
 from sorry_env.rules import get_rules
 
 # The metadata key of a baseline's network file: JSON {"algorithm", "rules", "players"}.
@@ -54,20 +55,22 @@ class NetworkAgent(Agent):
         return int(self.act_turns([turn])[0])
 
 
-def save_network(net, path, algorithm: str, rules: str, players: int) -> None:
+def save_network(net, path, algorithm: str, rules: str, players: int, **shape) -> None:
     """`net`'s weights in safetensors file `path`, with the game it plays (rules preset name,
-    player count) in the metadata: :func:`load_network` refuses it for another game."""
+    player count) and the settings that shape it (`shape`, e.g. ``hidden=256``) in the
+    metadata: :func:`load_network` builds the network from them and refuses another game."""
     from sorry_env.agents import tensor_file
 
-    game = {"algorithm": algorithm, "rules": rules, "players": players}
-    tensor_file.save_atomic(path, dict(net.state_dict()), GAME_KEY, game)
+    record = {"algorithm": algorithm, "rules": rules, "players": players, **shape}
+    tensor_file.save_atomic(path, {k: v.contiguous() for k, v in net.state_dict().items()}, GAME_KEY, record)
 
 
 def load_network(build: Callable, path: str, algorithm: str):
     """(network, game) from `path`, written by :func:`save_network` for `algorithm`:
-    ``build(n_actions)`` makes the network for the game the file records; the header is
-    checked first (a bounded regular file; exactly that network's tensor names, dtypes and
-    shapes), then the finite weights are read. `game`: {"rules", "players"}."""
+    ``build(n_actions, record)`` makes the network for the game the file records (`record`:
+    the metadata, whose shape settings `build` checks before it allocates anything); the
+    header is checked first (a bounded regular file; exactly that network's tensor names,
+    dtypes and shapes), then the finite weights are read. `game`: {"rules", "players"}."""
     from sorry_env import game as engine
     from sorry_env.agents import tensor_file
 
@@ -76,17 +79,17 @@ def load_network(build: Callable, path: str, algorithm: str):
         raise ValueError(f"{algorithm} agent: give its network file, path=FILE")
     meta, found = tensor_file.read_header(path, what=what)
     try:
-        recorded = json.loads(meta[GAME_KEY])
-        rules, players, made_by = get_rules(recorded["rules"]), int(recorded["players"]), recorded["algorithm"]
+        record = json.loads(meta[GAME_KEY])
+        rules, players, made_by = get_rules(record["rules"]), record["players"], record["algorithm"]
     except (KeyError, TypeError, ValueError, RecursionError):
-        made_by = None
-    if made_by != algorithm:
+        made_by = players = None
+    if made_by != algorithm or type(players) is not int or not 2 <= players <= 4:
         raise ValueError(f"{path} is not a {what}: its metadata does not name the {algorithm} game it plays")
-    net = build(engine.num_actions(rules))
+    net = build(engine.num_actions(rules), record)
     expected = {name: tensor_file.spec(tensor) for name, tensor in net.state_dict().items()}
     tensor_file.check_expected(path, found, expected, what)
     net.load_state_dict(tensor_file.load_checked(path, expected))
-    return net, {"rules": rules.name, "players": players}
+    return net, {"rules": rules, "players": players}
 
 
 class SavedNetworkAgent(NetworkAgent):
@@ -97,9 +100,9 @@ class SavedNetworkAgent(NetworkAgent):
         self.trained_for = game
 
     def check_game(self, rules, num_players: int) -> None:
-        name = get_rules(rules).name
-        if (name, num_players) != (self.trained_for["rules"], self.trained_for["players"]):
+        asked, trained = get_rules(rules), self.trained_for["rules"]
+        if rules_dict(asked) != rules_dict(trained) or num_players != self.trained_for["players"]:
             raise ValueError(
-                f"agent {self.name!r} was trained for {self.trained_for['rules']} with "
-                f"{self.trained_for['players']} players, not {name} with {num_players}"
+                f"agent {self.name!r} was trained for {trained.name} with "
+                f"{self.trained_for['players']} players, not {asked.name} with {num_players}"
             )

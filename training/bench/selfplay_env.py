@@ -25,7 +25,7 @@ def selfplay_env(task: Task, envs: int, seed: int, opponent):
     import numpy as np
     from stable_baselines3.common.vec_env.base_vec_env import VecEnvWrapper
 
-    from sorry_env.gym_space import flat_tag, observation_space
+    from sorry_env.gym_space import flat_space
     from sorry_env.observation import OBS_SIZE
     from sorry_env.rules import DEFAULT_MAX_TURNS
     from sorry_env.training.batched_env import BatchedSelfPlayEnv
@@ -37,9 +37,7 @@ def selfplay_env(task: Task, envs: int, seed: int, opponent):
         def __init__(self, venv):
             # the env's own observation space, as the fixed-opponent learners see it, with its
             # game recorded (a model trained here plays again as an sb3 .zip spec)
-            space = observation_space(task.rules, task.players)["observation"]
-            space.sorry_game = flat_tag(task.rules, task.players, "observation")
-            super().__init__(venv, observation_space=space)
+            super().__init__(venv, observation_space=flat_space(task.rules, task.players, "observation"))
 
         def reset(self) -> np.ndarray:
             return self.venv.reset()[:, :OBS_SIZE]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -63,6 +64,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     return args
+
+
+MAX_HIDDEN = 8192  # the widest network a saved file may ask for (a crafted header must not allocate gigabytes)
 
 
 def make_network(obs_size: int, n_actions: int, hidden: int):
@@ -212,12 +216,10 @@ def agent(path: str = "", seed: int | None = None):
 
     from .network_agent import SavedNetworkAgent, load_network
 
-    def build(n_actions: int):
-        from sorry_env.agents import tensor_file
-
-        _, tensors = tensor_file.read_header(path, what="sorry-bench selfplay_ppo network file")
-        shape = tensors.get("actor.0.weight", ("", ()))[1]
-        hidden = shape[0] if len(shape) == 2 else SETTINGS["hidden"]  # the width it was trained with
+    def build(n_actions: int, record: dict):
+        hidden = record.get("hidden")  # the width it was trained with, checked before anything is allocated
+        if type(hidden) is not int or not 1 <= hidden <= MAX_HIDDEN:
+            raise ValueError(f"{path}: its metadata gives no network width from 1 to {MAX_HIDDEN} (hidden)")
         return make_network(OBS_SIZE, n_actions, hidden)
 
     net, game = load_network(build, path, "selfplay_ppo")
@@ -232,11 +234,19 @@ def main(argv=None) -> None:
     from .network_agent import save_network
 
     args = parse_args(argv)
-    if args.save is not None and not args.save.endswith(".safetensors"):
-        raise SystemExit(f"--save {args.save}: the network file's name must end in .safetensors")
+    if args.save is not None:  # checked before training: a trained network must not be lost to a bad path
+        folder = Path(args.save).parent
+        if not args.save.endswith(".safetensors"):
+            raise SystemExit(f"--save {args.save}: the network file's name must end in .safetensors")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as error:
+            raise SystemExit(f"--save {args.save}: cannot write in {folder} ({error.strerror})") from None
     net = train_ppo(args)
     if args.save is not None:
-        save_network(net, args.save, "selfplay_ppo", get_rules(args.rules).name, args.num_players)
+        save_network(net, args.save, "selfplay_ppo", get_rules(args.rules).name, args.num_players, hidden=args.hidden)
         print(f"wrote {args.save}")
     learner = agents.CallableAgent(as_player(net, greedy=True), name="selfplay_ppo")
     for opponent in ("heuristic", "random"):
@@ -283,7 +293,7 @@ def train(task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
     steps = max(1, budget // (args.num_envs * args.num_steps)) * args.num_envs * args.num_steps
     if last[0] != steps:
         curve.evaluate(steps, agent_of(net))
-    save_network(net, run_dir / "network.safetensors", "selfplay_ppo", task.rules, task.players)
+    save_network(net, run_dir / "network.safetensors", "selfplay_ppo", task.rules, task.players, hidden=args.hidden)
     return agent_of(net)
 
 
