@@ -123,9 +123,7 @@ def import_agent(spec: str, seed: int | None) -> Agent:
     if not isinstance(agent, Agent):
         raise ValueError(f"agent {spec!r}: {attr}() returned {type(agent).__name__}, not an agents.Agent")
     if type(agent).act is Agent.act:
-        raise ValueError(
-            f"agent {spec!r}: {type(agent).__name__} does not define act(turn), the method that chooses a move"
-        )
+        raise ValueError(f"agent {spec!r}: {type(agent).__name__} does not define act(turn), which chooses a move")
     if agent.name == Agent.name:  # the base class's placeholder: name it after its spec
         agent.name = spec
     return agent

@@ -86,3 +86,16 @@ def read_json(path, max_bytes: int, what: str):
         raise ValueError(f"{what} {path} is not JSON (line {error.lineno}, column {error.colno})") from None
     except (ValueError, RecursionError) as error:  # nesting too deep, an integer of thousands of digits
         raise ValueError(f"{what} {path} is not usable JSON ({type(error).__name__})") from None
+
+
+def make_writable_dir(path) -> None:
+    """Make directory `path` (and its parents) if needed and check a file can be written in
+    it, before any work whose output would go there; OSError's reason as a ValueError."""
+    import tempfile
+
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        raise ValueError(f"cannot write in {path} ({error.strerror or error})") from None

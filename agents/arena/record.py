@@ -11,9 +11,8 @@ before it is saved as ``DIR/game-0000.json`` etc. Read them with ``sorry-replay`
 from __future__ import annotations
 
 import pathlib
-import tempfile
 
-from sorry_env import games, replay
+from sorry_env import files, games, replay
 
 from .game_table import GameTable
 from .play import Table, game_seeds, seating
@@ -33,11 +32,9 @@ def check_record_request(k: int, directory: str, games: int) -> tuple:
     if path.exists() and not path.is_dir():
         raise ValueError(f"--record K DIR: {directory} is a file; name a directory for the replay files")
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except OSError as error:
-        raise ValueError(f"--record K DIR: cannot write to {directory}: {error.strerror or error}") from None
+        files.make_writable_dir(path)
+    except ValueError as error:
+        raise ValueError(f"--record K DIR: {error}") from None
     return k, path
 
 

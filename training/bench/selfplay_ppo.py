@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import copy
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from sorry_env import files
 from sorry_env.rules import DEFAULT_PRESET
 
 # Hyperparameters (CleanRL's PPO defaults except gamma: a 2-player game lasts about 60 of
@@ -239,11 +239,9 @@ def main(argv=None) -> None:
         if not args.save.endswith(".safetensors"):
             raise SystemExit(f"--save {args.save}: the network file's name must end in .safetensors")
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryFile(dir=folder):
-                pass
-        except OSError as error:
-            raise SystemExit(f"--save {args.save}: cannot write in {folder} ({error.strerror})") from None
+            files.make_writable_dir(folder)
+        except ValueError as error:
+            raise SystemExit(f"--save {args.save}: {error}") from None
     net = train_ppo(args)
     if args.save is not None:
         save_network(net, args.save, "selfplay_ppo", get_rules(args.rules).name, args.num_players, hidden=args.hidden)
