@@ -161,6 +161,18 @@ def test_scoring_again_keeps_the_other_tasks_and_another_agent_cannot_overwrite(
     assert names == ["a_policy.safetensors", "b_policy.safetensors", "greedy"]
 
 
+def test_an_agent_that_answers_illegally_fails_the_score_without_a_traceback(capsys, tmp_path, monkeypatch):
+    (tmp_path / "bad_agents.py").write_text(
+        "from sorry_env.agents import Agent\n\nclass Off(Agent):\n    def act(self, turn):\n        return -1\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["score", "bad_agents:Off", "--task", "2p-heuristic", "--games", "2", "--out", str(tmp_path / "s")])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 1 and "usage:" not in err
+    assert "chose illegal action -1 in game 0" in err and "no score written for 2p-heuristic-v1" in err
+
+
 def test_score_skips_tasks_the_agent_does_not_fit(capsys, tmp_path):
     express_policy = str(pathlib.Path(__file__).parents[1] / "checkpoints" / "express-2p.safetensors")
     out = run_cli(["score", express_policy, "--games", "4", "--workers", "1", "--out", str(tmp_path)], capsys)

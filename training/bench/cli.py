@@ -20,6 +20,7 @@ import pathlib
 import sys
 
 from sorry_env import games
+from sorry_env.agent import IllegalMove
 from sorry_env.version import made_by
 
 from .tasks import TASKS, get_task
@@ -126,7 +127,10 @@ def cmd_score(parser, args, argv: list[str] | None = None) -> None:
         # Tasks with the same evaluation (2p-heuristic, 2p-selfplay) share one tournament.
         key = (task.game, task.rules, task.players, task.eval_opponents, args.games or task.eval_games, args.seed)
         if key not in measured:
-            measured[key] = score(args.agent, task, args.games, args.seed, args.workers, progress=not args.no_progress)
+            try:
+                measured[key] = score(args.agent, task, args.games, args.seed, args.workers, not args.no_progress)
+            except IllegalMove as error:  # found during play: the run failed, its arguments were fine
+                parser.exit(1, f"sorry-bench: {error}; no score written for {task.id}\n")
         rows.append({**measured[key], "task": task.id, **provenance})
         print(format_scores(rows[-1:]).splitlines()[-1], flush=True)
         scored = {row["task"] for row in rows}
