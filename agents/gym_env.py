@@ -45,5 +45,5 @@ class SorryGymEnv(_moved.SorryGymEnv):
             illegal_action,
             opponent_sampler,
             render_mode,
-            make_opponent=OpponentMaker(torch_threads),
+            make_opponent=OpponentMaker(torch_threads, rules, num_players),
         )

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from sorry_env.gym_env import SorryGymEnv
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
-from . import as_agent, set_torch_threads
+from . import as_agent, catalog, set_torch_threads
 from .base import Agent
 
 
@@ -24,12 +24,17 @@ class OpponentMaker:
     `torch_threads` threads in this process (1, the default, gives way to the
     ``SORRY_TORCH_THREADS`` environment variable when set; ``None`` leaves torch alone):
     policies evaluate one position at a time, where more threads only add contention.
+    ``trained`` stands for the shipped policy of the env's game (`rules`, `num_players`:
+    :func:`sorry_env.agents.catalog.resolve_spec`), as in ``sorry-eval``.
     A class rather than a closure, so an env holding it still pickles."""
 
-    def __init__(self, torch_threads: int | None = 1):
+    def __init__(self, torch_threads: int | None = 1, rules=DEFAULT_PRESET, num_players: int = 2):
         self.torch_threads = torch_threads
+        self.rules, self.num_players = rules, num_players
 
     def __call__(self, entry: object) -> Agent:
+        if isinstance(entry, str):
+            entry = catalog.resolve_spec(entry, self.rules, self.num_players)
         agent = as_agent(entry)
         if self.torch_threads is not None and getattr(agent, "uses_torch", False):
             set_torch_threads(None if self.torch_threads == 1 else self.torch_threads)
@@ -62,7 +67,7 @@ def make_gym_env(
         illegal_action=illegal_action,
         opponent_sampler=opponent_sampler,
         render_mode=render_mode,
-        make_opponent=OpponentMaker(torch_threads),
+        make_opponent=OpponentMaker(torch_threads, rules, num_players),
     )
 
 

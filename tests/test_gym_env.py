@@ -2,6 +2,7 @@
 learner's own reward, the PettingZoo env's observation, opponents of every kind, illegal actions,
 checkers and vector envs."""
 
+import os
 import warnings
 
 import gymnasium
@@ -139,6 +140,15 @@ def test_rewards_match_the_winner_over_many_games(num_players):
 def test_a_fixed_seat_is_kept():
     env = make_gym_env(4, "random", seat=3)
     assert {env.reset(seed=g)[0] is not None and env.learner_seat for g in range(5)} == {3}
+
+
+def test_trained_stands_for_the_shipped_policy_of_the_envs_game():
+    env = make_gym_env(4, "trained", rules="hasbro2013")
+    _obs, info = env.reset(seed=0)
+    assert info["opponents"] == ["trained"] * 3
+    assert {os.path.basename(agent.path) for _, agent in env.opponents.values()} == {"hasbro2013-4p.safetensors"}
+    with pytest.raises(ValueError, match="no shipped policy for rules 'hasbro2003_fast' with 2 players"):
+        make_gym_env(2, "trained", rules="hasbro2003_fast")
 
 
 def test_reset_says_which_seat_is_the_learners_and_who_the_opponents_are():
