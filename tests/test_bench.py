@@ -138,6 +138,7 @@ def test_score_plays_the_tasks_evaluation_and_writes_json_and_csv(capsys, tmp_pa
     assert (tmp_path / "scores.csv").read_text().startswith("task,agent,wins,games")
     assert row["command"].startswith("sorry-bench score greedy --task 2p-heuristic --task 2p-selfplay --games 8")
     assert "greedy" in out
+    assert out.count("2p-heuristic-v1") == 1 and out.count("win rate") == 1  # each row once, one header
 
 
 def test_scoring_again_keeps_the_other_tasks_and_another_agent_cannot_overwrite(capsys, tmp_path, monkeypatch):

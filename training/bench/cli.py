@@ -32,18 +32,23 @@ def _percent(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
+def score_header(width: int) -> str:
+    return f"{'task':<26} {'agent':<{width}} {'win rate':>9} {'95% interval':>16} {'games':>6} {'normalized':>10}"
+
+
+def score_line(row: dict, width: int) -> str:
+    normalized = "-" if row["normalized"] is None else f"{row['normalized']:.3f}"
+    interval = f"[{_percent(row['ci_low'])}, {_percent(row['ci_high'])}]"
+    line = (
+        f"{row['task']:<26} {row['agent']:<{width}} {_percent(row['win_rate']):>9} {interval:>16} "
+        f"{row['games']:>6} {normalized:>10}"
+    )
+    return line + ("" if row.get("standard", True) else "  (not standard: games or seed)")
+
+
 def format_scores(rows: list[dict]) -> str:
     width = max([28] + [len(row["agent"]) for row in rows])  # a long spec is shown whole
-    lines = [f"{'task':<26} {'agent':<{width}} {'win rate':>9} {'95% interval':>16} {'games':>6} {'normalized':>10}"]
-    for row in rows:
-        normalized = "-" if row["normalized"] is None else f"{row['normalized']:.3f}"
-        interval = f"[{_percent(row['ci_low'])}, {_percent(row['ci_high'])}]"
-        lines.append(
-            f"{row['task']:<26} {row['agent']:<{width}} {_percent(row['win_rate']):>9} {interval:>16} "
-            f"{row['games']:>6} {normalized:>10}"
-            + ("" if row.get("standard", True) else "  (not standard: games or seed)")
-        )
-    return "\n".join(lines)
+    return "\n".join([score_header(width)] + [score_line(row, width) for row in rows])
 
 
 def format_tasks() -> str:
@@ -90,9 +95,35 @@ def earlier_scores(parser: argparse.ArgumentParser, out: pathlib.Path, agent: st
     return earlier
 
 
+def fitting_tasks(parser: argparse.ArgumentParser, args) -> list:
+    """The tasks to score (`--task`, else all) that the agent fits, every one checked before
+    the first game; a task named with --task must fit, others are skipped with the reason."""
+    from .scoring import check_fits
+
+    try:
+        tasks = [get_task(name) for name in args.task] if args.task else list(TASKS.values())
+    except ValueError as error:
+        parser.error(str(error))
+    fitting, skipped = [], []
+    for task in tasks:
+        try:
+            check_fits(args.agent, task)
+            fitting.append(task)
+        except ValueError as error:
+            if args.task:
+                parser.error(str(error))
+            skipped.append(f"{task.name}: {error}")
+    if not fitting:
+        reasons = list(dict.fromkeys(reason.partition("): ")[2] for reason in skipped))  # each reason once
+        parser.error(f"{args.agent!r} fits none of the tasks ({', '.join(TASKS)}): " + "; ".join(reasons))
+    for line in skipped:
+        print(f"skipped {line}")
+    return fitting
+
+
 def cmd_score(parser, args, argv: list[str] | None = None) -> None:
     from .results import write_scores
-    from .scoring import check_fits, score
+    from .scoring import score
 
     if args.games is not None and args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
@@ -104,25 +135,11 @@ def cmd_score(parser, args, argv: list[str] | None = None) -> None:
     out = check_out_dir(parser, args.out)
     earlier = earlier_scores(parser, out, args.agent)
     provenance = made_by("sorry-bench", sys.argv[1:] if argv is None else argv)
-    try:
-        tasks = [get_task(name) for name in args.task] if args.task else list(TASKS.values())
-    except ValueError as error:
-        parser.error(str(error))
-    fitting, skipped = [], []
-    for task in tasks:  # every task checked before the first game
-        try:
-            check_fits(args.agent, task)
-            fitting.append(task)
-        except ValueError as error:
-            if args.task:  # a task asked for by name must fit
-                parser.error(str(error))
-            skipped.append(f"{task.name}: {error}")
-    if not fitting:
-        reasons = list(dict.fromkeys(reason.partition("): ")[2] for reason in skipped))  # each reason once
-        parser.error(f"{args.agent!r} fits none of the tasks ({', '.join(TASKS)}): " + "; ".join(reasons))
-    for line in skipped:
-        print(f"skipped {line}")
+    fitting = fitting_tasks(parser, args)
     rows, measured = [], {}
+    width = max(28, len(args.agent))
+    if args.no_progress:  # rows print as they are measured under one header (no bars between them)
+        print(score_header(width))
     for task in fitting:
         # Tasks with the same evaluation (2p-heuristic, 2p-selfplay) share one tournament.
         key = (task.game, task.rules, task.players, task.eval_opponents, args.games or task.eval_games, args.seed)
@@ -132,11 +149,12 @@ def cmd_score(parser, args, argv: list[str] | None = None) -> None:
             except IllegalMove as error:  # found during play: the run failed, its arguments were fine
                 parser.exit(1, f"sorry-bench: {error}; no score written for {task.id}\n")
         rows.append({**measured[key], "task": task.id, **provenance})
-        print(format_scores(rows[-1:]).splitlines()[-1], flush=True)
+        print(score_line(rows[-1], width), flush=True)
         scored = {row["task"] for row in rows}
         kept = [row for row in earlier if row["task"] not in scored]
         paths = write_scores(kept + rows, out)  # after every task: an interrupted run keeps what it measured
-    print(format_scores(rows))
+    if not args.no_progress:  # the rows again as one table, after the progress bars
+        print(format_scores(rows))
     for path in paths:
         print(f"wrote {path}")
 
