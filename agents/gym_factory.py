@@ -28,7 +28,7 @@ class OpponentMaker:
     :func:`sorry_env.agents.catalog.resolve_spec`), as in ``sorry-eval``.
     A class rather than a closure, so an env holding it still pickles."""
 
-    def __init__(self, torch_threads: int | None = 1, rules=DEFAULT_PRESET, num_players: int = 2):
+    def __init__(self, torch_threads: int | None, rules, num_players: int):
         self.torch_threads = torch_threads
         self.rules, self.num_players = rules, num_players
 

@@ -13,10 +13,9 @@ Loading safety: the network weights are read by SB3 with ``torch.load(weights_on
 The rest of an sb3 zip is cloudpickle (spaces, schedules, the policy class); this loader
 replaces all of it with objects built here (``custom_objects``), so a model trained with
 sb3-contrib's ``"MultiInputPolicy"`` (the env) or ``"MlpPolicy"`` (the batched env) and
-plain-JSON ``policy_kwargs`` loads without
-unpickling anything. A model with a custom policy class or non-JSON ``policy_kwargs``
-(activation classes, say) needs SB3 to unpickle them, which can run code from the file:
-load those only from sources you trust.
+plain-JSON ``policy_kwargs`` loads without unpickling anything. A model with a custom policy
+class or non-JSON ``policy_kwargs`` (activation classes, say) needs SB3 to unpickle them,
+which can run code from the file: load those only from sources you trust.
 
 The agent plays the model's deterministic (argmax) masked action, or a sample with
 ``sample=True``.
@@ -138,8 +137,7 @@ class SB3Agent(Agent):
         text = json.dumps(policy)
         known = MULTI_INPUT_POLICY if self.flat is None else MLP_POLICY
         if isinstance(policy, dict) and policy.get("__module__") == known[0] and known[1] in text:
-            flat_policy = MaskableActorCriticPolicy
-            custom["policy_class"] = MaskableMultiInputActorCriticPolicy if self.flat is None else flat_policy
+            custom["policy_class"] = MaskableActorCriticPolicy if self.flat else MaskableMultiInputActorCriticPolicy
         # Anything else still serialized (a custom policy class, non-JSON policy_kwargs) is
         # left to SB3, which unpickles it (see the module docstring).
         for key, value in data.items():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 
 MB = 1024 * 1024
 
@@ -91,8 +92,6 @@ def read_json(path, max_bytes: int, what: str):
 def make_writable_dir(path) -> None:
     """Make directory `path` (and its parents) if needed and check a file can be written in
     it, before any work whose output would go there; OSError's reason as a ValueError."""
-    import tempfile
-
     try:
         os.makedirs(path, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):

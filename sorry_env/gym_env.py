@@ -342,7 +342,7 @@ class SorryGymEnv(gymnasium.Env):
                 f"opponent {label!r} (seat {seat})",
                 f"in episode {self._episode} at turn {int(state[E.TURN])}",
             )
-            E.step(state, self._rules, int(action))
+            E.step(state, self._rules, action)
 
     def _observe(self) -> dict:
         state = self._require_state()

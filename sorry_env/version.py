@@ -12,6 +12,8 @@
   ``env_id``, ``env_name``: :mod:`sorry_env.games`), under the same rule.
 """
 
+import shlex
+
 __version__ = "0.1.0"
 
 ENV_VERSION = 1
@@ -25,6 +27,4 @@ def made_by(program: str, argv: list[str]) -> dict:
     """What a results file says of how it was made: the command as typed (`program` and its
     arguments, quoted for a shell) and this package's version (which fixes every game's env
     version), so a figure can be cited and re-run."""
-    import shlex
-
     return {"command": shlex.join([program, *argv]), "sorry_env": __version__}

@@ -235,11 +235,10 @@ def main(argv=None) -> None:
 
     args = parse_args(argv)
     if args.save is not None:  # checked before training: a trained network must not be lost to a bad path
-        folder = Path(args.save).parent
         if not args.save.endswith(".safetensors"):
             raise SystemExit(f"--save {args.save}: the network file's name must end in .safetensors")
         try:
-            files.make_writable_dir(folder)
+            files.make_writable_dir(Path(args.save).parent)
         except ValueError as error:
             raise SystemExit(f"--save {args.save}: {error}") from None
     net = train_ppo(args)
