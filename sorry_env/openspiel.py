@@ -159,12 +159,15 @@ class SorryGame(pyspiel.Game):
         ``pyspiel.deserialize_game_and_state`` unpickles it (docs/integrations.md)."""
         if position is None:
             return SorryState(self)
+        data = position
         if isinstance(position, str):
             try:
-                position = json.loads(position)
+                data = json.loads(position)
             except (ValueError, RecursionError):
                 raise ValueError(f"{SHORT_NAME}: a position is the JSON of sorry_env.state_io.state_to_dict") from None
-        return self.state_from_engine(state_from_dict(position, self.setup.rules, seed=0))
+        if not isinstance(data, dict):
+            raise ValueError(f"{SHORT_NAME}: a position is a state_io.state_to_dict dict, got {excerpt(data)}")
+        return self.state_from_engine(state_from_dict(data, self.setup.rules, seed=0))
 
     def state_from_engine(self, state: np.ndarray) -> SorryState:
         """A game state at the engine state `state` (a decision node or a card draw), with no

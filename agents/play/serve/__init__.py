@@ -98,7 +98,7 @@ def main(argv=None) -> int:
         import uvicorn
 
         from .app import DEFAULT_CHECKPOINTS, DEFAULT_HINT_AGENT, create_app
-        from .connections import bounded_protocol, connection_cap
+        from .connections import BACKLOG, bounded_protocol, connection_cap
         from .games import GameStore
         from .guard import allowed_hosts
     except ImportError as exc:
@@ -130,6 +130,7 @@ def main(argv=None) -> int:
         timeout_graceful_shutdown=3,
         http=bounded_protocol(max_connections, args.read_seconds),  # read deadline, connection cap
         limit_concurrency=max_connections,
+        backlog=BACKLOG,
     )
     return 0
 

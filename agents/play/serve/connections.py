@@ -25,10 +25,14 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from . import DEFAULT_MAX_CONNECTIONS, MAX_READ_SECONDS
 
-__all__ = ["DEFAULT_MAX_CONNECTIONS", "MAX_READ_SECONDS", "bounded_protocol", "connection_cap"]
-# Descriptors kept free for everything else the server opens: the listening socket, the
-# search workers' pipes, policy and static files, numba's cache.
-FD_RESERVE = 64
+__all__ = ["BACKLOG", "DEFAULT_MAX_CONNECTIONS", "MAX_READ_SECONDS", "bounded_protocol", "connection_cap"]
+# The listen backlog, which asyncio also uses as the number of connections it accepts in one
+# go before any of them reaches connection_made (where one over the cap is closed).
+BACKLOG = 128
+# Descriptors kept free: two accept batches in flight (accepted, not yet closed) and everything
+# else the server opens (the listening socket, the search workers' pipes, policy and static
+# files, numba's cache). Without them accept() fails with EMFILE and asyncio logs a traceback.
+FD_RESERVE = 2 * BACKLOG + 64
 _BUSY = b"the server has too many open connections; try again\n"
 REFUSAL = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
