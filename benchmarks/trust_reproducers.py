@@ -52,7 +52,7 @@ def policy_hidden_bomb(tmp: pathlib.Path) -> tuple[list[str], str]:
     meta["sorry_policy"] = json.dumps(inner, separators=(",", ":"))
     path = tmp / "bomb.safetensors"
     _write_safetensors(path, meta)
-    return _module("sorry_env.agents.arena.cli", path, "random", "--games", "1", "--no-progress"), "layer widths"
+    return _module("sorry_env.agents.arena.cli", path, "random", "--games", "1", "--no-progress"), "16 layers"
 
 
 def policy_parameter_bomb(tmp: pathlib.Path) -> tuple[list[str], str]:
@@ -76,7 +76,7 @@ def game_policy_hidden_bomb(tmp: pathlib.Path) -> tuple[list[str], str]:
     path = tmp / "express-bomb.safetensors"
     _write_safetensors(path, meta)
     argv = _module("sorry_env.agents.arena.cli", "--game", "express", path, "random", "--games", "1", "--no-progress")
-    return argv, "layer widths"
+    return argv, "16 layers"
 
 
 def selfplay_network_8192(tmp: pathlib.Path) -> tuple[list[str], str]:

@@ -198,7 +198,7 @@ def check_layer_widths(widths, where: str) -> list[int]:
         or not all(isinstance(w, int) and not isinstance(w, bool) and 0 < w <= MAX_WIDTH for w in widths)
     ):
         raise ValueError(
-            f"{where} must be a list of at most {MAX_LAYERS} layer widths, each 1..{MAX_WIDTH:,}, got {excerpt(widths)}"
+            f"{where} must be a list of at most {MAX_LAYERS} layers of 1..{MAX_WIDTH:,} units, got {excerpt(widths)}"
         )
     return widths
 

@@ -96,7 +96,9 @@ def _check_params(params: dict) -> dict:
     if not isinstance(rules, str) or rules not in PRESETS:
         raise ValueError(f"{SHORT_NAME}: rules must be a preset name {sorted(PRESETS)}, got {rules!r}")
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or not 1 <= max_turns <= MAX_TURNS:
-        raise ValueError(f"{SHORT_NAME}: max_turns must be an integer 1..{MAX_TURNS:,}, got {excerpt(max_turns)}")
+        raise ValueError(
+            f"{SHORT_NAME}: max_turns must be a positive integer at most {MAX_TURNS:,}, got {excerpt(max_turns)}"
+        )
     if reward not in ("win", "points"):
         raise ValueError(f"{SHORT_NAME}: reward must be 'win' or 'points', got {reward!r}")
     if reward == "points" and get_rules(rules).scoring == "none":

@@ -51,7 +51,7 @@ def test_the_network_size_check_runs_before_anything_is_built(monkeypatch, tmp_p
 
     monkeypatch.setattr(policy, "actor_tensors", lambda *a, **k: pytest.fail("built before the size check"))
     repro.policy_hidden_bomb(tmp_path)
-    with pytest.raises(ValueError, match="at most 16 layer widths") as info:
+    with pytest.raises(ValueError, match="at most 16 layers of 1..16,384 units") as info:
         policy.read_metadata(tmp_path / "bomb.safetensors")
     assert len(str(info.value)) < 300
 
@@ -107,7 +107,7 @@ def test_openspiel_errors_and_json_positions():
     state = game.new_initial_state()
     with pytest.raises(pyspiel.SpielError, match="not a chance outcome"):
         state.action_to_string(pyspiel.PlayerId.CHANCE, 99)
-    with pytest.raises(ValueError, match="max_turns must be an integer 1..1,000,000"):
+    with pytest.raises(ValueError, match="max_turns must be a positive integer at most 1,000,000"):
         openspiel.SorryGame({"players": 2, "max_turns": 2**31})
     while state.is_chance_node():
         state.apply_action(state.legal_actions()[0])
