@@ -37,12 +37,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from sorry_env import games
+from sorry_env import checks, games
 from sorry_env.agent import Agent, GameTurn
+from sorry_env.checks import excerpt
 
 from . import tensor_file
-from .policy import MLP, check_network, check_parameter_count, masked_logits
-from .tensor_file import excerpt
+from .policy import MLP, check_network, masked_logits
 
 FORMAT_VERSION = 1
 
@@ -139,8 +139,9 @@ def read_game_metadata(path: str | os.PathLike, game_id: str) -> tuple[dict, dic
     network = check_network(path, meta.get("network"))
     if network["kind"] != "mlp":
         raise ValueError(f"{path}: a {kind.long_name} policy network is an 'mlp', got {excerpt(network['kind'])}")
+    sizes = [kind.observation_size, *network["hidden"], kind.num_actions]
+    checks.check_parameter_count(f"{path}: its metadata", checks.mlp_parameters(sizes))
     expected = actor_tensors(kind, network["hidden"])
-    check_parameter_count(path, expected)
     tensor_file.check_expected(path, found, expected, f"the network its metadata describes ({network['hidden']})")
     return meta, expected
 

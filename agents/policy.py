@@ -41,8 +41,9 @@ layout is refused at load instead of playing nonsense. A file is also refused fo
 rules or another player count (:meth:`PolicyAgent.check_game`).
 
 Loading trusts nothing in the file (docs/hardening.md): the metadata and the header's tensor
-names, dtypes and shapes are checked against each other and against ``MAX_PARAMETERS``
-before the network is built, and non-finite weights are refused with the tensor's name.
+names, dtypes and shapes are checked against each other, and every size the metadata gives
+(layer counts, widths, the parameters they imply) against the caps of :mod:`sorry_env.checks`,
+before anything is built from them, and non-finite weights are refused with the tensor's name.
 
 Play needs plain torch only (no stable-baselines3). Illegal actions are masked out before the
 argmax (or the sample, with ``sample=True``).
@@ -51,29 +52,25 @@ argmax (or the sample, with ``sample=True``).
 from __future__ import annotations
 
 import json
-import math
 import os
 
 import numpy as np
 import torch
 from torch import nn
 
-from sorry_env import game, games
+from sorry_env import checks, game, games
+from sorry_env.checks import excerpt
 from sorry_env.observation import OBS_SIZE
 from sorry_env.policy_input import INPUT_SIZE, afterstates, layout, policy_input, rules_dict, rules_from_dict
 from sorry_env.rules import Rules, get_rules
 
 from . import catalog, tensor_file
 from .base import Agent, Turn
-from .tensor_file import excerpt
 
 FORMAT = games.game_type("sorry").policy_format
 FORMAT_VERSION = 2
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 KINDS = ("mlp", "afterstate")
-# A shipped 2-player policy holds 0.4 million parameters; the cap stops a file's metadata or
-# header from making the loader set aside gigabytes.
-MAX_PARAMETERS = 50_000_000
 
 
 class MLP(nn.Module):
@@ -187,20 +184,10 @@ def read_metadata(path) -> dict:
     return _checked_header(path)[0]
 
 
-def check_parameter_count(path, expected: dict) -> None:
-    """ValueError if the tensors a file's metadata describes ({name: (dtype, shape)}) hold more
-    than MAX_PARAMETERS numbers: checked before any tensor is read."""
-    parameters = sum(math.prod(shape) for _, shape in expected.values())
-    if parameters > MAX_PARAMETERS:
-        raise ValueError(
-            f"{path}: its metadata describes a network of {parameters:,} parameters, more than the "
-            f"{MAX_PARAMETERS:,} a policy file may hold"
-        )
-
-
 def check_network(path, network) -> dict:
-    """The `network` metadata entry, checked: kind, activation, and hidden widths as a list
-    of positive integers."""
+    """The `network` metadata entry, checked: kind, activation, and hidden widths as lists
+    within the caps of :func:`sorry_env.checks.check_layer_widths` (the parameter count they
+    imply is checked by the caller, who knows the input and output sizes)."""
     if not isinstance(network, dict):
         raise ValueError(f"{path}: 'network' must be an object, got {excerpt(network)}")
     kind, hidden, activation = network.get("kind"), network.get("hidden"), network.get("activation")
@@ -208,22 +195,23 @@ def check_network(path, network) -> dict:
         raise ValueError(f"{path}: network kind must be one of {KINDS}, got {excerpt(kind)}")
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise ValueError(f"{path}: network activation must be one of {sorted(ACTIVATIONS)}, got {excerpt(activation)}")
-    if not isinstance(hidden, list) or not all(
-        isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in hidden
-    ):
-        raise ValueError(f"{path}: network hidden must be a list of layer widths > 0, got {excerpt(hidden)}")
-    value_hidden = network.get("value_hidden")
-    if value_hidden is not None and (
-        not isinstance(value_hidden, list)
-        or not all(isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in value_hidden)
-    ):
-        raise ValueError(
-            f"{path}: network value_hidden must be a list of layer widths > 0, got {excerpt(value_hidden)}"
-        )
+    checks.check_layer_widths(hidden, f"{path}: network hidden")
+    if network.get("value_hidden") is not None:
+        checks.check_layer_widths(network["value_hidden"], f"{path}: network value_hidden")
     unknown = set(network) - {"kind", "hidden", "activation", "value_hidden"}
     if unknown:
-        raise ValueError(f"{path}: unknown network entries {sorted(unknown)}")
+        raise ValueError(f"{path}: unknown network entries {excerpt(sorted(unknown))}")
     return network
+
+
+def actor_layers(
+    kind: str, hidden: list[int], n_actions: int, value_hidden: list[int] | None = None
+) -> list[tuple[str, list[int]]]:
+    """(tensor name prefix, layer sizes from input to output) of each MLP of an Actor."""
+    mlps = [("net", [OBS_SIZE, *hidden, n_actions if kind == "mlp" else 1])]
+    if value_hidden is not None:
+        mlps.append(("value", [OBS_SIZE, *value_hidden, 1]))
+    return mlps
 
 
 def actor_tensors(
@@ -232,10 +220,7 @@ def actor_tensors(
     """name -> (dtype, shape) of the tensors an Actor of this shape holds (what a policy file
     must contain), computed without building it."""
     tensors = {}
-    mlps = [("net", [OBS_SIZE, *hidden, n_actions if kind == "mlp" else 1])]
-    if value_hidden is not None:
-        mlps.append(("value", [OBS_SIZE, *value_hidden, 1]))
-    for prefix, sizes in mlps:
+    for prefix, sizes in actor_layers(kind, hidden, n_actions, value_hidden):
         for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
             tensors[f"{prefix}.layers.{k}.weight"] = ("F32", (b, a))
             tensors[f"{prefix}.layers.{k}.bias"] = ("F32", (b,))
@@ -262,8 +247,10 @@ def _checked_header(path):
     if isinstance(players, bool) or players not in (2, 3, 4):
         raise ValueError(f"{path}: num_players must be 2, 3 or 4, got {excerpt(players)}")
     net_cfg = check_network(path, meta.get("network"))
-    expected = actor_tensors(net_cfg["kind"], net_cfg["hidden"], want["n_actions"], net_cfg.get("value_hidden"))
-    check_parameter_count(path, expected)
+    shape = (net_cfg["kind"], net_cfg["hidden"], want["n_actions"], net_cfg.get("value_hidden"))
+    layers = actor_layers(*shape)
+    checks.check_parameter_count(f"{path}: its metadata", sum(checks.mlp_parameters(sizes) for _, sizes in layers))
+    expected = actor_tensors(*shape)
     tensor_file.check_expected(path, found, expected, f"the network its metadata describes ({net_cfg['hidden']})")
     return meta, found, rules, expected
 
@@ -271,7 +258,7 @@ def _checked_header(path):
 def load_policy(path) -> tuple[Actor, dict]:
     """(actor, metadata) of a policy file, after checking it matches this code's layout.
     Everything is checked from the header (metadata, tensor names, dtypes and shapes, the
-    parameter count against MAX_PARAMETERS) before any memory is set aside for the network;
+    sizes against sorry_env.checks' caps) before any memory is set aside for the network;
     non-finite weights are refused with the tensor's name."""
     meta, found, rules, expected = _checked_header(path)
     tensors = tensor_file.load_checked(path, list(expected))

@@ -29,6 +29,7 @@ import zipfile
 import numpy as np
 
 from sorry_env import files, game
+from sorry_env.checks import excerpt
 from sorry_env.gym_space import ENV_ID, FLAT_INPUTS, flat_space, observation_space
 from sorry_env.policy_input import layout, policy_input, rules_dict, rules_from_dict
 from sorry_env.rules import get_rules
@@ -79,6 +80,12 @@ def model_game(path, data: dict) -> dict:
             f"{path} was not trained on the Gymnasium env {ENV_ID} (its observation space, {shown}, "
             f"records no sorry_env game){hint}"
         )
+    players = tag.get("num_players")
+    if not isinstance(tag.get("rules"), dict) or not isinstance(tag.get("layout"), dict) or players not in (2, 3, 4):
+        raise ValueError(
+            f"{path}: its observation space's sorry_env game record is incomplete (it needs rules, layout and "
+            f"num_players 2..4), got {excerpt(tag)}"
+        )
     return tag
 
 
@@ -96,10 +103,10 @@ class SB3Agent(Agent):
         self.num_players = int(self.game["num_players"])
         self.flat = self.game.get("input")  # None: the env's Dict observation; else a flat vector (gym_space)
         if self.flat is not None and self.flat not in FLAT_INPUTS:
-            raise ValueError(f"{self.path}: its observation space records an unknown input {self.flat!r}")
+            raise ValueError(f"{self.path}: its observation space records an unknown input {excerpt(self.flat)}")
         if self.game["layout"] != layout(self.rules):
             raise ValueError(
-                f"{self.path} was made for input/action layout {self.game['layout']} but this sorry_env "
+                f"{self.path} was made for input/action layout {excerpt(self.game['layout'], 200)} but this sorry_env "
                 f"uses {layout(self.rules)}; retrain it with this version"
             )
         self.model = self._load(data)
@@ -154,8 +161,9 @@ class SB3Agent(Agent):
         # read from a run directory, a replay or a results file, or sent over HTTP.
         try:
             model = MaskablePPO.load(self.path, custom_objects=custom, device="cpu")
-        except (RuntimeError, ValueError, KeyError) as error:
-            raise ValueError(f"{self.path}: not a MaskablePPO model for {ENV_ID} ({error})") from None
+        except Exception as error:  # noqa: BLE001 (a damaged policy.pth, pickled kwargs that do not fit, ...)
+            reason = f"{type(error).__name__}: {error}"
+            raise ValueError(f"{self.path}: not a MaskablePPO model for {ENV_ID} ({reason[:200]})") from None
         return model
 
     def check_game(self, rules, num_players: int) -> None:

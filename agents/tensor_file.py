@@ -21,8 +21,10 @@ import torch
 from safetensors.torch import save_file
 
 from sorry_env import files
+from sorry_env.checks import excerpt
 
 MAX_HEADER_BYTES = 16 * 1024 * 1024
+MAX_DIMS = 8  # dimensions of one tensor: the networks here have at most 2
 # The largest file read as a policy or checkpoint: a 50M-parameter network in float32 with
 # Adam's two moments is 600 MB; anything larger (a 2 GB sparse file, /dev/zero) is refused
 # before it is opened.
@@ -42,12 +44,6 @@ ITEM_BYTES = {
     "U64": 8,
     "BOOL": 1,
 }
-
-
-def excerpt(value, limit: int = 60) -> str:
-    """repr(value) cut to `limit` characters: error messages quote input, never echo it whole."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def read_header(path, max_header_bytes: int = MAX_HEADER_BYTES, what: str = "safetensors file") -> tuple[dict, dict]:
@@ -96,6 +92,7 @@ def _check_entry(path, name, entry, data_bytes):
         not isinstance(entry, dict)
         or entry.get("dtype") not in ITEM_BYTES
         or not isinstance(entry.get("shape"), list)
+        or len(entry["shape"]) > MAX_DIMS  # before the product: a shape of millions of 2s is a huge number
         or not all(_is_int(d) for d in entry["shape"])
         or not isinstance(entry.get("data_offsets"), list)
         or len(entry["data_offsets"]) != 2
@@ -106,7 +103,7 @@ def _check_entry(path, name, entry, data_bytes):
     need = math.prod(entry["shape"]) * ITEM_BYTES[entry["dtype"]]
     if end < begin or end - begin != need or end > data_bytes:
         raise ValueError(
-            f"{path}: tensor {excerpt(name)} ({entry['dtype']} {entry['shape']}) needs {need:,} bytes "
+            f"{path}: tensor {excerpt(name)} ({entry['dtype']} {excerpt(entry['shape'])}) needs {need:,} bytes "
             f"but its byte range is {begin:,}..{end:,} of {data_bytes:,}"
         )
     return entry["dtype"], tuple(entry["shape"])

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import pathlib
 import re
 import shutil
 import sys
 
+from sorry_env import files
 from sorry_env.agents.arena.stats import wilson_interval
 from sorry_env.training.bench import results
 
@@ -44,8 +46,8 @@ REFERENCE_ROW = re.compile(
 
 
 def read_csv_rows(path: pathlib.Path) -> list[dict]:
-    with open(results._bounded(path), newline="") as f:
-        return list(csv.DictReader(f))
+    text = files.read_text(path, results.MAX_FILE_BYTES, "published table")
+    return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
 def result_record(row: dict, note: str) -> dict:
@@ -118,7 +120,7 @@ def reference_row(match: re.Match, note: str) -> dict:
 
 
 def write_references(published: pathlib.Path, out: pathlib.Path, agents: list[str], note: str) -> int:
-    lines = results._bounded(published / "results.md").read_text().splitlines()
+    lines = files.read_text(published / "results.md", results.MAX_FILE_BYTES, "published table").splitlines()
     written = 0
     for agent in agents:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in agent)

@@ -10,6 +10,7 @@ ValueError there instead.
 from __future__ import annotations
 
 import reprlib
+import unicodedata
 
 import numpy as np
 from numba import njit
@@ -31,6 +32,16 @@ def excerpt(value, limit: int = 80) -> str:
     except (RecursionError, ValueError):  # a pathological __repr__, or int digits over Python's limit
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def printable(text: str) -> str:
+    """`text` with every control or format character (ESC and the terminal sequences it
+    starts, CR, BEL, bidirectional overrides, ...) written as a visible escape: text read from
+    a file is printed to a terminal only this way."""
+    return "".join(
+        ch if ch == " " or unicodedata.category(ch)[0] not in "CZ" else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )
 
 
 # What _header_problem's codes mean (0: none).
@@ -167,3 +178,40 @@ def check_state(state, rules_array: np.ndarray) -> None:
     problem = _header_problem(state, rules_array)
     if problem:
         raise ValueError(f"state: {_PROBLEMS[problem]}")
+
+
+# The sizes a network's description may give (a policy file's metadata, a config's
+# network.hidden): the shipped networks are 2 layers of 256; these caps are far above any of
+# them and keep a description from making a loader set aside gigabytes.
+MAX_LAYERS = 16  # hidden layers
+MAX_WIDTH = 16_384  # units per hidden layer
+MAX_PARAMETERS = 50_000_000  # weights and biases of one file's networks together
+
+
+def check_layer_widths(widths, where: str) -> list[int]:
+    """`widths` (hidden-layer widths named `where`) if it is a list of at most MAX_LAYERS
+    integers 1..MAX_WIDTH; ValueError quoting an excerpt otherwise. The count is checked
+    before any element is looked at, so a list of millions is refused at once."""
+    if (
+        not isinstance(widths, list)
+        or len(widths) > MAX_LAYERS
+        or not all(isinstance(w, int) and not isinstance(w, bool) and 0 < w <= MAX_WIDTH for w in widths)
+    ):
+        raise ValueError(
+            f"{where} must be a list of at most {MAX_LAYERS} layers of 1..{MAX_WIDTH:,} units, got {excerpt(widths)}"
+        )
+    return widths
+
+
+def mlp_parameters(sizes: list[int]) -> int:
+    """Weights and biases of an MLP whose layers have these sizes (input, hidden..., output)."""
+    return sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:]))
+
+
+def check_parameter_count(where: str, parameters: int) -> None:
+    """ValueError if networks described by `where` would hold more than MAX_PARAMETERS
+    numbers: every network loader and config checks this before it builds anything."""
+    if parameters > MAX_PARAMETERS:
+        raise ValueError(
+            f"{where} describes networks of {parameters:,} parameters, more than the {MAX_PARAMETERS:,} allowed"
+        )

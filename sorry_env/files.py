@@ -59,7 +59,11 @@ def read_bytes(path, max_bytes: int, what: str) -> bytes:
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ValueError(f"{what} {path} is not a regular file (a device, FIFO or socket): refused")
-        data = f.read(max_bytes + 1)
+        try:
+            # At most the cap even where the size said 0: /proc's files look regular and empty.
+            data = f.read(max_bytes + 1)
+        except OSError as error:  # /proc/self/mem, a file on a failing disk
+            raise ValueError(f"{what} {path} cannot be read ({type(error).__name__})") from None
     if len(data) > max_bytes:  # it grew since the check
         raise ValueError(f"{what} {path} is more than the {_size_text(max_bytes)} such a file may hold")
     return data

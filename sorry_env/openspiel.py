@@ -38,17 +38,23 @@ A game reaching ``max_turns`` cards is terminal with every return 0 (the env's t
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pyspiel
 
 from . import engine as E
 from . import game as G
-from .checks import check_state
+from .checks import check_state, excerpt
 from .observation import OBS_SIZE, observe
 from .rules import CARD_NAMES, DEFAULT_MAX_TURNS, DEFAULT_PRESET, N_CARDS, PRESETS, get_rules
 from .scoring import max_points, scores
+from .state_io import state_from_dict
 
 SHORT_NAME = "python_sorry"
+# OpenSpiel keeps max_game_length (max_turns times the decisions of one card, up to 7) in a
+# 32-bit int: 2**31 cards was a RuntimeError. A million cards is far beyond any game.
+MAX_TURNS = 1_000_000
 DEFAULTS = {"players": 4, "rules": DEFAULT_PRESET, "max_turns": DEFAULT_MAX_TURNS, "reward": "win"}
 
 
@@ -89,8 +95,10 @@ def _check_params(params: dict) -> dict:
         raise ValueError(f"{SHORT_NAME}: players must be 2, 3 or 4, got {players!r}")
     if not isinstance(rules, str) or rules not in PRESETS:
         raise ValueError(f"{SHORT_NAME}: rules must be a preset name {sorted(PRESETS)}, got {rules!r}")
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-        raise ValueError(f"{SHORT_NAME}: max_turns must be a positive integer, got {max_turns!r}")
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or not 1 <= max_turns <= MAX_TURNS:
+        raise ValueError(
+            f"{SHORT_NAME}: max_turns must be a positive integer at most {MAX_TURNS:,}, got {excerpt(max_turns)}"
+        )
     if reward not in ("win", "points"):
         raise ValueError(f"{SHORT_NAME}: reward must be 'win' or 'points', got {reward!r}")
     if reward == "points" and get_rules(rules).scoring == "none":
@@ -145,8 +153,23 @@ class SorryGame(pyspiel.Game):
         self.setup = _Setup(rules, seats, p["max_turns"], p["reward"])
         _SETUPS.setdefault(self.setup.key, self.setup)
 
-    def new_initial_state(self) -> SorryState:
-        return SorryState(self)
+    def new_initial_state(self, position: str | dict | None = None) -> SorryState:
+        """The start of a game; or, given a position in the project's JSON form (the dict of
+        :func:`sorry_env.state_io.state_to_dict`, or its JSON text), a state there with no
+        history, as :meth:`state_from_engine` makes. This is the way to store and restore a
+        position: ``pyspiel.serialize_game_and_state`` writes a pickle for Python games, and
+        ``pyspiel.deserialize_game_and_state`` unpickles it (docs/integrations.md)."""
+        if position is None:
+            return SorryState(self)
+        data = position
+        if isinstance(position, str):
+            try:
+                data = json.loads(position)
+            except (ValueError, RecursionError):
+                raise ValueError(f"{SHORT_NAME}: a position is the JSON of sorry_env.state_io.state_to_dict") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{SHORT_NAME}: a position is a state_io.state_to_dict dict, got {excerpt(data)}")
+        return self.state_from_engine(state_from_dict(data, self.setup.rules, seed=0))
 
     def state_from_engine(self, state: np.ndarray) -> SorryState:
         """A game state at the engine state `state` (a decision node or a card draw), with no
@@ -265,6 +288,9 @@ class SorryState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
+            outcomes = len(self._game.seats) if self._first_player_pending else N_CARDS
+            if not 0 <= action < outcomes:  # OpenSpiel's own games report this as a SpielError too
+                raise pyspiel.SpielError(f"{SHORT_NAME}: {action} is not a chance outcome here (0..{outcomes - 1})")
             if self._first_player_pending:
                 return f"first player: seat {self._game.seats[action]}"
             if self._deal_to:

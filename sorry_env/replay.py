@@ -52,7 +52,7 @@ import numpy as np
 
 from . import engine as E
 from . import files, game, games
-from .checks import excerpt
+from .checks import excerpt, printable
 from .narrate import PawnLabels, narrate
 from .rules import Rules, get_rules, rules_from_json, rules_to_json
 from .scoring import scores
@@ -450,7 +450,8 @@ def move_list(rep: Replay) -> list:
     lines = []
     names: dict = {p.get("seat"): p.get("agent") for p in record.get("players", []) if isinstance(p, dict)}
     if names:
-        lines.append("players: " + ", ".join(f"{colours[s]} = {names[s]}" for s in sorted(names)))
+        # The names come from the file: printable() keeps terminal escape codes in them inert.
+        lines.append("players: " + ", ".join(f"{colours[s]} = {printable(names[s])}" for s in sorted(names)))
     if not board:
         lines.append(f"game: {kind.long_name}")
     lines.append(f"rules {played.variant_name}, seats {list(record['seats'])}, seed {record['seed']}")

@@ -399,7 +399,7 @@ def test_report_refuses_damaged_or_oversized_result_files(capsys, tmp_path):
     path = write_result(tmp_path / "b", score={"wins": 9, "games": 4})
     assert "score.wins" in refused(["report", "--runs-dir", str(tmp_path / "b")], capsys)
     path.write_text(" " * (results.MAX_FILE_BYTES + 1))
-    assert "bytes" in refused(["report", "--runs-dir", str(tmp_path / "b")], capsys)
+    assert "more than the" in refused(["report", "--runs-dir", str(tmp_path / "b")], capsys)
     assert "no sorry-bench results" in refused(["report", "--runs-dir", str(tmp_path / "b" / "2p-heuristic")], capsys)
 
 

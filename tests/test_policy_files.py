@@ -55,6 +55,10 @@ def test_metadata_cannot_make_the_loader_build_a_huge_network(tmp_path, monkeypa
         raise AssertionError("the loader built a network before checking the file")
 
     monkeypatch.setattr(policy_module, "Actor", no_build)
+    with pytest.raises(ValueError, match="layers of 1..16,384 units"):  # each width is capped (sorry_env.checks)
+        load_policy(bad)
+    meta["network"]["hidden"] = [16_384] * 3  # each width allowed, too many parameters together
+    bad = rewrite(path, tmp_path / "wide.safetensors", meta=meta)
     with pytest.raises(ValueError, match="parameters"):
         load_policy(bad)
     meta["network"]["hidden"] = [64]  # the right size, but not what the tensors hold

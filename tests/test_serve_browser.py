@@ -78,7 +78,10 @@ def page(tmp_path):
     """A Chromium page; a test that fails inside ``with shots(page):`` leaves a screenshot."""
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        # bypass_csp: Playwright's wait_for_function evaluates its predicate as a string, which the
+        # server's Content-Security-Policy forbids; test_the_page_runs_under_its_csp checks the page
+        # itself with the policy enforced.
+        page = browser.new_page(viewport={"width": 1300, "height": 900}, bypass_csp=True)
         page.errors = []
         page.on("pageerror", lambda e: page.errors.append(str(e)))
         page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
@@ -323,3 +326,25 @@ def test_another_registered_game_is_played_as_text_by_clicking_its_moves(server,
             assert moves < 500
         assert page.text_content("#result") == view["result"]["text"] and page.is_visible("#result")
         assert not page.errors, page.errors
+
+
+def test_the_page_runs_under_its_csp(server):
+    """The page's own scripts, styles and requests keep within the server's Content-Security-
+    Policy: with it enforced, a new game starts and the board is drawn, with no violation."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1300, "height": 900})
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            response = page.goto(server + "/")
+            assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+            page.wait_for_selector("body[data-phase=setup]")
+            page.fill("#opponent-0", "heuristic")
+            page.click("#start")
+            page.wait_for_selector("body[data-phase=your-move], body[data-phase=over]", timeout=60_000)
+            assert page.evaluate("document.querySelectorAll('#board *').length") > 50
+            assert not errors, errors
+        finally:
+            browser.close()

@@ -34,7 +34,8 @@ import torch
 from safetensors.torch import save_file
 
 from sorry_env.agents.policy import Actor
-from sorry_env.agents.tensor_file import check_expected, excerpt, load_checked, read_header, spec
+from sorry_env.agents.tensor_file import check_expected, load_checked, read_header, spec
+from sorry_env.checks import excerpt
 
 FILE = "checkpoint.safetensors"
 LEGACY_FILE = "checkpoint.zip"

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from sorry_env import files
+from sorry_env import checks, files
 from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
@@ -123,7 +123,7 @@ def merge_config(base: dict, override: dict, where: str = "") -> dict:
     out = copy.deepcopy(base)
     for key, value in override.items():
         if key not in base:
-            raise ValueError(f"config: unknown key {where}{key!r}; known: {sorted(base)}")
+            raise ValueError(f"config: unknown key {where}{excerpt(key)}; known: {sorted(base)}")
         # The mix is one whole mapping (its keys are agent names), not merged key by key.
         if isinstance(base[key], dict) and isinstance(value, dict) and key != "mix":
             out[key] = merge_config(base[key], value, f"{where}{key}.")
@@ -135,14 +135,44 @@ def merge_config(base: dict, override: dict, where: str = "") -> dict:
 MAX_CONFIG_BYTES = 1024 * 1024  # a config file: the shipped ones are under 2 KB
 
 
+class ConfigLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, stricter: no aliases (``*name``: nine nested aliases expand a
+    344-byte file to gigabytes, and a config has no need of them) and no key given twice in
+    one mapping (the later one used to win silently). Errors are ValueErrors with the line."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            line = self.peek_event().start_mark.line + 1
+            raise ValueError(f"line {line}: an alias (*name); a config may not use YAML aliases, write the value out")
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                duplicate = key in seen
+                seen.add(key)
+            except TypeError:  # an unhashable key: the base class reports it
+                break
+            if duplicate:
+                raise ValueError(f"line {key_node.start_mark.line + 1}: the key {excerpt(key)} is given twice")
+        return super().construct_mapping(node, deep)
+
+
 def read_yaml(path: str | Path, what: str = "config") -> object:
-    """The YAML value of file `path` (a regular file of at most MAX_CONFIG_BYTES), or
-    ValueError: a file too deeply nested for the parser (thousands of ``[``) included."""
+    """The YAML value of file `path` (a regular file of at most MAX_CONFIG_BYTES, read by
+    :class:`ConfigLoader`), or ValueError: aliases, a key given twice and a file too deeply
+    nested for the parser (thousands of ``[``) included. Messages never quote a value whole."""
     text = files.read_text(path, MAX_CONFIG_BYTES, what)
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=ConfigLoader)  # noqa: S506 (ConfigLoader is a SafeLoader)
     except yaml.YAMLError as e:
         raise ValueError(f"{what} {path}: not valid YAML ({str(e)[:300]})") from None
+    except ValueError as e:
+        raise ValueError(f"{what} {path}: {e}") from None
     except RecursionError:
         raise ValueError(f"{what} {path}: nested too deeply to be a config") from None
 
@@ -264,7 +294,10 @@ RANGES = {
 
 # Caps on the values that size memory or processes, checked before anything is allocated
 # (each far above the shipped configs; docs/hardening.md lists them).
+MAX_INTEGER = 10**18 - 1  # any integer of a config: fits the int64 of numpy and torch
+MAX_SEED = 2**32 - 1  # numpy's and Stable-Baselines3's seeding take 32 bits
 CAPS = {
+    "seed": MAX_SEED,
     "envs": 1024,  # games stepped together
     "ppo.n_steps": 65_536,  # per env and rollout
     "ppo.batch_size": 1_048_576,
@@ -283,9 +316,6 @@ CAPS = {
     "game.max_turns": 1_000_000,
 }
 MAX_ROLLOUT = 1_048_576  # envs * ppo.n_steps: the rollout buffer's positions (about 5 KB each)
-MAX_LAYERS = 16  # hidden layers of network.hidden and network.value_hidden
-MAX_WIDTH = 16_384  # units per hidden layer
-MAX_NETWORK_PARAMETERS = 50_000_000  # as a policy file may hold (agents.policy.MAX_PARAMETERS)
 INPUT_BOUND = 2048  # more than any layout's network input, for the parameter estimate
 
 
@@ -308,11 +338,13 @@ def check_types(
             continue
         if isinstance(default, dict) and key != "mix":
             if not isinstance(value, dict):
-                raise ValueError(f"config: {name} must be a mapping of {sorted(default)}, got {value!r}")
+                raise ValueError(f"config: {name} must be a mapping of {sorted(default)}, got {excerpt(value)}")
             check_types(value, default, name + ".", nullable, ranges, caps)
             continue
         if want is float:
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            ok = (isinstance(value, float) and math.isfinite(value)) or (
+                isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_INTEGER
+            )
         elif want is int:
             ok = isinstance(value, int) and not isinstance(value, bool)
         else:
@@ -326,11 +358,13 @@ def check_types(
                 list: "a list",
                 dict: "a mapping",
             }[want]
-            raise ValueError(f"config: {name} must be {noun}, got {value!r}")
+            raise ValueError(f"config: {name} must be {noun}, got {excerpt(value)}")
+        if want is int and not -MAX_INTEGER <= value <= MAX_INTEGER:  # before any comparison or arithmetic
+            raise ValueError(f"config: {name} must be an integer of at most 18 digits, got {excerpt(value)}")
         if name in ranges and not ranges[name][0](value):
-            raise ValueError(f"config: {name} must be {ranges[name][1]}, got {value!r}")
+            raise ValueError(f"config: {name} must be {ranges[name][1]}, got {excerpt(value)}")
         if name in caps and value > caps[name]:
-            raise ValueError(f"config: {name} must be at most {caps[name]:,}, got {value!r}")
+            raise ValueError(f"config: {name} must be at most {caps[name]:,}, got {excerpt(value)}")
 
 
 def check_network_file(cfg: dict, key: str) -> dict:
@@ -431,19 +465,11 @@ def _check_game_and_network(cfg: dict) -> None:
 
 
 def check_layer_sizes(sizes: list, where: str) -> None:
-    """ValueError unless `sizes` (the config key `where`) are hidden-layer widths: positive
-    integers, at most MAX_LAYERS of at most MAX_WIDTH, and a network of at most
-    MAX_NETWORK_PARAMETERS (counted from INPUT_BOUND inputs to one output)."""
-    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes):
-        raise ValueError(f"config: {where} must be a list of layer widths > 0, got {excerpt(sizes)}")
-    if len(sizes) > MAX_LAYERS or max(sizes, default=0) > MAX_WIDTH:
-        raise ValueError(
-            f"config: {where} must have at most {MAX_LAYERS} layers of at most {MAX_WIDTH:,} units, "
-            f"got {excerpt(sizes)}"
-        )
-    widths = [INPUT_BOUND, *sizes, 1]
-    if sum(a * b for a, b in zip(widths[:-1], widths[1:])) > MAX_NETWORK_PARAMETERS:
-        raise ValueError(f"config: {where} {sizes} makes a network of more than {MAX_NETWORK_PARAMETERS:,} parameters")
+    """ValueError unless `sizes` (the config key `where`) are hidden-layer widths within the
+    caps every network loader applies (:mod:`sorry_env.checks`: layers, units, parameters,
+    counted from INPUT_BOUND inputs to one output)."""
+    checks.check_layer_widths(sizes, f"config: {where}")
+    checks.check_parameter_count(f"config: {where}", checks.mlp_parameters([INPUT_BOUND, *sizes, 1]))
 
 
 def _check_agents(cfg: dict) -> None:

@@ -37,6 +37,7 @@ replacement; batches are keyed by their game indices, so no game is counted twic
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -634,6 +635,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--address", help="HOST:PORT of a Ray head started with `ray start --head` (default: local Ray)")
     p.add_argument("--workers", type=int, help="override expert_iteration.workers")
     args = p.parse_args(argv)
+    if importlib.util.find_spec("ray") is None:  # before anything is read or made
+        p.exit(2, "sorry-expit: needs Ray, which is not installed: pip install 'sorry-env[rllib]'\n")
     try:
         if args.workers is not None and args.workers < 1:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")

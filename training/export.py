@@ -62,9 +62,11 @@ def export_actor(
 
 
 # Caps on the JSON files export reads (a run's state holds its config and evaluation history;
-# a results file its games' log): far above real ones, small enough to read at once.
-MAX_RUN_STATE_BYTES = 64 * MB
-MAX_RESULTS_BYTES = 256 * MB
+# a sorry-eval results.json its summary, without the games, which go to games.csv): far above
+# real ones (kilobytes), and small enough that parsing stays bounded: JSON of empty lists
+# takes about 26 times its size once parsed (16 MB: 429 MB peak RSS), so 32 MB stays under 1 GB.
+MAX_RUN_STATE_BYTES = 32 * MB
+MAX_RESULTS_BYTES = 16 * MB
 
 
 def tournament_summary(results_path: str | Path, config: dict) -> dict:

@@ -40,7 +40,7 @@ from sorry_env import files
 from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 
-from .config import AT_LEAST_ZERO, POSITIVE, check_layer_sizes, check_types, read_config, run_name_problem
+from .config import AT_LEAST_ZERO, MAX_SEED, POSITIVE, check_layer_sizes, check_types, read_config, run_name_problem
 
 SELF, SNAPSHOTS = "self", "snapshots"
 MODULE_ID = "shared"
@@ -105,6 +105,7 @@ RANGES = {
     "checkpoint_every": POSITIVE,
 }
 CAPS = {
+    "seed": MAX_SEED,
     "game.max_turns": 1_000_000,
     "ppo.train_batch_size": 1_048_576,
     "ppo.num_epochs": 1000,
@@ -508,7 +509,7 @@ class RLlibRun:
 
 
 # Caps on what a resume reads from a run directory besides RLlib's own checkpoint.
-MAX_MARKER_BYTES = 64 * 1024 * 1024
+MAX_MARKER_BYTES = 32 * 1024 * 1024  # parsed JSON takes up to ~26x its size (training/export.py)
 MAX_SNAPSHOT_BYTES = 1024 * 1024 * 1024
 
 

@@ -85,9 +85,18 @@ def load_network(build: Callable, path: str, algorithm: str):
         made_by = players = None
     if made_by != algorithm or type(players) is not int or not 2 <= players <= 4:
         raise ValueError(f"{path} is not a {what}: its metadata does not name the {algorithm} game it plays")
-    net = build(engine.num_actions(rules), record)
-    expected = {name: tensor_file.spec(tensor) for name, tensor in net.state_dict().items()}
+    import torch
+
+    from sorry_env import checks
+
+    with torch.device("meta"):  # shapes only: nothing is allocated before the sizes are checked
+        shaped = build(engine.num_actions(rules), record)
+    expected = {name: tensor_file.spec(tensor) for name, tensor in shaped.state_dict().items()}
+    checks.check_parameter_count(
+        f"{path}: its metadata", sum(tensor.numel() for tensor in shaped.state_dict().values())
+    )
     tensor_file.check_expected(path, found, expected, what)
+    net = build(engine.num_actions(rules), record)
     net.load_state_dict(tensor_file.load_checked(path, expected))
     return net, {"rules": rules, "players": players}
 

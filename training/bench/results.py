@@ -1,8 +1,12 @@
 """sorry-bench result files: written by ``score`` and ``run``, read back by ``report``.
 
 Files read back are data only: JSON parsed with :mod:`json`, CSV with :mod:`csv`, each
-checked to be a regular file under :data:`MAX_FILE_BYTES` before it is opened, and every
-field checked before use; nothing in them is imported, unpickled or executed.
+checked to be a regular file under :data:`MAX_FILE_BYTES` before it is opened
+(:mod:`sorry_env.files`), and every field checked before use; nothing in them is imported,
+unpickled or executed. A record's task id becomes part of a file name only after
+:func:`check_name` (one plain name: no ``/``, ``..``, newline or ``$``), and every file the
+report writes is checked to be directly in its output folder. Numbers of any size, nesting of
+any depth and CSV fields of any length are one-line ValueErrors, never tracebacks.
 
 A record (a result.json or a scores.json row) may carry ``reconstructed``: text saying it was
 rebuilt from a published table after its run directory was lost, and which fields could not
@@ -12,13 +16,22 @@ be recovered (they are absent). The report marks such rows.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import pathlib
+import re
+
+from sorry_env import files
+from sorry_env.checks import excerpt
 
 MAX_FILE_BYTES = 2_000_000  # a result.json or curve.csv is a few kB; anything bigger is not one
 MAX_NOTE_CHARS = 1_000  # a reconstructed record's note: a sentence or two
 SCORE_FIELDS = ("task", "agent", "wins", "games", "win_rate", "ci_low", "ci_high", "normalized", "seed", "standard")
+MAX_SEED = 2**63 - 1  # a run's seed and any count (numpy's and torch's integers fit in 64 bits)
+# A task id or algorithm name as sorry-bench writes them ("2p-heuristic-v1", "maskable_ppo"):
+# safe in a file name and in a plot's label.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 CURVE_FIELDS = ("steps", "wall_seconds", "wins", "games", "win_rate", "ci_low", "ci_high", "normalized")
 
 
@@ -37,19 +50,25 @@ def write_scores(rows: list[dict], out: pathlib.Path) -> list[pathlib.Path]:
     return [json_path, csv_path]
 
 
-def _bounded(path: pathlib.Path) -> pathlib.Path:
-    if not path.is_file():
-        raise ValueError(f"{path} is not a regular file")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise ValueError(f"{path} is {size:,} bytes; a sorry-bench result file is under {MAX_FILE_BYTES:,}")
-    return path
+def check_name(value, where: str) -> str:
+    """`value` if it is a plain name (:data:`NAME`: letters, digits, ``_``, ``.``, ``-``, not
+    ``..``); ValueError quoting an excerpt otherwise."""
+    if not isinstance(value, str) or not NAME.fullmatch(value) or ".." in value:
+        raise ValueError(f"{where} must be a plain name (letters, digits, _ . -), got {excerpt(value)}")
+    return value
 
 
 def _number(value, where: str, low: float = -math.inf, high: float = math.inf, integer: bool = False):
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or not low <= value <= high or (integer and value != int(value)):
-        raise ValueError(f"{where}: {value!r} is not a {'whole ' if integer else ''}number in [{low}, {high}]")
+    # An int is compared as an int (math.isfinite would overflow on 400 digits); a float must be
+    # finite; a whole number (a count, a seed) fits in 64 bits.
+    high = min(high, MAX_SEED) if integer else high
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        ok = False
+    else:
+        ok = (isinstance(value, int) or math.isfinite(value)) and low <= value <= high
+        ok = ok and (not integer or value == int(value))
+    if not ok:
+        raise ValueError(f"{where}: {excerpt(value)} is not a {'whole ' if integer else ''}number in [{low}, {high}]")
     return int(value) if integer else float(value)
 
 
@@ -61,10 +80,7 @@ def _check_reconstructed(record: dict, where: str) -> None:
 
 def _read_json(path: pathlib.Path):
     """The JSON value of a bounded regular file (ValueError naming the file otherwise)."""
-    try:
-        return json.loads(_bounded(path).read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path} is not JSON: {error}") from None
+    return files.read_json(path, MAX_FILE_BYTES, "sorry-bench result file")
 
 
 def _check_score(score: dict, where: str) -> None:
@@ -84,10 +100,11 @@ def read_result(path: pathlib.Path) -> dict:
     data = _read_json(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a result is a JSON object")
-    for key in ("task", "algorithm", "cpu"):
-        if not isinstance(data.get(key), str):
-            raise ValueError(f"{path}: {key!r} must be text")
-    _number(data.get("seed"), f"{path}: seed", 0, integer=True)
+    for key in ("task", "algorithm"):
+        check_name(data.get(key), f"{path}: {key!r}")
+    if not isinstance(data.get("cpu"), str):
+        raise ValueError(f"{path}: 'cpu' must be text")
+    _number(data.get("seed"), f"{path}: seed", 0, MAX_SEED, integer=True)
     _number(data.get("steps"), f"{path}: steps", 0, integer=True)
     _number(data.get("budget"), f"{path}: budget", 1, integer=True)
     _number(data.get("train_seconds"), f"{path}: train_seconds", 0)
@@ -108,29 +125,29 @@ def read_result(path: pathlib.Path) -> dict:
 def read_curve(path: pathlib.Path) -> list[dict]:
     """A run's curve.csv as rows of numbers (ValueError naming the file, row and field)."""
     rows = []
+    text = files.read_text(path, MAX_FILE_BYTES, "sorry-bench curve file")
     try:
-        with open(_bounded(path), newline="") as f:
-            reader = csv.DictReader(f)
-            if reader.fieldnames is None or not set(CURVE_FIELDS) <= set(reader.fieldnames):
-                raise ValueError(f"{path}: needs the columns {', '.join(CURVE_FIELDS)}")
-            for i, raw in enumerate(reader, start=2):
-                row = {}
-                for key in CURVE_FIELDS:
-                    text = raw[key]
-                    if key == "normalized" and text == "":
-                        row[key] = None
-                        continue
-                    try:
-                        value = float(text)
-                    except (TypeError, ValueError):
-                        raise ValueError(f"{path} line {i}: {key} {text!r} is not a number") from None
-                    low, high = (0, 1) if key in ("win_rate", "ci_low", "ci_high") else (0, math.inf)
-                    if key == "normalized":
-                        low = -math.inf
-                    row[key] = _number(value, f"{path} line {i}: {key}", low, high)
-                rows.append(row)
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path} is not text: {error}") from None
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        if reader.fieldnames is None or not set(CURVE_FIELDS) <= set(reader.fieldnames):
+            raise ValueError(f"{path}: needs the columns {', '.join(CURVE_FIELDS)}")
+        for i, raw in enumerate(reader, start=2):
+            row = {}
+            for key in CURVE_FIELDS:
+                text = raw[key]
+                if key == "normalized" and text == "":
+                    row[key] = None
+                    continue
+                try:
+                    value = float(text)
+                except (TypeError, ValueError):
+                    raise ValueError(f"{path} line {i}: {key} {excerpt(text)} is not a number") from None
+                low, high = (0, 1) if key in ("win_rate", "ci_low", "ci_high") else (0, math.inf)
+                if key == "normalized":
+                    low = -math.inf
+                row[key] = _number(value, f"{path} line {i}: {key}", low, high)
+            rows.append(row)
+    except csv.Error as error:  # a field over csv's limit (128 KB), a NUL byte, ...
+        raise ValueError(f"{path} is not a curve file: {str(error)[:100]}") from None
     return rows
 
 
@@ -162,8 +179,9 @@ def read_scores(path: pathlib.Path) -> list[dict]:
         raise ValueError(f"{path}: scores are a JSON list")
     for i, row in enumerate(data):
         where = f"{path} row {i}"
-        if not isinstance(row, dict) or not isinstance(row.get("task"), str) or not isinstance(row.get("agent"), str):
+        if not isinstance(row, dict) or not isinstance(row.get("agent"), str):
             raise ValueError(f"{where}: needs text 'task' and 'agent'")
+        check_name(row.get("task"), f"{where}: 'task'")
         _check_score(row, f"{where}: ")
         _check_reconstructed(row, where)
     return data
@@ -318,7 +336,7 @@ def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
                 task = get_task(task_id)
             except ValueError:
                 task = None  # a task of another version: plotted without anchors
-            path = out / f"curve-{task_id}.png"
+            path = _inside(out, f"curve-{check_name(task_id, 'task')}.png")
             if _plot_task(task_id, task, [(r, c) for r, c in found if r["task"] == task_id and c], path):
                 written.append(path)
     lines += _reconstructed_lines(scores + [result for result, _ in found])
@@ -326,6 +344,15 @@ def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
     md_path.write_text("\n".join(lines))
     written.insert(0, md_path)
     return written
+
+
+def _inside(out: pathlib.Path, name: str) -> pathlib.Path:
+    """out/name, refused unless it is a file directly in `out` (names from records were
+    checked; this keeps any other path from leaving the folder)."""
+    path = out / name
+    if path.parent != out or path.name != name:
+        raise ValueError(f"the report would write {excerpt(name)} outside {out}")
+    return path
 
 
 def _plot_task(task_id: str, task, runs: list[tuple[dict, list[dict]]], path: pathlib.Path) -> bool:
@@ -338,6 +365,11 @@ def _plot_task(task_id: str, task, runs: list[tuple[dict, list[dict]]], path: pa
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    with matplotlib.rc_context({"text.parse_math": False}):  # labels are plain text, never TeX ($...$)
+        return _draw_task(plt, task_id, task, runs, path)
+
+
+def _draw_task(plt, task_id: str, task, runs: list[tuple[dict, list[dict]]], path: pathlib.Path) -> bool:
     from .tasks import ANCHORS
 
     fig, ax = plt.subplots(figsize=(7, 4.5))

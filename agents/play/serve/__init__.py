@@ -46,6 +46,26 @@ def main(argv=None) -> int:
         help="another name requests may address (their Host header); repeatable. Default: the --host "
         "address, plus localhost/127.0.0.1/::1 when that is a loopback or wildcard address",
     )
+    p.add_argument(
+        "--games-per-client",
+        type=int,
+        default=None,
+        help="games one client address holds at once; its least recently used game makes room for a new one "
+        "(default: a quarter of --max-games, at least 1)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=DEFAULT_MAX_CONNECTIONS,
+        help=f"open connections at once, the rest answered 503 (default {DEFAULT_MAX_CONNECTIONS}, "
+        "lowered to fit the file-descriptor limit)",
+    )
+    p.add_argument(
+        "--read-seconds",
+        type=float,
+        default=MAX_READ_SECONDS,
+        help=f"time a client has to send a request's headers and body (default and most: {MAX_READ_SECONDS:g})",
+    )
     p.add_argument("--workers", type=int, default=2, help="processes that run search moves (default 2)")
     p.add_argument(
         "--move-seconds",
@@ -60,6 +80,14 @@ def main(argv=None) -> int:
         p.error(f"--ttl must be a number of minutes above 0 and at most {MAX_TTL_MINUTES}, got {args.ttl}")
     if not 1 <= args.max_games <= MAX_GAMES:
         p.error(f"--max-games must be 1..{MAX_GAMES}, got {args.max_games}")
+    if args.games_per_client is None:
+        args.games_per_client = max(1, args.max_games // 4)
+    if not 1 <= args.games_per_client <= args.max_games:
+        p.error(f"--games-per-client must be 1..--max-games ({args.max_games}), got {args.games_per_client}")
+    if not 1 <= args.max_connections <= 65_536:
+        p.error(f"--max-connections must be 1..65536, got {args.max_connections}")
+    if not (math.isfinite(args.read_seconds) and 0 < args.read_seconds <= MAX_READ_SECONDS):
+        p.error(f"--read-seconds must be above 0 and at most {MAX_READ_SECONDS:g}, got {args.read_seconds}")
     if not 1 <= args.workers <= 64:
         p.error(f"--workers must be 1..64, got {args.workers}")
     if not (math.isfinite(args.move_seconds) and 0 < args.move_seconds <= 600):
@@ -70,13 +98,18 @@ def main(argv=None) -> int:
         import uvicorn
 
         from .app import DEFAULT_CHECKPOINTS, DEFAULT_HINT_AGENT, create_app
+        from .connections import BACKLOG, bounded_protocol, connection_cap
         from .games import GameStore
         from .guard import allowed_hosts
     except ImportError as exc:
         p.error(f"{exc}: sorry-serve needs the serve extra: pip install -e '.[serve]'")
     try:
+        max_connections = connection_cap(args.max_connections)
+    except ValueError as exc:
+        p.error(str(exc))
+    try:
         app = create_app(
-            GameStore(ttl=args.ttl * 60, max_games=args.max_games),
+            GameStore(ttl=args.ttl * 60, max_games=args.max_games, per_client=args.games_per_client),
             checkpoints=args.checkpoints or DEFAULT_CHECKPOINTS,
             hint_agent=args.hint_agent or DEFAULT_HINT_AGENT,
             hosts=allowed_hosts(args.host, tuple(args.allow_host)),
@@ -89,11 +122,24 @@ def main(argv=None) -> int:
         print(f"warning: --host {args.host} lets other machines play on this server", file=sys.stderr)
     print(f"Sorry! in the browser: http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
     # A request still running at SIGTERM gets a few seconds (a search move is within its budget).
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=3)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        timeout_graceful_shutdown=3,
+        http=bounded_protocol(max_connections, args.read_seconds),  # read deadline, connection cap
+        limit_concurrency=max_connections,
+        backlog=BACKLOG,
+    )
     return 0
 
 
 MAX_TTL_MINUTES = 7 * 24 * 60  # a week
+# The connection rules' defaults (here, not in connections.py: that imports uvicorn, which
+# is imported only once the serve extra is known to be there).
+DEFAULT_MAX_CONNECTIONS = 512
+MAX_READ_SECONDS = 10.0
 MAX_GAMES = 10_000
 
 

@@ -301,6 +301,8 @@ def create_app(
 
     async def create(request: Request) -> Response:
         body = await read_json(request)
+        client = request.client.host if request.client else ""
+        server.store.check_room(client)  # a full server refuses (503) before any agent is built
         try:
             session = await run_in_threadpool(server.create, body)
         except (ValueError, TypeError) as exc:
@@ -308,7 +310,7 @@ def create_app(
 
         def start():
             with session.lock:
-                server.store.add(session)  # refused (503) when the server is full
+                server.store.add(session, client)  # checked again: another request may have filled it
                 events = session.advance()  # the opponents may move first
                 return {"game": session.view(), "events": events}
 

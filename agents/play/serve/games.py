@@ -384,19 +384,35 @@ class GameSession(Session):
 
 
 class StoreFull(GameError):
-    def __init__(self, cap: int):
-        super().__init__(f"the server holds its maximum of {cap} games; try again when one expires", status=503)
+    def __init__(self, cap: int, per_client: bool = False):
+        if per_client:
+            super().__init__(f"you are playing {cap} games at once, the most one client may; finish one", status=429)
+        else:
+            super().__init__(f"the server holds its maximum of {cap} games; try again when one expires", status=503)
 
 
 class GameStore:
     """Games by id. A game idle for longer than `ttl` seconds is forgotten (checked on every
-    access and every new game); at most `max_games` games are held at once."""
+    access and every new game); at most `max_games` games are held at once, and at most
+    `per_client` of them for one client (an address): a client at its share has its least
+    recently used game forgotten to make room for a new one, so a person starting game after
+    game never gets stuck and no client can take the slots of others (None: no share, as
+    for one local player; sorry-serve gives each client a quarter of the games)."""
 
-    def __init__(self, ttl: float = 30 * 60, max_games: int = 64, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        ttl: float = 30 * 60,
+        max_games: int = 64,
+        clock: Callable[[], float] = time.monotonic,
+        per_client: int | None = None,
+    ):
         if not (isinstance(ttl, (int, float)) and math.isfinite(ttl) and ttl > 0) or max_games < 1:
             raise ValueError(f"ttl must be positive and max_games at least 1, got {ttl} and {max_games}")
-        self.ttl, self.max_games, self.clock = ttl, max_games, clock
+        if per_client is not None and not 1 <= per_client <= max_games:
+            raise ValueError(f"per_client must be 1..max_games ({max_games}), got {per_client}")
+        self.ttl, self.max_games, self.per_client, self.clock = ttl, max_games, per_client, clock
         self._games: dict[str, GameSession] = {}
+        self._clients: dict[str, str] = {}  # game id -> the client that made it
         self._lock = threading.Lock()
 
     def new_id(self) -> str:
@@ -408,16 +424,41 @@ class GameStore:
         with self._lock:
             gone = [gid for gid, g in self._games.items() if now - g.last_used > self.ttl and not g.lock.locked()]
             for gid in gone:
-                del self._games[gid]
+                self._forget(gid)
         return gone
 
-    def add(self, session: GameSession) -> None:
+    def _forget(self, game_id: str) -> None:
+        self._games.pop(game_id, None)
+        self._clients.pop(game_id, None)
+
+    def _make_room(self, client: str, evict: bool) -> None:
+        """StoreFull unless a new game of `client` fits; with `evict`, forget the client's least
+        recently used idle game when it holds its share (the lock is held)."""
+        own = [gid for gid, c in self._clients.items() if c == client]
+        if self.per_client is not None and len(own) >= self.per_client:
+            idle = [gid for gid in own if not self._games[gid].lock.locked()]
+            if not idle:
+                raise StoreFull(self.per_client, per_client=True)
+            if evict:
+                self._forget(min(idle, key=lambda gid: self._games[gid].last_used))
+            return
+        if len(self._games) >= self.max_games:
+            raise StoreFull(self.max_games)
+
+    def check_room(self, client: str = "") -> None:
+        """StoreFull unless a new game of `client` would fit now: checked before its agents are
+        built (a full server refuses at once, without loading anything)."""
         self.purge()
         with self._lock:
-            if len(self._games) >= self.max_games:
-                raise StoreFull(self.max_games)
+            self._make_room(client, evict=False)
+
+    def add(self, session: GameSession, client: str = "") -> None:
+        self.purge()
+        with self._lock:
+            self._make_room(client, evict=True)
             session.last_used = self.clock()
             self._games[session.id] = session
+            self._clients[session.id] = client
 
     def get(self, game_id: str) -> GameSession:
         """The game with this id (marked used now), or GameError 404."""
@@ -436,7 +477,7 @@ class GameStore:
     def delete(self, game_id: str) -> None:
         self.get(game_id)
         with self._lock:
-            self._games.pop(game_id, None)
+            self._forget(game_id)
 
     def __len__(self) -> int:
         with self._lock:

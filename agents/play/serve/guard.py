@@ -7,8 +7,12 @@ are refused before any route sees them, and request bodies are read within bound
   be this server's own origin, and ``Sec-Fetch-Site``, when sent, ``same-origin`` or ``none``
   (a cross-site form or fetch): 403. A POST must be ``application/json`` (a cross-site
   ``text/plain`` POST needs no preflight; a JSON one does, and gets no CORS answer): 415.
+- **One of each**: a request with two ``Host`` or two ``Origin`` headers is refused (400/403):
+  which one counts would otherwise depend on the parser.
 - **Bodies** (:func:`read_json`): at most MAX_BODY bytes, nesting at most MAX_DEPTH deep,
   integers at most MAX_DIGITS digits, no NaN or Infinity: 400/413, never a 500.
+- **Framing**: every response says ``X-Frame-Options: DENY`` and carries a Content-Security-
+  Policy allowing only the server's own scripts, styles and requests, and no framing.
 """
 
 from __future__ import annotations
@@ -16,13 +20,23 @@ from __future__ import annotations
 import json
 import re
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 MAX_BODY = 64 * 1024  # bytes: far more than any request of this API needs
 MAX_DEPTH = 8  # nesting of [ and {: the deepest body of this API is 2
 MAX_DIGITS = 20  # an integer of this API (seed, action, version) has at most 10
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+SINGLE_HEADERS = ("host", "origin")  # a request may give each at most once
+SECURITY_HEADERS = [
+    (b"x-frame-options", b"DENY"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+        b"form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+]
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
@@ -62,23 +76,35 @@ class RequestGuard:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+
+        async def send_secured(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+            await send(message)
+
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self.refusal(scope, headers)
+        repeated = [name for name in SINGLE_HEADERS if sum(k.lower() == name.encode() for k, _ in scope["headers"]) > 1]
+        refusal = self.refusal(scope, headers, repeated)
         if refusal is None:
-            return await self.app(scope, receive, send)
+            return await self.app(scope, receive, send_secured)
         status, message = refusal
         body = json.dumps({"error": message}).encode()
-        await send(
+        await send_secured(
             {
                 "type": "http.response.start",
                 "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
             }
         )
-        await send({"type": "http.response.body", "body": body})
+        await send_secured({"type": "http.response.body", "body": body})
 
-    def refusal(self, scope, headers: dict[str, str]) -> tuple[int, str] | None:
-        """(status, message) for a refused request, else None."""
+    def refusal(self, scope, headers: dict[str, str], repeated: list[str] = ()) -> tuple[int, str] | None:
+        """(status, message) for a refused request, else None. `repeated`: the SINGLE_HEADERS
+        the request gives more than once."""
+        if "host" in repeated:
+            return 400, "a request may name one Host, this one names several"
+        if "origin" in repeated:
+            return 403, "cross-site request refused: a request may carry one Origin, this one carries several"
         host = headers.get("host", "")
         if host_name(host) not in self.hosts:
             return 400, f"this server answers to {', '.join(sorted(self.hosts))}, not the Host {host[:80]!r}"
@@ -122,11 +148,14 @@ def _no_constant(name: str):
 async def read_json(request: Request) -> dict:
     """The request's JSON object, or BodyError naming what is wrong with it."""
     chunks, size = [], 0
-    async for chunk in request.stream():  # stop reading at the limit rather than hold any size in memory
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise BodyError(f"the request body is over the limit: at most {MAX_BODY} bytes are read", status=413)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():  # stop reading at the limit rather than hold any size in memory
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise BodyError(f"the request body is over the limit: at most {MAX_BODY} bytes are read", status=413)
+            chunks.append(chunk)
+    except ClientDisconnect:  # the client went away, or missed the read deadline (connections.py)
+        raise BodyError("the request body did not arrive", status=408) from None
     raw = b"".join(chunks) or b"{}"
     if _nesting_over(raw, MAX_DEPTH):
         raise BodyError(f"the request body nests deeper than {MAX_DEPTH} levels")

@@ -19,6 +19,7 @@ import queue
 import sys
 import threading
 import time
+from collections import OrderedDict
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from sorry_env.agent import GameTurn
 from sorry_env.agents.base import Agent, Turn
 from sorry_env.agents.heuristic import HeuristicAgent
 
+# Agents a worker keeps built, by (game, name, settings): each distinct setting of a search agent
+# holds its own tables (azsearch about 0.8 MB), so the cache is bounded, least recently used out.
+MAX_CACHED_AGENTS = 32
 STARTUP_SECONDS = 120.0  # a fresh worker imports the agents and loads their compiled code
 BOARD_GAME = "sorry"  # the registered id of the board game, whose agents are sorry_env.agents.AGENTS
 
@@ -45,7 +49,7 @@ def _maker(game_id: str, name: str):
 def _worker(conn) -> None:
     """A worker process: answer (agent name, settings, seed, turn, game id) jobs with ("ok",
     action) or ("error", message) until the pipe closes."""
-    made: dict[tuple, Agent] = {}
+    made: OrderedDict[tuple, Agent] = OrderedDict()  # the most recently used agents, at most MAX_CACHED_AGENTS
     conn.send(("ready", None))
     while True:
         try:
@@ -56,6 +60,9 @@ def _worker(conn) -> None:
             key = (game_id, name, settings)
             if key not in made:
                 made[key] = _maker(game_id, name)(**dict(settings))
+                if len(made) > MAX_CACHED_AGENTS:
+                    made.popitem(last=False)
+            made.move_to_end(key)
             agent = made[key]
             agent.reset(seed)  # the move depends on the game's seed only, not on the worker
             conn.send(("ok", int(agent.act(turn))))
