@@ -286,3 +286,38 @@ def test_the_results_table_widens_its_agent_column_for_a_long_spec():
     assert len(rows) == 2
     column = header.index("win rate") + len("win rate")  # the rates are right-aligned under it
     assert all(row[column - 1] == "%" and row[column] == " " for row in rows), lines
+
+
+def test_a_damaged_sb3_zip_is_refused_in_one_line_without_unpickling(tmp_path, monkeypatch):
+    # Issue 37: a bad policy.pth (UnpicklingError) and pickled kwargs (TypeError) ended in
+    # tracebacks; both are ValueErrors naming the file, and nothing is unpickled.
+    import base64
+    import pickle
+    import zipfile
+
+    import cloudpickle
+
+    train_tiny_model(tmp_path / "m.zip", num_players=2, opponents="random")
+    with zipfile.ZipFile(tmp_path / "m.zip") as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+
+    def rewrite(path, **changes):
+        with zipfile.ZipFile(path, "w") as archive:
+            for name, data in {**members, **changes}.items():
+                archive.writestr(name, data)
+        return str(path)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("unpickled")
+
+    monkeypatch.setattr(cloudpickle, "loads", refuse)
+    monkeypatch.setattr(pickle, "loads", refuse)
+    bad_weights = rewrite(tmp_path / "weights.zip", **{"policy.pth": b"\x80\x04not a state dict"})
+    data = json.loads(members["data"])
+    payload = base64.b64encode(pickle.dumps({"net_arch": [8]})).decode()
+    data["policy_kwargs"] = {":type:": "<class 'dict'>", ":serialized:": payload}
+    pickled_kwargs = rewrite(tmp_path / "kwargs.zip", data=json.dumps(data).encode())
+    for path in (bad_weights, pickled_kwargs):
+        with pytest.raises(ValueError) as info:
+            agents.make_agent(path)
+        assert path in str(info.value) and "\n" not in str(info.value), str(info.value)
