@@ -84,5 +84,11 @@ if _register is not None:
             _register("aec", _kind.env_id, entry_point=_kind.env_entry_point)
 # A string entry point: gymnasium imports the agents package (which turns opponent specs into
 # agents) when the env is made, not here.
+# Its vector entry point is the compiled batched env against compiled opponents (what
+# gymnasium.make_vec returns without a vectorization_mode, or with "vector_entry_point").
 if GYM_ENV_ID not in _gymnasium.registry:
-    _gymnasium.register(id=GYM_ENV_ID, entry_point="sorry_env.agents.gym_factory:make_gym_env")
+    _gymnasium.register(
+        id=GYM_ENV_ID,
+        entry_point="sorry_env.agents.gym_factory:make_gym_env",
+        vector_entry_point="sorry_env.vector_opponents:gym_vector_env",
+    )
