@@ -19,6 +19,12 @@ SECTIONS = {
     "PettingZoo's Parallel API": ("pettingzoo", "pettingzoo is not installed", False),
     "SuperSuit": ("supersuit", "supersuit is not installed (in no extra: docs/integrations.md)", False),
     "OpenSpiel": ("pyspiel", "open_spiel is not installed (the test extra installs it)", False),
+    "Shimmy (OpenSpiel as PettingZoo)": (
+        "shimmy",
+        "shimmy is not installed (in no extra: docs/integrations.md)",
+        False,
+    ),
+    "RLlib's own OpenSpielEnv": ("ray", "ray[rllib] is not installed (the rllib extra)", True),
     "RLlib's own PettingZooEnv": ("ray", "ray[rllib] is not installed (the rllib extra)", True),
     "Stable-Baselines3 (PettingZoo's action-mask tutorial)": (
         "sb3_contrib",
