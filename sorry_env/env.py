@@ -70,9 +70,10 @@ chooses the first player. ``env.unwrapped.state_dict()`` returns the current sta
 Errors
 ------
 ``raw_env.step`` raises ``ValueError`` naming an illegal or out-of-range action and the legal
-ones; ``env()`` instead applies PettingZoo's TerminateIllegalWrapper (the offender gets -1 and
-the game ends). A malformed state in ``reset`` raises ``ValueError`` and leaves the env as it
-was.
+ones; ``env()`` instead does what PettingZoo's TerminateIllegalWrapper does (the offender gets
+-1 and the game ends), with the order and bounds checks of PettingZoo's other classic-game
+wrappers (all three in one: :class:`sorry_env.aec_checks.ClassicChecks`). A malformed state in
+``reset`` raises ``ValueError`` and leaves the env as it was.
 
 Version history
 ---------------
@@ -102,7 +103,8 @@ from .version import ENV_NAME
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The raw env with PettingZoo's standard classic-game wrappers."""
+    """The raw env with the checks of PettingZoo's standard classic-game wrappers
+    (:func:`sorry_env.game_env.wrap_env`)."""
     return wrap_env(raw_env(**kwargs))
 
 

@@ -31,6 +31,11 @@ SECTIONS = {
         "sb3-contrib is not installed (train extra)",
         False,
     ),
+    "sb3-contrib's MaskablePPO on the Gymnasium env": (
+        "sb3_contrib",
+        "sb3-contrib is not installed (train extra)",
+        False,
+    ),
     "TorchRL": ("torchrl", "torchrl is not installed (in no extra: docs/integrations.md says why)", False),
     "Tianshou": ("tianshou", "tianshou is not installed (in no extra: docs/integrations.md says why)", False),
     "AgileRL": (
