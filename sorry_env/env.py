@@ -4,7 +4,7 @@
 Import                 ``from sorry_env import env, raw_env``
 Registered id          ``pettingzoo.make("aec", "sorry_env/sorry-v1")`` after ``import sorry_env``
 Actions                Discrete: 142 (4 pawns), 80 (2013), 802 (2013 Fire and Ice), 227 / 515 (teams), 1573 (hands)
-Parallel API           no (turn order is not a cycle: a 2 draws again; see docs/env.md)
+Parallel API           turn-based: ``sorry_env.parallel_env()`` (:mod:`sorry_env.parallel`)
 Manual control         no (see the play command)
 Agents                 ``player_<seat>`` for each seat in play (2 players: player_0, player_2)
 Action shape           ()

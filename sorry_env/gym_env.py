@@ -46,8 +46,8 @@ Episodes
 when random and every opponent's play), then plays the opponents until the learner holds a
 card. The ``k``-th reset without a seed after ``reset(seed=s)`` deals the game
 ``raw_env().reset(seed=s + k * 2**32)`` deals (the batched envs' episode seeds,
-:mod:`sorry_env.vector`). ``step`` plays the learner's action, then the opponents, until the learner must act
-again or the game ends. Options: ``{"state": STATE_DICT}`` (:mod:`sorry_env.state_io`),
+:mod:`sorry_env.vector`). ``step`` plays the learner's action, then the opponents, until the
+learner must act again or the game ends. Options: ``{"state": STATE_DICT}`` (:mod:`sorry_env.state_io`),
 ``{"seat": s}`` (this episode's learner seat). ``info`` from ``reset``: ``learner_seat`` and
 ``opponents`` (their names, in turn order after the learner); at the end: ``learner_won``,
 ``learner_seat``, ``opponents`` and, with scoring rules, ``score``.
