@@ -1,8 +1,9 @@
 """Steps per second of the PettingZoo env under random legal play.
 
 Every step builds the observation and the action mask (``env.last()``), as a training loop
-would. Prints raw_env and env() (PettingZoo's standard wrappers) for 2 and 4 players, and
-PettingZoo's own connect_four beside them when ``pettingzoo[classic]`` is installed.
+would. Prints raw_env, env() (PettingZoo's standard checks, in one wrapper) and raw_env in
+PettingZoo's three wrappers (what env() was) for 2 and 4 players, and PettingZoo's own
+connect_four beside them when ``pettingzoo[classic]`` is installed.
 
     python benchmarks/bench_env.py [--steps 200000]
 """
@@ -35,6 +36,16 @@ def steps_per_second(make_env, steps, seed=0):
     return done / (time.perf_counter() - start)
 
 
+def pettingzoo_chain(raw):
+    """`raw` in PettingZoo's three classic-game wrappers, as env() was before it checked the
+    same things in one wrapper (sorry_env.aec_checks.ClassicChecks): the comparison row."""
+    from pettingzoo.utils import wrappers
+
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1))
+    )
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=200_000)
@@ -48,6 +59,8 @@ def main():
         rows.append((f"sorry raw_env, {players} players", raw_rate))
         wrapped_rate = steps_per_second(lambda n=players: wrapped_env(num_players=n), args.steps)
         rows.append((f"sorry env(), {players} players", wrapped_rate))
+        chain_rate = steps_per_second(lambda n=players: pettingzoo_chain(raw_env(num_players=n)), args.steps)
+        rows.append((f"sorry raw_env + PZ chain, {players}p", chain_rate))
     try:
         from pettingzoo.classic import connect_four_v3
     except ImportError:

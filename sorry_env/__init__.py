@@ -1,6 +1,8 @@
 """sorry_env: the board game Sorry! as a fast rules engine and a PettingZoo AEC environment.
 
-- ``env()`` / ``raw_env()``: the PettingZoo environment (:mod:`sorry_env.env`).
+- ``env()`` / ``raw_env()``: the PettingZoo environment (:mod:`sorry_env.env`);
+  ``parallel_env()``: the same game through PettingZoo's Parallel API, turn-based
+  (:mod:`sorry_env.parallel`).
 - :mod:`sorry_env.game`: the engine as plain functions, for search and tools.
 - :mod:`sorry_env.rules`: rule configurations and presets.
 - ``gymnasium.make("sorry_env/Sorry-v1", num_players=2, opponents=["heuristic"])``: a
@@ -48,6 +50,7 @@ _source_checkout_path()
 _clear_stale("sorry_env")  # the engine depends on no other package (see numba_cache)
 
 from .env import env, raw_env
+from .parallel import parallel_env
 from .rules import CARD_NAMES, PRESETS, Rules, get_rules
 from .state_io import state_from_dict, state_to_dict
 from .version import ENV_ID, ENV_VERSION, GYM_ENV_ID, LAYOUT_VERSION, __version__
@@ -55,6 +58,7 @@ from .version import ENV_ID, ENV_VERSION, GYM_ENV_ID, LAYOUT_VERSION, __version_
 __all__ = [
     "env",
     "raw_env",
+    "parallel_env",
     "Rules",
     "PRESETS",
     "CARD_NAMES",
@@ -72,6 +76,7 @@ if _register is not None:
     from .games import other_builtin_game_types as _other_builtin_game_types
 
     _register("aec", ENV_ID, entry_point="sorry_env.env:env")  # the board game (sorry_env.version)
+    _register("parallel", ENV_ID, entry_point="sorry_env.parallel:parallel_env")  # turn-based
     # Every other built-in game's env by its id (importing a game's module defines its compiled
     # code but compiles nothing).
     for _kind in _other_builtin_game_types():
@@ -79,5 +84,11 @@ if _register is not None:
             _register("aec", _kind.env_id, entry_point=_kind.env_entry_point)
 # A string entry point: gymnasium imports the agents package (which turns opponent specs into
 # agents) when the env is made, not here.
+# Its vector entry point is the compiled batched env against compiled opponents (what
+# gymnasium.make_vec returns without a vectorization_mode, or with "vector_entry_point").
 if GYM_ENV_ID not in _gymnasium.registry:
-    _gymnasium.register(id=GYM_ENV_ID, entry_point="sorry_env.agents.gym_factory:make_gym_env")
+    _gymnasium.register(
+        id=GYM_ENV_ID,
+        entry_point="sorry_env.agents.gym_factory:make_gym_env",
+        vector_entry_point="sorry_env.vector_opponents:gym_vector_env",
+    )

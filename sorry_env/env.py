@@ -4,7 +4,7 @@
 Import                 ``from sorry_env import env, raw_env``
 Registered id          ``pettingzoo.make("aec", "sorry_env/sorry-v1")`` after ``import sorry_env``
 Actions                Discrete: 142 (4 pawns), 80 (2013), 802 (2013 Fire and Ice), 227 / 515 (teams), 1573 (hands)
-Parallel API           no (turn order is not a cycle: a 2 draws again; see docs/env.md)
+Parallel API           turn-based: ``sorry_env.parallel_env()`` (:mod:`sorry_env.parallel`)
 Manual control         no (see the play command)
 Agents                 ``player_<seat>`` for each seat in play (2 players: player_0, player_2)
 Action shape           ()
@@ -70,9 +70,10 @@ chooses the first player. ``env.unwrapped.state_dict()`` returns the current sta
 Errors
 ------
 ``raw_env.step`` raises ``ValueError`` naming an illegal or out-of-range action and the legal
-ones; ``env()`` instead applies PettingZoo's TerminateIllegalWrapper (the offender gets -1 and
-the game ends). A malformed state in ``reset`` raises ``ValueError`` and leaves the env as it
-was.
+ones; ``env()`` instead does what PettingZoo's TerminateIllegalWrapper does (the offender gets
+-1 and the game ends), with the order and bounds checks of PettingZoo's other classic-game
+wrappers (all three in one: :class:`sorry_env.aec_checks.ClassicChecks`). A malformed state in
+``reset`` raises ``ValueError`` and leaves the env as it was.
 
 Version history
 ---------------
@@ -91,26 +92,25 @@ from pettingzoo import AECEnv
 from . import engine as E
 from . import game
 from .aec_checks import StepChecks
+from .board_render import RENDER_MODES, BoardRenderer, check_render_mode
 from .game_env import wrap_env
 from .geometry import N_SEATS
-from .narrate import Move, PawnLabels, narrate
 from .observation import GLOBAL_STATE_SIZE, OBS_SIZE, global_state, observe
-from .render import render_ansi
 from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, Rules, get_rules
 from .scoring import scores
 from .state_io import state_from_dict, state_to_dict
 from .version import ENV_NAME
-from .window import Window, require_pygame
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The raw env with PettingZoo's standard classic-game wrappers."""
+    """The raw env with the checks of PettingZoo's standard classic-game wrappers
+    (:func:`sorry_env.game_env.wrap_env`)."""
     return wrap_env(raw_env(**kwargs))
 
 
 class raw_env(StepChecks, AECEnv):
     metadata: dict[str, Any] = {
-        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_modes": list(RENDER_MODES),
         "name": ENV_NAME,
         "is_parallelizable": False,
         "render_fps": 2,
@@ -128,10 +128,7 @@ class raw_env(StepChecks, AECEnv):
         super().__init__()
         if reward not in ("win", "points"):
             raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode must be None, 'ansi', 'rgb_array' or 'human', got {render_mode!r}")
-        if render_mode == "human":
-            require_pygame()
+        check_render_mode(render_mode)
         if max_turns is not None and (
             not isinstance(max_turns, (int, np.integer)) or isinstance(max_turns, bool) or max_turns < 1
         ):
@@ -163,9 +160,7 @@ class raw_env(StepChecks, AECEnv):
         self.state_space = spaces.Box(0.0, 1.0, (GLOBAL_STATE_SIZE,), dtype=np.float32)
         self._state: np.ndarray | None = None
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
-        self._labels: PawnLabels | None = None  # rendering only: stable pawn labels
-        self._last_move: tuple[np.ndarray, int, Move] | None = None  # rendering only: the last step
-        self._window: Window | None = None  # render_mode="human": the pygame window, opened at the first render
+        self._renderer = BoardRenderer(self.rules, render_mode, self.metadata["render_fps"])
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -190,8 +185,7 @@ class raw_env(StepChecks, AECEnv):
             state = np.zeros(E.STATE_SIZE, dtype=np.int64)
             E.init_state(state, self._rules_array, self._active, seed32)
         self._state = state
-        if self.render_mode is not None:
-            self._labels, self._last_move = PawnLabels(state, self.rules), None
+        self._renderer.start(state)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -217,12 +211,7 @@ class raw_env(StepChecks, AECEnv):
         assert action is not None  # _acting_agent refused anything but a legal index
         move = int(action)
         state = self._game()
-        if self._labels is not None:
-            before = state.copy()
-            E.step(state, self._rules_array, move)
-            self._last_move = (before, move, self._labels.advance(before, move, state))
-        else:
-            E.step(state, self._rules_array, move)
+        self._renderer.play(state, self._rules_array, move)
         self._cumulative_rewards[agent] = 0.0
         winner = state[E.WINNER]
         if winner >= 0:
@@ -277,36 +266,10 @@ class raw_env(StepChecks, AECEnv):
         return out
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn(
-                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
-            )
-            return None
-        state = self._game()
-        if self.render_mode == "ansi":
-            hand_seat = int(state[E.TO_MOVE]) if self.rules.hand_size else None
-            teams = self.rules.teams != "none"
-            return render_ansi(state, self.rules.pawns_per_player, self._labels, hand_seat, teams, self.rules.fire_ice)
-        from .draw import board_array  # Pillow is imported only when pictures are asked for
-
-        caption = None
-        if self._last_move is not None and self._labels is not None:
-            before, action, move = self._last_move
-            caption = narrate(before, self.rules, action, move, self._labels.previous)
-        image = board_array(state, self.rules, self._labels, caption)
-        if self.render_mode == "rgb_array":
-            return image
-        if self._window is None:
-            self._window = Window("Sorry!", self.metadata["render_fps"])
-        self._window.show(image)
-        return None
+        return self._renderer.render(self._game())
 
     def close(self) -> None:
-        if self._window is not None:
-            self._window.close()
-            self._window = None
+        self._renderer.close()
 
     # -- engine access --------------------------------------------------------------------
     def state_dict(self) -> dict:

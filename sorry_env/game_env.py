@@ -13,20 +13,18 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from .aec_checks import StepChecks
+from .aec_checks import ClassicChecks, StepChecks
 from .game import check_seed
 from .games import Game, load_game
 
 
 def wrap_env(raw: AECEnv) -> AECEnv:
-    """`raw` with PettingZoo's standard classic-game wrappers: an illegal move ends the game
-    (the offender gets -1), out-of-range actions and calls out of order are refused. Every
+    """`raw` with the checks of PettingZoo's standard classic-game wrappers: an illegal move
+    ends the game (the offender gets -1), out-of-range actions and calls out of order are
+    refused (:class:`sorry_env.aec_checks.ClassicChecks`, the three wrappers in one). Every
     game's ``env()`` is its ``raw_env()`` wrapped this way."""
-    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    return ClassicChecks(raw, illegal_reward=-1)
 
 
 class GameEnv(StepChecks, AECEnv):

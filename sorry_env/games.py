@@ -24,6 +24,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import importlib
+import json
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -293,12 +294,40 @@ def game_of_policy_header(header: dict) -> str | None:
     return None
 
 
+# The metadata key of the networks sorry-bench's baselines save (training/bench/network_agent.py,
+# and examples/selfplay_ppo.py's --save): JSON {"algorithm", "rules", "players", ...}. Such a file
+# is not a policy file; the baselines whose networks play again, each by its agent spec.
+BENCH_NETWORK_KEY = "sorry_bench_game"
+BENCH_NETWORK_AGENTS = {
+    "selfplay_ppo": "sorry_env.training.bench.selfplay_ppo:agent",
+    "dqn": "sorry_env.training.bench.dqn:agent",
+}
+
+
+def _bench_network_agent(record: object) -> str | None:
+    """The agent spec (without its path) that plays a sorry-bench network whose metadata record
+    is `record` (JSON text, bounded by the header's reader), or None."""
+    try:
+        algorithm = json.loads(record).get("algorithm") if isinstance(record, str) else None
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    return BENCH_NETWORK_AGENTS.get(algorithm) if isinstance(algorithm, str) else None
+
+
 def check_policy_game(header: dict, path: Any, game_id: str) -> None:
     """ValueError unless a policy file's header has `game_id`'s policy-format key; a file of
-    another registered game is named as such, with the sorry-eval option that plays it."""
+    another registered game is named as such, with the sorry-eval option that plays it, and a
+    sorry-bench network with the agent spec that plays it."""
     kind = game_type(game_id)
     if kind.policy_format in header:
         return
+    if BENCH_NETWORK_KEY in header:
+        spec = _bench_network_agent(header[BENCH_NETWORK_KEY])
+        if spec is not None:
+            raise ValueError(
+                f"{path} is a sorry-bench network, not a policy file; play it as the agent spec {spec}:path={path}"
+            )
+        raise ValueError(f"{path} is a sorry-bench network of none of the algorithms {sorted(BENCH_NETWORK_AGENTS)}")
     other = game_of_policy_header(header)
     if other is not None:
         theirs = game_type(other)

@@ -34,6 +34,9 @@ render_mode=None, make_opponent=None)``
 - ``illegal_action``: ``"lose"`` (default, as PettingZoo's TerminateIllegalWrapper): an
   illegal or out-of-range action ends the episode with reward -1 and
   ``info["illegal_action"]``; ``"raise"``: ValueError naming the legal actions.
+- ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` (a ``uint8[640, 640, 3]`` picture) or
+  ``"human"`` (a pygame window, redrawn after every reset and step): the PettingZoo env's
+  pictures of the board after the last move (:mod:`sorry_env.board_render`).
 - ``opponent_sampler``: a function ``(np_random, n) -> n opponents`` called at every reset
   instead of the fixed ``opponents`` (self-play pools: :class:`sorry_env.training.opponents.OpponentPool`).
 
@@ -41,8 +44,10 @@ Episodes
 --------
 ``reset`` deals a new game (the seed fixes the pack, the first player, the learner's seat
 when random and every opponent's play), then plays the opponents until the learner holds a
-card. ``step`` plays the learner's action, then the opponents, until the learner must act
-again or the game ends. Options: ``{"state": STATE_DICT}`` (:mod:`sorry_env.state_io`),
+card. The ``k``-th reset without a seed after ``reset(seed=s)`` deals the game
+``raw_env().reset(seed=s + k * 2**32)`` deals (the batched envs' episode seeds,
+:mod:`sorry_env.vector`). ``step`` plays the learner's action, then the opponents, until the
+learner must act again or the game ends. Options: ``{"state": STATE_DICT}`` (:mod:`sorry_env.state_io`),
 ``{"seat": s}`` (this episode's learner seat). ``info`` from ``reset``: ``learner_seat`` and
 ``opponents`` (their names, in turn order after the learner); at the end: ``learner_won``,
 ``learner_seat``, ``opponents`` and, with scoring rules, ``score``.
@@ -67,11 +72,11 @@ from gymnasium import spaces
 from . import engine as E
 from . import game
 from .agent import Agent, CallableAgent, Turn, agent_label, checked_action, one_per_seat
+from .board_render import RENDER_MODES, BoardRenderer, check_render_mode
 from .geometry import N_SEATS
 from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as gym_env.X)
 from .observation import OBS_SIZE, observe
 from .policy_input import INPUT_SIZE, STATE_SIZE, own_view, public_state
-from .render import render_ansi
 from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
 from .scoring import scores
 from .state_io import state_from_dict, state_to_dict
@@ -80,7 +85,7 @@ ILLEGAL_REWARD = -1.0
 
 
 class SorryGymEnv(gymnasium.Env):
-    metadata: ClassVar[dict] = {"render_modes": ["ansi"], "render_fps": 1}  # type: ignore[misc]
+    metadata: ClassVar[dict] = {"render_modes": list(RENDER_MODES), "render_fps": 2}  # type: ignore[misc]
 
     def __init__(
         self,
@@ -112,13 +117,13 @@ class SorryGymEnv(gymnasium.Env):
             isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1
         ):
             raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode)
         self.seat = seat
         self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
         self.reward_kind = reward
         self.illegal_action = illegal_action
         self.render_mode = render_mode
+        self._renderer = BoardRenderer(self.rules, render_mode, self.metadata["render_fps"])
         if make_opponent is not None and not callable(make_opponent):
             raise TypeError(
                 f"make_opponent must be a function from an opponent entry to an Agent, got {make_opponent!r}"
@@ -146,6 +151,8 @@ class SorryGymEnv(gymnasium.Env):
         self.opponents: dict[int, tuple[str, Agent]] = {}  # seat -> (label, agent) this episode
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
         self._episode = -1
+        self._seed_base: int | None = None  # the last reset's seed, and episodes since (see reset)
+        self._seed_episode = 0
         self._over = True
 
     # -- opponents ----------------------------------------------------------------------
@@ -203,7 +210,15 @@ class SorryGymEnv(gymnasium.Env):
             game.check_seed(seed)
         super().reset(seed=seed)
         options = options or {}
-        seed32 = int(self.np_random.integers(2**32))
+        if seed is not None:
+            self._seed_base, self._seed_episode = int(seed), 0
+        elif self._seed_base is None:  # never seeded: np_random drew its own seed above
+            self._seed_base, self._seed_episode = int(self.np_random.integers(2**32)), 0
+        else:
+            self._seed_episode += 1
+        # Episode k after reset(seed=s) deals as raw_env.reset(seed=s + k * 2**32) and as game s's
+        # episode k in the batched envs (sorry_env.vector.episode_seed), so make_vec's modes agree.
+        seed32 = int(np.random.SeedSequence(self._seed_base + self._seed_episode * 2**32).generate_state(1)[0])
         if "state" in options:
             state = state_from_dict(options["state"], self.rules, seed32)
             if tuple(s for s in range(N_SEATS) if state[E.ACTIVE + s]) != self.seats:
@@ -222,6 +237,7 @@ class SorryGymEnv(gymnasium.Env):
         else:
             lineup = self._fixed
         self.state, self.learner_seat = state, int(seat)
+        self._renderer.start(state)
         self.opponents = dict(zip(others, lineup))
         for _, agent in lineup:
             agent.reset(int(self.np_random.integers(2**31)))
@@ -230,6 +246,8 @@ class SorryGymEnv(gymnasium.Env):
         self._play_opponents()
         if self._finished():
             raise ValueError("the game ended before the learner's first move")
+        if self.render_mode == "human":
+            self.render()
         # Who sits where, known from the deal on (a random seat is the learner's to know).
         return self._observe(), {"learner_seat": self.learner_seat, "opponents": [label for label, _ in lineup]}
 
@@ -250,7 +268,7 @@ class SorryGymEnv(gymnasium.Env):
             self._mask[:] = 0
             info = {**self._end_info(False), "illegal_action": True}
             return self._observe(), ILLEGAL_REWARD, True, False, info
-        E.step(self.state, self._rules, int(action))
+        self._renderer.play(self.state, self._rules, int(action))
         self._play_opponents()
         terminated = bool(self.state[E.WINNER] >= 0)
         truncated = not terminated and self.state[E.TURN] >= self.max_turns
@@ -267,6 +285,8 @@ class SorryGymEnv(gymnasium.Env):
                     if won
                     else -1.0
                 )
+        if self.render_mode == "human":
+            self.render()
         return self._observe(), reward, terminated, bool(truncated), info
 
     def action_masks(self) -> np.ndarray:
@@ -274,10 +294,11 @@ class SorryGymEnv(gymnasium.Env):
         return self._mask.astype(bool)
 
     def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        return render_ansi(self._require_state(), self.rules.pawns_per_player, fire_ice=self.rules.fire_ice)
+        """The board after the last move (the PettingZoo env's pictures: :mod:`sorry_env.board_render`)."""
+        return self._renderer.render(self._require_state())
+
+    def close(self):
+        self._renderer.close()
 
     # -- accessors ----------------------------------------------------------------------
     def public_state(self) -> np.ndarray:
@@ -342,7 +363,7 @@ class SorryGymEnv(gymnasium.Env):
                 f"opponent {label!r} (seat {seat})",
                 f"in episode {self._episode} at turn {int(state[E.TURN])}",
             )
-            E.step(state, self._rules, action)
+            self._renderer.play(state, self._rules, action)
 
     def _observe(self) -> dict:
         state = self._require_state()

@@ -58,9 +58,9 @@ MAX_TURNS = 1_000_000
 DEFAULTS = {"players": 4, "rules": DEFAULT_PRESET, "max_turns": DEFAULT_MAX_TURNS, "reward": "win"}
 
 
-def _game_type(utility=pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:
+def _game_type(utility=pyspiel.GameType.Utility.GENERAL_SUM, short_name: str = SHORT_NAME) -> pyspiel.GameType:
     return pyspiel.GameType(
-        short_name=SHORT_NAME,
+        short_name=short_name,
         long_name="Sorry! (sorry_env)",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
@@ -107,6 +107,11 @@ def _check_params(params: dict) -> dict:
     return p
 
 
+class IllegalActionError(pyspiel.SpielError, ValueError):
+    """An action that does not apply to the state: a ``pyspiel.SpielError``, as OpenSpiel's C++
+    games raise (RLlib's ``OpenSpielEnv`` catches that one), and a ``ValueError`` as well."""
+
+
 class _Setup:
     """One game's fixed settings. States find theirs by key in _SETUPS: OpenSpiel clones a
     Python state with copy.deepcopy, which would copy a reference to the game as well."""
@@ -120,6 +125,29 @@ class _Setup:
         self.active = np.zeros(4, dtype=np.int64)
         self.active[list(seats)] = 1
         self.key = f"{rules.name}/{seats}/{max_turns}/{reward}"
+        # Computed once per game, not per state (OpenSpiel makes a state per clone, and pyspiel
+        # clones the state at every observation_tensor call): the player id of each seat, the
+        # pack, scratch space for the legal actions, and the initial engine state.
+        self.player_of_seat = {seat: player for player, seat in enumerate(seats)}
+        self.pack = [int(c) for c in rules.pack]
+        self.hands = bool(rules.hand_size)
+        self.action_buffer = E.action_buffer(self.rules_array)
+        self.initial = self._initial_state()
+
+    def _initial_state(self) -> np.ndarray:
+        """The engine state before the first chance node: init_state lays out the pawns and the
+        pack; its first player, draw and deal are undone (here they are chance nodes). Its
+        draws took DECK[0:DRAW_POS] off the pile."""
+        s = np.zeros(E.STATE_SIZE, dtype=np.int64)
+        E.init_state(s, self.rules_array, self.active, 0)
+        if s[E.CARD] >= 0:
+            s[E.REMAIN + s[E.CARD]] += 1
+            s[E.CARD] = -1
+        s[E.REMAIN : E.REMAIN + N_CARDS] += s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
+        s[E.HANDS : E.HANDS + 4 * N_CARDS] = 0
+        s[E.DRAW_POS] = 0
+        s.setflags(write=False)
+        return s
 
 
 _SETUPS: dict[str, _Setup] = {}
@@ -152,6 +180,18 @@ class SorryGame(pyspiel.Game):
         super().__init__(_game_type(utility), info, p)
         self.setup = _Setup(rules, seats, p["max_turns"], p["reward"])
         _SETUPS.setdefault(self.setup.key, self.setup)
+        # What get_type() gives Python callers: the short name carries the parameters unless they
+        # are the defaults (see get_type).
+        self._type = _game_type(utility, SHORT_NAME if p == DEFAULTS else str(self))
+
+    def get_type(self) -> pyspiel.GameType:
+        """The game's type. Its ``short_name`` is this game's string with its parameters when they
+        are not the defaults (``python_sorry(max_turns=2000,players=2,reward=win,rules=hasbro2003)``,
+        which ``pyspiel.load_game`` takes), so a tool that re-loads a game from its type alone
+        gets this game back: Shimmy's ``OpenSpielCompatibilityV0(env=game)`` calls
+        ``load_game(game.get_type().short_name)`` at every reset, which with the registered name
+        gave the default 4 players. C++ code (serialization) still sees ``python_sorry``."""
+        return self._type
 
     def new_initial_state(self, position: str | dict | None = None) -> SorryState:
         """The start of a game; or, given a position in the project's JSON form (the dict of
@@ -198,17 +238,7 @@ class SorryState(pyspiel.State):
     def __init__(self, game: SorryGame):
         super().__init__(game)
         self._key = game.setup.key
-        s = np.zeros(E.STATE_SIZE, dtype=np.int64)
-        # init_state lays out the pawns and the pack; its first player, draw and deal are
-        # undone: here they are chance nodes. Its draws took DECK[0:DRAW_POS] off the pile.
-        E.init_state(s, game.setup.rules_array, game.setup.active, 0)
-        if s[E.CARD] >= 0:
-            s[E.REMAIN + s[E.CARD]] += 1
-            s[E.CARD] = -1
-        s[E.REMAIN : E.REMAIN + N_CARDS] += s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
-        s[E.HANDS : E.HANDS + 4 * N_CARDS] = 0
-        s[E.DRAW_POS] = 0
-        self._state = s
+        self._state = game.setup.initial.copy()
         self._first_player_pending = True
         self._deal_to: list[int] = []  # seats owed a card for their hand, in order
 
@@ -217,35 +247,42 @@ class SorryState(pyspiel.State):
         return _SETUPS[self._key]
 
     # -- OpenSpiel API --------------------------------------------------------------------
+    # pyspiel calls these several times per move: they read the engine state with .item()
+    # (a Python int, no numpy scalar) and the game's settings once.
     def current_player(self) -> int:
-        if self.is_terminal():
+        game, s = self._game, self._state
+        if s.item(E.WINNER) >= 0 or s.item(E.TURN) >= game.max_turns:
             return pyspiel.PlayerId.TERMINAL
-        if self._is_chance():
+        if self._first_player_pending or self._deal_to:
             return pyspiel.PlayerId.CHANCE
-        return self._game.seats.index(int(self._state[E.TO_MOVE]))
+        if not game.hands and s.item(E.CARD) < 0 and s.item(E.FIRE_PENDING) == 0:
+            return pyspiel.PlayerId.CHANCE
+        return game.player_of_seat[s.item(E.TO_MOVE)]
 
     def is_terminal(self) -> bool:
-        return bool(self._state[E.WINNER] >= 0 or self._state[E.TURN] >= self._game.max_turns)
+        s = self._state
+        return s.item(E.WINNER) >= 0 or s.item(E.TURN) >= self._game.max_turns
 
     def _is_chance(self) -> bool:
-        s = self._state
         if self._first_player_pending or self._deal_to:
             return True
-        return not self._game.rules.hand_size and s[E.CARD] < 0 and s[E.FIRE_PENDING] == 0
+        s = self._state
+        return not self._game.hands and s.item(E.CARD) < 0 and s.item(E.FIRE_PENDING) == 0
 
     def _legal_actions(self, player: int) -> list[int]:
-        buf = E.action_buffer(self._game.rules_array)
-        n = E.legal_actions(self._state, self._game.rules_array, buf)
-        return sorted(int(a) for a in buf[:n])
+        game = self._game
+        buf = game.action_buffer  # scratch space shared by the game's states: read out at once
+        n = E.legal_actions(self._state, game.rules_array, buf)
+        return np.sort(buf[:n]).tolist()
 
-    def _pile_counts(self) -> np.ndarray:
+    def _pile_counts(self) -> list[int]:
         """Cards of each kind the next draw comes from: the draw pile, or when it is empty the
         discards about to be reshuffled (the pack less the cards in hands)."""
         s = self._state
-        counts = s[E.REMAIN : E.REMAIN + N_CARDS].copy()
-        if counts.sum() == 0:
-            held = s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
-            counts = np.array(self._game.rules.pack, dtype=np.int64) - held
+        counts = s[E.REMAIN : E.REMAIN + N_CARDS].tolist()
+        if sum(counts) == 0:
+            held = s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0).tolist()
+            counts = [in_pack - in_hands for in_pack, in_hands in zip(self._game.pack, held)]
         return counts
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -253,17 +290,20 @@ class SorryState(pyspiel.State):
             n = len(self._game.seats)
             return [(p, 1.0 / n) for p in range(n)]
         counts = self._pile_counts()
-        total = float(counts.sum())
-        return [(c, float(counts[c]) / total) for c in range(N_CARDS) if counts[c] > 0]
+        total = float(sum(counts))
+        return [(c, count / total) for c, count in enumerate(counts) if count > 0]
 
     def _apply_action(self, action: int) -> None:
         s, game = self._state, self._game
         action = int(action)
         if self.is_terminal():
-            raise ValueError("the game is over: no action applies")
+            raise IllegalActionError("the game is over: no action applies")
         if self._is_chance():
-            if action not in dict(self.chance_outcomes()):
-                raise ValueError(f"chance outcome {action} is impossible here; outcomes: {self.chance_outcomes()}")
+            possible = len(game.seats) if self._first_player_pending else N_CARDS
+            if not (0 <= action < possible and (self._first_player_pending or self._pile_counts()[action] > 0)):
+                raise IllegalActionError(
+                    f"chance outcome {action} is impossible here; outcomes: {self.chance_outcomes()}"
+                )
             if self._first_player_pending:
                 s[E.TO_MOVE] = game.seats[action]
                 self._first_player_pending = False
@@ -275,9 +315,9 @@ class SorryState(pyspiel.State):
                 s[E.CARD] = -1
                 s[E.HANDS + self._deal_to.pop(0) * N_CARDS + action] += 1
             return
-        legal = self._legal_actions(self.current_player())
-        if action not in legal:
-            raise ValueError(f"action {action} is illegal here; legal: {legal}")
+        n = E.legal_actions(s, game.rules_array, game.action_buffer)
+        if action not in game.action_buffer[:n].tolist():
+            raise IllegalActionError(f"action {action} is illegal here; legal: {self._legal_actions(0)}")
         if game.rules.hand_size:
             mover = int(s[E.TO_MOVE])
             E.play_before_draw(s, game.rules_array, action)  # the replacement card is a chance node
@@ -285,6 +325,19 @@ class SorryState(pyspiel.State):
                 self._deal_to = [mover]
         else:
             E.play(s, game.rules_array, action)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """The env's observation of `player` (default: the player to move), as pyspiel's
+        ``observation_tensor`` gives it (the observer's tensor as a list), computed here:
+        pyspiel's own path clones the whole state at every call."""
+        game = self._game
+        if player is None:
+            player = self.current_player()
+        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < len(game.seats):
+            raise pyspiel.SpielError(f"observation_tensor: player must be 0..{len(game.seats) - 1}, got {player!r}")
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+        observe(self._state, game.rules_array, game.seats[player], out)
+        return out.tolist()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

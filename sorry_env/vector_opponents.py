@@ -14,7 +14,8 @@ agents call); this module's compiled loop calls both. Opponents here are named b
 (:mod:`sorry_env.vector`), except:
 
 - Game ``i``'s episode ``k`` (game seed ``s``) seats the learner at
-  ``seats[(s + k) % num_players]``, so the learner plays every seat equally often; the other
+  ``seats[(s + k) % num_players]``, so the learner plays every seat equally often
+  (``learner_seat=SEAT``: always that seat); the other
   seats, in turn order after the learner, are played by ``opponents`` (one kind for all,
   or a list of one kind or ``num_players - 1`` kinds out of :data:`OPPONENT_KINDS`).
 - Each step plays the learner's action, then the opponents until the learner holds a card
@@ -270,12 +271,19 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         parallel: bool = False,
         copy: bool = True,
         seats=None,
+        learner_seat: int | None = None,
     ):
         V.BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
         self.opponents = opponents
         self._kinds = opponent_codes(opponents, self.num_players)
         self._weights = DEFAULT_WEIGHTS.array()
-        self._seats = np.array(self.seats, dtype=np.int64)
+        if learner_seat is not None and (isinstance(learner_seat, bool) or learner_seat not in self.seats):
+            raise ValueError(
+                f"learner_seat must be None (every seat in turn) or one of the seats in play {self.seats}, "
+                f"got {learner_seat!r}"
+            )
+        # The seats the learner takes in turn, episode after episode (one: a fixed seat).
+        self._seats = np.array(self.seats if learner_seat is None else [learner_seat], dtype=np.int64)
         self.policy_input = bool(policy_input)
         # The flat vector records its game: sb3 saves it with a model (agents.sb3_agent plays it).
         kind = "policy_input" if self.policy_input else "observation"
@@ -355,3 +363,66 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
 
     def close(self, **kwargs):
         pass
+
+
+def gym_vector_env(
+    num_envs: int,
+    num_players: int = 2,
+    opponents=("heuristic",),
+    rules=DEFAULT_PRESET,
+    seat: int | None = None,
+    max_turns: int | None = DEFAULT_MAX_TURNS,
+    reward: str = "win",
+    illegal_action: str = "raise",
+    opponent_sampler=None,
+    torch_threads: int | None = 1,
+    render_mode=None,
+    policy_input: bool = False,
+    parallel: bool = False,
+    copy: bool = True,
+) -> VectorOpponentEnv:
+    """The ``vector_entry_point`` of ``sorry_env/Sorry-v1``: what
+    ``gymnasium.make_vec("sorry_env/Sorry-v1", num_envs, vectorization_mode="vector_entry_point", ...)``
+    (and ``make_vec`` without a mode) returns, the compiled :class:`VectorOpponentEnv`.
+
+    It takes the single env's keywords (:func:`sorry_env.agents.gym_factory.make_gym_env`) and
+    refuses those it cannot honour, naming the way to get them (the ``sync`` or ``async``
+    modes): opponents other than the compiled kinds (:data:`OPPONENT_KINDS`, no options), an
+    ``opponent_sampler``, ``reward="points"``, ``illegal_action="lose"`` (illegal actions are
+    refused before any game moves), a render mode. ``seat=None`` seats the learner at every
+    seat in turn (the single env draws one at random); ``torch_threads`` is accepted and unused
+    (the opponents are compiled, not networks). ``policy_input``, ``parallel`` and ``copy``
+    are :class:`VectorOpponentEnv`'s."""
+    other_modes = "use vectorization_mode='sync' or 'async' (the single env in each slot)"
+    names = [opponents] if isinstance(opponents, str) else opponents
+    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
+        raise ValueError(
+            f"the compiled vector env plays opponents named {list(OPPONENT_KINDS)}, got {opponents!r}; "
+            f"for agents, functions or other specs {other_modes}"
+        )
+    others = [name for name in names if name not in OPPONENT_KINDS]
+    if others:
+        raise ValueError(
+            f"the compiled vector env plays only the opponents {list(OPPONENT_KINDS)} (without options), "
+            f"not {others}; for other agent specs {other_modes}"
+        )
+    refused = [  # (keyword, its value, refused?, what the compiled env lacks)
+        ("opponent_sampler", opponent_sampler, opponent_sampler is not None, "opponent pools"),
+        ("reward", reward, reward != "win", "reward other than 'win'"),
+        ("illegal_action", illegal_action, illegal_action != "raise", "illegal_action but 'raise' (it refuses them)"),
+        ("render_mode", render_mode, render_mode is not None, "rendering"),
+    ]
+    for name, value, given, what in refused:
+        if given:
+            raise ValueError(f"the compiled vector env has no {what} ({name}={value!r}); {other_modes}")
+    return VectorOpponentEnv(
+        num_envs,
+        num_players,
+        list(names),
+        rules,
+        max_turns,
+        policy_input=policy_input,
+        parallel=parallel,
+        copy=copy,
+        learner_seat=seat,
+    )

@@ -321,3 +321,39 @@ def test_a_damaged_sb3_zip_is_refused_in_one_line_without_unpickling(tmp_path, m
         with pytest.raises(ValueError) as info:
             agents.make_agent(path)
         assert path in str(info.value) and "\n" not in str(info.value), str(info.value)
+
+
+def test_league_table_is_ordered_by_win_rate_and_names_head_to_head_results_against_its_order():
+    """Issue 39: a rating-sorted table listed an agent that beat another 57-43 below it, with no word."""
+    from sorry_env.agents.arena.league import format_league
+
+    def cell(rate):
+        return {"wins": int(rate * 100), "games": 100, "win_rate": rate, "ci_low": rate - 0.1, "ci_high": rate + 0.1}
+
+    shares = {("A", "B"): 0.57, ("B", "C"): 0.80, ("C", "A"): 0.60}  # A beats B beats C beats A
+    names = ["A", "B", "C"]
+    rate = {(x, y): shares.get((x, y), 1 - shares.get((y, x), 0.5)) for x in names for y in names if x != y}
+    league = {
+        "config": {"players": 2, "lineups": 3, "games_per_lineup": 100, "rules": "hasbro2003", "seed": 0},
+        "matrix": [[None if x == y else cell(rate[x, y]) for y in names] for x in names],
+        "agents": [
+            {
+                "agent": x,
+                "win_rate": sum(rate[x, y] for y in names if y != x) / 2,
+                "ci_low": 0.0,
+                "ci_high": 1.0,
+                "wins": 0,
+                "games": 200,
+                "rating_mu": mu,
+                "rating_sigma": 1.0,
+                "rating_ordinal": mu - 3,
+            }
+            for x, mu in zip(names, [30.0, 20.0, 25.0])  # ratings in yet another order
+        ],
+    }
+    text = format_league(league)
+    table = text.split("by win rate over all the agent's games:")[1]
+    assert [line.split()[0] for line in table.strip().splitlines()[1:4]] == ["B", "A", "C"]
+    assert "note: A won 57.0% [47.0%, 67.0%] of its games with B (listed above it" in text
+    assert "note: C won 60.0% [50.0%, 70.0%] of its games with A (listed above it" in text
+    assert text.count("note:") == 2

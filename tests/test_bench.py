@@ -3,12 +3,14 @@
 import dataclasses
 import json
 import pathlib
+import re
 import sys
 
 import numpy as np
 import pytest
 import torch
 
+from sorry_env.examples import selfplay_ppo as single_file
 from sorry_env.training.bench import (
     algorithms,
     cli,
@@ -262,6 +264,10 @@ def test_run_trains_writes_its_curve_and_result_then_report_rebuilds_them(
     assert "curves.csv" in out
 
 
+def spec_of(saved) -> str:
+    return re.escape(f"sorry_env.training.bench.selfplay_ppo:agent:path={saved}")
+
+
 def test_the_single_file_ppo_saves_a_network_that_plays_as_an_agent(tiny_settings, capsys, tmp_path):
     from sorry_env.agents import make_agent
 
@@ -281,6 +287,11 @@ def test_the_single_file_ppo_saves_a_network_that_plays_as_an_agent(tiny_setting
     (tmp_path / "a_file").write_text("")
     with pytest.raises(SystemExit, match="cannot write in"):  # before any training
         selfplay_ppo.main(["--total-timesteps", "128", "--save", str(tmp_path / "a_file" / "mine.safetensors")])
+    with pytest.raises(  # sorry-eval FILE: not a policy file, and the spec that plays it
+        ValueError, match=rf"sorry-bench network, not a policy file; play it as the agent spec {spec_of(saved)}"
+    ):
+        make_agent(str(saved))
+    assert selfplay_ppo.SETTINGS is single_file.SETTINGS and selfplay_ppo.main is single_file.main
     for spec, message in [
         ("sorry_env.training.bench.selfplay_ppo:agent", "give its network file, path=FILE"),
         (f"sorry_env.training.bench.dqn:agent:path={saved}", "its metadata does not name the dqn game"),

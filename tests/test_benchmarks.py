@@ -41,6 +41,7 @@ def run(monkeypatch, capsys, script, args):
         # a command that compiles nothing: the copy with empty caches, the run and its report
         ("bench_cold_compile", ["--", "-c", "import sorry_env"], r"cold 1: [\d.]+ s wall, [\d.]+ CPU-s \(exit 0\)"),
         ("bench_env", ["--steps", "400"], r"sorry env\(\), 4 players +[\d,]+ steps/s"),
+        ("bench_openspiel", ["--seconds", "0.2"], r"raw_env / pyspiel: [\d.]+x bare, [\d.]+x with observations"),
         (
             "bench_search",
             ["--games", "1", "--agents", "expectimax:depth=1", "mcts:iterations=8"],
@@ -65,6 +66,7 @@ def test_speed_scripts_run_end_to_end(monkeypatch, capsys, script, args, expecte
         ("bench_engine", ["--games", "0"], "--games must be >= 1"),
         ("bench_engine", ["--rules", "hasbro2003_teams", "--players", "2"], "team rules"),
         ("bench_env", ["--steps", "0"], "--steps must be >= 4"),
+        ("bench_openspiel", ["--seconds", "0"], "--seconds must be positive"),
         ("bench_search", ["--games", "0"], "--games must be >= 1"),
         ("bench_search", ["--agents", "mcts:iterations=x"], "must be an integer"),
         ("bench_search", ["--rules", "nosuchrules"], "unknown rules preset"),

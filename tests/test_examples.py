@@ -10,10 +10,11 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def run_example(name, *args, cwd):
+def run_example(name, *args, cwd, script=None):
+    """stdout of examples/NAME (or of `script`, a copy of one) run with ARGS in folder `cwd`."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     result = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / name), *args],
+        [sys.executable, str(script or ROOT / "examples" / name), *args],
         cwd=cwd,
         env=env,
         check=False,
@@ -68,3 +69,33 @@ def test_single_file_selfplay_trainer(tmp_path):
     )
     assert "update 1/1: 128 steps" in out and "steps/s" in out
     assert "vs heuristic: won" in out and "vs random: won" in out
+
+
+def test_the_single_file_ppo_trains_when_copied_alone_into_an_empty_folder(tmp_path):
+    """CleanRL's habit: copy the file, run it (issue 39). Only sorry_env itself (an installed
+    package here: PYTHONPATH) is importable beside it."""
+    import shutil
+
+    copied = shutil.copy(ROOT / "examples" / "selfplay_ppo.py", tmp_path)
+    out = run_example(
+        "selfplay_ppo.py", "--total-timesteps", "2048", "--save", "mine.safetensors", cwd=tmp_path, script=copied
+    )
+    assert "update 1/1: 2048 steps" in out and "steps/s" in out, out
+    assert "vs heuristic: won" in out and "wrote mine.safetensors" in out
+    assert (tmp_path / "mine.safetensors").stat().st_size > 0
+
+
+def test_the_single_file_ppo_imports_the_env_only():
+    """No relative imports and nothing of sorry_env.training: what makes it copyable."""
+    import ast
+
+    tree = ast.parse((ROOT / "examples" / "selfplay_ppo.py").read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"relative import at line {node.lineno}"
+            imported.add(node.module)
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+    ours = {name for name in imported if name.split(".")[0] == "sorry_env"}
+    assert ours and not any(name.startswith(("sorry_env.training", "sorry_env.agents")) for name in ours)

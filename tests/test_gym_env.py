@@ -326,3 +326,44 @@ def test_an_env_made_from_specs_pickles_and_the_copy_plays_on_alike():
     first, second = env.step(action), copy.step(action)
     np.testing.assert_array_equal(first[0]["observation"], second[0]["observation"])
     np.testing.assert_array_equal(env.state, copy.state)
+
+
+def test_sb3_make_vec_env_by_id_resets_and_steps():
+    """SB3's own helper asks gymnasium.make for render_mode="rgb_array" (issue 39)."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env("sorry_env/Sorry-v1", n_envs=2, seed=0, env_kwargs={"num_players": 2, "opponents": ["random"]})
+    obs = venv.reset()
+    assert obs["observation"].shape == (2, sorry_env.observation.OBS_SIZE)
+    masks = np.stack(venv.env_method("action_masks"))
+    for _ in range(3):
+        obs, rewards, dones, infos = venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+        masks = np.stack(venv.env_method("action_masks"))
+        assert rewards.shape == (2,) and masks.any(axis=1).all()
+    frames = venv.get_images()
+    assert len(frames) == 2 and all(f.dtype == np.uint8 and f.ndim == 3 and f.shape[2] == 3 for f in frames)
+    venv.close()
+
+
+def test_gymnasium_render_wrappers_collect_the_pictures(tmp_path):
+    from gymnasium.wrappers import RecordVideo, RenderCollection
+
+    env = RenderCollection(gymnasium.make("sorry_env/Sorry-v1", opponents=["random"], render_mode="rgb_array"))
+    obs, _ = env.reset(seed=0)
+    for _ in range(3):
+        obs, *_ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    frames = env.render()
+    assert len(frames) == 4 and len({f.shape for f in frames}) == 1 and frames[0].dtype == np.uint8
+    pytest.importorskip("moviepy", reason="RecordVideo writes with moviepy, which is not installed")
+    video = RecordVideo(
+        gymnasium.make("sorry_env/Sorry-v1", opponents=["random"], render_mode="rgb_array"),
+        str(tmp_path / "videos"),
+        episode_trigger=lambda episode: True,
+        disable_logger=True,
+    )
+    obs, _ = video.reset(seed=0)
+    for _ in range(5):
+        obs, *_ = video.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    video.close()
+    written = list((tmp_path / "videos").glob("*.mp4"))
+    assert len(written) == 1 and written[0].stat().st_size > 0

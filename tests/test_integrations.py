@@ -15,9 +15,23 @@ PAGE = ROOT / "docs" / "integrations.md"
 
 # section heading -> (module the block needs, why it may be missing, slow?)
 SECTIONS = {
+    "Gymnasium and Stable-Baselines3 by id": ("stable_baselines3", "stable-baselines3 is not installed", False),
+    "PettingZoo's Parallel API": ("pettingzoo", "pettingzoo is not installed", False),
+    "SuperSuit": ("supersuit", "supersuit is not installed (in no extra: docs/integrations.md)", False),
     "OpenSpiel": ("pyspiel", "open_spiel is not installed (the test extra installs it)", False),
+    "Shimmy (OpenSpiel as PettingZoo)": (
+        "shimmy",
+        "shimmy is not installed (in no extra: docs/integrations.md)",
+        False,
+    ),
+    "RLlib's own OpenSpielEnv": ("ray", "ray[rllib] is not installed (the rllib extra)", True),
     "RLlib's own PettingZooEnv": ("ray", "ray[rllib] is not installed (the rllib extra)", True),
     "Stable-Baselines3 (PettingZoo's action-mask tutorial)": (
+        "sb3_contrib",
+        "sb3-contrib is not installed (train extra)",
+        False,
+    ),
+    "sb3-contrib's MaskablePPO on the Gymnasium env": (
         "sb3_contrib",
         "sb3-contrib is not installed (train extra)",
         False,

@@ -225,3 +225,93 @@ def test_openspiel_bot_settings_are_checked():
         import dataclasses
 
         bot.check_game(dataclasses.replace(PRESETS["hasbro2003"], name="mine", fast_play=True), 2)
+
+
+def test_an_illegal_action_raises_spiel_error_as_cpp_games_do():
+    """RLlib's OpenSpielEnv (and other OpenSpiel tools) catch pyspiel.SpielError."""
+    state = load(2).new_initial_state()
+    with pytest.raises(pyspiel.SpielError, match="impossible"):
+        state.apply_action(7)
+    state.apply_action(0)
+    state.apply_action(3)  # a 4: nothing can move, PASS only
+    with pytest.raises(pyspiel.SpielError, match=r"action 1 is illegal here; legal: \[0\]"):
+        state.apply_action(1)
+    with pytest.raises(ValueError):  # still a ValueError too
+        state.apply_action(1)
+    finished = load(2, max_turns=1).new_initial_state()
+    play_random(finished, np.random.default_rng(0))
+    with pytest.raises(pyspiel.SpielError, match="the game is over"):
+        finished.apply_action(0)
+
+
+@pytest.mark.parametrize("params", [{"players": 2}, {"players": 3, "rules": "hasbro2013", "max_turns": 50}, {}])
+def test_the_game_reloads_from_its_type_with_its_parameters(params):
+    """Tools that re-load a game from get_type().short_name (Shimmy at every reset) get it back."""
+    game = pyspiel.load_game("python_sorry", params)
+    again = pyspiel.load_game(game.get_type().short_name)
+    assert again.num_players() == game.num_players() and again.get_parameters() == game.get_parameters()
+    assert again.get_type().short_name == game.get_type().short_name
+    assert (game.get_type().short_name == "python_sorry") == (params == {})
+    assert game.get_type().utility == again.get_type().utility
+
+
+def test_shimmy_keeps_the_parameters():
+    shimmy = pytest.importorskip("shimmy", reason="shimmy is not installed (in no extra)")
+    from pettingzoo.test import api_test
+
+    env = shimmy.OpenSpielCompatibilityV0(env=pyspiel.load_game("python_sorry", {"players": 2, "max_turns": 40}))
+    env.reset(seed=0)
+    assert env.possible_agents == ["player_0", "player_1"] and env.game_state.get_game().num_players() == 2
+    api_test(env, num_cycles=200)
+
+
+def test_rllib_open_spiel_env_passes_its_checker():
+    pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed (the rllib extra)")
+    from ray.rllib.env.wrappers.open_spiel import OpenSpielEnv
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    env = OpenSpielEnv(load(2))
+    check_multiagent_environments(env)  # its random action is mostly illegal: a legal one is played instead
+    obs, _ = env.reset()
+    assert list(obs.values())[0].shape == (OBS_SIZE,)
+
+
+@pytest.mark.slow
+def test_rllib_trains_on_its_own_open_spiel_env():
+    pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed (the rllib extra)")
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.env.wrappers.open_spiel import OpenSpielEnv
+    from ray.tune.registry import register_env
+
+    register_env("python_sorry_2p", lambda _: OpenSpielEnv(pyspiel.load_game("python_sorry", {"players": 2})))
+    config = (
+        PPOConfig()
+        .environment("python_sorry_2p")
+        .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, episode, **kwargs: "shared")
+        .env_runners(num_env_runners=0)
+        .training(train_batch_size=256, minibatch_size=64, num_epochs=1)
+    )
+    algo = config.build_algo()
+    try:
+        sampled = [algo.train()["env_runners"]["num_env_steps_sampled"] for _ in range(2)]
+    finally:
+        algo.stop()
+    assert all(n >= 256 for n in sampled)
+
+
+def test_observation_tensor_computed_in_python_equals_pyspiels_own_path():
+    """SorryState.observation_tensor skips pyspiel's clone per call (benchmarks/bench_openspiel.py);
+    it returns what pyspiel's path (the observer) returns, and refuses the same players."""
+    game = load(3, "hasbro2013")
+    state = game.new_initial_state()
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        play_random(state, rng, until=lambda s: not s.is_chance_node())
+        for player in range(3):
+            ours = state.observation_tensor(player)
+            assert isinstance(ours, list) and ours == pyspiel.State.observation_tensor(state, player)
+        assert state.observation_tensor() == state.observation_tensor(state.current_player())
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    for player in (3, -1, True):
+        with pytest.raises(pyspiel.SpielError, match="player"):
+            state.observation_tensor(player)

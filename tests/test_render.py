@@ -2,6 +2,7 @@
 
 import importlib.util
 
+import gymnasium
 import numpy as np
 import pytest
 from pettingzoo.test import render_test
@@ -154,3 +155,61 @@ def test_the_picture_of_a_caption_has_no_overlapping_words():
     for k, a in enumerate(boxes):
         for b in boxes[k + 1 :]:
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)
+
+
+def test_the_gymnasium_env_draws_the_pettingzoo_envs_pictures_after_every_move():
+    """Same seed and start position, same moves: the Gymnasium env's picture after each of its
+    steps (the learner's move, then the opponent's) is the PettingZoo env's after the same moves."""
+    from sorry_env.gym_env import SorryGymEnv
+
+    opponent_moves = []
+
+    def first_legal(observation):
+        action = int(np.flatnonzero(observation["action_mask"])[0])
+        opponent_moves.append(action)
+        return action
+
+    start = {"to_move": 0, "card": "1", "pawns": [seat(), None, seat(), None]}
+    gym_env = SorryGymEnv(2, [first_legal], seat=0, render_mode="rgb_array")
+    pz = raw_env(num_players=2, render_mode="rgb_array")
+    obs, _ = gym_env.reset(seed=4, options={"state": start})
+    pz.reset(seed=4, options={"state": start})
+    np.testing.assert_array_equal(gym_env.render(), pz.render())
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        opponent_moves.clear()
+        obs, _, terminated, truncated, _ = gym_env.step(action)
+        for move in [action, *opponent_moves]:
+            pz.step(move)
+        picture = gym_env.render()
+        assert picture.dtype == np.uint8 and picture.shape == (DEFAULT_SIZE, DEFAULT_SIZE, 3)
+        np.testing.assert_array_equal(picture, pz.render())
+        assert gym_env.render_mode == "rgb_array" and not (terminated or truncated)
+    text = SorryGymEnv(2, [first_legal], seat=0, render_mode="ansi")
+    text.reset(seed=4, options={"state": start})
+    pz_text = raw_env(num_players=2, render_mode="ansi")
+    pz_text.reset(seed=4, options={"state": start})
+    assert text.render() == pz_text.render()
+
+
+def test_gymnasium_make_with_rgb_array_and_human_headless(monkeypatch):
+    env = gymnasium.make("sorry_env/Sorry-v1", num_players=2, opponents=["heuristic"], render_mode="rgb_array")
+    env.reset(seed=0)
+    image = env.render()
+    assert isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+    with (
+        pytest.raises(ValueError, match="rgb_array"),
+        pytest.warns(UserWarning, match="not in the possible render_modes"),
+    ):
+        gymnasium.make("sorry_env/Sorry-v1", render_mode="video")
+    if importlib.util.find_spec("pygame") is None:
+        pytest.skip("pygame (the human extra) is not installed")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    human = gymnasium.make("sorry_env/Sorry-v1", num_players=2, opponents=["random"], render_mode="human")
+    obs, _ = human.reset(seed=0)
+    assert human.unwrapped._renderer._window is not None  # the window opened at reset
+    human.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert human.render() is None
+    human.close()
+    assert human.unwrapped._renderer._window is None

@@ -12,7 +12,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # Repository folder -> the import name it installs as (pyproject.toml's package-dir).
-INSTALLS_AS = {"sorry_env": "sorry_env", "agents": "sorry_env.agents", "training": "sorry_env.training"}
+INSTALLS_AS = {
+    "sorry_env": "sorry_env",
+    "agents": "sorry_env.agents",
+    "training": "sorry_env.training",
+    "examples": "sorry_env.examples",
+}
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,8 @@ import pytest
 from pettingzoo.test import api_test
 
 from sorry_env import env, raw_env
+from sorry_env.express import raw_env as express_raw_env
+from sorry_env.game_env import wrap_env as env_of
 from sorry_env.wrappers import ObservationKeys
 
 
@@ -51,3 +53,66 @@ def test_rllib_env_checker():
     check_multiagent_environments(PettingZooEnv(ObservationKeys(env(num_players=2))))
     with pytest.raises(ValueError, match="gymnasium-style API"):
         check_multiagent_environments(PettingZooEnv(ObservationKeys(raw_env(num_players=2))))
+
+
+def pettingzoo_chain(raw):
+    """PettingZoo's three classic-game wrappers, as env() stacked them before ClassicChecks."""
+    from pettingzoo.utils import wrappers
+
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1))
+    )
+
+
+def stepped(env, action):
+    """(outcome, PettingZoo's warnings) of env.step(action)."""
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    EnvLogger.mqueue.clear()
+    return outcome(lambda: env.step(action)), [str(message) for message in EnvLogger.mqueue]
+
+
+def outcome(call):
+    """What a call did: its value, or its exception's type and message."""
+    try:
+        return ("ok", call())
+    except Exception as error:  # noqa: BLE001 (the type and message are what is compared)
+        return (type(error).__name__, str(error))
+
+
+@pytest.mark.parametrize("make_raw", [lambda: raw_env(num_players=3), lambda: express_raw_env(num_players=2)])
+def test_the_one_wrapper_does_what_pettingzoos_three_did(make_raw):
+    """env() checks with sorry_env.aec_checks.ClassicChecks: the same errors before reset, the
+    same out-of-bounds assertion, the same illegal-move ending and the same games as the chain."""
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    ours, theirs = env_of(make_raw()), pettingzoo_chain(make_raw())
+    assert isinstance(ours, OrderEnforcingWrapper)
+    for probe in (lambda e: e.step(0), lambda e: e.observe("player_0"), lambda e: e.agents, lambda e: e.rewards):
+        assert outcome(lambda: probe(ours)) == outcome(lambda: probe(theirs)) != ("ok", None)
+    rng, illegal_endings = np.random.default_rng(0), 0
+    for game in range(6):
+        ours.reset(seed=game)
+        theirs.reset(seed=game)
+        for step in range(400):
+            assert ours.agents == theirs.agents and ours.agent_selection == theirs.agent_selection
+            if not ours.agents:
+                break
+            mine, other = ours.last(), theirs.last()
+            np.testing.assert_array_equal(mine[0]["observation"], other[0]["observation"])
+            assert mine[1:] == other[1:]
+            assert ours.rewards == theirs.rewards and ours.infos == theirs.infos
+            legal = np.flatnonzero(mine[0]["action_mask"])
+            if mine[2] or mine[3]:
+                action = None
+            elif step == 4 + 3 * game and game % 2:  # an illegal move ends the game
+                action = int(np.flatnonzero(mine[0]["action_mask"] == 0)[0])
+                illegal_endings += 1
+            elif step == 2 and game == 2:
+                action = 10**6  # out of the action space: an AssertionError, nothing happens
+            else:
+                action = int(rng.choice(legal))
+            assert stepped(ours, action) == stepped(theirs, action)
+    after_the_end = stepped(ours, 0)
+    assert after_the_end == stepped(theirs, 0) and "after all agents are terminated" in after_the_end[1][0]
+    assert illegal_endings == 3

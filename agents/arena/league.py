@@ -13,6 +13,8 @@ Results
 - per agent: games, wins and win rate over all its games, and an openskill Plackett-Luce
   rating from every game of the league (winner first, the others tied; truncated games tie
   everyone), rated lineup by lineup in the order listed.
+- the printed agent table is ordered by win rate, with a note for every pair whose own games
+  went against that order (:func:`head_to_head_notes`).
 
 Written to ``--out``: ``league.json``, ``league_matrix.csv`` (rows: agent, columns: the
 opponent), ``league_agents.csv`` and ``league.png`` (a heatmap of the matrix). Team rules are
@@ -169,9 +171,30 @@ def format_league(league: dict) -> str:
         lines.append(
             f"{label:<{width}} " + " ".join(f"{'-' if c is None else percent(c['win_rate']):>{width}}" for c in cells)
         )
-    lines += ["", rating_header(width)]
-    lines += [rating_row(row, width) for row in sorted(league["agents"], key=lambda r: -r["rating_ordinal"])]
+    order = sorted(range(len(labels)), key=lambda i: -league["agents"][i]["win_rate"])
+    lines += ["", "by win rate over all the agent's games:", rating_header(width)]
+    lines += [rating_row(league["agents"][i], width) for i in order]
+    lines += head_to_head_notes(league, order)
     return "\n".join(lines)
+
+
+def head_to_head_notes(league: dict, order: list[int]) -> list[str]:
+    """One line for every pair that the table's order (`order`: agent indices, top first) puts
+    against their own games: the lower agent won the larger share of the games the two played.
+    A win rate pools every opponent (and a rating rates the games in the order listed), so a
+    non-transitive league cannot be ordered without such a pair; it is shown, not hidden."""
+    labels, matrix = [row["agent"] for row in league["agents"]], league["matrix"]
+    notes = []
+    for rank, high in enumerate(order):
+        for low in order[rank + 1 :]:
+            theirs, ours = matrix[low][high], matrix[high][low]
+            if theirs is not None and ours is not None and theirs["win_rate"] > ours["win_rate"]:
+                notes.append(
+                    f"note: {labels[low]} won {percent(theirs['win_rate'])} "
+                    f"[{percent(theirs['ci_low'])}, {percent(theirs['ci_high'])}] of its games with "
+                    f"{labels[high]} (listed above it: its win rate over all its games is higher)"
+                )
+    return ["", *notes] if notes else []
 
 
 def plot_league(league: dict, path) -> None:

@@ -121,8 +121,8 @@ def _algorithms() -> dict[str, Algorithm]:
             ),
             Algorithm(
                 "selfplay_ppo",
-                "the single-file masked PPO in plain torch (training/bench/selfplay_ppo.py, run by "
-                "examples/selfplay_ppo.py) on Gymnasium's SyncVectorEnv",
+                "the single-file masked PPO in plain torch (examples/selfplay_ppo.py, run through "
+                "training/bench/selfplay_ppo.py) on Gymnasium's SyncVectorEnv",
                 _board_only,
                 _train_selfplay_ppo,
                 SELFPLAY_PPO_SETTINGS,

@@ -16,11 +16,12 @@ from collections.abc import Callable
 import numpy as np
 
 from sorry_env.agents.base import Agent, Turn
+from sorry_env.games import BENCH_NETWORK_KEY
 from sorry_env.policy_input import rules_dict
 from sorry_env.rules import get_rules
 
 # The metadata key of a baseline's network file: JSON {"algorithm", "rules", "players"}.
-GAME_KEY = "sorry_bench_game"
+GAME_KEY = BENCH_NETWORK_KEY
 
 
 class NetworkAgent(Agent):
