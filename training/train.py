@@ -274,6 +274,16 @@ def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> VecEnv:
     return venv
 
 
+def learning_rate(ppo: dict):
+    """MaskablePPO's learning rate: constant, or falling linearly from ``learning_rate`` to
+    ``learning_rate_final`` over the budget (sb3's progress counts the run's steps, a resumed
+    run's included, so a resumed run continues the same schedule)."""
+    start, final = ppo["learning_rate"], ppo["learning_rate_final"]
+    if final is None:
+        return start
+    return lambda progress_remaining: final + (start - final) * progress_remaining
+
+
 def make_model(cfg: dict, venv: VecEnv, tb_dir: str | Path) -> MaskablePPO:
     net = cfg["network"]
     policy_kwargs = {
@@ -291,7 +301,10 @@ def make_model(cfg: dict, venv: VecEnv, tb_dir: str | Path) -> MaskablePPO:
         device="cpu",
         tensorboard_log=str(tb_dir),
         verbose=0,
-        **cfg["ppo"],
+        **{
+            **{key: value for key, value in cfg["ppo"].items() if key != "learning_rate_final"},
+            "learning_rate": learning_rate(cfg["ppo"]),
+        },
     )
 
 
@@ -331,6 +344,10 @@ def run_training(run: Run, resume: bool) -> Run:
             run.imitation = pretrain(model, cfg)
         if cfg["distillation"]["decisions"] > 0:
             run.imitation["distillation"] = distil_search(model, cfg, run.dir)
+    if "snapshots" in cfg["opponents"]["mix"] and not run.pool.snapshot_paths:
+        # The first games start before the first rollout's schedule runs: the network as it is
+        # now is the first snapshot, so a mix of snapshots alone (pure self-play) has an opponent.
+        run.add_snapshot(model)
     remaining = cfg["budget"]["timesteps"] - model.num_timesteps
     callback = SelfPlayCallback(run, cfg["budget"]["timesteps"])
     if remaining > 0:
