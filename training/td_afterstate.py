@@ -1,0 +1,297 @@
+"""TD(lambda) self-play on afterstate values, from random weights: TD-Gammon's recipe for Sorry!.
+
+    python -m sorry_env.training.td_afterstate --decisions 2000000 --out runs/td/policy.safetensors
+
+One network scores the position each legal move leaves (the afterstate, seen by the mover:
+no card drawn yet, so nothing hidden); ``tanh`` of the score is the mover's expected outcome
+(+1 a win, -1 a loss). Every seat of every game plays the move with the best score (a small
+share of moves uniformly at random), so the network learns the value of its own play. After a
+game, each seat's chosen afterstates learn their lambda-return: the value of the same seat's
+next chosen afterstate, mixed back towards the final outcome,
+
+    G_T = z,   G_t = (1 - lambda) * v_{t+1} + lambda * G_{t+1},
+
+with v the values the network gave when the moves were played. Nothing here knows a strategy:
+the rules engine lists the moves and deals the cards; the heuristic is played only by the
+in-run checks (``--eval-opponents``), which draw the curve and change nothing.
+
+The result is an ordinary afterstate policy file (the score is the logit): ``sorry-eval FILE``
+plays it greedily, ``sorry-export`` is not needed. Read top to bottom: setup, the batched
+self-play step, the lambda-returns, the update, the loop with its checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from numba import njit
+
+from sorry_env import engine as E
+from sorry_env import game
+from sorry_env.agents.arena.stats import wilson_interval
+from sorry_env.agents.policy import Actor, save_policy
+from sorry_env.policy_input import sparse_afterstates
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
+
+from .match import play_win_rate
+from .sb3_policy import sparse_mlp
+
+ALGORITHM = "td_lambda_afterstate"
+
+
+# ---- the batched self-play step (compiled) ---------------------------------------------------
+@njit(cache=True)
+def settle(states, rules, max_turns, seeds, counters, active, finished):
+    """Play every game's lone legal moves until a seat has a choice; a game that ends is
+    recorded (finished[b] := its winner, or -2 for the turn limit) and restarted with the next
+    seed of its slot. Returns the number of games that ended."""
+    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    ended = 0
+    for b in range(states.shape[0]):
+        finished[b] = -1
+        state = states[b]
+        while True:
+            if not E.is_running(state, max_turns):
+                finished[b] = state[E.WINNER] if state[E.WINNER] >= 0 else -2
+                ended += 1
+                counters[b] += 1
+                E.init_state(state, rules, active, (seeds[b] + counters[b] * 7919) & 0xFFFFFFFF)
+                continue
+            if E.legal_actions(state, rules, buf) > 1:
+                break
+            E.step(state, rules, buf[0])
+    return ended
+
+
+@njit(cache=True)
+def play(states, rules, actions):
+    for b in range(states.shape[0]):
+        E.step(states[b], rules, actions[b])
+
+
+def choose(scores: np.ndarray, rows: np.ndarray, n_games: int, epsilon: float, rng) -> np.ndarray:
+    """Index (into the afterstate list) of each game's move: the best score (lowest index among
+    equal ones), or with probability `epsilon` a uniformly random legal move."""
+    starts = np.searchsorted(rows, np.arange(n_games))
+    counts = np.diff(np.append(starts, len(rows)))
+    best = np.maximum.reduceat(scores, starts)
+    position = np.arange(len(rows))
+    first_best = np.minimum.reduceat(np.where(scores >= np.repeat(best, counts), position, len(rows)), starts)
+    explore = rng.random(n_games) < epsilon
+    random_pick = starts + (rng.random(n_games) * counts).astype(np.int64)
+    return np.where(explore, random_pick, first_best)
+
+
+def lambda_returns(values: np.ndarray, outcome: float, lam: float) -> np.ndarray:
+    """G_t for one seat's chosen afterstates with values v_1..v_T and final outcome z."""
+    targets = np.empty(len(values), dtype=np.float32)
+    following = outcome
+    for t in range(len(values) - 1, -1, -1):
+        targets[t] = following
+        following = (1 - lam) * values[t] + lam * following
+    return targets
+
+
+class Trajectories:
+    """The chosen afterstates of every game in progress (sparse rows and values), per seat, and
+    the finished games' samples (rows with their lambda-returns) waiting for an update."""
+
+    def __init__(self, n_games: int, lam: float):
+        self.lam = lam
+        self.open: list[dict[int, list]] = [{} for _ in range(n_games)]
+        self.samples: list[tuple[np.ndarray, np.ndarray, float]] = []
+
+    def add(self, b: int, seat: int, columns: np.ndarray, values: np.ndarray, value: float) -> None:
+        self.open[b].setdefault(seat, []).append((columns, values, value))
+
+    def finish(self, b: int, winner: int) -> None:
+        for seat, moves in self.open[b].items():
+            outcome = 0.0 if winner == -2 else (1.0 if seat == winner else -1.0)
+            targets = lambda_returns(np.array([m[2] for m in moves], dtype=np.float32), outcome, self.lam)
+            self.samples.extend((m[0], m[1], float(g)) for m, g in zip(moves, targets))
+        self.open[b] = {}
+
+    def take(self) -> list:
+        samples, self.samples = self.samples, []
+        return samples
+
+
+def sparse_batch(samples: list) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], torch.Tensor]:
+    """Rows of (columns, values, target) samples as one compressed sparse batch and targets."""
+    lengths = np.array([len(s[0]) for s in samples], dtype=np.int64)
+    offsets = np.zeros(len(samples) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    columns = np.concatenate([s[0] for s in samples]).astype(np.int64)
+    values = np.concatenate([s[1] for s in samples]).astype(np.float32)
+    targets = torch.tensor([s[2] for s in samples], dtype=torch.float32)
+    return (columns, values, offsets), targets
+
+
+def update(actor: Actor, optimizer, samples: list, batch_size: int, epochs: int, rng) -> float:
+    """Regress tanh(score) on the lambda-returns; returns the last epoch's mean squared error."""
+    losses = []
+    for _ in range(epochs):
+        order = rng.permutation(len(samples))
+        losses = []
+        for start in range(0, len(order), batch_size):
+            rows, targets = sparse_batch([samples[i] for i in order[start : start + batch_size]])
+            predicted = torch.tanh(sparse_mlp(actor.net, rows)[:, 0])
+            loss = torch.nn.functional.mse_loss(predicted, targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+    return float(np.mean(losses)) if losses else float("nan")
+
+
+# ---- the run ----------------------------------------------------------------------------------
+def win_rates(args):
+    """The command's in-run check: the file's win rate against each of ``--eval-opponents``."""
+
+    def evaluate(decisions: int, path: Path) -> dict:
+        row = {}
+        for opponent in args.eval_opponents:
+            rate = play_win_rate(path, opponent, args.players, args.rules, args.eval_games, seed=args.seed + 10**6)
+            low, high = wilson_interval(round(rate * args.eval_games), args.eval_games)
+            print(f"  vs {opponent}: {rate:.1%} [{low:.1%}, {high:.1%}] ({args.eval_games} games)", flush=True)
+            row[opponent] = rate
+        return row
+
+    return evaluate
+
+
+def train(args, evaluate=None) -> dict:
+    """Run TD(lambda) self-play as `args` (:func:`parse_args`) say; ``evaluate(decisions, policy
+    file)`` is called every ``eval_every`` decisions and at the end, and returns the row of the
+    curve (default: :func:`win_rates`)."""
+    evaluate = evaluate or win_rates(args)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    rules = game.rules_array(args.rules)
+    actor = Actor("afterstate", args.hidden, "relu", args.rules)
+    optimizer = torch.optim.Adam(actor.parameters(), lr=args.lr)
+    seats = game.seats_for(args.players, rules=args.rules)
+    active = np.zeros(4, dtype=np.int64)
+    active[list(seats)] = 1
+    n = args.games
+    seeds = rng.integers(0, 2**31, size=n, dtype=np.int64)
+    counters = np.zeros(n, dtype=np.int64)
+    states = np.stack([game.new_state(args.rules, args.players, seed=int(s)) for s in seeds])
+    finished = np.empty(n, dtype=np.int64)
+    trajectories = Trajectories(n, args.lam)
+    decisions, games_done, updates, start, cpu_start = 0, 0, 0, time.perf_counter(), time.process_time()
+    next_check, curve = 0, []
+
+    def check():
+        path = Path(args.out)
+        cpu = time.process_time() - cpu_start
+        save(actor, path, args, decisions, games_done, cpu, curve)
+        row = {"decisions": decisions, "games": games_done, "cpu_seconds": round(cpu)}
+        row.update(evaluate(decisions, path))
+        curve.append(row)
+        save(actor, path, args, decisions, games_done, cpu, curve)
+        speed = decisions / max(time.perf_counter() - start, 1e-9)
+        print(f"decisions {decisions} games {games_done} ({speed:.0f} decisions/s, {cpu:.0f} CPU-s)", flush=True)
+
+    while decisions < args.decisions:
+        if decisions >= next_check:
+            check()
+            next_check += args.eval_every
+        games_done += settle(states, rules, args.max_turns, seeds, counters, active, finished)
+        for b in np.flatnonzero(finished != -1):
+            trajectories.finish(b, int(finished[b]))
+        (columns, values, offsets), rows, actions = sparse_afterstates(states, rules)
+        with torch.no_grad():
+            scores = sparse_mlp(actor.net, (columns, values, offsets))[:, 0].numpy()
+        picked = choose(scores, rows, n, args.epsilon, rng)
+        movers = states[:, E.TO_MOVE]
+        chosen_values = np.tanh(scores[picked])
+        for b in range(n):
+            i = picked[b]
+            span = slice(offsets[i], offsets[i + 1])
+            trajectories.add(b, int(movers[b]), columns[span].astype(np.int16), values[span].copy(), chosen_values[b])
+        play(states, rules, actions[picked])
+        decisions += n
+        if len(trajectories.samples) >= args.update_samples:
+            loss = update(actor, optimizer, trajectories.take(), args.batch_size, args.epochs, rng)
+            updates += 1
+            if updates % 20 == 0:
+                speed = decisions / (time.perf_counter() - start)
+                print(f"update {updates}: loss {loss:.4f}, {decisions} decisions, {speed:.0f} decisions/s", flush=True)
+    check()
+    return {"curve": curve, "decisions": decisions, "games": games_done}
+
+
+def save(actor: Actor, path: Path, args, decisions: int, games: int, cpu_seconds: float, curve: list) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_policy(
+        path,
+        actor,
+        rules=args.rules,
+        num_players=args.players,
+        network={"kind": "afterstate", "hidden": list(args.hidden), "activation": "relu"},
+        name=f"{Path(path).stem}@{decisions}",
+        training={
+            "algorithm": ALGORITHM,
+            "from": "random weights",
+            "decisions": int(decisions),
+            "games": int(games),
+            "cpu_seconds": round(cpu_seconds, 1),
+            "settings": {k: getattr(args, k) for k in SETTINGS},
+            "curve": curve,
+        },
+    )
+
+
+SETTINGS = (
+    "players",
+    "rules",
+    "hidden",
+    "lam",
+    "lr",
+    "epsilon",
+    "games",
+    "update_samples",
+    "batch_size",
+    "epochs",
+    "seed",
+)
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--rules", default=DEFAULT_PRESET)
+    p.add_argument("--decisions", type=int, default=2_000_000, help="moves with a choice to play (every seat)")
+    p.add_argument("--hidden", type=lambda s: [int(x) for x in s.split(",")], default=[256, 256])
+    p.add_argument("--lam", type=float, default=0.7, help="TD(lambda)'s lambda")
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--epsilon", type=float, default=0.02, help="share of moves played at random")
+    p.add_argument("--games", type=int, default=256, help="games played side by side")
+    p.add_argument("--update-samples", type=int, default=16384, help="finished-game moves per update")
+    p.add_argument("--batch-size", type=int, default=512)
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS)
+    p.add_argument("--eval-every", type=int, default=500_000)
+    p.add_argument("--eval-games", type=int, default=400)
+    p.add_argument("--eval-opponents", type=lambda s: s.split(","), default=["random", "heuristic"])
+    p.add_argument("--out", required=True, help="policy file to write (rewritten at every check)")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    train(args)
+
+
+if __name__ == "__main__":
+    main()
