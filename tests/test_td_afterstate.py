@@ -85,3 +85,33 @@ def test_a_short_run_writes_a_policy_that_plays_and_says_how_it_was_made(tmp_pat
             assert move == actions[np.argmax(scores)]
             compared += 1
     assert compared >= 10
+
+
+def test_sorry_train_runs_a_td_config_and_refuses_mistakes_before_any_work(tmp_path, capsys):
+    from sorry_env.training.train import main as sorry_train
+
+    config = tmp_path / "td.yaml"
+    config.write_text(
+        "algorithm: td_lambda\nname: tiny\ndecisions: 2000\nhidden: [16]\ngames: 8\nupdate_samples: 256\n"
+        "eval_every: 100000\neval_games: 2\neval_opponents: [random]\n"
+    )
+    sorry_train([str(config), "--runs-dir", str(tmp_path / "runs"), "--timesteps", "1000"])
+    meta = read_metadata(tmp_path / "runs" / "tiny" / "policy.safetensors")
+    assert 1000 <= meta["training"]["decisions"] < 2000 and meta["network"]["hidden"] == [16]
+    with pytest.raises(SystemExit) as exit_info:  # the same run again would overwrite its file
+        sorry_train([str(config), "--runs-dir", str(tmp_path / "runs")])
+    assert exit_info.value.code == 2 and "exists" in capsys.readouterr().err
+    for line, message in [
+        ("lam: 1.5", "lam must be a number in [0, 1], got 1.5"),
+        ("seed: 4294967296", "seed must be an integer in [0, 2147483647]"),
+        ("hidden: [0]", "hidden must be a list of 1 to 8 layer widths"),
+        ("lamda: 0.5", "unknown setting 'lamda'"),
+        ("eval_opponents: [heurstic]", "unknown agent 'heurstic'"),
+        ("name: ../outside", "name must be one plain folder name"),
+    ]:
+        config.write_text(f"algorithm: td_lambda\nname: bad\n{line}\n")
+        with pytest.raises(SystemExit) as exit_info:
+            sorry_train([str(config), "--runs-dir", str(tmp_path / "runs")])
+        err = capsys.readouterr().err
+        assert exit_info.value.code == 2 and message in err and "Traceback" not in err, line
+        assert not (tmp_path / "runs" / "bad").exists()

@@ -40,8 +40,9 @@ from sorry_env import files
 from sorry_env.agents.arena.stats import wilson_interval
 
 from . import checkpoint as run_checkpoint
+from . import td_afterstate
 from .batched_env import BatchedSelfPlayEnv
-from .config import load_config, validate
+from .config import config_path, load_config, read_yaml, validate
 from .curve import plot_learning_curve
 from .export import MAX_RUN_STATE_BYTES, export_model
 from .imitation import pretrain
@@ -369,13 +370,31 @@ def run_training(run: Run, resume: bool) -> Run:
     return run
 
 
+def td_config(path) -> bool:
+    """Whether config `path` is one for the TD(lambda) learner (``algorithm: td_lambda``,
+    training/td_afterstate.py); an unreadable file is left to the PPO config's own checks."""
+    try:
+        data = read_yaml(config_path(path))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("algorithm") == "td_lambda"
+
+
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description="Self-play MaskablePPO training of a Sorry! policy.")
+    p = argparse.ArgumentParser(
+        description="Self-play training of a Sorry! policy: MaskablePPO, or TD(lambda) for a config "
+        "with algorithm: td_lambda."
+    )
     p.add_argument("config", help="YAML config (see configs/ and training/config.py)")
     p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     p.add_argument("--runs-dir", default="runs", help="parent directory of run directories")
     p.add_argument("--timesteps", type=int, help="override budget.timesteps")
     args = p.parse_args(argv)
+    if td_config(args.config):  # a config that names the TD(lambda) learner: its own settings
+        if args.resume:
+            p.error("--resume: a td_lambda run is not resumable; start it again under another name")
+        timesteps = [] if args.timesteps is None else ["--decisions", str(args.timesteps)]
+        return td_afterstate.main(["--config", str(args.config), "--runs-dir", args.runs_dir, *timesteps])
     try:  # mistakes in the command or the config: a message, not a traceback
         cfg = load_config(args.config)
         if args.timesteps is not None:
