@@ -3,8 +3,9 @@
     python -m sorry_env.training.td_afterstate --decisions 2000000 --out runs/td/policy.safetensors
 
 One network scores the position each legal move leaves (the afterstate, seen by the mover:
-no card drawn yet, so nothing hidden); ``tanh`` of the score is the mover's expected outcome
-(+1 a win, -1 a loss). Every seat of every game plays the move with the best score (a small
+no card drawn yet, so nothing hidden). The score is the logit of the mover's chance of winning,
+as in the value networks the search agents read (``azsearch:net=FILE``, ``montecarlo:value=FILE``):
+its expected outcome (+1 a win, -1 a loss) is ``2 * sigmoid(score) - 1 = tanh(score / 2)``. Every seat of every game plays the move with the best score (a small
 share of moves uniformly at random), so the network learns the value of its own play. After a
 game, each seat's chosen afterstates learn their lambda-return: the value of the same seat's
 next chosen afterstate, mixed back towards the final outcome,
@@ -135,14 +136,15 @@ def sparse_batch(samples: list) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 def update(actor: Actor, optimizer, samples: list, batch_size: int, epochs: int, rng) -> float:
-    """Regress tanh(score) on the lambda-returns; returns the last epoch's mean squared error."""
+    """Regress the expected outcome tanh(score / 2) on the lambda-returns; returns the last
+    epoch's mean squared error."""
     losses = []
     for _ in range(epochs):
         order = rng.permutation(len(samples))
         losses = []
         for start in range(0, len(order), batch_size):
             rows, targets = sparse_batch([samples[i] for i in order[start : start + batch_size]])
-            predicted = torch.tanh(sparse_mlp(actor.net, rows)[:, 0])
+            predicted = torch.tanh(sparse_mlp(actor.net, rows)[:, 0] / 2)
             loss = torch.nn.functional.mse_loss(predicted, targets)
             optimizer.zero_grad()
             loss.backward()
@@ -213,7 +215,7 @@ def train(args, evaluate=None) -> dict:
             scores = sparse_mlp(actor.net, (columns, values, offsets))[:, 0].numpy()
         picked = choose(scores, rows, n, args.epsilon, rng)
         movers = states[:, E.TO_MOVE]
-        chosen_values = np.tanh(scores[picked])
+        chosen_values = np.tanh(scores[picked] / 2)
         for b in range(n):
             i = picked[b]
             span = slice(offsets[i], offsets[i + 1])
