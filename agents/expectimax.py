@@ -43,24 +43,28 @@ from .value_net import NO_NET, net_win_chance, pack
 
 
 @njit(cache=True)
-def _static_scores(state, rules, w, params, sizes, scores):
+def _static_scores(state, rules, w, params, sizes, mover, scores):
     """Each seat's evaluation as a chance of winning (a long shot is worth more to a player
     far behind than its equity says): the value network's when one is given (params not
-    empty; two sides: one evaluation, the other side's chance its complement)."""
+    empty). An afterstate network values the position after a move as the seat that made it
+    (`mover`) sees it, the view it learned from; with two sides the other side's chance is the
+    complement, with more each seat's own view."""
     if params.shape[0] > 0:
         obs = np.empty(OBS_SIZE, dtype=np.float32)
         winner = E.winner(state)
-        first = -1
+        two_sides = E.num_sides(rules, state) == 2
+        mover_chance = net_win_chance(state, rules, params, sizes, mover, obs) if winner < 0 else 0.0
         for seat in range(N_SEATS):
             if not E.is_active(state, seat):
                 scores[seat] = 0.0
             elif winner >= 0:
                 scores[seat] = 1.0 if E.same_side(rules, seat, winner) else 0.0
-            elif first >= 0 and E.num_sides(rules, state) == 2:
-                scores[seat] = scores[first] if E.same_side(rules, seat, first) else 1.0 - scores[first]
+            elif E.same_side(rules, seat, mover):
+                scores[seat] = mover_chance
+            elif two_sides:
+                scores[seat] = 1.0 - mover_chance
             else:
                 scores[seat] = net_win_chance(state, rules, params, sizes, seat, obs)
-                first = seat if first < 0 else first
         return
     equity = np.empty(4)
     seat_equities(state, rules, w, equity)
@@ -72,13 +76,14 @@ def _static_scores(state, rules, w, params, sizes, scores):
 
 
 @njit(cache=True)
-def node_scores(state, rules, w, params, sizes, decisions, root, model_others, scores):
+def node_scores(state, rules, w, params, sizes, decisions, root, model_others, mover, scores):
     """scores[seat] := each seat's expected score at `state` (after a move's end of turn),
-    searching `decisions` more decisions. With `model_others`, players not on `root`'s side
-    are assumed to play the heuristic's move instead of being searched. (One self-recursive
-    function: numba's cache cannot reload mutually recursive ones.)"""
+    searching `decisions` more decisions; `mover` made the move that led to `state`. With
+    `model_others`, players not on `root`'s side are assumed to play the heuristic's move
+    instead of being searched. (One self-recursive function: numba's cache cannot reload
+    mutually recursive ones.)"""
     if E.winner(state) >= 0 or decisions == 0:
-        _static_scores(state, rules, w, params, sizes, scores)
+        _static_scores(state, rules, w, params, sizes, mover, scores)
         return
     chance = is_chance_node(state, rules)
     probs = np.ones(N_CARDS)
@@ -102,12 +107,12 @@ def node_scores(state, rules, w, params, sizes, decisions, root, model_others, s
         n = E.legal_actions(decision, rules, legal)
         if model_others and not E.same_side(rules, root, me):
             after_move_into(child, decision, rules, heuristic_choice(decision, rules, w, legal, n))
-            node_scores(child, rules, w, params, sizes, decisions - 1, root, model_others, best_scores)
+            node_scores(child, rules, w, params, sizes, decisions - 1, root, model_others, me, best_scores)
         else:
             best = -np.inf
             for k in range(n):
                 after_move_into(child, decision, rules, legal[k])
-                node_scores(child, rules, w, params, sizes, decisions - 1, root, model_others, sub)
+                node_scores(child, rules, w, params, sizes, decisions - 1, root, model_others, me, sub)
                 if sub[me] > best:
                     best = sub[me]
                     best_scores[:] = sub
@@ -123,7 +128,7 @@ def root_scores(state, rules, w, params, sizes, legal, n, depth, model_others, t
     sub = np.empty(4)
     for k in range(n):
         after_move_into(child, state, rules, legal[k])
-        node_scores(child, rules, w, params, sizes, depth - 1, me, model_others, sub)
+        node_scores(child, rules, w, params, sizes, depth - 1, me, model_others, me, sub)
         totals[k] += sub[me]
 
 
