@@ -103,10 +103,7 @@ def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games
     from .catalog import BY_NAME, TRAINED
 
     if spec in BY_NAME:  # a shipped policy by its catalog name (sorry-play --list)
-        entry = BY_NAME[spec]
-        if entry.play is not None:  # the network inside a search
-            return make_agent(entry.agent_spec(), seed=seed, allow_code=False)
-        return needs_torch("policy").PolicyAgent(entry.path, seed=seed)
+        return needs_torch("policy").PolicyAgent(BY_NAME[spec].path, seed=seed)
     if spec == TRAINED:
         raise ValueError(
             f"{TRAINED!r} stands for the shipped policy of a game: sorry-play, sorry-eval and the browser game "

@@ -38,13 +38,6 @@ class ShippedPolicy:
     file: str  # file name in the checkpoints folder
     # the game's policy (what ``trained`` and find() give); other entries are played by name only
     default: bool = True
-    # how the name plays: None, the network alone; or an agent spec around the file, "{file}"
-    # standing for its path (a search that reads only this network and the rules)
-    play: str | None = None
-
-    def agent_spec(self) -> str:
-        """The agent spec the catalog name stands for."""
-        return str(self.path) if self.play is None else self.play.format(file=self.path)
 
     @property
     def path(self) -> pathlib.Path:
