@@ -1,24 +1,26 @@
 """TD(lambda) self-play on afterstate values, from random weights: TD-Gammon's recipe for Sorry!.
 
+    sorry-train configs/tabula-rasa-2p.yaml         # the shipped tabula-rasa-2p's run
     python -m sorry_env.training.td_afterstate --decisions 2000000 --out runs/td/policy.safetensors
 
 One network scores the position each legal move leaves (the afterstate, seen by the mover:
-no card drawn yet, so nothing hidden). The score is the logit of the mover's chance of winning,
-as in the value networks the search agents read (``azsearch:net=FILE``, ``montecarlo:value=FILE``):
-its expected outcome (+1 a win, -1 a loss) is ``2 * sigmoid(score) - 1 = tanh(score / 2)``. Every seat of every game plays the move with the best score (a small
-share of moves uniformly at random), so the network learns the value of its own play. After a
-game, each seat's chosen afterstates learn their lambda-return: the value of the same seat's
-next chosen afterstate, mixed back towards the final outcome,
+no card drawn yet, so nothing hidden). The score is the logit of the mover's chance of
+winning, as in the value networks the search agents read (``azsearch:net=FILE``,
+``expectimax:depth=2,value=FILE``): its expected outcome (+1 a win, -1 a loss) is
+``2 * sigmoid(score) - 1 = tanh(score / 2)``. Every seat of every game plays the move with the
+best score (a small share of moves uniformly at random), so the network learns the value of
+its own play. After a game, each seat's chosen afterstates learn their lambda-return: the
+value of the same seat's next chosen afterstate, mixed back towards the final outcome,
 
     G_T = z,   G_t = (1 - lambda) * v_{t+1} + lambda * G_{t+1},
 
 with v the values the network gave when the moves were played. Nothing here knows a strategy:
 the rules engine lists the moves and deals the cards; the heuristic is played only by the
-in-run checks (``--eval-opponents``), which draw the curve and change nothing.
+in-run checks (``eval_opponents``), which draw the curve and change nothing.
 
 The result is an ordinary afterstate policy file (the score is the logit): ``sorry-eval FILE``
-plays it greedily, ``sorry-export`` is not needed. Read top to bottom: setup, the batched
-self-play step, the lambda-returns, the update, the loop with its checks.
+plays it greedily; ``sorry-export`` is not needed. Read top to bottom: the batched self-play
+step, the lambda-returns, the update, the run with its checks, the settings.
 """
 
 from __future__ import annotations
