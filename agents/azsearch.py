@@ -63,22 +63,6 @@ LOCKSTEP_NODES = 65_536
 MAX_LOCKSTEP_GAMES = 256
 
 
-@njit(cache=True)
-def _sides(rules, state):
-    """Number of sides among the active seats (2 for two players or two teams)."""
-    count = 0
-    for s in range(4):
-        if not E.is_active(state, s):
-            continue
-        new = True
-        for t in range(s):
-            if E.is_active(state, t) and E.same_side(rules, s, t):
-                new = False
-        if new:
-            count += 1
-    return count
-
-
 # ---- positions waiting for the network -------------------------------------------------------
 # A search step queues the positions it needs valued (a decision's afterstates, or a line cut
 # short) as rows of observations; one batched evaluation (value_net.net_logits) scores every
@@ -429,7 +413,7 @@ def run_search_many(
     for g in range(games):
         root[g] = g
         tree_kind[g] = UNEXPANDED
-        two_sides[g] = _sides(rules, root_states[g]) == 2
+        two_sides[g] = E.num_sides(rules, root_states[g]) == 2
         me[g] = E.to_move(root_states[g])
     counts[0] = games
 

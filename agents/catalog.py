@@ -36,6 +36,8 @@ class ShippedPolicy:
     rules: str
     players: int
     file: str  # file name in the checkpoints folder
+    # the game's policy (what ``trained`` and find() give); other entries are played by name only
+    default: bool = True
 
     @property
     def path(self) -> pathlib.Path:
@@ -59,6 +61,9 @@ CATALOG: tuple[ShippedPolicy, ...] = (
     _entry("hasbro2003_points", 2),
     _entry("hasbro2003_points", 4),
     _entry("hasbro2013_fire_ice", 2),
+    # Learned from random weights by self-play alone (configs/tabula-rasa-2p.yaml): played by its
+    # name; the game's default stays the stronger hasbro2003-2p.
+    ShippedPolicy("tabula-rasa-2p", "hasbro2003", 2, "tabula-rasa-2p.safetensors", default=False),
 )
 BY_NAME = {entry.name: entry for entry in CATALOG}
 
@@ -86,7 +91,7 @@ def _preset_name(rules: Rules | str) -> str | None:
 def find(rules: Rules | str, players: int) -> ShippedPolicy | None:
     """The catalog entry for these rules and player count, or None."""
     preset = _preset_name(rules)
-    return next((e for e in CATALOG if e.rules == preset and e.players == players), None)
+    return next((e for e in CATALOG if e.default and e.rules == preset and e.players == players), None)
 
 
 def shipped(rules: Rules | str, players: int) -> pathlib.Path:

@@ -26,7 +26,8 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.evaluation import DEFAULT_WEIGHTS, Weights, seat_equities, seat_score, win_chance
 from sorry_env.geometry import N_SEATS
-from sorry_env.rules import N_CARDS
+from sorry_env.observation import OBS_SIZE
+from sorry_env.rules import N_CARDS, Rules
 from sorry_env.scripted_choices import heuristic_choice
 from sorry_env.simulate import (
     action_buffer,
@@ -38,12 +39,33 @@ from sorry_env.simulate import (
 )
 
 from .base import ChoosingAgent, Turn
+from .value_net import NO_NET, net_win_chance, pack
 
 
 @njit(cache=True)
-def _static_scores(state, rules, w, scores):
+def _static_scores(state, rules, w, params, sizes, mover, scores):
     """Each seat's evaluation as a chance of winning (a long shot is worth more to a player
-    far behind than its equity says)."""
+    far behind than its equity says): the value network's when one is given (params not
+    empty). An afterstate network values the position after a move as the seat that made it
+    (`mover`) sees it, the view it learned from; with two sides the other side's chance is the
+    complement, with more each seat's own view."""
+    if params.shape[0] > 0:
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        winner = E.winner(state)
+        two_sides = E.num_sides(rules, state) == 2
+        mover_chance = net_win_chance(state, rules, params, sizes, mover, obs) if winner < 0 else 0.0
+        for seat in range(N_SEATS):
+            if not E.is_active(state, seat):
+                scores[seat] = 0.0
+            elif winner >= 0:
+                scores[seat] = 1.0 if E.same_side(rules, seat, winner) else 0.0
+            elif E.same_side(rules, seat, mover):
+                scores[seat] = mover_chance
+            elif two_sides:
+                scores[seat] = 1.0 - mover_chance
+            else:
+                scores[seat] = net_win_chance(state, rules, params, sizes, seat, obs)
+        return
     equity = np.empty(4)
     seat_equities(state, rules, w, equity)
     for seat in range(N_SEATS):
@@ -54,13 +76,14 @@ def _static_scores(state, rules, w, scores):
 
 
 @njit(cache=True)
-def node_scores(state, rules, w, decisions, root, model_others, scores):
+def node_scores(state, rules, w, params, sizes, decisions, root, model_others, mover, scores):
     """scores[seat] := each seat's expected score at `state` (after a move's end of turn),
-    searching `decisions` more decisions. With `model_others`, players not on `root`'s side
-    are assumed to play the heuristic's move instead of being searched. (One self-recursive
-    function: numba's cache cannot reload mutually recursive ones.)"""
+    searching `decisions` more decisions; `mover` made the move that led to `state`. With
+    `model_others`, players not on `root`'s side are assumed to play the heuristic's move
+    instead of being searched. (One self-recursive function: numba's cache cannot reload
+    mutually recursive ones.)"""
     if E.winner(state) >= 0 or decisions == 0:
-        _static_scores(state, rules, w, scores)
+        _static_scores(state, rules, w, params, sizes, mover, scores)
         return
     chance = is_chance_node(state, rules)
     probs = np.ones(N_CARDS)
@@ -84,12 +107,12 @@ def node_scores(state, rules, w, decisions, root, model_others, scores):
         n = E.legal_actions(decision, rules, legal)
         if model_others and not E.same_side(rules, root, me):
             after_move_into(child, decision, rules, heuristic_choice(decision, rules, w, legal, n))
-            node_scores(child, rules, w, decisions - 1, root, model_others, best_scores)
+            node_scores(child, rules, w, params, sizes, decisions - 1, root, model_others, me, best_scores)
         else:
             best = -np.inf
             for k in range(n):
                 after_move_into(child, decision, rules, legal[k])
-                node_scores(child, rules, w, decisions - 1, root, model_others, sub)
+                node_scores(child, rules, w, params, sizes, decisions - 1, root, model_others, me, sub)
                 if sub[me] > best:
                     best = sub[me]
                     best_scores[:] = sub
@@ -97,7 +120,7 @@ def node_scores(state, rules, w, decisions, root, model_others, scores):
 
 
 @njit(cache=True)
-def root_scores(state, rules, w, legal, n, depth, model_others, totals):
+def root_scores(state, rules, w, params, sizes, legal, n, depth, model_others, totals):
     """totals[k] += the acting player's expected score after legal[k] (depth-decision
     search from this root)."""
     me = E.to_move(state)
@@ -105,7 +128,7 @@ def root_scores(state, rules, w, legal, n, depth, model_others, totals):
     sub = np.empty(4)
     for k in range(n):
         after_move_into(child, state, rules, legal[k])
-        node_scores(child, rules, w, depth - 1, me, model_others, sub)
+        node_scores(child, rules, w, params, sizes, depth - 1, me, model_others, me, sub)
         totals[k] += sub[me]
 
 
@@ -118,27 +141,45 @@ class ExpectimaxAgent(ChoosingAgent):
         depth: int = 3,
         model_others: int = 0,
         samples: int = 8,
+        value: str | None = None,
         weights: Weights = DEFAULT_WEIGHTS,
     ):
         """depth: decisions searched; model_others: 1 to assume the other side plays the
         heuristic's move (searched only for the own side); samples: determinizations of the
-        hidden hands (play for points only)."""
+        hidden hands (play for points only); value: an afterstate value network file that
+        scores the leaves (default: the hand-written evaluation)."""
         if depth < 1 or samples < 1:
             raise ValueError(f"depth and samples must be at least 1, got depth={depth!r}, samples={samples!r}")
+        self.value = value
+        if value is None:
+            self.params, self.sizes = NO_NET
+        else:
+            self.params, self.sizes, self.value_meta = pack(value)
+        self._checked = None  # the last (rules, num_players) the value network was checked for
         self.depth = int(depth)
         self.model_others = bool(model_others)
         self.samples = int(samples)
         self.weights = weights.array()
         self.reset(seed)
 
+    def check_game(self, rules: Rules | str, num_players: int) -> None:
+        """ValueError if the value network was trained for other rules or another player count."""
+        if self.value is not None and (rules, num_players) != self._checked:
+            from .policy import check_trained_for  # torch is loaded already: pack() used it
+
+            check_trained_for(self.value, self.value_meta, rules, num_players)
+            self._checked = (rules, num_players)
+
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
+        self.check_game(turn.rules, len(game.seats(turn.state)))
         rules_array = game.rules_array(turn.rules)
         totals = np.zeros(len(legal))
+        search = (self.weights, self.params, self.sizes, legal, len(legal), self.depth, self.model_others, totals)
         if turn.rules.hand_size:
             for _ in range(self.samples):
                 world = turn.state.copy()
                 determinize(world, rules_array, turn.seat, seed_from(self.rng))
-                root_scores(world, rules_array, self.weights, legal, len(legal), self.depth, self.model_others, totals)
+                root_scores(world, rules_array, *search)
         else:
-            root_scores(turn.state, rules_array, self.weights, legal, len(legal), self.depth, self.model_others, totals)
+            root_scores(turn.state, rules_array, *search)
         return int(legal[np.argmax(totals)])

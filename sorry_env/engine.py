@@ -492,6 +492,22 @@ def same_side(rules, seat, other):
     return seat == other or (rules[R_TEAMS] != 0 and (other - seat) % 2 == 0)
 
 
+@njit(cache=True)
+def num_sides(rules, state):
+    """Number of sides among the active seats (2 for two players or two teams)."""
+    count = 0
+    for s in range(4):
+        if not is_active(state, s):
+            continue
+        new = True
+        for t in range(s):
+            if is_active(state, t) and same_side(rules, s, t):
+                new = False
+        if new:
+            count += 1
+    return count
+
+
 # ---- move checks --------------------------------------------------------------------------
 @njit(cache=True)
 def _step_dest(seat, code, step):

@@ -156,3 +156,17 @@ def test_a_missing_shipped_file_path_names_its_catalog_name(tmp_path, monkeypatc
         agents.make_agent("checkpoints/sorry-2p.safetensors")
     with pytest.raises(ValueError, match=r"mine.safetensors does not exist$"):
         agents.make_agent("mine.safetensors")
+
+
+def test_tabula_rasa_plays_by_name_as_its_network_alone_and_trained_is_unchanged():
+    entry = catalog.BY_NAME["tabula-rasa-2p"]
+    meta = read_metadata(entry.path)
+    assert (meta["rules"]["name"], meta["num_players"]) == ("hasbro2003", 2)
+    training = meta["training"]
+    assert training["algorithm"] == "td_lambda_afterstate" and training["from"] == "random weights"
+    assert training["decisions"] > 0 and training["cpu_seconds"] > 0
+    agent = make_agent("tabula-rasa-2p")
+    assert isinstance(agent, PolicyAgent) and agent.metadata == meta
+    assert catalog.find("hasbro2003", 2).name == "hasbro2003-2p"  # the game's own policy is still the default
+    assert catalog.resolve_spec(catalog.TRAINED, "hasbro2003", 2) == str(agents.shipped("hasbro2003", 2))
+    assert "tabula-rasa-2p" in [row["name"] for row in catalog.catalog_rows()]

@@ -312,3 +312,19 @@ def test_the_run_ends_with_its_checks_as_a_table_and_times_read_as_people_read_t
     assert len({len(line) for line in lines[1:]}) == 1  # aligned columns
     assert evaluation_table([]) == "no evaluations"
     assert [format_duration(s) for s in (0.4, 47, 60, 905.2)] == ["0 s", "47 s", "1 min 00 s", "15 min 05 s"]
+
+
+def test_pure_self_play_starts_from_the_initial_network_and_anneals_its_rate(tmp_path):
+    # A mix of snapshots alone used to fail at the first game (no snapshot yet): the initial
+    # network is now the first opponent. learning_rate_final anneals the rate linearly.
+    cfg = load_config(SMOKE)
+    cfg["imitation"]["samples"] = 0
+    cfg["opponents"]["mix"] = {"snapshots": 1.0}
+    cfg["ppo"].update(learning_rate=1e-3, learning_rate_final=1e-4)
+    cfg["budget"]["timesteps"] = 1024
+    run = train(cfg, tmp_path)
+    state = json.loads((run.dir / "run_state.json").read_text())
+    assert state["snapshots"][0] == "pool/snapshot_0000000000.safetensors"
+    model = load_checkpoint(run.dir, cfg)
+    assert model.lr_schedule(1.0) == pytest.approx(1e-3) and model.lr_schedule(0.0) == pytest.approx(1e-4)
+    assert model.lr_schedule(0.5) == pytest.approx(5.5e-4)

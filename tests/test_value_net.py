@@ -95,3 +95,38 @@ def test_value_fit_writes_a_network_that_beats_a_coin(tmp_path, capsys):
     # Held-out loss below a coin's ln 2: the network learned something about who wins.
     assert meta["evaluation"]["held_out_loss"] < 0.68
     assert "held-out loss" in capsys.readouterr().out
+
+
+def test_expectimax_with_a_value_network_searches_on_its_leaves(tmp_path):
+    # depth 1: the move whose afterstate the network likes best (compared where the best two
+    # differ by more than float noise between numba's and torch's sums); depth 2 plays legal
+    # moves; a network for another player count is refused.
+    from sorry_env.agent import Turn
+    from sorry_env.policy_input import afterstates
+
+    path = write_value_net(tmp_path / "v.safetensors", hidden=(32, 16))
+    actor, _ = load_policy(path)
+    greedy = make_agent(f"expectimax:depth=1,value={path}")
+    rng = np.random.default_rng(2)
+    compared = 0
+    for seed in range(40):
+        state = game.new_state("hasbro2003", 2, seed=seed)
+        for _ in range(30 + seed):
+            if game.winner(state) is not None:
+                break
+            state = game.step(state, "hasbro2003", int(rng.choice(game.legal_actions(state, "hasbro2003"))))
+        if game.winner(state) is not None or len(game.legal_actions(state, "hasbro2003")) < 2:
+            continue
+        obs, _, actions = afterstates(state[None], game.rules_array("hasbro2003"))
+        with torch.no_grad():
+            scores = actor.net(torch.from_numpy(obs))[:, 0].numpy()
+        best = np.argsort(scores)[::-1]
+        if scores[best[0]] - scores[best[1]] > 1e-3:
+            assert greedy.act(Turn.from_state(state, "hasbro2003", rng)) == actions[best[0]]
+            compared += 1
+    assert compared >= 10
+    searcher = {s: make_agent(f"expectimax:depth=2,value={path}", seed=s) for s in game.seats_for(2)}
+    assert play_game(searcher, "hasbro2003", 2, seed=4) > 0
+    four = write_value_net(tmp_path / "v4.safetensors", num_players=4)
+    with pytest.raises(ValueError, match="trained for 4 players, not 2"):
+        play_game({s: make_agent(f"expectimax:depth=2,value={four}") for s in game.seats_for(2)}, "hasbro2003", 2, 0)

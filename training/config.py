@@ -49,6 +49,9 @@ DEFAULTS = {
         "vf_coef": 0.5,
         "max_grad_norm": 0.5,
         "target_kl": None,
+        # None: learning_rate throughout; a number: the rate falls linearly from learning_rate to
+        # this over the run's budget (PPO's usual annealing; it settles a policy that plateaus)
+        "learning_rate_final": None,
     },
     "envs": 16,  # games stepped together in the one training process (MaskablePPO's n_envs)
     # batched: the games stepped B at a time by compiled code, snapshots evaluated in batches
@@ -228,6 +231,7 @@ ROLLOUTS = ("batched", "per_game")  # the values of the rollout key
 # Keys whose default is None, and the type they take otherwise.
 NULLABLE = {
     "ppo.target_kl": float,
+    "ppo.learning_rate_final": float,
     "distillation.value": str,
     "distillation.init": str,
     "expert_iteration.gate_threshold": float,
@@ -250,6 +254,7 @@ RANGES = {
     "ppo.vf_coef": AT_LEAST_ZERO,
     "ppo.max_grad_norm": POSITIVE,
     "ppo.target_kl": POSITIVE,
+    "ppo.learning_rate_final": AT_LEAST_ZERO,
     "opponents.snapshot_every": POSITIVE,
     "opponents.snapshot_window": POSITIVE,
     "imitation.samples": AT_LEAST_ZERO,

@@ -40,8 +40,9 @@ from sorry_env import files
 from sorry_env.agents.arena.stats import wilson_interval
 
 from . import checkpoint as run_checkpoint
+from . import td_afterstate
 from .batched_env import BatchedSelfPlayEnv
-from .config import load_config, validate
+from .config import config_path, load_config, read_yaml, validate
 from .curve import plot_learning_curve
 from .export import MAX_RUN_STATE_BYTES, export_model
 from .imitation import pretrain
@@ -274,6 +275,16 @@ def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> VecEnv:
     return venv
 
 
+def learning_rate(ppo: dict):
+    """MaskablePPO's learning rate: constant, or falling linearly from ``learning_rate`` to
+    ``learning_rate_final`` over the budget (sb3's progress counts the run's steps, a resumed
+    run's included, so a resumed run continues the same schedule)."""
+    start, final = ppo["learning_rate"], ppo["learning_rate_final"]
+    if final is None:
+        return start
+    return lambda progress_remaining: final + (start - final) * progress_remaining
+
+
 def make_model(cfg: dict, venv: VecEnv, tb_dir: str | Path) -> MaskablePPO:
     net = cfg["network"]
     policy_kwargs = {
@@ -291,7 +302,10 @@ def make_model(cfg: dict, venv: VecEnv, tb_dir: str | Path) -> MaskablePPO:
         device="cpu",
         tensorboard_log=str(tb_dir),
         verbose=0,
-        **cfg["ppo"],
+        **{
+            **{key: value for key, value in cfg["ppo"].items() if key != "learning_rate_final"},
+            "learning_rate": learning_rate(cfg["ppo"]),
+        },
     )
 
 
@@ -331,6 +345,10 @@ def run_training(run: Run, resume: bool) -> Run:
             run.imitation = pretrain(model, cfg)
         if cfg["distillation"]["decisions"] > 0:
             run.imitation["distillation"] = distil_search(model, cfg, run.dir)
+    if "snapshots" in cfg["opponents"]["mix"] and not run.pool.snapshot_paths:
+        # The first games start before the first rollout's schedule runs: the network as it is
+        # now is the first snapshot, so a mix of snapshots alone (pure self-play) has an opponent.
+        run.add_snapshot(model)
     remaining = cfg["budget"]["timesteps"] - model.num_timesteps
     callback = SelfPlayCallback(run, cfg["budget"]["timesteps"])
     if remaining > 0:
@@ -352,13 +370,31 @@ def run_training(run: Run, resume: bool) -> Run:
     return run
 
 
+def td_config(path) -> bool:
+    """Whether config `path` is one for the TD(lambda) learner (``algorithm: td_lambda``,
+    training/td_afterstate.py); an unreadable file is left to the PPO config's own checks."""
+    try:
+        data = read_yaml(config_path(path))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("algorithm") == "td_lambda"
+
+
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description="Self-play MaskablePPO training of a Sorry! policy.")
+    p = argparse.ArgumentParser(
+        description="Self-play training of a Sorry! policy: MaskablePPO, or TD(lambda) for a config "
+        "with algorithm: td_lambda."
+    )
     p.add_argument("config", help="YAML config (see configs/ and training/config.py)")
     p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     p.add_argument("--runs-dir", default="runs", help="parent directory of run directories")
     p.add_argument("--timesteps", type=int, help="override budget.timesteps")
     args = p.parse_args(argv)
+    if td_config(args.config):  # a config that names the TD(lambda) learner: its own settings
+        if args.resume:
+            p.error("--resume: a td_lambda run is not resumable; start it again under another name")
+        timesteps = [] if args.timesteps is None else ["--decisions", str(args.timesteps)]
+        return td_afterstate.main(["--config", str(args.config), "--runs-dir", args.runs_dir, *timesteps])
     try:  # mistakes in the command or the config: a message, not a traceback
         cfg = load_config(args.config)
         if args.timesteps is not None:

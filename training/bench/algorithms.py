@@ -84,8 +84,14 @@ def _train_expert_iteration(*args, **kwargs):
     return train(*args, **kwargs)
 
 
+def _train_td_lambda(*args, **kwargs):
+    from .td_lambda import train
+
+    return train(*args, **kwargs)
+
+
 def _algorithms() -> dict[str, Algorithm]:
-    from . import expert_iteration
+    from . import expert_iteration, td_lambda
     from .dqn import SETTINGS as DQN_SETTINGS
     from .game_ppo import SETTINGS as GAME_PPO_SETTINGS
     from .maskable_ppo import SETTINGS as MASKABLE_SETTINGS
@@ -148,6 +154,14 @@ def _algorithms() -> dict[str, Algorithm]:
                 expert_iteration.fits,
                 _train_expert_iteration,
                 expert_iteration.SETTINGS,
+            ),
+            Algorithm(
+                "td_lambda",
+                "TD(lambda) self-play on afterstate values from random weights (training/td_afterstate.py: "
+                "every seat greedy on the network's values, TD-Gammon's recipe)",
+                td_lambda.fits,
+                _train_td_lambda,
+                td_lambda.SETTINGS,
             ),
         )
     }

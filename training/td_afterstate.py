@@ -1,0 +1,401 @@
+"""TD(lambda) self-play on afterstate values, from random weights: TD-Gammon's recipe for Sorry!.
+
+    sorry-train configs/tabula-rasa-2p.yaml         # the shipped tabula-rasa-2p's run
+    python -m sorry_env.training.td_afterstate --decisions 2000000 --out runs/td/policy.safetensors
+
+One network scores the position each legal move leaves (the afterstate, seen by the mover:
+no card drawn yet, so nothing hidden). The score is the logit of the mover's chance of
+winning, as in the value networks the search agents read (``azsearch:net=FILE``,
+``expectimax:depth=2,value=FILE``): its expected outcome (+1 a win, -1 a loss) is
+``2 * sigmoid(score) - 1 = tanh(score / 2)``. Every seat of every game plays the move with the
+best score (a small share of moves uniformly at random), so the network learns the value of
+its own play. After a game, each seat's chosen afterstates learn their lambda-return: the
+value of the same seat's next chosen afterstate, mixed back towards the final outcome,
+
+    G_T = z,   G_t = (1 - lambda) * v_{t+1} + lambda * G_{t+1},
+
+with v the values the network gave when the moves were played. Nothing here knows a strategy:
+the rules engine lists the moves and deals the cards; the heuristic is played only by the
+in-run checks (``eval_opponents``), which draw the curve and change nothing.
+
+The result is an ordinary afterstate policy file (the score is the logit): ``sorry-eval FILE``
+plays it greedily; ``sorry-export`` is not needed. Read top to bottom: the batched self-play
+step, the lambda-returns, the update, the run with its checks, the settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from numba import njit
+
+from sorry_env import engine as E
+from sorry_env import files, game
+from sorry_env.agents.arena.stats import wilson_interval
+from sorry_env.agents.policy import Actor, save_policy
+from sorry_env.checks import excerpt
+from sorry_env.policy_input import sparse_afterstates
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
+
+from .config import run_name_problem
+from .match import play_win_rate
+from .sb3_policy import sparse_mlp
+
+ALGORITHM = "td_lambda_afterstate"
+
+
+# ---- the batched self-play step (compiled) ---------------------------------------------------
+@njit(cache=True)
+def settle(states, rules, max_turns, seeds, counters, active, finished):
+    """Play every game's lone legal moves until a seat has a choice; a game that ends is
+    recorded (finished[b] := its winner, or -2 for the turn limit) and restarted with the next
+    seed of its slot. Returns the number of games that ended."""
+    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    ended = 0
+    for b in range(states.shape[0]):
+        finished[b] = -1
+        state = states[b]
+        while True:
+            if not E.is_running(state, max_turns):
+                finished[b] = state[E.WINNER] if state[E.WINNER] >= 0 else -2
+                ended += 1
+                counters[b] += 1
+                E.init_state(state, rules, active, (seeds[b] + counters[b] * 7919) & 0xFFFFFFFF)
+                continue
+            if E.legal_actions(state, rules, buf) > 1:
+                break
+            E.step(state, rules, buf[0])
+    return ended
+
+
+@njit(cache=True)
+def play(states, rules, actions):
+    for b in range(states.shape[0]):
+        E.step(states[b], rules, actions[b])
+
+
+def choose(scores: np.ndarray, rows: np.ndarray, n_games: int, epsilon: float, rng) -> np.ndarray:
+    """Index (into the afterstate list) of each game's move: the best score (lowest index among
+    equal ones), or with probability `epsilon` a uniformly random legal move."""
+    starts = np.searchsorted(rows, np.arange(n_games))
+    counts = np.diff(np.append(starts, len(rows)))
+    best = np.maximum.reduceat(scores, starts)
+    position = np.arange(len(rows))
+    first_best = np.minimum.reduceat(np.where(scores >= np.repeat(best, counts), position, len(rows)), starts)
+    explore = rng.random(n_games) < epsilon
+    random_pick = starts + (rng.random(n_games) * counts).astype(np.int64)
+    return np.where(explore, random_pick, first_best)
+
+
+def lambda_returns(values: np.ndarray, outcome: float, lam: float) -> np.ndarray:
+    """G_t for one seat's chosen afterstates with values v_1..v_T and final outcome z."""
+    targets = np.empty(len(values), dtype=np.float32)
+    following = outcome
+    for t in range(len(values) - 1, -1, -1):
+        targets[t] = following
+        following = (1 - lam) * values[t] + lam * following
+    return targets
+
+
+class Trajectories:
+    """The chosen afterstates of every game in progress (sparse rows and values), per seat, and
+    the finished games' samples (rows with their lambda-returns) waiting for an update."""
+
+    def __init__(self, n_games: int, lam: float):
+        self.lam = lam
+        self.open: list[dict[int, list]] = [{} for _ in range(n_games)]
+        self.samples: list[tuple[np.ndarray, np.ndarray, float]] = []
+
+    def add(self, b: int, seat: int, columns: np.ndarray, values: np.ndarray, value: float) -> None:
+        self.open[b].setdefault(seat, []).append((columns, values, value))
+
+    def finish(self, b: int, winner: int) -> None:
+        for seat, moves in self.open[b].items():
+            outcome = 0.0 if winner == -2 else (1.0 if seat == winner else -1.0)
+            targets = lambda_returns(np.array([m[2] for m in moves], dtype=np.float32), outcome, self.lam)
+            self.samples.extend((m[0], m[1], float(g)) for m, g in zip(moves, targets))
+        self.open[b] = {}
+
+    def take(self) -> list:
+        samples, self.samples = self.samples, []
+        return samples
+
+
+def sparse_batch(samples: list) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], torch.Tensor]:
+    """Rows of (columns, values, target) samples as one compressed sparse batch and targets."""
+    lengths = np.array([len(s[0]) for s in samples], dtype=np.int64)
+    offsets = np.zeros(len(samples) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    columns = np.concatenate([s[0] for s in samples]).astype(np.int64)
+    values = np.concatenate([s[1] for s in samples]).astype(np.float32)
+    targets = torch.tensor([s[2] for s in samples], dtype=torch.float32)
+    return (columns, values, offsets), targets
+
+
+def update(actor: Actor, optimizer, samples: list, batch_size: int, epochs: int, rng) -> float:
+    """Regress the expected outcome tanh(score / 2) on the lambda-returns; returns the last
+    epoch's mean squared error."""
+    losses = []
+    for _ in range(epochs):
+        order = rng.permutation(len(samples))
+        losses = []
+        for start in range(0, len(order), batch_size):
+            rows, targets = sparse_batch([samples[i] for i in order[start : start + batch_size]])
+            predicted = torch.tanh(sparse_mlp(actor.net, rows)[:, 0] / 2)
+            loss = torch.nn.functional.mse_loss(predicted, targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+    return float(np.mean(losses)) if losses else float("nan")
+
+
+# ---- the run ----------------------------------------------------------------------------------
+def win_rates(args):
+    """The command's in-run check: the file's win rate against each of ``--eval-opponents``."""
+
+    def evaluate(decisions: int, path: Path) -> dict:
+        row = {}
+        for opponent in args.eval_opponents:
+            rate = play_win_rate(path, opponent, args.players, args.rules, args.eval_games, seed=args.seed + 10**6)
+            low, high = wilson_interval(round(rate * args.eval_games), args.eval_games)
+            print(f"  vs {opponent}: {rate:.1%} [{low:.1%}, {high:.1%}] ({args.eval_games} games)", flush=True)
+            row[opponent] = rate
+        return row
+
+    return evaluate
+
+
+def train(args, evaluate=None) -> dict:
+    """Run TD(lambda) self-play as `args` (:func:`parse_args`) say; ``evaluate(decisions, policy
+    file)`` is called every ``eval_every`` decisions and at the end, and returns the row of the
+    curve (default: :func:`win_rates`)."""
+    evaluate = evaluate or win_rates(args)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    rules = game.rules_array(args.rules)
+    actor = Actor("afterstate", args.hidden, "relu", args.rules)
+    optimizer = torch.optim.Adam(actor.parameters(), lr=args.lr)
+    seats = game.seats_for(args.players, rules=args.rules)
+    active = np.zeros(4, dtype=np.int64)
+    active[list(seats)] = 1
+    n = args.games
+    seeds = rng.integers(0, 2**31, size=n, dtype=np.int64)
+    counters = np.zeros(n, dtype=np.int64)
+    states = np.stack([game.new_state(args.rules, args.players, seed=int(s)) for s in seeds])
+    finished = np.empty(n, dtype=np.int64)
+    trajectories = Trajectories(n, args.lam)
+    decisions, games_done, updates, start, cpu_start = 0, 0, 0, time.perf_counter(), time.process_time()
+    next_check, curve = 0, []
+
+    def check():
+        path = Path(args.out)
+        cpu = time.process_time() - cpu_start
+        save(actor, path, args, decisions, games_done, cpu, curve)
+        row = {"decisions": decisions, "games": games_done, "cpu_seconds": round(cpu)}
+        row.update(evaluate(decisions, path))
+        curve.append(row)
+        save(actor, path, args, decisions, games_done, cpu, curve)
+        speed = decisions / max(time.perf_counter() - start, 1e-9)
+        print(f"decisions {decisions} games {games_done} ({speed:.0f} decisions/s, {cpu:.0f} CPU-s)", flush=True)
+
+    while decisions < args.decisions:
+        if decisions >= next_check:
+            check()
+            next_check += args.eval_every
+        games_done += settle(states, rules, args.max_turns, seeds, counters, active, finished)
+        for b in np.flatnonzero(finished != -1):
+            trajectories.finish(b, int(finished[b]))
+        (columns, values, offsets), rows, actions = sparse_afterstates(states, rules)
+        with torch.no_grad():
+            scores = sparse_mlp(actor.net, (columns, values, offsets))[:, 0].numpy()
+        picked = choose(scores, rows, n, args.epsilon, rng)
+        movers = states[:, E.TO_MOVE]
+        chosen_values = np.tanh(scores[picked] / 2)
+        for b in range(n):
+            i = picked[b]
+            span = slice(offsets[i], offsets[i + 1])
+            trajectories.add(b, int(movers[b]), columns[span].astype(np.int16), values[span].copy(), chosen_values[b])
+        play(states, rules, actions[picked])
+        decisions += n
+        if len(trajectories.samples) >= args.update_samples:
+            loss = update(actor, optimizer, trajectories.take(), args.batch_size, args.epochs, rng)
+            updates += 1
+            if updates % 20 == 0:
+                speed = decisions / (time.perf_counter() - start)
+                print(f"update {updates}: loss {loss:.4f}, {decisions} decisions, {speed:.0f} decisions/s", flush=True)
+    check()
+    return {"curve": curve, "decisions": decisions, "games": games_done}
+
+
+def save(actor: Actor, path: Path, args, decisions: int, games: int, cpu_seconds: float, curve: list) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_policy(
+        path,
+        actor,
+        rules=args.rules,
+        num_players=args.players,
+        network={"kind": "afterstate", "hidden": list(args.hidden), "activation": "relu"},
+        name=f"{Path(path).stem}@{decisions}",
+        training={
+            "algorithm": ALGORITHM,
+            "from": "random weights",
+            "decisions": int(decisions),
+            "games": int(games),
+            "cpu_seconds": round(cpu_seconds, 1),
+            "settings": {k: getattr(args, k) for k in SETTINGS},
+            "curve": curve,
+        },
+    )
+
+
+# Every setting of a run: its default, and the test its value must pass (checked, config file
+# and command line alike, before anything is built). A config file may set any of them.
+DEFAULTS = {
+    "players": 2,
+    "rules": DEFAULT_PRESET,
+    "decisions": 2_000_000,  # moves with a choice the network plays, every seat's
+    "hidden": [256, 256],
+    "lam": 0.7,  # TD(lambda)'s lambda
+    "lr": 3.0e-4,
+    "epsilon": 0.02,  # share of moves played uniformly at random
+    "games": 256,  # games played side by side
+    "update_samples": 16_384,  # finished-game moves per update
+    "batch_size": 512,
+    "epochs": 2,  # passes over each update's moves
+    "seed": 0,
+    "threads": 1,
+    "max_turns": DEFAULT_MAX_TURNS,
+    "eval_every": 500_000,  # decisions between the in-run checks
+    "eval_games": 400,
+    "eval_opponents": ["random", "heuristic"],  # watched only: they play no part in training
+    "name": "td",  # the run's name: its policy file is <runs-dir>/<name>/policy.safetensors
+    "out": None,  # or this policy file (rewritten at every check)
+}
+
+
+def _integer(low, high):
+    return (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+    ), f"an integer in [{low}, {high}]"
+
+
+def _number(low, high):
+    ok = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and low <= v <= high  # noqa: E731
+    return ok, f"a number in [{low}, {high}]"
+
+
+CHECKS = {
+    "players": _integer(2, 4),
+    "rules": (lambda v: v in PRESETS, f"one of the presets {sorted(PRESETS)}"),
+    "decisions": _integer(1, 10**11),
+    "hidden": (
+        lambda v: isinstance(v, list) and 1 <= len(v) <= 8 and all(_integer(1, 4096)[0](w) for w in v),
+        "a list of 1 to 8 layer widths, each in [1, 4096]",
+    ),
+    "lam": _number(0, 1),
+    "lr": _number(1e-8, 1),
+    "epsilon": _number(0, 1),
+    "games": _integer(1, 4096),
+    "update_samples": _integer(1, 1_000_000),
+    "batch_size": _integer(1, 65_536),
+    "epochs": _integer(1, 100),
+    "seed": _integer(0, 2**31 - 1),
+    "threads": _integer(1, 256),
+    "max_turns": _integer(1, 1_000_000),
+    "eval_every": _integer(1, 10**11),
+    "eval_games": _integer(1, 1_000_000),
+    "eval_opponents": (
+        lambda v: isinstance(v, list) and 0 < len(v) <= 8 and all(isinstance(x, str) and x for x in v),
+        "a list of 1 to 8 agent specs",
+    ),
+    "name": (lambda v: run_name_problem(v) is None, "one plain folder name"),
+    "out": (lambda v: v is None or (isinstance(v, str) and v != ""), "a file path"),
+}
+SETTINGS = (
+    "players",
+    "rules",
+    "hidden",
+    "lam",
+    "lr",
+    "epsilon",
+    "games",
+    "update_samples",
+    "batch_size",
+    "epochs",
+    "seed",
+)
+
+
+def check_settings(settings: dict, where: str) -> argparse.Namespace:
+    """The run's settings as a namespace, or ValueError naming the first key that is unknown
+    or whose value fails its test (quoting a short excerpt of it)."""
+    unknown = [key for key in settings if key not in DEFAULTS]
+    if unknown:
+        raise ValueError(f"{where}: unknown setting {excerpt(unknown[0])}; the settings are: {', '.join(DEFAULTS)}")
+    merged = {**DEFAULTS, **settings}
+    for key, (ok, what) in CHECKS.items():
+        if not ok(merged[key]):
+            raise ValueError(f"{where}: {key} must be {what}, got {excerpt(merged[key])}")
+    try:
+        game.seats_for(merged["players"], rules=merged["rules"])
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return argparse.Namespace(**merged)
+
+
+def _list_of(kind):
+    return lambda text: [kind(x) for x in text.split(",")]
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    """Settings from ``--config FILE`` (YAML; the shipped configs by name) under the flags given."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--config", help="YAML file of settings (e.g. configs/tabula-rasa-2p.yaml)")
+    p.add_argument("--runs-dir", default="runs", help="parent folder of <name>/policy.safetensors")
+    kinds = {"hidden": _list_of(int), "eval_opponents": _list_of(str)}
+    for key, default in DEFAULTS.items():
+        kind = kinds.get(key) or (type(default) if default is not None else str)
+        p.add_argument("--" + key.replace("_", "-"), dest=key, type=kind, default=argparse.SUPPRESS)
+    args = vars(p.parse_args(argv))
+    runs_dir, config = args.pop("runs_dir"), args.pop("config")
+    settings: dict = {}
+    if config is not None:
+        from .config import config_path, read_yaml
+
+        path = config_path(config)
+        data = read_yaml(path)
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: a config must be a YAML mapping")
+        settings = {k: v for k, v in data.items() if k != "algorithm"}
+    settings.update(args)
+    checked = check_settings(settings, "settings")
+    if checked.out is None:
+        checked.out = str(Path(runs_dir) / checked.name / "policy.safetensors")
+    return checked
+
+
+def main(argv=None) -> None:
+    try:
+        args = parse_args(argv)
+        if Path(args.out).exists():
+            raise ValueError(f"{args.out} exists: move it away or change the run's name (nothing is overwritten)")
+        from sorry_env.agents import make_agent
+
+        for spec in args.eval_opponents:  # a misspelt opponent is named now, not after the first check
+            make_agent(spec)
+        files.make_writable_dir(Path(args.out).parent)
+    except (OSError, ValueError) as exc:
+        print(f"td_afterstate: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    train(args)
+
+
+if __name__ == "__main__":
+    main()
