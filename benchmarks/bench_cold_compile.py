@@ -29,8 +29,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 TOURNAMENT = "sorry_env.agents.arena.cli"
 DEFAULT_COMMAND = ["-m", TOURNAMENT, "heuristic", "random", "--games", "200", "--seed", "0"]
-# The packages, and pyproject.toml: in a copy of a tree with one import name, sorry_env finds
-# agents/ and training/ beside it only where the project's pyproject.toml stands.
+# The packages, and pyproject.toml (which says how old a tree is): a tree with one import name
+# finds agents/ and training/ beside sorry_env (through its links sorry_env/agents and
+# sorry_env/training, or before them through its pyproject.toml's folder).
 PACKAGES = ("sorry_env", "agents", "training", "pyproject.toml")
 
 
@@ -42,7 +43,8 @@ def export_tree(rev: str, into: Path) -> Path:
                 into.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(REPO / package, into / package)
             else:
-                shutil.copytree(REPO / package, into / package, ignore=shutil.ignore_patterns("__pycache__"))
+                ignore = shutil.ignore_patterns("__pycache__")
+                shutil.copytree(REPO / package, into / package, symlinks=True, ignore=ignore)  # links stay links
         return into
     blob = subprocess.run(["git", "-C", str(REPO), "archive", rev, *PACKAGES], capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
@@ -52,10 +54,12 @@ def export_tree(rev: str, into: Path) -> Path:
 
 def tournament_module(tree: Path) -> str:
     """The tournament command's module in `tree`: agents/arena/cli.py where it exists, else the
-    older training/evaluate.py; under the one import name (issue 26, pyproject.toml's
-    package-dir) inside sorry_env, before it as top-level packages."""
+    older training/evaluate.py; under the one import name (issue 26: sorry_env/agents links to
+    agents/, or before that pyproject.toml's package-dir maps it) inside sorry_env, before it as
+    top-level packages."""
     module = "agents.arena.cli" if (tree / "agents" / "arena" / "cli.py").is_file() else "training.evaluate"
-    return f"sorry_env.{module}" if "package-dir" in (tree / "pyproject.toml").read_text() else module
+    one_name = (tree / "sorry_env" / "agents").exists() or "package-dir" in (tree / "pyproject.toml").read_text()
+    return f"sorry_env.{module}" if one_name else module
 
 
 def timed_run(args: list[str], tree: Path, workdir: Path) -> tuple[float, float, int]:

@@ -6,7 +6,7 @@ import ast
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# Repository folder -> the import name it installs as (pyproject.toml's package-dir).
+# Repository folder -> its import name (sorry_env/agents and sorry_env/training link to the folders).
 PACKAGES = {"sorry_env": "sorry_env", "agents": "sorry_env.agents", "training": "sorry_env.training"}
 
 

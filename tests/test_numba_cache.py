@@ -19,7 +19,7 @@ from sorry_env import (
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIRST_PARTY = ("sorry_env", "agents", "training", "benchmarks")
-# Folders that install as sorry_env.<folder> (pyproject.toml's package-dir).
+# Folders imported as sorry_env.<folder> (through the links sorry_env/agents, sorry_env/training).
 INSTALLED_UNDER_SORRY_ENV = ("agents", "training")
 
 
