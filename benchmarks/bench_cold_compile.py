@@ -5,7 +5,8 @@
 The tree of git revision ``--rev`` (default: the working tree itself, ``--rev .``) is copied
 into a temporary directory (``git archive``), so its ``__pycache__`` folders start empty: every
 ``@njit(cache=True)`` function is compiled from scratch. The command (by default
-``python -m sorry_env.training.evaluate heuristic random --games 200 --seed 0``, the issue-28 measure)
+``python -m sorry_env.agents.arena.cli heuristic random --games 200 --seed 0``, sorry-eval, the issue-28
+measure; in an older tree the same tournament from its home there)
 then runs with that copy first on ``PYTHONPATH`` and a temporary working directory; the
 wall time and the CPU seconds of the child (user + system, from ``os.wait4``) are printed.
 ``--warm`` runs the command a second time on the now-filled cache, for the warm figure.
@@ -26,12 +27,12 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_COMMAND = ["-m", "sorry_env.training.evaluate", "heuristic", "random", "--games", "200", "--seed", "0"]
-# The packages, and pyproject.toml: in a copy of a tree with one import name, sorry_env finds
-# agents/ and training/ beside it only where the project's pyproject.toml stands.
+TOURNAMENT = "sorry_env.agents.arena.cli"
+DEFAULT_COMMAND = ["-m", TOURNAMENT, "heuristic", "random", "--games", "200", "--seed", "0"]
+# The packages, and pyproject.toml (which says how old a tree is): a tree with one import name
+# finds agents/ and training/ beside sorry_env (through its links sorry_env/agents and
+# sorry_env/training, or before them through its pyproject.toml's folder).
 PACKAGES = ("sorry_env", "agents", "training", "pyproject.toml")
-# Before the one-import-name layout (issue 26) the tournament command was training.evaluate.
-OLD_LAYOUT_MODULES = {"sorry_env.training.evaluate": "training.evaluate"}
 
 
 def export_tree(rev: str, into: Path) -> Path:
@@ -42,12 +43,23 @@ def export_tree(rev: str, into: Path) -> Path:
                 into.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(REPO / package, into / package)
             else:
-                shutil.copytree(REPO / package, into / package, ignore=shutil.ignore_patterns("__pycache__"))
+                ignore = shutil.ignore_patterns("__pycache__")
+                shutil.copytree(REPO / package, into / package, symlinks=True, ignore=ignore)  # links stay links
         return into
     blob = subprocess.run(["git", "-C", str(REPO), "archive", rev, *PACKAGES], capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
         tar.extractall(into, filter="data")
     return into
+
+
+def tournament_module(tree: Path) -> str:
+    """The tournament command's module in `tree`: agents/arena/cli.py where it exists, else the
+    older training/evaluate.py; under the one import name (issue 26: sorry_env/agents links to
+    agents/, or before that pyproject.toml's package-dir maps it) inside sorry_env, before it as
+    top-level packages."""
+    module = "agents.arena.cli" if (tree / "agents" / "arena" / "cli.py").is_file() else "training.evaluate"
+    one_name = (tree / "sorry_env" / "agents").exists() or "package-dir" in (tree / "pyproject.toml").read_text()
+    return f"sorry_env.{module}" if one_name else module
 
 
 def timed_run(args: list[str], tree: Path, workdir: Path) -> tuple[float, float, int]:
@@ -81,16 +93,15 @@ def main(argv: list[str] | None = None) -> int:
     for repeat in range(args.repeats):
         with tempfile.TemporaryDirectory(prefix="sorry-cold-") as tmp:
             tree = export_tree(args.rev, Path(tmp) / "tree")
-            if "package-dir" not in (tree / "pyproject.toml").read_text():  # before the one import name
-                command = [OLD_LAYOUT_MODULES.get(part, part) for part in command]
+            run = [tournament_module(tree) if part == TOURNAMENT else part for part in command]
             workdir = Path(tmp) / "cwd"
             workdir.mkdir()
-            wall, cpu, code = timed_run(command, tree, workdir)
+            wall, cpu, code = timed_run(run, tree, workdir)
             print(f"cold {repeat + 1}: {wall:.1f} s wall, {cpu:.1f} CPU-s (exit {code})", flush=True)
             if code:
                 return code
             if args.warm and repeat == 0:
-                wall, cpu, code = timed_run(command, tree, workdir)
+                wall, cpu, code = timed_run(run, tree, workdir)
                 print(f"warm: {wall:.1f} s wall, {cpu:.1f} CPU-s (exit {code})", flush=True)
     return 0
 

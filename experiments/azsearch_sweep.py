@@ -8,7 +8,7 @@ docs/research/2026-11-25-expert-iteration.md).
 import sys
 import time
 
-from sorry_env.training.evaluate import run_tournament
+from sorry_env.agents.arena.tournament import run_tournament
 
 
 def main() -> None:

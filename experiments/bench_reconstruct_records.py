@@ -13,7 +13,7 @@ rounds to it, and its interval, recomputed from that count, must round to the pu
     mkdir -p /tmp/published && for f in results.csv curves.csv results.md; do
         git show eea8e42:docs/baselines/$f > /tmp/published/$f; done
     python experiments/bench_reconstruct_records.py --published /tmp/published \\
-        --out docs/baselines/records --source "docs/baselines at commit eea8e42" [--agent expectimax ...]
+        --out results/baselines/common-budget --source "docs/baselines at commit eea8e42" [--agent expectimax ...]
 
 A record already under --out is kept: a run whose directory exists is skipped, and so is a
 reference whose task and agent a measured record (any other score/ folder) already holds. Only

@@ -16,8 +16,6 @@
   PettingZoo under its ``GameType.env_id``.
 """
 
-import pathlib as _pathlib
-
 import gymnasium as _gymnasium
 
 try:
@@ -26,26 +24,6 @@ except ImportError:  # PettingZoo 1.26 has no registry: pettingzoo.make needs 1.
     _register = None
 
 from .numba_cache import clear_stale as _clear_stale
-
-
-def _source_checkout_path() -> None:
-    """In a source checkout the repository's agents/, training/, checkpoints/ and configs/
-    folders are this package's sorry_env.agents, sorry_env.training, ... (pyproject.toml's
-    package-dir; an installed wheel has them inside the package). Adding the checkout's root
-    to ``__path__`` makes that true for any checkout on ``sys.path`` (a second work tree, a
-    plain ``PYTHONPATH=$PWD``), not just the one an editable install points at. Only a folder
-    whose pyproject.toml is this project's counts, so an installed wheel never looks beside
-    itself in site-packages."""
-    root = _pathlib.Path(__file__).resolve().parent.parent
-    try:
-        is_checkout = 'name = "sorry-env"' in (root / "pyproject.toml").read_text(encoding="utf-8")
-    except OSError:
-        return
-    if is_checkout and (root / "agents" / "__init__.py").is_file() and str(root) not in __path__:
-        __path__.append(str(root))
-
-
-_source_checkout_path()
 
 _clear_stale("sorry_env")  # the engine depends on no other package (see numba_cache)
 

@@ -9,8 +9,8 @@ import pytest
 
 import sorry_env
 from sorry_env import agents
-from sorry_env.training.evaluate import main as sorry_eval
-from sorry_env.training.evaluate import run_tournament
+from sorry_env.agents.arena.cli import main as sorry_eval
+from sorry_env.agents.arena.tournament import run_tournament
 
 MODULE = """
 import numpy as np

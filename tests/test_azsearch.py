@@ -131,7 +131,7 @@ def test_an_azsearch_agent_decides_many_games_at_once_as_it_does_one_at_a_time()
 
 
 def test_a_tournament_plays_azsearch_games_in_lockstep_with_the_records_of_one_at_a_time():
-    from sorry_env.training.evaluate import Table
+    from sorry_env.agents.arena.play import Table
 
     table = Table([f"azsearch:net={VALUE},simulations=8", "heuristic"], "hasbro2003", 2000, seed=5)
     assert table.play_lockstep(range(4)) == [table.play(g) for g in range(4)]
@@ -163,7 +163,7 @@ def test_specs_and_wrong_games_are_refused_with_their_reason():
 
 
 def test_a_short_tournament_against_the_heuristic_runs_to_the_end():
-    from sorry_env.training.evaluate import run_tournament
+    from sorry_env.agents.arena.tournament import run_tournament
 
     r = run_tournament([f"azsearch:net={VALUE},simulations=8", "heuristic"], games=4, workers=1)
     assert r["truncated"] == 0 and sum(a["wins"] for a in r["agents"]) == 4

@@ -6,8 +6,9 @@ import pytest
 
 from sorry_env import game
 from sorry_env.agents import Turn, make_agent
+from sorry_env.agents.arena.play import Table
+from sorry_env.agents.arena.tournament import run_tournament
 from sorry_env.agents.policy import PolicyAgent
-from sorry_env.training.evaluate import Table, run_tournament
 
 POLICY = "checkpoints/sorry-2p.safetensors"
 

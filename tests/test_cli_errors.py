@@ -75,7 +75,7 @@ def test_eval_checks_its_output_folder_before_any_game(tmp_path):
     (tmp_path / "a-file").write_text("x")
     started = time.perf_counter()
     code, out, err = run(
-        "sorry_env.training.evaluate",
+        "sorry_env.agents.arena.cli",
         "heuristic",
         "random",
         "--games",
@@ -113,6 +113,6 @@ def test_export_of_a_truncated_checkpoint_or_to_a_folder_is_a_message(tmp_path):
 )
 def test_eval_setting_mistakes_are_messages(args, expected):
     code, _, err = run(
-        "sorry_env.training.evaluate", *args, "--workers", "1", "--no-progress", "--out", "/tmp/unused-eval"
+        "sorry_env.agents.arena.cli", *args, "--workers", "1", "--no-progress", "--out", "/tmp/unused-eval"
     )
     assert_message(code, err, expected)

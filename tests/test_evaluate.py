@@ -9,7 +9,9 @@ import sys
 import pytest
 
 import sorry_env
-from sorry_env.training.evaluate import Table, run_tournament, wilson_interval
+from sorry_env.agents.arena.play import Table
+from sorry_env.agents.arena.stats import wilson_interval
+from sorry_env.agents.arena.tournament import run_tournament
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -99,7 +101,7 @@ def test_a_script_without_a_main_guard_gets_a_clear_error_not_a_hang(tmp_path):
     # Spawned workers re-run the script, die there; the parent must say why and stop.
     script = tmp_path / "unguarded.py"
     script.write_text(
-        "from sorry_env.training.evaluate import run_tournament\n"
+        "from sorry_env.agents.arena.tournament import run_tournament\n"
         "run_tournament(['random', 'random'], games=4, workers=2, progress=False)\n"
     )
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
@@ -121,7 +123,7 @@ def test_a_policy_for_another_game_is_refused_before_any_game(tmp_path, monkeypa
         [
             sys.executable,
             "-m",
-            "sorry_env.training.evaluate",
+            "sorry_env.agents.arena.cli",
             "random",
             "random",
             "--games",
@@ -139,7 +141,7 @@ def test_cli_writes_json_csv_and_png(tmp_path):
     command = [
         sys.executable,
         "-m",
-        "sorry_env.training.evaluate",
+        "sorry_env.agents.arena.cli",
         "random",
         "random",
         "--games",
@@ -169,7 +171,7 @@ def test_cli_writes_json_csv_and_png(tmp_path):
 
 
 def test_agent_labels_shorten_file_paths_and_number_repeats():
-    from sorry_env.training.evaluate import agent_labels
+    from sorry_env.agents.arena.stats import agent_labels
 
     assert agent_labels(
         ["runs/x/policy.safetensors", "mcts:iterations=9,value=checkpoints/v.safetensors", "heuristic", "heuristic"]

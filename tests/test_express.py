@@ -11,12 +11,14 @@ from numba import njit
 
 from sorry_env import agents, games
 from sorry_env.agent import GameTurn
+from sorry_env.agents.arena import pool
+from sorry_env.agents.arena.cli import main as sorry_eval
 from sorry_env.agents.arena.game_table import GameTable
+from sorry_env.agents.arena.output import format_table
 from sorry_env.agents.arena.tournament import run_game_tournament
 from sorry_env.express import DEFAULT_MAX_TURNS, env, game, raw_env, state_from_dict, state_to_dict
 from sorry_env.express import engine as E
 from sorry_env.express.agents import evaluation as greedy_score
-from sorry_env.training import evaluate
 
 EXPRESS = games.load_game("express")
 
@@ -584,12 +586,12 @@ def test_random_and_greedy_play_every_seat(n):
 
 
 def test_worker_tables_play_the_same_games():
-    # What a pool worker runs (evaluate._start_worker, _play_in_worker) with the game table,
+    # What a pool worker runs (pool._start_worker, _play_in_worker) with the game table,
     # in this process: the same records as workers=1.
     specs = ["greedy", "random", "random"]
     one = run_express_tournament(specs, games=18, seed=4, workers=1)
-    evaluate._start_worker(specs, EXPRESS, game.DEFAULT_MAX_TURNS, 4, GameTable)
-    records = evaluate._play_in_worker(range(10, 18)) + evaluate._play_in_worker(range(10))
+    pool._start_worker(specs, EXPRESS, game.DEFAULT_MAX_TURNS, 4, GameTable)
+    records = pool._play_in_worker(range(10, 18)) + pool._play_in_worker(range(10))
     assert sorted(records, key=lambda r: r["game"]) == one["games"]
 
 
@@ -607,7 +609,7 @@ def test_greedy_beats_random(n, games, threshold):
     # measured 59.5% [55.5, 63.4] (46.8%) and 29.5% [25.2, 34.1] (28.8%) in these games: it fails.
     results = run_express_tournament(["greedy"] + ["random"] * (n - 1), games=games, seed=0, workers=1)
     greedy = results["agents"][0]
-    assert greedy["ci_low"] > threshold, evaluate.format_table(results)
+    assert greedy["ci_low"] > threshold, format_table(results)
 
 
 def test_tournament_arguments_are_checked():
@@ -623,7 +625,7 @@ def test_tournament_arguments_are_checked():
 
 
 def test_sorry_eval_runs_an_express_tournament(tmp_path, capsys):
-    evaluate.main(
+    sorry_eval(
         [
             "--game",
             "express",
@@ -656,7 +658,7 @@ def test_sorry_eval_runs_an_express_tournament(tmp_path, capsys):
 )
 def test_sorry_eval_express_mistakes_are_reported_without_a_traceback(argv, words, tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
-        evaluate.main([*argv, "--workers", "1", "--out", str(tmp_path)])
+        sorry_eval([*argv, "--workers", "1", "--out", str(tmp_path)])
     assert info.value.code == 2
     assert words in capsys.readouterr().err
 

@@ -13,7 +13,9 @@ import torch
 
 from sorry_env import agents, games
 from sorry_env.agent import GameTurn
-from sorry_env.agents.arena.tournament import run_game_tournament
+from sorry_env.agents.arena.cli import main as sorry_eval
+from sorry_env.agents.arena.output import format_table
+from sorry_env.agents.arena.tournament import run_game_tournament, run_tournament
 from sorry_env.agents.game_policy import GameActor, GamePolicyAgent, load_game_policy, save_game_policy
 from sorry_env.express import engine as E
 from sorry_env.express import game, raw_env, state_from_dict
@@ -25,7 +27,6 @@ from sorry_env.express.agents import (
     MonteCarloAgent,
     seat_score,
 )
-from sorry_env.training import evaluate
 
 EXPRESS = games.load_game("express")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -107,7 +108,7 @@ def test_express_env_refuses_board_game_agents():
     with pytest.raises(ValueError, match="plays Sorry! Express; it cannot play the board game"):
         agents.action_for(board_env, make_express_agent("heuristic"))
     with pytest.raises(ValueError, match="plays Sorry! Express; it cannot play the board game"):
-        evaluate.run_tournament([make_express_agent("heuristic"), "random"], games=2, workers=1)
+        run_tournament([make_express_agent("heuristic"), "random"], games=2, workers=1)
     board = agents.make_agent("random")
     assert board.game_ids is None  # random reads only the legal actions: every game
 
@@ -266,7 +267,7 @@ def test_shipped_policy_is_for_two_player_express_and_beats_random():
     meta = load_express_policy(SHIPPED)[1]
     assert meta["game"] == "express" and meta["num_players"] == 2 and meta["training"]["learner_steps"] > 0
     results = run_express_tournament([SHIPPED, "random"], games=300, seed=5, workers=1)
-    assert results["agents"][0]["ci_low"] > 0.6, evaluate.format_table(results)
+    assert results["agents"][0]["ci_low"] > 0.6, format_table(results)
 
 
 def shipped_policy_positions():
@@ -293,7 +294,7 @@ def test_shipped_policy_plays_exactly_as_under_the_old_loader():
 def test_heuristic_beats_random():
     # Measured over 1,000 games (docs/express.md); random play would sit at 50%.
     results = run_express_tournament(["heuristic", "random"], games=400, seed=0, workers=1)
-    assert results["agents"][0]["ci_low"] > 0.7, evaluate.format_table(results)
+    assert results["agents"][0]["ci_low"] > 0.7, format_table(results)
 
 
 @pytest.mark.parametrize("spec", SEARCHERS + ["policy"])
@@ -303,7 +304,7 @@ def test_sorry_eval_runs_express_tournaments_with_every_agent(spec, tmp_path, ca
         tiny_policy(spec)
     out = tmp_path / "eval"
     argv = ["--game", "express", spec, "greedy", "--games", "4", "--workers", "1", "--no-progress"]
-    evaluate.main([*argv, "--out", str(out)])
+    sorry_eval([*argv, "--out", str(out)])
     assert "rules express, 4 games" in capsys.readouterr().out
     summary = json.loads((out / "results.json").read_text())
     assert summary["config"]["agents"][0] == spec and summary["config"]["games"] == 4
@@ -315,7 +316,7 @@ def test_sorry_eval_runs_express_tournaments_with_every_agent(spec, tmp_path, ca
 )
 def test_sorry_eval_express_agent_mistakes_without_a_traceback(spec, words, tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
-        evaluate.main(["--game", "express", spec, "random", "--workers", "1", "--out", str(tmp_path)])
+        sorry_eval(["--game", "express", spec, "random", "--workers", "1", "--out", str(tmp_path)])
     assert info.value.code == 2 and words in capsys.readouterr().err
 
 

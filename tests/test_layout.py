@@ -6,7 +6,7 @@ import ast
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# Repository folder -> the import name it installs as (pyproject.toml's package-dir).
+# Repository folder -> its import name (sorry_env/agents and sorry_env/training link to the folders).
 PACKAGES = {"sorry_env": "sorry_env", "agents": "sorry_env.agents", "training": "sorry_env.training"}
 
 
@@ -122,10 +122,11 @@ def test_sorry_env_imports_nothing_from_agents_or_training():
 # Issue 26: everything outside a game's folder reaches it through the registry (sorry_env.games).
 # The games checked are the built-in ones whose module lives in a folder of their own.
 GAME_FOLDERS = {"express": "sorry_env/express"}
-# Where a game's name may appear outside its folder: its tests and docs, the user-facing notes
+# Where a game's name may appear outside its folder: its tests and docs, the run records
+# (results/: data naming the tasks they ran), the user-facing notes
 # (README, CHANGELOG), the licence's "express or implied", the shipped policy files (binary
 # data; their names are ids users have), and these lines, each a fact with one home:
-SKIPPED_DIRS = {"tests", "docs", ".git", "runs", "build", "dist", "__pycache__", "node_modules"}
+SKIPPED_DIRS = {"tests", "docs", "results", ".git", "runs", "build", "dist", "__pycache__", "node_modules"}
 SKIPPED_FILES = {"README.md", "CHANGELOG.md", "LICENSE"}
 ALLOWED_LINES = {
     "sorry_env/games.py": ['"sorry_env.express.express_game",'],  # the one registry line

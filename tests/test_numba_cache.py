@@ -19,7 +19,7 @@ from sorry_env import (
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIRST_PARTY = ("sorry_env", "agents", "training", "benchmarks")
-# Folders that install as sorry_env.<folder> (pyproject.toml's package-dir).
+# Folders imported as sorry_env.<folder> (through the links sorry_env/agents, sorry_env/training).
 INSTALLED_UNDER_SORRY_ENV = ("agents", "training")
 
 
@@ -147,7 +147,7 @@ def test_after_the_warm_step_the_main_commands_compile_nothing(tmp_path):
     )
     assert warm.returncode == 0 and "caches warm" in warm.stdout, warm.stderr[-3000:]
     evaluation = subprocess.run(
-        [sys.executable, "-m", "sorry_env.training.evaluate", "heuristic", "random", "--games", "4", "--workers", "2"],
+        [sys.executable, "-m", "sorry_env.agents.arena.cli", "heuristic", "random", "--games", "4", "--workers", "2"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -160,7 +160,7 @@ def test_after_the_warm_step_the_main_commands_compile_nothing(tmp_path):
     # self-play in a Ray worker (whose arrays come read-only out of the object store).
     value_net = ROOT / "checkpoints" / "value-2p.safetensors"
     later = [
-        [*("sorry_env.training.evaluate", f"azsearch:net={value_net},simulations=4", "montecarlo:iterations=4"),
+        [*("sorry_env.agents.arena.cli", f"azsearch:net={value_net},simulations=4", "montecarlo:iterations=4"),
          *("--games", "2", "--workers", "1", "--out", str(tmp_path / "eval"))],
         # (from the project's folder: the config names its generation 0 relative to it)
         ["sorry_env.training.expert_iteration", "configs/expit-smoke.yaml", "--out", str(tmp_path / "expit")],

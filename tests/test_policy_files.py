@@ -172,7 +172,7 @@ def test_bad_policy_files_get_a_message_from_the_commands(tmp_path):
     tensors["net.layers.0.weight"][0, 0] = float("nan")
     bad = rewrite(path, tmp_path / "nan.safetensors", tensors=tensors)
     for command in (
-        ["sorry_env.training.evaluate", bad, "random", "--games", "2", "--workers", "1", "--out", tmp_path / "o"],
+        ["sorry_env.agents.arena.cli", bad, "random", "--games", "2", "--workers", "1", "--out", tmp_path / "o"],
         ["sorry_env.agents.play", "--opponents", bad],
     ):
         result = subprocess.run(

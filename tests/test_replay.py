@@ -12,13 +12,13 @@ from PIL import Image
 
 from sorry_env import game
 from sorry_env import replay as R
-from sorry_env.training import evaluate
+from sorry_env.agents.arena.cli import main as sorry_eval
 
 
 def record_tournament(root, *args) -> tuple[list, list]:
     """Two games of a 3-game sorry-eval tournament of `args` (agents and options), recorded:
     (the replay files, the tournament's rows of games.csv)."""
-    evaluate.main(
+    sorry_eval(
         [*args, "--games", "3", "--workers", "1", "--no-progress", "--seed", "5", "--out", str(root / "eval")]
         + ["--record", "2", str(root / "games")]
     )
@@ -137,7 +137,7 @@ def test_record_refuses_a_bad_directory_before_any_game(tmp_path, capsys):
         (["--record", "9", str(tmp_path / "d"), "--game", "express"], "K must be 1 .. --games"),
     ):
         with pytest.raises(SystemExit) as stop:
-            evaluate.main(
+            sorry_eval(
                 [
                     "random",
                     "random",

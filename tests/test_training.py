@@ -130,7 +130,7 @@ def test_mlp_actor_exports_too(tmp_path):
 
 
 def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
-    from sorry_env.training.evaluate import run_tournament
+    from sorry_env.agents.arena.tournament import run_tournament
 
     _, run_dir = smoke_run
     results = run_tournament([str(run_dir / "policy.safetensors"), "random"], players=2, games=4, seed=0, workers=1)

@@ -1,7 +1,10 @@
 """The built wheel (issue 26): one import name in site-packages, the shipped policies and
 configs inside it, and, installed into a fresh virtual environment, a shipped policy that
-plays from any folder."""
+plays from any folder. And (issue 38) every way of importing the package, a checkout on the
+path, the editable install and the wheel, finds sorry_env.agents and sorry_env.training in the
+same tree as sorry_env, with nothing added to the package's path."""
 
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# Repository folder -> the import name it installs as (pyproject.toml's package-dir).
+# Repository folder -> the import name it installs as (sorry_env/agents, sorry_env/training and
+# sorry_env/examples are links to the folders agents/, training/ and examples/).
 INSTALLS_AS = {
     "sorry_env": "sorry_env",
     "agents": "sorry_env.agents",
@@ -31,6 +35,64 @@ def wheel(tmp_path_factory) -> Path:
     )
     (built,) = out.glob("sorry_env-*.whl")
     return built
+
+
+# Where sorry_env, sorry_env.agents and sorry_env.training come from, the package's path, and the
+# names a walk over the package finds (capped: before issue 38 the walk never ended).
+WHERE = """
+import itertools, json, pkgutil, sorry_env, sorry_env.agents, sorry_env.training
+walk = pkgutil.walk_packages(sorry_env.__path__, "sorry_env.")
+names = [m.name for m in itertools.islice(walk, 10000)]
+files = [m.__file__ for m in (sorry_env, sorry_env.agents, sorry_env.training)]
+print(json.dumps({"path": list(sorry_env.__path__), "files": files, "names": names}))
+"""
+# Repository folders that are not packages of the product.
+NOT_PACKAGES = ("sorry_env", "tests", "benchmarks", "experiments", "examples", "docs", "results", "configs")
+
+
+def imported_tree(python, cwd, env) -> Path:
+    """The folder `python` (run in `cwd` with `env`) imports sorry_env from, after checking that
+    sorry_env.agents and .training come from inside it and that walking the package ends."""
+    result = subprocess.run([python, "-c", WHERE], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    assert len(found["path"]) == 1, found["path"]  # nothing added to the package's path
+    root = Path(found["path"][0])
+    assert found["files"] == [str(root / part / "__init__.py") for part in ("", "agents", "training")]
+    names = found["names"]
+    assert len(names) < 10000, names[-5:]  # the walk ended by itself
+    assert {"sorry_env.agents", "sorry_env.agents.arena", "sorry_env.training", "sorry_env.training.bench"} <= set(
+        names
+    )
+    assert not [name for name in names if name.split(".")[1] in NOT_PACKAGES]
+    return root
+
+
+def test_a_checkout_on_the_path_imports_its_own_folders(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))  # as in a second work tree: PYTHONPATH=$PWD
+    assert imported_tree(sys.executable, tmp_path, env) == ROOT / "sorry_env"
+
+
+@pytest.mark.slow
+def test_an_editable_install_imports_the_checkouts_folders(tmp_path):
+    venv = tmp_path / "venv"
+    # without a pip (and setuptools) of its own: the machine's build the checkout as CI's does
+    make_venv = [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)]
+    subprocess.run(make_venv, check=True, timeout=300)
+    python = venv / "bin" / "python"
+    install = [
+        "install",
+        "-q",
+        "--no-deps",
+        "--no-index",
+        "--no-build-isolation",
+        "--ignore-installed",
+        "-e",
+        str(ROOT),
+    ]
+    subprocess.run([python, "-m", "pip", *install], check=True, capture_output=True, timeout=600)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    assert imported_tree(python, tmp_path, env) == ROOT / "sorry_env"
 
 
 def test_the_wheel_installs_one_import_name_with_its_data(wheel):
@@ -83,6 +145,7 @@ def test_the_installed_wheel_plays_a_shipped_policy_from_any_folder(wheel, tmp_p
     )
     result = subprocess.run([python, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0 and "played" in result.stdout, result.stderr[-3000:]
+    assert imported_tree(python, elsewhere, env).is_relative_to(venv)
     listing = subprocess.run(
         [venv / "bin" / "sorry-play", "--list"], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=600
     )

@@ -488,7 +488,7 @@ def even_share(rules: str, num_players: int) -> float:
 
 def match(a: str, b: str, games: int, seed: int, rules: str, num_players: int) -> dict:
     """`a`'s win rate against `b` (seats alternate), with its 95% Wilson interval."""
-    from .evaluate import run_tournament
+    from sorry_env.agents.arena.tournament import run_tournament
 
     r = run_tournament([a, *[b] * (num_players - 1)], games=games, seed=seed, rules=rules, workers=1)
     entry = r["agents"][0]

@@ -21,7 +21,6 @@ from sorry_env.agents.policy import save_policy
 from sorry_env.files import MB
 
 from . import checkpoint
-from .checkpoint import with_value  # noqa: F401 (its old home: export.with_value)
 from .config import validate
 
 if TYPE_CHECKING:
@@ -40,7 +39,7 @@ def export_model(
     policy = model.policy
     critic = {f"critic.{k}": v for k, v in policy.mlp_extractor.critic.state_dict().items()}
     critic.update({f"value_net.{k}": v for k, v in policy.value_net.state_dict().items()})
-    actor = with_value(policy.mlp_extractor.actor, critic, config)
+    actor = checkpoint.with_value(policy.mlp_extractor.actor, critic, config)
     export_actor(actor, path, config, timesteps, evaluation, wall_seconds)
 
 

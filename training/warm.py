@@ -119,7 +119,7 @@ def warm_agents() -> None:
 
 
 def warm_tournament() -> None:
-    from .evaluate import run_tournament
+    from sorry_env.agents.arena.tournament import run_tournament
 
     run_tournament(["heuristic", "random"], 2, games=2, seed=0, workers=1)
     run_tournament(["greedy", "heuristic"], 2, games=1, seed=0, workers=1)

@@ -69,7 +69,7 @@ def format_tasks() -> str:
 
 
 def check_out_dir(parser: argparse.ArgumentParser, out: str) -> pathlib.Path:
-    from sorry_env.training.evaluate import check_out_dir as check
+    from sorry_env.agents.arena.cli import check_out_dir as check
 
     try:
         check(out)

@@ -1,5 +1,5 @@
 """A network trained by a sorry-bench baseline as an agent that plays tournaments in
-lockstep batches (``acts_in_batches``: :meth:`sorry_env.training.evaluate.Table.play_lockstep`): one
+lockstep batches (``acts_in_batches``: :meth:`sorry_env.agents.arena.play.Table.play_lockstep`): one
 forward for the pending turns of every game, the masked argmax of its scores (or, with
 ``sample=True``, a move drawn from the softmax of its scores: the self-play opponents of
 sorry-bench's MaskablePPO).

@@ -45,7 +45,7 @@ def score(
     """The agent's row on `task`: wins, games, win_rate, ci_low, ci_high, normalized, seconds.
     `games` and `seed` default to the task's evaluation (the score); other values make an
     in-run evaluation or a quicker look, flagged ``standard: False``."""
-    from sorry_env.training.evaluate import run_tournament
+    from sorry_env.agents.arena.tournament import run_tournament
 
     games = task.eval_games if games is None else games
     seed = task.eval_seed if seed is None else seed

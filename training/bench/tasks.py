@@ -6,7 +6,7 @@ env steps (opponents' moves not counted), the evaluation (lineup, games, seed) a
 score. Two results on the same task name and version were measured the same way.
 
 Score: the win rate of the agent's side (under team rules its partner finishing counts) in
-the task's evaluation tournament (:func:`sorry_env.training.evaluate.run_tournament`, seats and first
+the task's evaluation tournament (:func:`sorry_env.agents.arena.tournament.run_tournament`, seats and first
 mover rotated), with its 95% Wilson interval, and the normalized score
 
     normalized = (win_rate - random_win_rate) / (heuristic_win_rate - random_win_rate)

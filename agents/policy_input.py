@@ -1,8 +1,0 @@
-"""Deprecated: moved to :mod:`sorry_env.policy_input` (the board game's code lives with the game).
-Importing this name warns once and gives that module itself (one module object)."""
-
-from sorry_env import policy_input as _moved
-
-from ._moved import alias
-
-alias(__name__, _moved)
