@@ -109,9 +109,10 @@ def test_sorry_train_runs_a_td_config_and_refuses_mistakes_before_any_work(tmp_p
         ("eval_opponents: [heurstic]", "unknown agent 'heurstic'"),
         ("name: ../outside", "name must be one plain folder name"),
     ]:
-        config.write_text(f"algorithm: td_lambda\nname: bad\n{line}\n")
+        name = "" if line.startswith("name:") else "name: bad\n"
+        config.write_text(f"algorithm: td_lambda\n{name}{line}\n")
         with pytest.raises(SystemExit) as exit_info:
             sorry_train([str(config), "--runs-dir", str(tmp_path / "runs")])
         err = capsys.readouterr().err
         assert exit_info.value.code == 2 and message in err and "Traceback" not in err, line
-        assert not (tmp_path / "runs" / "bad").exists()
+        assert not (tmp_path / "runs" / "bad").exists() and not (tmp_path / "outside").exists()
