@@ -53,6 +53,7 @@ def _afterstate_scores(turn, params, sizes):
     return actions, compiled, in_torch
 
 
+@pytest.mark.float_kernels
 def test_one_simulation_plays_the_value_networks_best_move():
     # One expansion scores every move's afterstate with the network: the search's move is the
     # one the compiled network ranks first (the lowest action among equal scores: argmax's rule,
@@ -91,6 +92,7 @@ def test_root_visits_add_up_to_the_simulations_and_the_policy_is_a_distribution(
 @pytest.mark.parametrize(
     "players,simulations,noise,with_policy", [(2, 40, 0.25, False), (2, 120, 0.0, False), (4, 40, 0.25, True)]
 )
+@pytest.mark.float_kernels
 def test_searching_games_side_by_side_gives_each_the_search_it_has_alone(players, simulations, noise, with_policy):
     """run_search_many over a stack of positions (one batched network evaluation per step,
     trees grown on the way) equals run_search of each position alone: the same moves, visit
@@ -123,6 +125,7 @@ def test_searching_games_side_by_side_gives_each_the_search_it_has_alone(players
         assert visits[k, :n].sum() == simulations
 
 
+@pytest.mark.float_kernels
 def test_batched_network_scores_do_not_depend_on_the_batch_and_match_the_one_position_scores():
     """net_logits adds each row's products in net_logit's order without BLAS, so its scores
     are net_logit's bit for bit whatever the batch and the CPU (OpenBLAS's kernels differ: .ci/run
@@ -146,6 +149,7 @@ def test_batched_network_scores_do_not_depend_on_the_batch_and_match_the_one_pos
     np.testing.assert_allclose(one_at_a_time, torch_scores, atol=TOLERANCE)
 
 
+@pytest.mark.float_kernels
 def test_an_azsearch_agent_decides_many_games_at_once_as_it_does_one_at_a_time():
     turns = _decisions(12, seed=6, min_moves=1)
     agent = AZSearchAgent(net=VALUE, simulations=24, seed=0)
@@ -154,6 +158,7 @@ def test_an_azsearch_agent_decides_many_games_at_once_as_it_does_one_at_a_time()
     assert agent.act_turns([]).shape == (0,)
 
 
+@pytest.mark.float_kernels
 def test_a_tournament_plays_azsearch_games_in_lockstep_with_the_records_of_one_at_a_time():
     from sorry_env.training.evaluate import Table
 
@@ -247,6 +252,7 @@ def test_segment_log_softmax_is_a_log_softmax_within_each_decision():
     assert torch.allclose(got[3:], torch.log_softmax(logits[3:], 0))
 
 
+@pytest.mark.float_kernels
 def test_selfplay_records_are_the_searchs_choices_and_outcomes():
     params, sizes, _ = pack(VALUE)
     settings = {

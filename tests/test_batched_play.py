@@ -16,6 +16,7 @@ from sorry_env.training.evaluate import Table, run_tournament
 POLICY = "checkpoints/sorry-2p.safetensors"
 
 
+@pytest.mark.float_kernels
 def test_act_turns_equals_act_one_at_a_time():
     agent = PolicyAgent(POLICY, seed=0)
     rng = np.random.default_rng(0)
@@ -41,6 +42,7 @@ def test_act_turns_equals_act_one_at_a_time():
     assert agent.acts_in_batches and not PolicyAgent(POLICY, sample=True).acts_in_batches
 
 
+@pytest.mark.float_kernels
 def test_lockstep_records_equal_sequential(batch_gaps):
     table = Table([POLICY, "random"], "hasbro2003", 2000, seed=3)
     games = range(2, 10)
@@ -49,6 +51,7 @@ def test_lockstep_records_equal_sequential(batch_gaps):
     assert records == [table.play(g) for g in games]
 
 
+@pytest.mark.float_kernels
 def test_lockstep_with_a_policy_on_both_sides_and_truncation(batch_gaps):
     table = Table([POLICY, POLICY], "hasbro2003", 40, seed=0)  # every game stops at 40 cards
     records = table.play_lockstep(range(4))

@@ -281,6 +281,7 @@ def shipped_policy_positions():
             s = EXPRESS.apply(s, int(rng.choice(EXPRESS.legal_actions(s))))
 
 
+@pytest.mark.float_kernels
 @pytest.mark.skipif(not os.path.exists(SHIPPED), reason="the shipped Express policy is not built")
 def test_shipped_policy_plays_exactly_as_under_the_old_loader(batch_gaps):
     """The generic policy-file loader (issue 26) chooses what the Express-only loader chose;

@@ -105,6 +105,7 @@ def test_without_hands_the_view_is_the_public_state(rules):
         np.testing.assert_array_equal(own, public)
 
 
+@pytest.mark.float_kernels
 def test_the_shipped_policies_still_choose_the_same_moves(batch_gaps):
     """sha256 of the shipped 2- and 4-player policies' batched choices on positions of their
     own games, measured with the code before own-information inputs (commit fe37363). None of

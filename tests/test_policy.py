@@ -167,6 +167,7 @@ def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
         assert "os.replace" not in pathlib.Path(module.__file__).read_text()  # they go through save_atomic
 
 
+@pytest.mark.float_kernels
 def test_single_decisions_choose_what_the_batch_chooses(batch_gaps):
     """act (the afterstate fast path) picks act_batch's argmax, exact ties included, on positions
     of games the shipped policy plays against itself, where the choice does not hang on float

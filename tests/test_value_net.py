@@ -51,6 +51,7 @@ def test_teacher_positions_are_afterstates_labelled_with_the_winner(num_players)
     assert (labels.reshape(-1, num_players).sum(1) == 1).all()
 
 
+@pytest.mark.float_kernels
 def test_compiled_network_matches_torch(tmp_path):
     path = write_value_net(tmp_path / "v.safetensors", hidden=(32, 16, 8))
     params, sizes, _ = pack(path)
