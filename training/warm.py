@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
 
 # Seconds between "still compiling" lines: a step can compile for a minute on a cold cache, and
 # a command silent that long looks hung (issue 36 asks for a line at least every 10 s).
-TICK_SECONDS = 5.0
+TICK_SECONDS = 8.0
 
 
 @contextlib.contextmanager
