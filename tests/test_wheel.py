@@ -3,6 +3,7 @@ configs inside it, and, installed into a fresh virtual environment, a shipped po
 plays from any folder."""
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -15,11 +16,23 @@ ROOT = Path(__file__).resolve().parents[1]
 INSTALLS_AS = {"sorry_env": "sorry_env", "agents": "sorry_env.agents", "training": "sorry_env.training"}
 
 
+# What the build reads: the packages' folders, the shipped files, and the metadata's files.
+BUILD_INPUTS = ["pyproject.toml", "README.md", "LICENSE", "sorry_env", "agents", "training", "checkpoints", "configs"]
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """The wheel, built from a copy of the tree: setuptools writes build/ and *.egg-info beside
+    the sources it builds, and a test run must leave the working tree as it found it."""
     out = tmp_path_factory.mktemp("wheel")
+    source = tmp_path_factory.mktemp("source")
+    for name in BUILD_INPUTS:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(ROOT / name, source / name)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
         check=True,
         capture_output=True,
         timeout=600,
