@@ -60,6 +60,7 @@ def test_lockstep_with_a_policy_on_both_sides_and_truncation(batch_gaps):
     assert all(r["winners"] == [] and r["turns"] == 40 for r in records)
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_tournament_with_a_policy_is_reproducible_whatever_the_workers():
     one = run_tournament([POLICY, "random"], games=8, seed=1, workers=1)
     two = run_tournament([POLICY, "random"], games=8, seed=1, workers=2)

@@ -7,6 +7,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -31,6 +33,7 @@ def test_pettingzoo_loop_against_a_shipped_policy(tmp_path):
     assert "of 2 games against hasbro2003-2p" in out
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_sb3_maskable_ppo_then_sorry_eval(tmp_path):
     out_dir = tmp_path / "not-made-yet"  # the default folder does not exist on a first run either
     out = run_example(

@@ -88,6 +88,7 @@ def test_mcts_refuses_a_value_network_for_another_game(tmp_path):
         make_agent(f"mcts:value={mlp}")
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_value_fit_writes_a_network_that_beats_a_coin(tmp_path, capsys):
     out = tmp_path / "v.safetensors"
     value_fit.main(["--positions", "30000", "--hidden", "32", "--epochs", "2", "--out", str(out)])
