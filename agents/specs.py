@@ -13,6 +13,8 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from sorry_env.extras import extra_for, missing_extra_error
+
 from .base import Agent
 
 # Old spec names that still work: alias -> name (of the board game's AGENTS, and of the same
@@ -154,15 +156,11 @@ def refuse_directory(spec: str) -> None:
 
 def needs_torch(module: str):
     """This package's module `module` (one that plays policy files, so imports torch), or a
-    ModuleNotFoundError that names the install to add: the environment alone (`pip install
-    -e .`) has no torch, and a bare "No module named 'torch'" does not say which extra."""
+    ModuleNotFoundError that names the extra to add (sorry_env.extras): the environment alone
+    (`pip install -e .`) has no torch, and a bare "No module named 'torch'" does not say which."""
     try:
         return importlib.import_module(f".{module}", __package__)
     except ModuleNotFoundError as missing:
-        if missing.name not in ("torch", "safetensors"):
+        if extra_for(missing) is None:
             raise
-        raise ModuleNotFoundError(
-            f"trained policies need torch and safetensors ({missing.name} is not installed): add the project's "
-            "train extra, pip install -c constraints.txt -e '.[train]' in its folder",
-            name=missing.name,
-        ) from missing
+        raise missing_extra_error("trained policies", missing) from missing

@@ -13,7 +13,7 @@ adds up the rows of the inputs that are not zero instead of multiplying a dense 
 
 :func:`net_logit` scores one input (the Monte Carlo and expectimax agents' leaves);
 :func:`net_logits` scores a batch of them (the positions a batched search collected from many
-games' trees) with a matrix product per hidden layer, about twice as fast per position.
+games' trees), each row exactly as :func:`net_logit` would, on any CPU.
 """
 
 from __future__ import annotations
@@ -92,38 +92,34 @@ def net_logit(params, sizes, x):
 
 @njit(cache=True)
 def net_logits(params, sizes, x, n, out):
-    """out[:n] := the MLP's output for each input row x[:n] (float32). The first layer adds the
-    non-zero inputs' weight rows as :func:`net_logit` does; the hidden layers after it are one
-    matrix product each (BLAS sgemm through numba's np.dot, at least two rows so that a lone
-    row is not sent down another BLAS path), the one output an explicit loop. A row's result
-    does not depend on the other rows of the batch (tests/test_azsearch.py checks this), but
-    it is not bit for bit net_logit's: sgemm fuses multiply and add."""
+    """out[:n] := the MLP's output for each input row x[:n] (float32), each bit for bit
+    :func:`net_logit`'s: every output starts from its bias and adds the same products in the
+    same order (inputs in index order, zeros skipped), whatever the batch. No BLAS: sgemm's
+    blocking and fused multiply-add differ between OpenBLAS's CPU kernels (Haswell, Zen,
+    SkylakeX), so its rows changed with the batch and the CPU. The loop runs input-major so
+    that a weight row is read once per batch, not once per position (issue 36)."""
     n_in = sizes[0]
     n_out = sizes[1]
-    rows = max(n, 2)
-    h = np.zeros((rows, n_out), dtype=np.float32)
+    h = np.empty((n, n_out), dtype=np.float32)
     for b in range(n):
         h[b, :] = params[n_in * n_out : n_in * n_out + n_out]
-        for j in range(n_in):
+    for j in range(n_in):
+        for b in range(n):
             if x[b, j] != 0.0:
                 _add_row(h[b], x[b, j], params, j * n_out)
     off = n_in * n_out + n_out
     for layer in range(2, sizes.shape[0]):
         n_in = n_out
         n_out = sizes[layer]
-        h = np.maximum(h, np.float32(0.0))  # relu of the previous layer
-        bias = params[off + n_in * n_out : off + n_in * n_out + n_out]
-        if n_out > 1:
-            h = np.dot(h, params[off : off + n_in * n_out].reshape((n_in, n_out))) + bias
-        else:  # the output: a matrix-vector product is another BLAS path, one whose rounding can depend on the row
-            last = np.empty((rows, 1), dtype=np.float32)
-            for b in range(rows):
-                acc = bias[0]
-                for j in range(n_in):
-                    acc += h[b, j] * params[off + j]
-                last[b, 0] = acc
-            h = last
+        nxt = np.empty((n, n_out), dtype=np.float32)
+        for b in range(n):
+            nxt[b, :] = params[off + n_in * n_out : off + n_in * n_out + n_out]  # the bias
+        for j in range(n_in):
+            for b in range(n):
+                if h[b, j] > 0.0:  # relu of the previous layer
+                    _add_row(nxt[b], h[b, j], params, off + j * n_out)
         off += n_in * n_out + n_out
+        h = nxt
     for b in range(n):
         out[b] = h[b, 0]
 

@@ -67,6 +67,7 @@ def run_play(args, stdin=""):
     )
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_sorry_play_lists_the_catalog_and_plays_the_trained_policy_by_name():
     listing = run_play(["--list"])
     assert listing.returncode == 0, listing.stderr

@@ -90,6 +90,7 @@ def test_eval_checks_its_output_folder_before_any_game(tmp_path):
     assert "games in" not in out and time.perf_counter() - started < 120
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_export_of_a_truncated_checkpoint_or_to_a_folder_is_a_message(tmp_path):
     from test_checkpoint import plant_pickle_checkpoint
 

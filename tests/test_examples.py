@@ -7,6 +7,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -23,6 +25,7 @@ def run_example(name, *args, cwd, script=None):
         timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
+    assert "Warning" not in result.stderr, result.stderr[-3000:]
     return result.stdout
 
 
@@ -31,24 +34,19 @@ def test_pettingzoo_loop_against_a_shipped_policy(tmp_path):
     assert "of 2 games against hasbro2003-2p" in out
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_sb3_maskable_ppo_then_sorry_eval(tmp_path):
+    out_dir = tmp_path / "not-made-yet"  # the default folder does not exist on a first run either
     out = run_example(
         "sb3_maskable_ppo.py",
-        "--timesteps",
-        "64",
-        "--n-steps",
-        "64",
-        "--eval-games",
-        "4",
-        "--workers",
-        "1",
-        "--out",
-        str(tmp_path),
+        *("--timesteps", "128", "--n-steps", "64", "--progress-every", "64"),
+        *("--eval-games", "4", "--workers", "1", "--out", str(out_dir)),
         cwd=tmp_path,
     )
-    assert "trained 64 steps" in out and (tmp_path / "model.zip").exists()
+    assert "trained 128 steps" in out and (out_dir / "model.zip").exists()
+    assert "      64 / 128 steps" in out and "     128 / 128 steps" in out  # a progress line every 64 steps
     for opponent in ("random", "heuristic"):
-        assert (tmp_path / f"eval-{opponent}" / "results.json").exists()
+        assert (out_dir / f"eval-{opponent}" / "results.json").exists()
     assert "model.zip" in out and "4 games in" in out
 
 

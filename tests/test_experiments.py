@@ -104,6 +104,7 @@ def zero_value(hidden=(8,)):
     return pack_mlp(mlp)
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 @pytest.mark.parametrize("empty_pile", [False, True])
 def test_value_iteration_backup_is_the_exact_expectation_over_the_next_card(empty_pile):
     vi = load("value_iteration")

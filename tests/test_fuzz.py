@@ -94,6 +94,7 @@ def assert_playable_or_refused(d, rules_name, seed=0):
 
 
 @fuzz(700)
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 @given(st.sampled_from(sorted(PRESETS)), st.integers(0, 10**6), st.integers(0, 80), st.data())
 def test_mutated_state_dicts_load_playable_or_are_refused(rules_name, seed, plies, data):
     d, over = position(rules_name, seed, plies)

@@ -254,6 +254,7 @@ def test_snapshot_opponents_from_a_pool_and_one_leaving_the_window_mid_game(tmp_
     assert pool.snapshot_agents[0] is None
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_vector_envs_gymnasium_sync_async_and_sb3_subproc():
     from stable_baselines3.common.vec_env import SubprocVecEnv
 

@@ -180,3 +180,21 @@ def test_the_warm_step_asks_the_agents_in_a_position_with_a_choice():
     from sorry_env.training.warm import _a_choice
 
     assert len(game.legal_actions(_a_choice(DEFAULT_PRESET, 2), DEFAULT_PRESET)) >= 2
+
+
+def test_the_warm_step_says_it_is_still_compiling_while_a_step_runs():
+    """A cold step compiles for a minute; the warm step prints a line every few seconds meanwhile
+    (issue 36: at least every 10 s), and none once the step is done."""
+    import io
+    import time
+
+    from sorry_env.training.warm import TICK_SECONDS, ticking
+
+    assert TICK_SECONDS <= 10
+    out = io.StringIO()
+    with ticking("[2/4]", out, every=0.05):
+        time.sleep(0.5)
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 2 and all(line.strip().startswith("[2/4] still compiling: ") for line in lines)
+    time.sleep(0.2)
+    assert out.getvalue().splitlines() == lines  # the ticker stopped with the block

@@ -160,6 +160,7 @@ def local_ray():
     ray.shutdown()
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_train_resume_export_and_play(tmp_path, local_ray):
     cfg = rb.load_config(write_config(tmp_path))
     run = rb.train(cfg, rb.open_run(cfg, tmp_path / "runs", resume=False))

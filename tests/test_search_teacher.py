@@ -5,6 +5,7 @@ settings that made it."""
 import copy
 
 import numpy as np
+import pytest
 import torch
 
 from sorry_env import engine as E
@@ -101,6 +102,7 @@ def small_teacher(monkeypatch, decisions):
     return cfg
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_teacher_games_do_not_depend_on_the_worker_count(tmp_path, monkeypatch):
     cfg = small_teacher(monkeypatch, 25)
     one = search_teacher.teacher_data(cfg, tmp_path / "one.npz", log=lambda *_: None)

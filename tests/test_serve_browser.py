@@ -191,6 +191,7 @@ def choose(view: dict, rng: random.Random) -> dict:
     return rng.choice(legal)
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_play_a_whole_game_by_clicking(server, page):
     with shots(page):
         moves, kinds, view = play(server, page, "hasbro2003_fast", 2, SEED)

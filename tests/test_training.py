@@ -6,6 +6,7 @@ import shutil
 
 import numpy as np
 import pytest
+from float_margins import near_tie  # tests/ is on sys.path (pytest rootdir import mode)
 
 from sorry_env.agents.gym_factory import make_gym_env
 from sorry_env.agents.policy import PolicyAgent, read_metadata
@@ -95,19 +96,24 @@ def sample_inputs(n=300):
     return np.array(inputs), np.array(masks)
 
 
-def assert_same_actions(model, policy_file):
+def assert_same_actions(model, policy_file, gaps):
+    """The exported file's moves are sb3's wherever they do not hang on float rounding (two
+    networks, two roundings: tests/float_margins.py); `gaps` is the batch_gaps fixture."""
     inputs, masks = sample_inputs()
     assert inputs.shape[1] == INPUT_SIZE
     expected, _ = model.predict(inputs, action_masks=masks, deterministic=True)
-    np.testing.assert_array_equal(PolicyAgent(policy_file).act_batch(inputs, masks), expected)
+    chosen = PolicyAgent(policy_file).act_batch(inputs, masks)
+    compared = [k for k, gap in enumerate(gaps) if not near_tie(gap)]
+    assert len(gaps) == len(inputs) and len(compared) > 0.9 * len(inputs)
+    np.testing.assert_array_equal(chosen[compared], expected[compared])
     assert masks[np.arange(len(masks)), expected].all()
 
 
-def test_export_then_load_gives_the_sb3_actions(smoke_run, tmp_path):
+def test_export_then_load_gives_the_sb3_actions(smoke_run, tmp_path, batch_gaps):
     _, run_dir = smoke_run
     out = tmp_path / "policy.safetensors"
     export_run(run_dir, out)
-    assert_same_actions(load_checkpoint(run_dir, load_config(SMOKE)), out)
+    assert_same_actions(load_checkpoint(run_dir, load_config(SMOKE)), out, batch_gaps)
     meta = read_metadata(out)
     assert meta["num_players"] == 2 and meta["rules"]["name"] == "hasbro2003"
     assert meta["layout"] == {
@@ -120,13 +126,13 @@ def test_export_then_load_gives_the_sb3_actions(smoke_run, tmp_path):
     assert meta["evaluation"]["latest"]["win_rates"].keys() == {"random"}
 
 
-def test_mlp_actor_exports_too(tmp_path):
+def test_mlp_actor_exports_too(tmp_path, batch_gaps):
     cfg = load_config(SMOKE)
     cfg["network"]["kind"] = "mlp"
     model = make_model(cfg, make_envs(cfg, OpponentPool({"random": 1.0}), seed=0), tmp_path / "tb")
     export_model(model, tmp_path / "mlp.safetensors", cfg, timesteps=0)
     assert read_metadata(tmp_path / "mlp.safetensors")["network"]["kind"] == "mlp"
-    assert_same_actions(model, tmp_path / "mlp.safetensors")
+    assert_same_actions(model, tmp_path / "mlp.safetensors", batch_gaps)
 
 
 def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):

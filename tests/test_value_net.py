@@ -51,6 +51,7 @@ def test_teacher_positions_are_afterstates_labelled_with_the_winner(num_players)
     assert (labels.reshape(-1, num_players).sum(1) == 1).all()
 
 
+@pytest.mark.float_kernels
 def test_compiled_network_matches_torch(tmp_path):
     path = write_value_net(tmp_path / "v.safetensors", hidden=(32, 16, 8))
     params, sizes, _ = pack(path)
@@ -87,6 +88,7 @@ def test_mcts_refuses_a_value_network_for_another_game(tmp_path):
         make_agent(f"mcts:value={mlp}")
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_value_fit_writes_a_network_that_beats_a_coin(tmp_path, capsys):
     out = tmp_path / "v.safetensors"
     value_fit.main(["--positions", "30000", "--hidden", "32", "--epochs", "2", "--out", str(out)])

@@ -107,6 +107,7 @@ def test_batch_split_changes_nothing():
     np.testing.assert_array_equal(whole.states, np.concatenate([p.states for p in parts]))
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_parallel_equals_serial():
     logs = [record_selfplay(V.SorryVectorEnv(16, 3, max_turns=60, parallel=p), 3, 150) for p in (True, False)]
     for a, b in zip(*logs):
@@ -289,6 +290,7 @@ def test_bad_construction_and_seeds():
     assert list(opponent_codes(["greedy"], 3)) == list(opponent_codes("greedy", 3)) == [1, 1]  # one for every seat
 
 
+@pytest.mark.ci_slow  # over 10 s: CI runs it after the README's test command
 def test_sb3_adapter_with_maskable_ppo():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO

@@ -6,6 +6,7 @@ same tree as sorry_env, with nothing added to the package's path."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -24,11 +25,23 @@ INSTALLS_AS = {
 }
 
 
+# What the build reads: the packages' folders, the shipped files, and the metadata's files.
+BUILD_INPUTS = ["pyproject.toml", "README.md", "LICENSE", "sorry_env", "agents", "training", "checkpoints", "configs"]
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """The wheel, built from a copy of the tree: setuptools writes build/ and *.egg-info beside
+    the sources it builds, and a test run must leave the working tree as it found it."""
     out = tmp_path_factory.mktemp("wheel")
+    source = tmp_path_factory.mktemp("source")
+    for name in BUILD_INPUTS:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(ROOT / name, source / name)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
         check=True,
         capture_output=True,
         timeout=600,

@@ -22,6 +22,7 @@ import copy
 import io
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -171,11 +172,38 @@ def main(argv: list[str] | None = None) -> int:
         steps = [*STEPS, ("the training loop of configs/quick.yaml", lambda: warm_training(Path(tmp)))]
         for k, (what, run) in enumerate(steps, start=1):
             began = time.perf_counter()
-            print(f"  [{k}/{len(steps)}] {what}", end="", flush=True)
-            run_quietly(run)
-            print(f": {time.perf_counter() - began:.1f} s", flush=True)
+            print(f"  [{k}/{len(steps)}] {what}", flush=True)
+            with ticking(f"[{k}/{len(steps)}]", sys.stdout):
+                run_quietly(run)
+            print(f"  [{k}/{len(steps)}] done: {time.perf_counter() - began:.1f} s", flush=True)
     print(f"caches warm ({time.perf_counter() - start:.0f} s)")
     return 0
+
+
+# Seconds between "still compiling" lines: a step can compile for a minute on a cold cache, and
+# a command silent that long looks hung (issue 36 asks for a line at least every 10 s).
+TICK_SECONDS = 8.0
+
+
+@contextlib.contextmanager
+def ticking(label: str, out, every: float = TICK_SECONDS):
+    """Print `label` and the seconds elapsed to `out` every `every` seconds until the block ends
+    (from a thread: the step's own output is hidden, and numba's compiler holds no lock that
+    stops a Python thread from running between its passes)."""
+    began = time.perf_counter()
+    done = threading.Event()
+
+    def tick() -> None:
+        while not done.wait(every):
+            print(f"      {label} still compiling: {time.perf_counter() - began:.0f} s", file=out, flush=True)
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
 
 
 def run_quietly(run: Callable) -> None:

@@ -94,15 +94,14 @@ def main(argv=None) -> int:
         p.error(f"--move-seconds must be above 0 and at most 600, got {args.move_seconds}")
     if args.checkpoints is not None and not args.checkpoints.is_dir():
         p.error(f"--checkpoints {args.checkpoints} is not a folder")
-    try:
-        import uvicorn
+    # the serve extra; without it the console script's launcher (sorry_env.extras) names it
+    import uvicorn
 
-        from .app import DEFAULT_CHECKPOINTS, DEFAULT_HINT_AGENT, create_app
-        from .connections import BACKLOG, bounded_protocol, connection_cap
-        from .games import GameStore
-        from .guard import allowed_hosts
-    except ImportError as exc:
-        p.error(f"{exc}: sorry-serve needs the serve extra: pip install -e '.[serve]'")
+    from .app import DEFAULT_CHECKPOINTS, DEFAULT_HINT_AGENT, create_app
+    from .connections import BACKLOG, bounded_protocol, connection_cap
+    from .games import GameStore
+    from .guard import allowed_hosts
+
     try:
         max_connections = connection_cap(args.max_connections)
     except ValueError as exc:
