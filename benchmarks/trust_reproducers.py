@@ -24,7 +24,18 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 POLICY = ROOT / "checkpoints" / "hasbro2013-2p.safetensors"
-GAME_POLICY = ROOT / "checkpoints" / "express-2p.safetensors"
+
+
+def _other_game() -> tuple[str, pathlib.Path]:
+    """A registered game other than the board game, and its shipped 2-player policy file
+    (through the registry: no game is named outside its folder)."""
+    sys.path.insert(0, str(ROOT))
+    from sorry_env import games
+
+    game_id = games.other_builtin_game_types()[0].id
+    return game_id, ROOT / "checkpoints" / f"{game_id}-2p.safetensors"
+
+
 MEMORY_CAP_KB = 4_000_000  # ulimit -v 4000000, as the issue asks
 
 
@@ -67,15 +78,16 @@ def policy_parameter_bomb(tmp: pathlib.Path) -> tuple[list[str], str]:
 
 
 def game_policy_hidden_bomb(tmp: pathlib.Path) -> tuple[list[str], str]:
-    """Another game's policy file with 7,000,000 widths (sorry-eval --game express)."""
-    meta = _policy_metadata(GAME_POLICY)
+    """Another game's policy file with 7,000,000 widths (sorry-eval --game ID)."""
+    game_id, game_policy = _other_game()
+    meta = _policy_metadata(game_policy)
     key = next(iter(meta))
     inner = json.loads(meta[key])
     inner["network"]["hidden"] = [1] * 7_000_000
     meta[key] = json.dumps(inner, separators=(",", ":"))
-    path = tmp / "express-bomb.safetensors"
+    path = tmp / "other-game-bomb.safetensors"
     _write_safetensors(path, meta)
-    argv = _module("sorry_env.agents.arena.cli", "--game", "express", path, "random", "--games", "1", "--no-progress")
+    argv = _module("sorry_env.agents.arena.cli", "--game", game_id, path, "random", "--games", "1", "--no-progress")
     return argv, "16 layers"
 
 

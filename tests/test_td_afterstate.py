@@ -60,6 +60,7 @@ def test_a_short_run_writes_a_policy_that_plays_and_says_how_it_was_made(tmp_pat
     assert meta["training"]["algorithm"] == td.ALGORITHM and meta["training"]["from"] == "random weights"
     assert meta["training"]["decisions"] == result["decisions"] and meta["training"]["cpu_seconds"] > 0
     assert [row["decisions"] for row in meta["training"]["curve"]] == [0, result["decisions"]]
+    assert (tmp_path / "learning_curve.png").stat().st_size > 0
     # The file plays the trainer's greedy move (compared only where the best two scores differ
     # by more than float noise between the trainer's sparse and the agent's dense products).
     agent = PolicyAgent(out)

@@ -171,7 +171,19 @@ def test_tournament_results_go_into_the_exported_metadata(smoke_run, tmp_path):
 
 
 # configs/rllib-*.yaml are sorry-train-rllib's (training/rllib_backend.py), checked below.
-SB3_CONFIGS = sorted(p for p in pathlib.Path("configs").glob("*.yaml") if not p.name.startswith("rllib-"))
+TD_CONFIGS = ["configs/tabula-rasa-2p.yaml"]  # algorithm: td_lambda (training/td_afterstate.py)
+SB3_CONFIGS = sorted(
+    p for p in pathlib.Path("configs").glob("*.yaml") if not p.name.startswith("rllib-") and str(p) not in TD_CONFIGS
+)
+
+
+@pytest.mark.parametrize("path", TD_CONFIGS)
+def test_td_configs_load(path):
+    from sorry_env.training import td_afterstate
+    from sorry_env.training.train import td_config
+
+    assert td_config(path)
+    assert td_afterstate.parse_args(["--config", path]).name == pathlib.Path(path).stem
 
 
 def test_rllib_configs_load():
@@ -226,7 +238,7 @@ def test_distillation_warm_start_runs_in_training(tmp_path):
         ({"evaluation": {"opponents": ["checkpoints/sorry-4p.safetensors"]}}, "trained for 4 players, not 2"),
         ({"imitation": {"teacher": "mcts:iterations=abc"}}, "imitation.teacher: .* must be an integer"),
         ({"network": {"hidden": "abc"}}, "network.hidden must be a list"),
-        ({"network": {"hidden": [0]}}, "network.hidden must be a list of layer widths > 0"),
+        ({"network": {"hidden": [0]}}, "network.hidden must be a list of at most 16 layers of 1..16,384 units"),
         ({"network": {"kind": "cnn"}}, "network.kind must be one of"),
         ({"envs": 0}, "envs must be > 0"),
         ({"ppo": {"gamma": 1.5}}, r"ppo.gamma must be in \(0, 1\]"),

@@ -60,7 +60,8 @@ files = [m.__file__ for m in (sorry_env, sorry_env.agents, sorry_env.training)]
 print(json.dumps({"path": list(sorry_env.__path__), "files": files, "names": names}))
 """
 # Repository folders that are not packages of the product.
-NOT_PACKAGES = ("sorry_env", "tests", "benchmarks", "experiments", "examples", "docs", "results", "configs")
+# sorry_env.examples is a package (examples/ linked in, for sorry-bench's single-file PPO)
+NOT_PACKAGES = ("sorry_env", "tests", "benchmarks", "experiments", "docs", "results", "configs")
 
 
 def imported_tree(python, cwd, env) -> Path:

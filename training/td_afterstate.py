@@ -202,6 +202,7 @@ def train(args, evaluate=None) -> dict:
         row.update(evaluate(decisions, path))
         curve.append(row)
         save(actor, path, args, decisions, games_done, cpu, curve)
+        plot_curve(curve, args.players, path.parent / "learning_curve.png", f"{args.name}: TD(lambda) self-play")
         speed = decisions / max(time.perf_counter() - start, 1e-9)
         print(f"decisions {decisions} games {games_done} ({speed:.0f} decisions/s, {cpu:.0f} CPU-s)", flush=True)
 
@@ -232,6 +233,17 @@ def train(args, evaluate=None) -> dict:
                 print(f"update {updates}: loss {loss:.4f}, {decisions} decisions, {speed:.0f} decisions/s", flush=True)
     check()
     return {"curve": curve, "decisions": decisions, "games": games_done}
+
+
+def plot_curve(curve: list[dict], players: int, path: Path, title: str) -> None:
+    """The in-run checks (rows of the file's ``training.curve``) as a learning-curve picture."""
+    from .curve import plot_learning_curve
+
+    counts = ("decisions", "games", "cpu_seconds")
+    checks = [
+        {"timesteps": row["decisions"], "win_rates": {k: v for k, v in row.items() if k not in counts}} for row in curve
+    ]
+    plot_learning_curve(checks, players, path, title)
 
 
 def save(actor: Actor, path: Path, args, decisions: int, games: int, cpu_seconds: float, curve: list) -> None:

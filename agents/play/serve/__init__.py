@@ -24,6 +24,8 @@ import math
 import pathlib
 import sys
 
+from .limits import DEFAULT_MAX_CONNECTIONS, MAX_READ_SECONDS
+
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="sorry-serve", description="Play Sorry! in the browser against agents.")
@@ -135,10 +137,6 @@ def main(argv=None) -> int:
 
 
 MAX_TTL_MINUTES = 7 * 24 * 60  # a week
-# The connection rules' defaults (here, not in connections.py: that imports uvicorn, which
-# is imported only once the serve extra is known to be there).
-DEFAULT_MAX_CONNECTIONS = 512
-MAX_READ_SECONDS = 10.0
 MAX_GAMES = 10_000
 
 

@@ -23,7 +23,7 @@ import resource
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from . import DEFAULT_MAX_CONNECTIONS, MAX_READ_SECONDS
+from .limits import DEFAULT_MAX_CONNECTIONS, MAX_READ_SECONDS
 
 __all__ = ["BACKLOG", "DEFAULT_MAX_CONNECTIONS", "MAX_READ_SECONDS", "bounded_protocol", "connection_cap"]
 # The listen backlog, which asyncio also uses as the number of connections it accepts in one
