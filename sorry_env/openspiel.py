@@ -209,7 +209,14 @@ class SorryGame(pyspiel.Game):
                 raise ValueError(f"{SHORT_NAME}: a position is the JSON of sorry_env.state_io.state_to_dict") from None
         if not isinstance(data, dict):
             raise ValueError(f"{SHORT_NAME}: a position is a state_io.state_to_dict dict, got {excerpt(data)}")
-        return self.state_from_engine(state_from_dict(data, self.setup.rules, seed=0))
+        state = state_from_dict(data, self.setup.rules, seed=0)
+        if not self.setup.hands and data.get("card") is None and state[E.CARD] >= 0:
+            # "card": null means "not drawn yet": here that is a chance node, so the card the
+            # dict form draws to make a decision goes back on the pile.
+            state[E.REMAIN + state[E.CARD]] += 1
+            state[E.CARD] = -1
+            state[E.DRAW_POS] -= 1
+        return self.state_from_engine(state)
 
     def state_from_engine(self, state: np.ndarray) -> SorryState:
         """A game state at the engine state `state` (a decision node or a card draw), with no

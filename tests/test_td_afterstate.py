@@ -22,6 +22,19 @@ def test_lambda_returns_mix_the_next_value_back_towards_the_outcome():
     assert td.lambda_returns(values, 0.0, 0.0) == pytest.approx([-0.4, 0.6, 0.0])  # lambda 0: TD(0)
 
 
+def test_a_finished_game_scores_every_seat_of_the_winning_side_as_a_win():
+    for rules, winners in [("hasbro2003_teams", [1.0, -1.0, 1.0, -1.0]), ("hasbro2003", [1.0, -1.0, -1.0, -1.0])]:
+        trajectories = td.Trajectories(1, 0.7, game.rules_array(rules))
+        for seat in range(4):
+            trajectories.add(0, seat, np.zeros(1, np.int16), np.ones(1, np.float32), 0.0)
+        trajectories.finish(0, 0)  # seat 0 made the winning move
+        assert [target for *_, target in trajectories.take()] == winners, rules
+    trajectories = td.Trajectories(1, 0.7, game.rules_array("hasbro2003"))
+    trajectories.add(0, 0, np.zeros(1, np.int16), np.ones(1, np.float32), 0.5)
+    trajectories.finish(0, -2)  # the turn limit: no winner
+    assert [target for *_, target in trajectories.take()] == [0.0]
+
+
 def test_choose_takes_each_games_best_move_or_explores_within_the_game():
     scores = np.array([0.1, 0.5, 0.5, -1.0, 2.0, 0.3], dtype=np.float32)
     rows = np.array([0, 0, 0, 1, 1, 2])
@@ -60,7 +73,7 @@ def test_a_short_run_writes_a_policy_that_plays_and_says_how_it_was_made(tmp_pat
     assert meta["training"]["algorithm"] == td.ALGORITHM and meta["training"]["from"] == "random weights"
     assert meta["training"]["decisions"] == result["decisions"] and meta["training"]["cpu_seconds"] > 0
     assert [row["decisions"] for row in meta["training"]["curve"]] == [0, result["decisions"]]
-    assert (tmp_path / "learning_curve.png").stat().st_size > 0
+    assert (tmp_path / "td-learning-curve.png").stat().st_size > 0
     # The file plays the trainer's greedy move (compared only where the best two scores differ
     # by more than float noise between the trainer's sparse and the agent's dense products).
     agent = PolicyAgent(out)
@@ -99,6 +112,7 @@ def test_sorry_train_runs_a_td_config_and_refuses_mistakes_before_any_work(tmp_p
     sorry_train([str(config), "--runs-dir", str(tmp_path / "runs"), "--timesteps", "1000"])
     meta = read_metadata(tmp_path / "runs" / "tiny" / "policy.safetensors")
     assert 1000 <= meta["training"]["decisions"] < 2000 and meta["network"]["hidden"] == [16]
+    assert meta["name"].startswith("tiny@") and (tmp_path / "runs" / "tiny" / "policy-learning-curve.png").is_file()
     with pytest.raises(SystemExit) as exit_info:  # the same run again would overwrite its file
         sorry_train([str(config), "--runs-dir", str(tmp_path / "runs")])
     assert exit_info.value.code == 2 and "exists" in capsys.readouterr().err

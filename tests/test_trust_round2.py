@@ -117,6 +117,16 @@ def test_openspiel_errors_and_json_positions():
     text = json.dumps(state_io.state_to_dict(state.engine_state, get_rules("hasbro2003")))
     restored = game.new_initial_state(text)
     assert restored.legal_actions() == state.legal_actions() and str(restored) == str(state)
+    # At a chance node ("card": null) the restored state is a chance node with the same
+    # outcomes, not a decision with a card drawn from a fixed seed.
+    for _ in range(25):
+        state.apply_action(state.legal_actions()[0])
+        while not state.is_chance_node() and not state.is_terminal():
+            state.apply_action(state.legal_actions()[0])
+    assert state.is_chance_node()
+    text = json.dumps(state_io.state_to_dict(state.engine_state, get_rules("hasbro2003")))
+    restored = game.new_initial_state(text)
+    assert restored.is_chance_node() and restored.chance_outcomes() == state.chance_outcomes()
     with pytest.raises(ValueError, match="JSON"):
         game.new_initial_state("[" * 100_000)
 

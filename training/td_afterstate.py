@@ -106,8 +106,8 @@ class Trajectories:
     """The chosen afterstates of every game in progress (sparse rows and values), per seat, and
     the finished games' samples (rows with their lambda-returns) waiting for an update."""
 
-    def __init__(self, n_games: int, lam: float):
-        self.lam = lam
+    def __init__(self, n_games: int, lam: float, rules: np.ndarray):
+        self.lam, self.rules = lam, rules
         self.open: list[dict[int, list]] = [{} for _ in range(n_games)]
         self.samples: list[tuple[np.ndarray, np.ndarray, float]] = []
 
@@ -116,7 +116,8 @@ class Trajectories:
 
     def finish(self, b: int, winner: int) -> None:
         for seat, moves in self.open[b].items():
-            outcome = 0.0 if winner == -2 else (1.0 if seat == winner else -1.0)
+            # a side shares its win: under team rules the winner's partner won too
+            outcome = 0.0 if winner == -2 else (1.0 if E.same_side(self.rules, seat, winner) else -1.0)
             targets = lambda_returns(np.array([m[2] for m in moves], dtype=np.float32), outcome, self.lam)
             self.samples.extend((m[0], m[1], float(g)) for m, g in zip(moves, targets))
         self.open[b] = {}
@@ -190,7 +191,7 @@ def train(args, evaluate=None) -> dict:
     counters = np.zeros(n, dtype=np.int64)
     states = np.stack([game.new_state(args.rules, args.players, seed=int(s)) for s in seeds])
     finished = np.empty(n, dtype=np.int64)
-    trajectories = Trajectories(n, args.lam)
+    trajectories = Trajectories(n, args.lam, rules)
     decisions, games_done, updates, start, cpu_start = 0, 0, 0, time.perf_counter(), time.process_time()
     next_check, curve = 0, []
 
@@ -202,7 +203,7 @@ def train(args, evaluate=None) -> dict:
         row.update(evaluate(decisions, path))
         curve.append(row)
         save(actor, path, args, decisions, games_done, cpu, curve)
-        plot_curve(curve, args.players, path.parent / "learning_curve.png", f"{args.name}: TD(lambda) self-play")
+        plot_curve(curve, args.players, curve_path(path), f"{args.name}: TD(lambda) self-play")
         speed = decisions / max(time.perf_counter() - start, 1e-9)
         print(f"decisions {decisions} games {games_done} ({speed:.0f} decisions/s, {cpu:.0f} CPU-s)", flush=True)
 
@@ -235,6 +236,11 @@ def train(args, evaluate=None) -> dict:
     return {"curve": curve, "decisions": decisions, "games": games_done}
 
 
+def curve_path(policy_path: Path) -> Path:
+    """The learning-curve picture of the run writing `policy_path`: beside it, named after it."""
+    return policy_path.with_name(f"{policy_path.stem}-learning-curve.png")
+
+
 def plot_curve(curve: list[dict], players: int, path: Path, title: str) -> None:
     """The in-run checks (rows of the file's ``training.curve``) as a learning-curve picture."""
     from .curve import plot_learning_curve
@@ -254,7 +260,7 @@ def save(actor: Actor, path: Path, args, decisions: int, games: int, cpu_seconds
         rules=args.rules,
         num_players=args.players,
         network={"kind": "afterstate", "hidden": list(args.hidden), "activation": "relu"},
-        name=f"{Path(path).stem}@{decisions}",
+        name=f"{args.name}@{decisions}",
         training={
             "algorithm": ALGORITHM,
             "from": "random weights",
@@ -396,8 +402,9 @@ def parse_args(argv=None) -> argparse.Namespace:
 def main(argv=None) -> None:
     try:
         args = parse_args(argv)
-        if Path(args.out).exists():
-            raise ValueError(f"{args.out} exists: move it away or change the run's name (nothing is overwritten)")
+        for made in (Path(args.out), curve_path(Path(args.out))):
+            if made.exists():
+                raise ValueError(f"{made} exists: move it away or change the run's name (nothing is overwritten)")
         from sorry_env.agents import make_agent
 
         for spec in args.eval_opponents:  # a misspelt opponent is named now, not after the first check
