@@ -63,13 +63,19 @@ def test_a_short_run_writes_a_policy_that_plays_and_says_how_it_was_made(tmp_pat
             "4",
             "--eval-opponents",
             "random",
+            "--lr",
+            "0.001",
+            "--lr-final",
+            "0.0001",
             "--out",
             str(out),
         ]
     )
     result = td.train(args)
     assert result["decisions"] >= 3000 and result["games"] > 0
+    assert 1e-4 <= result["last_lr"] < 1e-3  # the rate fell towards lr_final as the decisions went by
     meta = read_metadata(out)
+    assert meta["training"]["settings"]["lr_final"] == 1e-4
     assert meta["training"]["algorithm"] == td.ALGORITHM and meta["training"]["from"] == "random weights"
     assert meta["training"]["decisions"] == result["decisions"] and meta["training"]["cpu_seconds"] > 0
     assert [row["decisions"] for row in meta["training"]["curve"]] == [0, result["decisions"]]

@@ -227,13 +227,17 @@ def train(args, evaluate=None) -> dict:
         play(states, rules, actions[picked])
         decisions += n
         if len(trajectories.samples) >= args.update_samples:
+            if args.lr_final is not None:
+                rate = args.lr + (args.lr_final - args.lr) * min(1.0, decisions / args.decisions)
+                for group in optimizer.param_groups:
+                    group["lr"] = rate
             loss = update(actor, optimizer, trajectories.take(), args.batch_size, args.epochs, rng)
             updates += 1
             if updates % 20 == 0:
                 speed = decisions / (time.perf_counter() - start)
                 print(f"update {updates}: loss {loss:.4f}, {decisions} decisions, {speed:.0f} decisions/s", flush=True)
     check()
-    return {"curve": curve, "decisions": decisions, "games": games_done}
+    return {"curve": curve, "decisions": decisions, "games": games_done, "last_lr": optimizer.param_groups[0]["lr"]}
 
 
 def curve_path(policy_path: Path) -> Path:
@@ -282,6 +286,7 @@ DEFAULTS = {
     "hidden": [256, 256],
     "lam": 0.7,  # TD(lambda)'s lambda
     "lr": 3.0e-4,
+    "lr_final": None,  # None: lr throughout; a number: the rate falls linearly to it over the decisions
     "epsilon": 0.02,  # share of moves played uniformly at random
     "games": 256,  # games played side by side
     "update_samples": 16_384,  # finished-game moves per update
@@ -319,6 +324,7 @@ CHECKS = {
     ),
     "lam": _number(0, 1),
     "lr": _number(1e-8, 1),
+    "lr_final": (lambda v: v is None or _number(0, 1)[0](v), "null or a number in [0, 1]"),
     "epsilon": _number(0, 1),
     "games": _integer(1, 4096),
     "update_samples": _integer(1, 1_000_000),
@@ -342,6 +348,7 @@ SETTINGS = (
     "hidden",
     "lam",
     "lr",
+    "lr_final",
     "epsilon",
     "games",
     "update_samples",
@@ -377,7 +384,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", help="YAML file of settings (e.g. configs/tabula-rasa-2p.yaml)")
     p.add_argument("--runs-dir", default="runs", help="parent folder of <name>/policy.safetensors")
-    kinds = {"hidden": _list_of(int), "eval_opponents": _list_of(str)}
+    kinds = {"hidden": _list_of(int), "eval_opponents": _list_of(str), "lr_final": float}
     for key, default in DEFAULTS.items():
         kind = kinds.get(key) or (type(default) if default is not None else str)
         p.add_argument("--" + key.replace("_", "-"), dest=key, type=kind, default=argparse.SUPPRESS)
