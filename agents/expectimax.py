@@ -27,7 +27,7 @@ from sorry_env import game
 from sorry_env.evaluation import DEFAULT_WEIGHTS, Weights, seat_equities, seat_score, win_chance
 from sorry_env.geometry import N_SEATS
 from sorry_env.observation import OBS_SIZE
-from sorry_env.rules import N_CARDS, Rules
+from sorry_env.rules import N_CARDS
 from sorry_env.scripted_choices import heuristic_choice
 from sorry_env.simulate import (
     action_buffer,
@@ -39,7 +39,7 @@ from sorry_env.simulate import (
 )
 
 from .base import ChoosingAgent, Turn
-from .value_net import NO_NET, net_win_chance, pack
+from .value_net import ValueLeaves, net_win_chance
 
 
 @njit(cache=True)
@@ -132,7 +132,7 @@ def root_scores(state, rules, w, params, sizes, legal, n, depth, model_others, t
         totals[k] += sub[me]
 
 
-class ExpectimaxAgent(ChoosingAgent):
+class ExpectimaxAgent(ValueLeaves, ChoosingAgent):
     name = "expectimax"
 
     def __init__(
@@ -150,25 +150,12 @@ class ExpectimaxAgent(ChoosingAgent):
         scores the leaves (default: the hand-written evaluation)."""
         if depth < 1 or samples < 1:
             raise ValueError(f"depth and samples must be at least 1, got depth={depth!r}, samples={samples!r}")
-        self.value = value
-        if value is None:
-            self.params, self.sizes = NO_NET
-        else:
-            self.params, self.sizes, self.value_meta = pack(value)
-        self._checked = None  # the last (rules, num_players) the value network was checked for
+        self.load_value(value)
         self.depth = int(depth)
         self.model_others = bool(model_others)
         self.samples = int(samples)
         self.weights = weights.array()
         self.reset(seed)
-
-    def check_game(self, rules: Rules | str, num_players: int) -> None:
-        """ValueError if the value network was trained for other rules or another player count."""
-        if self.value is not None and (rules, num_players) != self._checked:
-            from .policy import check_trained_for  # torch is loaded already: pack() used it
-
-            check_trained_for(self.value, self.value_meta, rules, num_players)
-            self._checked = (rules, num_players)
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
         self.check_game(turn.rules, len(game.seats(turn.state)))

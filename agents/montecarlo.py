@@ -23,12 +23,12 @@ from sorry_env import engine as E
 from sorry_env import game
 from sorry_env.evaluation import DEFAULT_WEIGHTS, Weights, evaluate, win_chance
 from sorry_env.observation import OBS_SIZE
-from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
+from sorry_env.rules import DEFAULT_MAX_TURNS
 from sorry_env.scripted_choices import heuristic_choice
 from sorry_env.simulate import action_buffer, after_move_into, determinize, is_chance_node, seed_from
 
 from .base import ChoosingAgent, Turn
-from .value_net import NO_NET, net_win_chance, pack
+from .value_net import ValueLeaves, net_win_chance
 
 MAX_TURNS = DEFAULT_MAX_TURNS  # a playout "to the end" stops where the env truncates
 SEED_RANGE = 1 << 31
@@ -131,7 +131,7 @@ def monte_carlo_choice(state, rules, w, legal, n, seed, iterations, rollout_plie
     return legal[np.argmax(values)]
 
 
-class MonteCarloAgent(ChoosingAgent):
+class MonteCarloAgent(ValueLeaves, ChoosingAgent):
     name = "montecarlo"
 
     def __init__(
@@ -153,21 +153,8 @@ class MonteCarloAgent(ChoosingAgent):
         self.rollout_plies = int(rollout_plies)
         self.epsilon = float(epsilon)
         self.weights = weights.array()
-        self.value = value
-        if value is None:
-            self.params, self.sizes = NO_NET
-        else:
-            self.params, self.sizes, self.value_meta = pack(value)
-        self._checked = None  # the last (rules, num_players) the value network was checked for
+        self.load_value(value)
         self.reset(seed)
-
-    def check_game(self, rules: Rules | str, num_players: int) -> None:
-        """ValueError if the value network was trained for other rules or another player count."""
-        if self.value is not None and (rules, num_players) != self._checked:
-            from .policy import check_trained_for  # torch is loaded already: pack() used it
-
-            check_trained_for(self.value, self.value_meta, rules, num_players)
-            self._checked = (rules, num_players)
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
         self.check_game(turn.rules, len(game.seats(turn.state)))

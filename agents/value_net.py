@@ -130,3 +130,25 @@ def net_win_chance(state, rules, params, sizes, viewer, obs):
     play); obs is scratch space of OBS_SIZE float32."""
     observe(state, rules, viewer, obs)
     return 1.0 / (1.0 + np.exp(-net_logit(params, sizes, obs)))
+
+
+class ValueLeaves:
+    """For a search agent whose leaves an optional value network scores (``value=FILE``, the
+    Monte Carlo and expectimax agents): the network packed for compiled code, or
+    :data:`NO_NET` for the hand-written evaluation, and the check that it fits the game."""
+
+    def load_value(self, value: str | None) -> None:
+        self.value = value
+        if value is None:
+            self.params, self.sizes = NO_NET
+        else:
+            self.params, self.sizes, self.value_meta = pack(value)
+        self._checked = None  # the last (rules, num_players) the value network was checked for
+
+    def check_game(self, rules, num_players: int) -> None:
+        """ValueError if the value network was trained for other rules or another player count."""
+        if self.value is not None and (rules, num_players) != self._checked:
+            from .policy import check_trained_for  # torch is loaded already: pack() used it
+
+            check_trained_for(self.value, self.value_meta, rules, num_players)
+            self._checked = (rules, num_players)

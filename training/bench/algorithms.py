@@ -159,7 +159,7 @@ def _algorithms() -> dict[str, Algorithm]:
                 "td_lambda",
                 "TD(lambda) self-play on afterstate values from random weights (training/td_afterstate.py: "
                 "every seat greedy on the network's values, TD-Gammon's recipe)",
-                td_lambda.fits,
+                lambda task: _board_only(task) or td_lambda.self_play_only(task),
                 _train_td_lambda,
                 td_lambda.SETTINGS,
             ),

@@ -23,9 +23,8 @@ SETTINGS = {
 }
 
 
-def fits(task: Task) -> str | None:
-    if task.game_id != "sorry":
-        return "it trains on the board game only"
+def self_play_only(task: Task) -> str | None:
+    """Why the learner cannot train on `task` beyond the game (algorithms.py checks that), or None."""
     if task.learner != SELF_PLAY:
         return "it learns by self-play only (every seat plays the network): use a self-play task"
     return None
