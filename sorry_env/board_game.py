@@ -33,6 +33,14 @@ GAME_TYPE = GameType(
     policy_format="sorry_policy",
     variants=tuple(PRESETS),
     turn_unit="cards played",
+    # Its agents are the top-level agents package's (sorry_env.agents.AGENTS).
+    agents_module="sorry_env.agents",
+    variant_word="rules",
+    policy_format_version=2,
+    policy_kinds=("mlp", "afterstate"),
+    policy_records_rules=True,
+    can_draw=True,
+    compiled_table=True,
 )
 
 
@@ -115,6 +123,27 @@ class SorryGame(Game):
 
     def public_view(self, state: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return game.public_view(state, self.variant, rng)
+
+    def agent_turn(self, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray | None = None) -> Any:
+        # The board game's agents read its Turn: the rules and the engine state (search, afterstates).
+        from .agent import Turn
+
+        return Turn.from_state(state, self.variant, rng, legal)
+
+    @property
+    def agent_rules(self) -> Rules:
+        return self.variant  # the board game's agents check its Rules
+
+    def policy_input(self, state: np.ndarray, seat: int) -> np.ndarray:
+        # The observation followed by the seat's own view of the state (sorry_env.policy_input).
+        from .policy_input import policy_input
+
+        return policy_input(state, game.rules_array(self.variant), int(seat))
+
+    def policy_layout(self) -> dict:
+        from .policy_input import layout  # with the state's size: its networks read the state too
+
+        return layout(self.variant)
 
     def describe_action(self, state: np.ndarray, action: int) -> str:
         return game.describe_action(state, self.variant, action)

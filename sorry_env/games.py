@@ -68,6 +68,22 @@ class GameType:
     # class acting on a sorry_env.agent.GameTurn) and may have evaluation(state, seat) ->
     # number, the ranking the generic "greedy" agent maximises after each legal move.
     agents_module: str = ""
+    # What its variants are called (help texts, "--rules names ..." errors): "rules" for the
+    # board game's presets, "variant" for a game that ships one rule set or names them so.
+    variant_word: str = "variant"
+    # Its policy files (sorry_env.agents.policy): the metadata's format_version, the network
+    # kinds it plays ("afterstate" scores the positions each legal move leads to, so needs the
+    # game's afterstates), and whether the file records the variant's JSON form under "rules"
+    # (a game of many variants) rather than only the game's id under "game".
+    policy_format_version: int = 1
+    policy_kinds: tuple[str, ...] = ("mlp",)
+    policy_records_rules: bool = False
+    # Whether sorry_env.draw can draw its positions (sorry-replay --gif, images of the board).
+    can_draw: bool = False
+    # Whether tournaments play it at the compiled table (sorry_env.agents.arena.play.Table: its
+    # engine stepped in place, team wins, points, policies deciding many games in one batch)
+    # rather than the table over this API (GameTable), and its results keep the rules' name.
+    compiled_table: bool = False
 
     @property
     def default_variant(self) -> str:
@@ -214,6 +230,33 @@ class Game(abc.ABC):
     def make_env(self, num_players: int, **kwargs: Any) -> Any:
         """Its PettingZoo AEC env (raw, unwrapped)."""
 
+    # ---- what agents and policies are shown ---------------------------------------------
+    def agent_turn(self, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray | None = None) -> Any:
+        """What an agent of this game is shown when the seat to move in the true `state` must
+        act, everything that seat cannot see re-drawn from `rng`: a
+        :class:`sorry_env.agent.GameTurn` (a game whose agents read more overrides this)."""
+        from .agent import GameTurn  # the agent interface imports this module
+
+        return GameTurn.from_state(self, state, rng, legal)
+
+    @property
+    def agent_rules(self) -> Any:
+        """What ``Agent.check_game`` is given as the game played (a turn's ``rules``): the
+        Game itself (a game whose agents read their own rules object overrides this)."""
+        return self
+
+    def policy_input(self, state: np.ndarray, seat: int) -> np.ndarray:
+        """The float32 vector a policy network of this game reads for `seat` (default: its
+        :meth:`observation`; a game whose networks also read the seat's view of the state
+        overrides this)."""
+        return self.observation(state, seat)
+
+    def policy_layout(self) -> dict:
+        """The input/action layout its policy files record and are checked against (a file made
+        for another layout is refused at load instead of playing nonsense)."""
+        kind = self.game_type
+        return {"version": kind.layout_name, "obs_size": kind.observation_size, "n_actions": self.num_actions}
+
     @classmethod
     def of_env(cls, raw_env: Any) -> Game | None:
         """The game an unwrapped env plays, or None if it is not one of this game's envs."""
@@ -331,7 +374,7 @@ def check_policy_game(header: dict, path: Any, game_id: str) -> None:
     other = game_of_policy_header(header)
     if other is not None:
         theirs = game_type(other)
-        how = "sorry-eval without --game" if other == "sorry" else f"sorry-eval --game {other}"
+        how = f"sorry-eval --game {other}"
         raise ValueError(f"{path} is a policy file for {theirs.long_name}, not {kind.long_name}; play it with {how}")
     raise ValueError(f"{path} is a safetensors file without {kind.policy_format} metadata")
 
@@ -371,7 +414,8 @@ def random_playout(
 
 def builtin_game_types() -> list[GameType]:
     """The GameType of every built-in game (:data:`GAME_MODULES`), the board game first."""
-    return [cls.game_type for cls in registered_games().values() if cls.__module__ in GAME_MODULES]
+    found = {cls.__module__: cls.game_type for cls in registered_games().values()}
+    return [found[module] for module in GAME_MODULES if module in found]  # in GAME_MODULES' order
 
 
 def other_builtin_game_types() -> list[GameType]:

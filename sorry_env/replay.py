@@ -473,7 +473,7 @@ def write_gif(rep: Replay, path, fps: float = 2.0, size: int = 640) -> int:
 
     Frames are drawn, encoded and written one at a time, so memory does not grow with the
     game's length (a frame at the default size is about 1.2 MB before encoding)."""
-    if rep.game is not None and rep.game.game_type.id != "sorry":
+    if not rep.game_type.can_draw:
         raise ReplayError(f"a GIF draws the board game's board; {rep.game.game_type.long_name} has none")
     from PIL import GifImagePlugin, Image  # Pillow only when pictures are asked for
 
@@ -535,7 +535,7 @@ def main(argv=None) -> int:
     except ReplayError as error:
         print(f"sorry-replay: {args.file}: {error}", file=sys.stderr)
         return 1
-    if args.gif is not None and rep.game_type.id != "sorry":
+    if args.gif is not None and not rep.game_type.can_draw:
         print(f"sorry-replay: --gif draws the board game; {rep.game_type.long_name} has no board", file=sys.stderr)
         return 1
     try:
