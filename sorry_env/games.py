@@ -84,6 +84,10 @@ class GameType:
     # engine stepped in place, team wins, points, policies deciding many games in one batch)
     # rather than the table over this API (GameTable), and its results keep the rules' name.
     compiled_table: bool = False
+    # Whether its replay files and move lists (sorry_env.replay) keep the first format, from
+    # before other games could be recorded: no "game" key (a file without one is this game's),
+    # seats named by colour, its move texts naming the mover, turns counted as "turns".
+    original_replay_format: bool = False
 
     @property
     def default_variant(self) -> str:
@@ -160,9 +164,27 @@ class Game(abc.ABC):
         `first` is the seat to move first (one of :meth:`seats`; default: the game's own
         choice). Tournaments rotate it for fairness."""
 
+    def new_state_in_seats(self, seats: tuple[int, ...], seed: int = 0, first: int | None = None) -> np.ndarray:
+        """A new game with exactly `seats` in play (a replay file's seats), as :meth:`new_state`
+        of that many players; ValueError if the game seats them elsewhere (a game that can seat
+        its players in other seats overrides this)."""
+        state = self.new_state(len(seats), seed=seed, first=first)
+        if self.seats(state) != tuple(seats):
+            where = list(self.seats(state))
+            raise ValueError(
+                f"{self.game_type.long_name} seats {len(seats)} players in seats {where}, not {list(seats)}"
+            )
+        return state
+
     @abc.abstractmethod
     def legal_actions(self, state: np.ndarray) -> np.ndarray:
         """Legal action indices of the player to move, ascending."""
+
+    def check_action(self, state: np.ndarray, action: int) -> None:
+        """ValueError naming the legal actions unless `action` is one of them."""
+        legal = self.legal_actions(state)
+        if action not in legal:
+            raise ValueError(f"action {action} is illegal here; legal: {legal.tolist()}")
 
     @abc.abstractmethod
     def apply(self, state: np.ndarray, action: int) -> np.ndarray:
@@ -218,6 +240,22 @@ class Game(abc.ABC):
         seats may see (a hand) is left out; `viewer` None shows only what every seat sees.
         What the terminal and browser games and replays show of a position."""
 
+    def move_narrator(self, state: np.ndarray) -> MoveNarrator:
+        """What says the moves of the game starting at `state` in words, following it move by
+        move (replays' move texts): :meth:`describe_action` by default (a game whose texts
+        depend on the game so far, e.g. stable names of its pieces, overrides this)."""
+        return MoveNarrator(self)
+
+    def recorded_move_facts(self, state: np.ndarray) -> dict:
+        """What a replay file records of the position a move is made in besides its turn and
+        seat (a game's chance drawn for the move, e.g. the card in play): nothing by default."""
+        return {}
+
+    def final_scores(self, state: np.ndarray) -> dict[int, int] | None:
+        """Each seat's points in a finished game played for points; None when the game keeps
+        no score (the default) or has not finished."""
+        return None
+
     # ---- positions and envs --------------------------------------------------------------
     @abc.abstractmethod
     def state_to_dict(self, state: np.ndarray) -> dict: ...
@@ -260,6 +298,22 @@ class Game(abc.ABC):
     @classmethod
     def of_env(cls, raw_env: Any) -> Game | None:
         """The game an unwrapped env plays, or None if it is not one of this game's envs."""
+        return None
+
+
+class MoveNarrator:
+    """Says the moves of one game in words, move by move from its start (:meth:`Game.move_narrator`):
+    :meth:`describe` each move in order; :meth:`labels` is what a picture of the current
+    position needs to name its pieces (None when nothing)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def describe(self, before: np.ndarray, action: int, after: np.ndarray) -> str:
+        """The move `action` that led from `before` to `after`, in words."""
+        return self.game.describe_action(before, action)
+
+    def labels(self) -> Any:
         return None
 
 

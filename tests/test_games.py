@@ -369,7 +369,7 @@ def test_one_rules_codec_for_replays_and_policy_files():
     import dataclasses
 
     from sorry_env.policy_input import rules_from_dict
-    from sorry_env.replay import ReplayError, _rules_from
+    from sorry_env.replay import ReplayError, game_of_record, record_game
     from sorry_env.rules import PRESETS, rules_from_json, rules_to_json
 
     data = rules_to_json("hasbro2013_fire_ice")
@@ -382,7 +382,7 @@ def test_one_rules_codec_for_replays_and_policy_files():
             with pytest.raises(ValueError, match=words):
                 reader(bad, "f.json")
         with pytest.raises(ReplayError, match=words):
-            _rules_from(bad)
+            game_of_record({**record_game("hasbro2003", (0, 2), 1, []), "rules": bad})
     with pytest.raises(ValueError, match="f.json: its rules are not valid"):
         rules_from_json({**data, "pawns_per_player": 9}, "f.json")
     assert set(rules_to_json("hasbro2003")) == {f.name for f in dataclasses.fields(PRESETS["hasbro2003"])}
