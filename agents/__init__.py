@@ -76,7 +76,9 @@ def refuse_code(spec: str, source: str, how: str) -> None:
         )
 
 
-def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games.Game | None" = None) -> Agent:
+def make_agent(
+    spec: str, seed=None, allow_code: bool = True, game: "str | games.Game | None" = None, players: int | None = None
+) -> Agent:
     """An agent from a spec. `game` (a registered game's id or a :class:`sorry_env.games.Game`;
     default: the board game) says which game's agents the spec names; every game's spec is
     read the same way:
@@ -85,6 +87,8 @@ def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games
       ``name:key=value,...`` settings passed to its constructor: ``"expectimax:depth=3"``;
     - a trained policy file of that game (``*.safetensors``), or a shipped policy's catalog
       name (``sorry-play --list``);
+    - ``trained``: the shipped policy of `game` (its variant) for `players` players
+      (:func:`sorry_env.agents.catalog.shipped`; ValueError naming the games that have one);
     - an sb3-contrib MaskablePPO model (``*.zip``) trained on the Gymnasium env, for the games
       its agent plays (:mod:`sorry_env.agents.sb3_agent`);
     - ``package.module:Name`` (optionally ``:key=value,...``): your own Agent subclass or a
@@ -117,14 +121,14 @@ def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games
                 f"{spec}: sb3 models play {theirs}; {kind.long_name} plays {sorted(makers)} or its policy files"
             )
         return SB3Agent(spec, seed=seed)
-    if spec in BY_NAME:  # a shipped policy by its catalog name (sorry-play --list)
-        return needs_torch("policy").PolicyAgent(BY_NAME[spec].path, seed=seed, game=kind.id)
-    if spec == TRAINED:
+    if spec == TRAINED and players is None:
         raise ValueError(
-            f"{TRAINED!r} stands for the shipped policy of a game: sorry-play, sorry-eval and the browser game "
-            "resolve it; elsewhere name the file or its catalog name (agents.shipped(rules, players), "
-            "sorry-play --list)"
+            f"{TRAINED!r} stands for the shipped policy of a game and player count: give make_agent "
+            "players=N (and game=), or name the file or its catalog name (sorry-play --list)"
         )
+    if spec == TRAINED or spec in BY_NAME:  # a shipped policy: this game's, or by its catalog name
+        path = shipped(_played(game), players) if spec == TRAINED else BY_NAME[spec].path
+        return needs_torch("policy").PolicyAgent(path, seed=seed, game=kind.id)
     if spec.endswith(".safetensors") or os.path.isfile(spec):
         # torch is imported only when a policy is asked for
         return needs_torch("policy").PolicyAgent(spec, seed=seed, game=kind.id)
@@ -136,14 +140,14 @@ def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games
     )
 
 
-def as_agent(agent, seed=None, game: "str | games.Game | None" = None) -> Agent:
-    """An Agent from anything that names or is one: a spec of `game`'s agents
-    (:func:`make_agent`), an :class:`Agent` (returned as it is), or a function from the
+def as_agent(agent, seed=None, game: "str | games.Game | None" = None, players: int | None = None) -> Agent:
+    """An Agent from anything that names or is one: a spec of `game`'s agents for `players`
+    players (:func:`make_agent`), an :class:`Agent` (returned as it is), or a function from the
     observation dict to an action (:class:`CallableAgent`)."""
     if isinstance(agent, Agent):
         return agent
     if isinstance(agent, str):
-        return make_agent(agent, seed=seed, game=game)
+        return make_agent(agent, seed=seed, game=game, players=players)
     if callable(agent) and not isinstance(agent, type):
         return CallableAgent(agent, seed=seed)
     raise TypeError(

@@ -7,9 +7,9 @@ per preset family and player count (docs/shipped.md).
     sorry-play --list                        # the catalog, with each file's rules and players
 
 A policy plays only the rules and player count it was trained for; :func:`shipped` finds the
-file that fits a game, or says which games have one. In ``sorry-play --opponents`` and the
-browser game the spec ``trained`` means "the shipped policy for this game"
-(:func:`resolve_spec`). Files live in ``checkpoints/`` beside the package (a source
+file that fits a game, or says which games have one. The spec ``trained`` means "the shipped
+policy for this game": ``make_agent("trained", game=..., players=N)`` (tournaments, the Gymnasium
+env's opponents), :func:`resolve_spec` (``sorry-play --opponents``). Files live in ``checkpoints/`` beside the package (a source
 checkout); ``SORRY_CHECKPOINTS`` names another folder.
 
 Looking a game up reads no file and imports no torch.

@@ -190,8 +190,6 @@ def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
         if args.rules is not None and kind.variant_word != "rules":
             raise ValueError(f"--rules names board-game rules; {kind.long_name} (--game {kind.id}) has none")
         played = games.load_game(args.game, args.rules)
-        # "trained": the shipped policy of this game (agents.catalog); each player is one agent.
-        args.agents = [agents.catalog.resolve_spec(spec, played, len(args.agents)) for spec in args.agents]
     except ValueError as error:
         parser.error(str(error))
     try:

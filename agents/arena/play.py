@@ -61,9 +61,10 @@ class Table:
 
     def __init__(self, agent_specs: list, rules: Rules | str | games.Game, max_turns: int, seed: int):
         self.specs = list(agent_specs)  # specs, Agent objects or functions (agents.as_agent)
-        self.agents = [agents.as_agent(spec) for spec in self.specs]
-        self.labels = agent_labels(self.specs)
         self.game = policy_game(rules)
+        # "trained": the shipped policy of this game and player count (agents.make_agent)
+        self.agents = [agents.as_agent(spec, game=self.game, players=len(self.specs)) for spec in self.specs]
+        self.labels = agent_labels(self.specs)
         self.rules = self.game.variant
         self.rules_array = game.rules_array(self.rules)
         self.seats = game.DEFAULT_SEATS[len(self.agents)]
@@ -116,7 +117,13 @@ class Table:
             # a fresh instance per game for the agents that act one at a time (an object
             # given by the caller is copied: games side by side must not share its state)
             players = [
-                agent if i in batched else (agents.make_agent(spec) if isinstance(spec, str) else copy.deepcopy(agent))
+                agent
+                if i in batched
+                else (
+                    agents.make_agent(spec, game=self.game, players=len(self.specs))
+                    if isinstance(spec, str)
+                    else copy.deepcopy(agent)
+                )
                 for i, (agent, spec) in enumerate(zip(self.agents, self.specs))
             ]
             for agent, reset_seed in zip(players, reset_seeds):
@@ -195,7 +202,7 @@ class GameTable:
             raise TypeError(f"a GameTable plays a sorry_env.games.Game, got {game!r}")
         self.game = game
         self.specs = list(agent_specs)
-        self.agents = [agents.as_agent(spec, game=game) for spec in self.specs]
+        self.agents = [agents.as_agent(spec, game=game, players=len(self.specs)) for spec in self.specs]
         self.labels = agent_labels(self.specs)
         self.seats = game_seats(game, len(self.agents))
         for agent in self.agents:  # an agent of another game, or a policy for another player count: refused now
