@@ -121,13 +121,16 @@ def make_agent(
                 f"{spec}: sb3 models play {theirs}; {kind.long_name} plays {sorted(makers)} or its policy files"
             )
         return SB3Agent(spec, seed=seed)
-    if spec == TRAINED and players is None:
-        raise ValueError(
-            f"{TRAINED!r} stands for the shipped policy of a game and player count: give make_agent "
-            "players=N (and game=), or name the file or its catalog name (sorry-play --list)"
-        )
-    if spec == TRAINED or spec in BY_NAME:  # a shipped policy: this game's, or by its catalog name
-        path = shipped(_played(game), players) if spec == TRAINED else BY_NAME[spec].path
+    if spec in BY_NAME or spec == TRAINED:  # a shipped policy: by its catalog name, or this game's
+        if spec in BY_NAME:
+            path = BY_NAME[spec].path
+        elif players is None:
+            raise ValueError(
+                f"{TRAINED!r} stands for the shipped policy of a game and player count: give make_agent "
+                "players=N (and game=), or name the file or its catalog name (sorry-play --list)"
+            )
+        else:
+            path = shipped(_played(game), players)
         return needs_torch("policy").PolicyAgent(path, seed=seed, game=kind.id)
     if spec.endswith(".safetensors") or os.path.isfile(spec):
         # torch is imported only when a policy is asked for

@@ -9,8 +9,8 @@ per preset family and player count (docs/shipped.md).
 A policy plays only the rules and player count it was trained for; :func:`shipped` finds the
 file that fits a game, or says which games have one. The spec ``trained`` means "the shipped
 policy for this game": ``make_agent("trained", game=..., players=N)`` (tournaments, the Gymnasium
-env's opponents), :func:`resolve_spec` (``sorry-play --opponents``). Files live in ``checkpoints/`` beside the package (a source
-checkout); ``SORRY_CHECKPOINTS`` names another folder.
+env's opponents), :func:`resolve_spec` (``sorry-play --opponents``). Files live in
+``checkpoints/`` beside the package (a source checkout); ``SORRY_CHECKPOINTS`` names another folder.
 
 Looking a game up reads no file and imports no torch.
 """
