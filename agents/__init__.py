@@ -4,13 +4,22 @@ with settings: ``"expectimax:depth=3"``, ``"montecarlo:iterations=400,rollout_pl
 (``mcts`` is an alias of ``montecarlo``, its old name: see ALIASES); a policy file; an sb3
 model; or your own agent as ``package.module:Name``. ``as_agent`` also passes Agent objects
 and functions through, and ``action_for(env, agent)`` asks an agent for the move of the
-player to move in a PettingZoo env."""
+player to move in a PettingZoo env.
 
+One road for every registered game (:mod:`sorry_env.games`): ``make_agent(spec, game=ID)``
+reads a spec the same way for each, through one table (:func:`agents_of_game`): the agents
+written once over the registry's API (``random``, ``playouts``, ``greedy`` over the game's own
+evaluation), the game's own agents (the ``AGENTS`` of the module its
+``GameType.agents_module`` names; the board game's are :data:`AGENTS` here), its policy files
+(:mod:`sorry_env.agents.policy`) and shipped policies (:mod:`sorry_env.agents.catalog`)."""
+
+import functools
+import importlib
 import os
 
 import numpy as np
 
-from sorry_env import game, games
+from sorry_env import games
 from sorry_env.agent import agent_label, checked_action  # one home: the core (its envs label opponents too)
 from sorry_env.numba_cache import clear_stale
 
@@ -20,15 +29,18 @@ clear_stale("sorry_env.agents", "sorry_env")
 
 from .azsearch import AZSearchAgent  # noqa: E402
 from .base import Agent, CallableAgent, Turn, public_view  # noqa: E402
-from .catalog import shipped  # noqa: E402
+from .catalog import BY_NAME, TRAINED, shipped  # noqa: E402
 from .expectimax import ExpectimaxAgent  # noqa: E402
-from .greedy import GreedyAgent  # noqa: E402
+from .greedy import GreedyAgent, RankingGreedyAgent  # noqa: E402
 from .heuristic import HeuristicAgent  # noqa: E402
 from .montecarlo import MonteCarloAgent  # noqa: E402
 from .openspiel_bots import OpenSpielISMCTSAgent, OpenSpielMCTSAgent  # noqa: E402  (open_spiel imported when made)
+from .playouts import PlayoutAgent  # noqa: E402
 from .random_agent import RandomAgent  # noqa: E402
 from .specs import ALIASES, import_agent, is_import_spec, needs_torch, refuse_directory, settings_from_spec  # noqa: E402
 
+# The board game's own agents (its GameType.agents_module is this package); agents_of_game adds
+# the ones written once for every game.
 AGENTS = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
@@ -64,70 +76,81 @@ def refuse_code(spec: str, source: str, how: str) -> None:
         )
 
 
-def make_agent(spec: str, seed=None, allow_code: bool = True, game: "str | games.Game | None" = None) -> Agent:
+def make_agent(
+    spec: str, seed=None, allow_code: bool = True, game: "str | games.Game | None" = None, players: int | None = None
+) -> Agent:
     """An agent from a spec. `game` (a registered game's id or a :class:`sorry_env.games.Game`;
-    default: the board game) says which game's agents the spec names; for every game but the
-    board game :func:`sorry_env.agents.any_game.make_game_agent` parses it the same way
-    (random, greedy, the game's own agents, its policy files, package.module:Name). For the
-    board game:
+    default: the board game) says which game's agents the spec names; every game's spec is
+    read the same way:
 
-    - a registered name (see AGENTS; ALIASES maps old names), with optional ``name:key=value,...`` settings passed to
-      its constructor: ``"expectimax:depth=3"``;
-    - a trained policy file (``*.safetensors``);
-    - an sb3-contrib MaskablePPO model (``*.zip``) trained on the Gymnasium env
-      (:mod:`sorry_env.agents.sb3_agent`);
+    - a name of :func:`agents_of_game` (ALIASES maps old names), with optional
+      ``name:key=value,...`` settings passed to its constructor: ``"expectimax:depth=3"``;
+    - a trained policy file of that game (``*.safetensors``), or a shipped policy's catalog
+      name (``sorry-play --list``);
+    - ``trained``: the shipped policy of `game` (its variant) for `players` players
+      (:func:`sorry_env.agents.catalog.shipped`; ValueError naming the games that have one);
+    - an sb3-contrib MaskablePPO model (``*.zip``) trained on the Gymnasium env, for the games
+      its agent plays (:mod:`sorry_env.agents.sb3_agent`);
     - ``package.module:Name`` (optionally ``:key=value,...``): your own Agent subclass or a
       function returning an Agent, imported from the Python path.
 
-    `allow_code=False` refuses the specs that run code (the last two: :func:`runs_code`), as a
-    ValueError: for specs that did not come from the user (read from a file, received over
-    HTTP)."""
+    A setting an agent does not have, a value of the wrong kind, a policy file or an agent of
+    another game is refused with a ValueError naming it. `allow_code=False` refuses the specs
+    that run code (the last two: :func:`runs_code`), as a ValueError: for specs that did not
+    come from the user (read from a file, received over HTTP)."""
     if not isinstance(spec, str):
         raise TypeError(f"an agent spec is text, got {spec!r}; pass Agent objects through as_agent")
-    if game is not None and _game_id(game) != "sorry":
-        from .any_game import make_game_agent
-
-        return make_game_agent(game, spec, seed=seed, allow_code=allow_code)
+    kind = _played(game).game_type
+    makers = agents_of_game(kind.id)
     if not allow_code and runs_code(spec):
         raise ValueError(f"agent {spec[:120]!r} runs code (an import or an sb3 zip) and is not allowed here")
     name, _, settings = spec.partition(":")
     name = ALIASES.get(name, name)
-    if name in AGENTS:
-        return AGENTS[name](seed=seed, **settings_from_spec(AGENTS[name], name, spec, settings))
-    if _is_import_spec(spec):  # before the file suffixes: its settings may name a file
-        return import_agent(spec, seed)
+    if name in makers:
+        return makers[name](seed=seed, **settings_from_spec(makers[name], name, spec, settings))
+    if is_import_spec(spec, makers):  # before the file suffixes: its settings may name a file
+        agent = import_agent(spec, seed)
+        agent.check_game_id(kind.id)
+        return agent
     if spec.endswith(".zip"):
-        from .sb3_agent import SB3Agent  # imports torch and sb3: only when a model is asked for
+        from .sb3_agent import SB3Agent  # imports torch and sb3 only when a model is loaded
 
+        if SB3Agent.game_ids is not None and kind.id not in SB3Agent.game_ids:
+            theirs = " or ".join(games.game_type(g).long_name for g in SB3Agent.game_ids)
+            raise ValueError(
+                f"{spec}: sb3 models play {theirs}; {kind.long_name} plays {sorted(makers)} or its policy files"
+            )
         return SB3Agent(spec, seed=seed)
-    from .catalog import BY_NAME, TRAINED
-
-    if spec in BY_NAME:  # a shipped policy by its catalog name (sorry-play --list)
-        return needs_torch("policy").PolicyAgent(BY_NAME[spec].path, seed=seed)
-    if spec == TRAINED:
-        raise ValueError(
-            f"{TRAINED!r} stands for the shipped policy of a game: sorry-play, sorry-eval and the browser game "
-            "resolve it; elsewhere name the file or its catalog name (agents.shipped(rules, players), "
-            "sorry-play --list)"
-        )
+    if spec in BY_NAME or spec == TRAINED:  # a shipped policy: by its catalog name, or this game's
+        if spec in BY_NAME:
+            path = BY_NAME[spec].path
+        elif players is None:
+            raise ValueError(
+                f"{TRAINED!r} stands for the shipped policy of a game and player count: give make_agent "
+                "players=N (and game=), or name the file or its catalog name (sorry-play --list)"
+            )
+        else:
+            path = shipped(_played(game), players)
+        return needs_torch("policy").PolicyAgent(path, seed=seed, game=kind.id)
     if spec.endswith(".safetensors") or os.path.isfile(spec):
-        return needs_torch("policy").PolicyAgent(spec, seed=seed)  # torch is imported only when a policy is asked for
+        # torch is imported only when a policy is asked for
+        return needs_torch("policy").PolicyAgent(spec, seed=seed, game=kind.id)
     refuse_directory(spec)
     raise ValueError(
-        f"unknown agent {name!r}; choose from {sorted(AGENTS)} (or the aliases {sorted(ALIASES)}), "
-        "a policy file (.safetensors) or a shipped policy's name (sorry-play --list), "
-        "an sb3 model (.zip) or package.module:Name"
+        f"unknown agent {name!r} for {kind.long_name}; choose from {sorted(makers)} (or the aliases "
+        f"{sorted(ALIASES)}), a {kind.long_name} policy file (.safetensors) or a shipped policy's name "
+        "(sorry-play --list), an sb3 model (.zip) or package.module:Name"
     )
 
 
-def as_agent(agent, seed=None) -> Agent:
-    """An Agent from anything that names or is one: a spec (:func:`make_agent`), an
-    :class:`Agent` (returned as it is), or a function from the observation dict to an action
-    (:class:`CallableAgent`)."""
+def as_agent(agent, seed=None, game: "str | games.Game | None" = None, players: int | None = None) -> Agent:
+    """An Agent from anything that names or is one: a spec of `game`'s agents for `players`
+    players (:func:`make_agent`), an :class:`Agent` (returned as it is), or a function from the
+    observation dict to an action (:class:`CallableAgent`)."""
     if isinstance(agent, Agent):
         return agent
     if isinstance(agent, str):
-        return make_agent(agent, seed=seed)
+        return make_agent(agent, seed=seed, game=game, players=players)
     if callable(agent) and not isinstance(agent, type):
         return CallableAgent(agent, seed=seed)
     raise TypeError(
@@ -137,53 +160,62 @@ def as_agent(agent, seed=None) -> Agent:
 
 
 def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
-    """The action `agent` chooses for the player to move in a sorry_env PettingZoo env
-    (``sorry_env.env()``, ``raw_env()`` or any wrapper of them): the one call needed to use a
-    shipped policy, a search agent or your own as an opponent in your own loop::
+    """The action `agent` chooses for the player to move in the PettingZoo env of any
+    registered game (``sorry_env.env()``, ``raw_env()``, ``Game.make_env`` or any wrapper of
+    them): the one call needed to use a shipped policy, a search agent or your own as an
+    opponent in your own loop::
 
         opponent = agents.as_agent("checkpoints/sorry-2p.safetensors")
         action = agents.action_for(env, opponent)
 
-    The agent sees only what the player to move may see (the draw order is re-drawn from
+    The agent sees only what the player to move may see (the hidden parts are re-drawn from
     `rng`; default: a fresh generator). `agent` is an Agent (reuse one object over the game),
-    a spec or a function of the observation dict. ValueError if the game is over, if the agent
-    cannot play this game (a policy trained for other rules or another player count), or if
-    it picks an illegal action. In the env of another registered game (:mod:`sorry_env.games`)
-    the same spec names that game's agent (:func:`agents_of_game`)."""
+    a spec of the env's game (:func:`agents_of_game`) or a function of the observation dict.
+    ValueError if the game is over, if the agent cannot play this game (an agent of another
+    game, a policy trained for other rules or another player count), or if it picks an
+    illegal action."""
     raw = getattr(env, "unwrapped", env)
-    game_id = games.game_of_env(raw).game_type.id  # TypeError for an env of no registered game
-    if game_id != "sorry":  # another registered game: the agents of every game (agents.any_game)
-        from .any_game import game_action_for
-
-        return game_action_for(raw, agent, rng)
-    agent = as_agent(agent)
-    agent.check_game_id(game_id)
+    played = games.game_of_env(raw)  # TypeError for an env of no registered game
+    agent = as_agent(agent, game=played)
     state = raw.state_array  # RuntimeError before the first reset
     mover = raw.agent_selection
     if not raw.agents or raw.terminations.get(mover) or raw.truncations.get(mover):
         raise ValueError("the game is over (won or truncated): nobody is to move")
-    legal = game.legal_actions(state, raw.rules)
-    agent.check_game(raw.rules, len(raw.seats))
-    turn = Turn.from_state(state, raw.rules, rng if rng is not None else np.random.default_rng(), legal)
-    return checked_action(agent.act(turn), legal, f"agent {agent_label(agent)!r}", f"for {raw.agent_selection}")
+    legal = played.legal_actions(state)
+    check_plays(agent, played, len(played.seats(state)))
+    turn = played.agent_turn(state, rng if rng is not None else np.random.default_rng(), legal)
+    return checked_action(agent.act(turn), legal, f"agent {agent_label(agent)!r}", f"for {mover}")
 
 
-def _game_id(game) -> str:
-    """The id of a registered game named by its id or given as a Game (ValueError if unknown)."""
+def check_plays(agent: Agent, game: games.Game, num_players: int) -> None:
+    """ValueError unless `agent` can play `game` with `num_players`: its game ids, then its
+    own check_game (a policy file's game, rules and player count)."""
+    agent.check_game_id(game.game_type.id)
+    agent.check_game(game.agent_rules, num_players)
+
+
+def _played(game: "str | games.Game | None") -> games.Game:
+    """The Game `game` names: a Game as it is, a registered id with its default variant, None
+    the board game (the first registered); ValueError for an unknown id."""
     if isinstance(game, games.Game):
-        return game.game_type.id
-    return games.game_class(game).game_type.id
+        return game
+    return games.load_game(games.builtin_game_types()[0].id if game is None else game)
 
 
-def agents_of_game(game_id: str) -> dict:
-    """Spec name -> agent maker of a registered game: :data:`AGENTS` for the board game; for
-    every other game random, greedy (if it offers an evaluation) and the agents of the module
-    its ``GameType.agents_module`` names (:func:`sorry_env.agents.any_game.agent_makers`)."""
-    if _game_id(game_id) == "sorry":
-        return dict(AGENTS)
-    from .any_game import agent_makers
-
-    return agent_makers(game_id)
+def agents_of_game(game_id: "str | games.Game") -> dict:
+    """Spec name -> agent maker (called with ``seed=`` and the spec's settings) of a registered
+    game, one table for every game: random and playouts (written once over the registry's
+    API), greedy over the game's ``evaluation(state, seat)`` if its agents module has one, and
+    the game's own agents (the ``AGENTS`` of its ``GameType.agents_module``; the board game's
+    are :data:`AGENTS`), which take precedence."""
+    kind = _played(game_id).game_type
+    makers: dict = {"random": RandomAgent, "playouts": PlayoutAgent}
+    module = importlib.import_module(kind.agents_module) if kind.agents_module else None
+    evaluation = getattr(module, "evaluation", None)
+    if evaluation is not None:
+        makers["greedy"] = functools.partial(RankingGreedyAgent, evaluation=evaluation)
+    makers.update(getattr(module, "AGENTS", {}))
+    return makers
 
 
 def set_torch_threads(threads: int | None = None) -> int | None:
@@ -222,6 +254,7 @@ __all__ = [
     "agent_label",
     "set_torch_threads",
     "agents_of_game",
+    "check_plays",
     "AGENTS",
     "RandomAgent",
     "GreedyAgent",
@@ -229,6 +262,8 @@ __all__ = [
     "ExpectimaxAgent",
     "MonteCarloAgent",
     "AZSearchAgent",
+    "PlayoutAgent",
+    "RankingGreedyAgent",
     "MCTSAgent",
     "ALIASES",
 ]

@@ -1,4 +1,5 @@
-"""The shipped trained policies: one per preset family and player count (docs/shipped.md).
+"""The shipped trained policies of every registered game, keyed by game: for the board game one
+per preset family and player count (docs/shipped.md).
 
     from sorry_env import agents
     agents.shipped("hasbro2013", 4)          # Path of checkpoints/hasbro2013-4p.safetensors
@@ -6,10 +7,10 @@
     sorry-play --list                        # the catalog, with each file's rules and players
 
 A policy plays only the rules and player count it was trained for; :func:`shipped` finds the
-file that fits a game, or says which games have one. In ``sorry-play --opponents`` and the
-browser game the spec ``trained`` means "the shipped policy for this game"
-(:func:`resolve_spec`). Files live in ``checkpoints/`` beside the package (a source
-checkout); ``SORRY_CHECKPOINTS`` names another folder.
+file that fits a game, or says which games have one. The spec ``trained`` means "the shipped
+policy for this game": ``make_agent("trained", game=..., players=N)`` (tournaments, the Gymnasium
+env's opponents), :func:`resolve_spec` (``sorry-play --opponents``). Files live in
+``checkpoints/`` beside the package (a source checkout); ``SORRY_CHECKPOINTS`` names another folder.
 
 Looking a game up reads no file and imports no torch.
 """
@@ -20,7 +21,9 @@ import dataclasses
 import os
 import pathlib
 
-from sorry_env.rules import PRESETS, Rules, get_rules
+from sorry_env import games
+from sorry_env.board_game import SorryGame
+from sorry_env.rules import Rules
 
 # The default folder of the shipped files: checkpoints/ beside the package.
 DEFAULT_CHECKPOINTS = pathlib.Path(__file__).resolve().parents[1] / "checkpoints"
@@ -30,7 +33,8 @@ TRAINED = "trained"
 
 @dataclasses.dataclass(frozen=True)
 class ShippedPolicy:
-    """One catalog entry: a policy file trained for `rules` (a preset name) with `players`."""
+    """One catalog entry: a policy file of registered game `game` trained for its variant
+    `rules` (a preset name) with `players`."""
 
     name: str  # catalog name, also an agent spec: "hasbro2013-4p"
     rules: str
@@ -38,10 +42,16 @@ class ShippedPolicy:
     file: str  # file name in the checkpoints folder
     # the game's policy (what ``trained`` and find() give); other entries are played by name only
     default: bool = True
+    game: str = SorryGame.game_type.id  # the registered game it plays
 
     @property
     def path(self) -> pathlib.Path:
         return checkpoints_dir() / self.file
+
+    def plays(self, played: games.Game, players: int) -> bool:
+        """Whether this is the game's policy for `played` (a custom variant equal to the
+        preset counts as it) with `players`."""
+        return self.default and self.players == players and games.load_game(self.game, self.rules) == played
 
 
 def _entry(rules: str, players: int, file: str | None = None) -> ShippedPolicy:
@@ -64,6 +74,8 @@ CATALOG: tuple[ShippedPolicy, ...] = (
     # Learned from random weights by self-play alone (configs/tabula-rasa-2p.yaml): played by its
     # name; the game's default stays the stronger hasbro2003-2p.
     ShippedPolicy("tabula-rasa-2p", "hasbro2003", 2, "tabula-rasa-2p.safetensors", default=False),
+    # Sorry! Express (one rule set): training.game_ppo's 2-player policy.
+    ShippedPolicy("express-2p", "standard", 2, "express-2p.safetensors", game="express"),
 )
 BY_NAME = {entry.name: entry for entry in CATALOG}
 
@@ -80,27 +92,31 @@ def checkpoints_dir() -> pathlib.Path:
     return pathlib.Path(folder) if folder else DEFAULT_CHECKPOINTS
 
 
-def _preset_name(rules: Rules | str) -> str | None:
-    """The preset `rules` is (a custom Rules equal to a preset counts as it), or None."""
-    r = get_rules(rules)
-    if r.name in PRESETS and PRESETS[r.name] == r:
-        return r.name
-    return next((name for name, preset in PRESETS.items() if preset == r), None)
+def policy_game(rules: games.Game | Rules | str) -> games.Game:
+    """The game a policy is for: a :class:`sorry_env.games.Game` as it is, the board game's
+    Rules or preset name as the board game with those rules."""
+    return rules if isinstance(rules, games.Game) else SorryGame(rules)
 
 
-def find(rules: Rules | str, players: int) -> ShippedPolicy | None:
-    """The catalog entry for these rules and player count, or None."""
-    preset = _preset_name(rules)
-    return next((e for e in CATALOG if e.default and e.rules == preset and e.players == players), None)
+def _named(played: games.Game) -> str:
+    kind = played.game_type
+    return f"{kind.variant_word} {played.variant_name!r}" if kind.policy_records_rules else kind.long_name
 
 
-def shipped(rules: Rules | str, players: int) -> pathlib.Path:
-    """Path of the shipped policy trained for `rules` (a preset name or Rules) and `players`;
-    ValueError naming the games that have one if there is none, or if its file is missing."""
+def find(rules: games.Game | Rules | str, players: int) -> ShippedPolicy | None:
+    """The catalog entry for this game (a Game, or the board game's rules) and player count, or None."""
+    played = policy_game(rules)
+    return next((e for e in CATALOG if e.plays(played, players)), None)
+
+
+def shipped(rules: games.Game | Rules | str, players: int) -> pathlib.Path:
+    """Path of the shipped policy trained for this game (a Game, or the board game's rules: a
+    preset name or Rules) and `players`; ValueError naming the games that have one if there
+    is none, or if its file is missing."""
     entry = find(rules, players)
     if entry is None:
         raise ValueError(
-            f"no shipped policy for rules {get_rules(rules).name!r} with {players} players; "
+            f"no shipped policy for {_named(policy_game(rules))} with {players} players; "
             f"shipped: {', '.join(e.name for e in CATALOG)} (sorry-play --list)"
         )
     if not entry.path.is_file():
@@ -108,15 +124,15 @@ def shipped(rules: Rules | str, players: int) -> pathlib.Path:
     return entry.path
 
 
-def fitting_hint(rules: Rules | str, players: int) -> str:
+def fitting_hint(rules: games.Game | Rules | str, players: int) -> str:
     """One sentence for refusals: the shipped file that fits this game, or that none does."""
     entry = find(rules, players)
     if entry is None:
-        return f"no shipped policy plays {get_rules(rules).name} with {players} players (sorry-play --list)"
+        return f"no shipped policy plays {policy_game(rules).variant_name} with {players} players (sorry-play --list)"
     return f"the shipped policy for {entry.rules} with {players} players is {entry.name} ({entry.path})"
 
 
-def resolve_spec(spec: str, rules: Rules | str, players: int) -> str:
+def resolve_spec(spec: str, rules: games.Game | Rules | str, players: int) -> str:
     """An agent spec with ``trained`` replaced by the shipped policy file of this game (other
     specs, catalog names included, are returned unchanged: :func:`agents.make_agent` knows
     those)."""

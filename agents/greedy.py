@@ -1,6 +1,12 @@
-"""`greedy`: the move with the most immediate progress of its own pawns, Home and the safety
-zone first (the board game's compiled :func:`sorry_env.scripted_choices.greedy_choice`).
-Moves are tried with the engine, so bumps and slides count as they happen."""
+"""`greedy`: for the board game (:class:`GreedyAgent`) the move with the most immediate
+progress of its own pawns, Home and the safety zone first (the board game's compiled
+:func:`sorry_env.scripted_choices.greedy_choice`).
+Moves are tried with the engine, so bumps and slides count as they happen. For every other
+game (:class:`RankingGreedyAgent`, written once over the registry's API) the move whose result
+ranks highest by the game's own evaluation."""
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -21,4 +27,29 @@ class GreedyAgent(Agent):
         return int(greedy_choice(turn.state, game.rules_array(turn.rules), legal, len(legal)))
 
 
-__all__ = ["GreedyAgent", "greedy_choice"]
+class RankingGreedyAgent(Agent):
+    """One ply: tries every legal action with the game's ``after_move`` and keeps the first, in
+    action order, whose result ranks highest by `evaluation(state, seat)` (the game's own
+    ranking: ``evaluation`` in its agents module)."""
+
+    name = "greedy"
+    game_ids = None  # any game that offers an evaluation (agents.agents_of_game offers it only then)
+
+    def __init__(self, seed: int | None = None, evaluation: Callable[[np.ndarray, int], Any] | None = None):
+        if not callable(evaluation):
+            raise TypeError(f"greedy needs the game's evaluation function, got {evaluation!r}")
+        self.evaluation = evaluation
+        self.reset(seed)
+
+    def act(self, turn) -> int:
+        if len(turn.legal) == 1:
+            return int(turn.legal[0])
+        best_action, best = int(turn.legal[0]), None
+        for action in turn.legal:
+            score = self.evaluation(turn.game.after_move(turn.state, int(action)), turn.seat)
+            if best is None or score > best:
+                best_action, best = int(action), score
+        return best_action
+
+
+__all__ = ["GreedyAgent", "RankingGreedyAgent", "greedy_choice"]

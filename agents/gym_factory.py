@@ -25,7 +25,7 @@ class OpponentMaker:
     ``SORRY_TORCH_THREADS`` environment variable when set; ``None`` leaves torch alone):
     policies evaluate one position at a time, where more threads only add contention.
     ``trained`` stands for the shipped policy of the env's game (`rules`, `num_players`:
-    :func:`sorry_env.agents.catalog.resolve_spec`), as in ``sorry-eval``.
+    :func:`sorry_env.agents.make_agent`), as in ``sorry-eval``.
     A class rather than a closure, so an env holding it still pickles."""
 
     def __init__(self, torch_threads: int | None, rules, num_players: int):
@@ -33,9 +33,7 @@ class OpponentMaker:
         self.rules, self.num_players = rules, num_players
 
     def __call__(self, entry: object) -> Agent:
-        if isinstance(entry, str):
-            entry = catalog.resolve_spec(entry, self.rules, self.num_players)
-        agent = as_agent(entry)
+        agent = as_agent(entry, game=catalog.policy_game(self.rules), players=self.num_players)
         if self.torch_threads is not None and getattr(agent, "uses_torch", False):
             set_torch_threads(None if self.torch_threads == 1 else self.torch_threads)
         return agent

@@ -1,15 +1,18 @@
-"""A trained policy as an agent, read from a self-describing policy file.
+"""A trained policy of any registered game as an agent, read from a self-describing policy file
+(one format for every game, keyed by the game: :attr:`sorry_env.games.GameType.policy_format`).
 
 Policy input
 ------------
-A policy sees one float32 vector per decision (:func:`sorry_env.policy_input.policy_input`): the
+A policy sees one float32 vector per decision (:meth:`sorry_env.games.Game.policy_input`): the
+game's observation of the acting seat, and for the board game
+(:func:`sorry_env.policy_input.policy_input`) the
 env's observation of the acting seat (``OBS_SIZE`` floats) followed by that seat's own view of
 the engine state array (``STATE_SIZE`` small integers; the draw order and, with hands, the
 other hands hidden). Nothing the seat cannot see enters it, so every preset, play for points
 included, can have a policy. The Gymnasium env emits the same vector.
 
-Actor kinds (``network.kind``)
-------------------------------
+Actor kinds (``network.kind``; a game declares the kinds it plays in ``GameType.policy_kinds``)
+----------------------------------------------------------------------------------------------
 - ``mlp``: an MLP maps the observation to one logit per action.
 - ``afterstate``: an MLP scores the observation of the position each legal move leads to
   (:mod:`sorry_env.policy_input`); the score is that move's logit. One small network, shared by
@@ -18,7 +21,10 @@ Actor kinds (``network.kind``)
 Policy file format (one ``.safetensors`` file, loaded without executing code)
 -----------------------------------------------------------------------------
 Tensors ``net.layers.{k}.weight`` / ``net.layers.{k}.bias``: the actor's MLP. The header's
-``__metadata__`` holds one key, ``sorry_policy``, a JSON object::
+``__metadata__`` holds one key, the game's ``GameType.policy_format`` (so no reader can
+mistake another game's file for its own, and each says which game a refused file is for), a
+JSON object. The board game's (``sorry_policy``, version ``GameType.policy_format_version``)
+records its rules (``GameType.policy_records_rules``)::
 
     {
       "format": "sorry_policy", "format_version": 2, "name": "2p@2500000",
@@ -30,15 +36,26 @@ Tensors ``net.layers.{k}.weight`` / ``net.layers.{k}.bias``: the actor's MLP. Th
       "evaluation": {...}
     }
 
+A game of one rule set records its id instead of rules (Sorry! Express:
+``sorry_express_policy``, version 1)::
+
+    {
+      "format": <policy_format>, "format_version": 1, "game": <game id>,
+      "name": "...", "num_players": 2,
+      "layout": {"version": <GameType.layout_name>, "obs_size": ..., "n_actions": ...},
+      "network": {"kind": "mlp", "hidden": [128, 128], "activation": "relu"},
+      "training": {...}, "evaluation": {...}
+    }
+
 ``network.value_hidden`` is optional: when present the file also holds the training run's
 value network (tensors ``value.layers.{k}.*``, observation -> expected outcome, +1 win and
 -1 loss), and :meth:`PolicyAgent.win_chance` gives its estimate of a position.
 
-``layout.version`` is the layout id (:data:`sorry_env.version.LAYOUT_VERSION`, the env's
-version name ``raw_env.metadata["name"]``); with
-the observation and state sizes it identifies the input layout, so a file made for another
-layout is refused at load instead of playing nonsense. A file is also refused for other
-rules or another player count (:meth:`PolicyAgent.check_game`).
+``layout`` (:meth:`sorry_env.games.Game.policy_layout`: the env's version name, e.g.
+:data:`sorry_env.version.LAYOUT_VERSION`, and the input and action sizes) identifies the input
+layout, so a file made for another layout is refused at load instead of playing nonsense. A
+file is also refused for another game, other rules or another player count
+(:meth:`PolicyAgent.check_game`).
 
 Loading trusts nothing in the file (docs/hardening.md): the metadata and the header's tensor
 names, dtypes and shapes are checked against each other, and every size the metadata gives
@@ -53,22 +70,25 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
 from sorry_env import checks, game, games
+from sorry_env.board_game import GAME_TYPE as _BOARD
 from sorry_env.checks import excerpt
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import INPUT_SIZE, afterstates, layout, policy_input, rules_dict, rules_from_dict
-from sorry_env.rules import Rules, get_rules
+from sorry_env.policy_input import afterstates
+from sorry_env.rules import Rules
 
 from . import catalog, tensor_file
 from .base import Agent, Turn
+from .catalog import policy_game
 
-FORMAT = games.game_type("sorry").policy_format
-FORMAT_VERSION = 2
+# The board game's file key and version (training.migrate_policy rewrites its older files).
+FORMAT = _BOARD.policy_format
+FORMAT_VERSION = _BOARD.policy_format_version
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 KINDS = ("mlp", "afterstate")
 
@@ -90,27 +110,37 @@ class MLP(nn.Module):
 
 
 class Actor(nn.Module):
-    """Policy inputs (batch, INPUT_SIZE) -> action logits (batch, n_actions). Logits of
-    illegal actions are meaningless: mask them (:func:`masked_logits`)."""
+    """Policy inputs (batch, input size: :meth:`sorry_env.games.Game.policy_input`) -> action
+    logits (batch, n_actions) of one game. `rules`: the :class:`sorry_env.games.Game`, or the
+    board game's Rules or preset name. Logits of illegal actions are meaningless: mask them
+    (:func:`masked_logits`)."""
 
     def __init__(
-        self, kind: str, hidden: list[int], activation: str, rules: Rules | str, value_hidden: list[int] | None = None
+        self,
+        kind: str,
+        hidden: list[int],
+        activation: str,
+        rules: games.Game | Rules | str,
+        value_hidden: list[int] | None = None,
     ):
         super().__init__()
-        if kind not in KINDS:
-            raise ValueError(f"network kind must be one of {KINDS}, got {kind!r}")
+        self.game = policy_game(rules)
+        if kind not in self.game.game_type.policy_kinds:
+            raise ValueError(f"network kind must be one of {self.game.game_type.policy_kinds}, got {kind!r}")
         self.kind = kind
-        self.rules_array = game.rules_array(rules)
-        self.n_actions = game.num_actions(rules)
-        self.net = MLP([OBS_SIZE, *hidden, self.n_actions if kind == "mlp" else 1], activation)
+        self.obs_size = self.game.observation_size
+        self.n_actions = self.game.num_actions
+        # the afterstate kind scores the board engine's afterstates (the one game declaring it)
+        self.rules_array = game.rules_array(self.game.variant) if kind == "afterstate" else None
+        self.net = MLP(actor_layers(kind, hidden, self.n_actions, None, self.obs_size)[0][1], activation)
         # Optional: the training run's critic, observation -> expected outcome (+1 win, -1 loss),
         # kept so the file can tell its estimate of a position (PolicyAgent.win_chance).
-        self.value = None if value_hidden is None else MLP([OBS_SIZE, *value_hidden, 1], activation)
+        self.value = None if value_hidden is None else MLP([self.obs_size, *value_hidden, 1], activation)
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         if self.kind == "mlp":
-            return self.net(inputs[:, :OBS_SIZE])
-        states = inputs[:, OBS_SIZE:].detach().round().to(torch.int64).numpy()
+            return self.net(inputs[:, : self.obs_size])
+        states = inputs[:, self.obs_size :].detach().round().to(torch.int64).numpy()
         obs, rows, actions = afterstates(states, self.rules_array)
         scores = self.net(torch.from_numpy(obs))[:, 0]
         logits = torch.zeros(len(inputs), self.n_actions, dtype=scores.dtype)
@@ -126,37 +156,41 @@ def save_policy(
     path: str | os.PathLike,
     actor: Actor,
     *,
-    rules: Rules | str,
     num_players: int,
     network: dict,
     name: str,
+    rules: games.Game | Rules | str | None = None,
     training: dict | None = None,
     evaluation: dict | None = None,
 ) -> None:
-    """Write `actor` with the metadata that makes the file self-describing, atomically (a
-    reader never sees half a file: it is written next to `path` and renamed into place) and
-    readable by everyone (safetensors writes owner-only files; policy files are for sharing).
-    The one writer of policy and value-network files."""
+    """Write `actor` with the metadata that makes the file self-describing, in its game's
+    format, atomically (a reader never sees half a file: it is written next to `path` and
+    renamed into place) and readable by everyone (safetensors writes owner-only files; policy
+    files are for sharing). `rules`: the game it plays (a Game, or the board game's rules;
+    default: the actor's). The one writer of policy and value-network files."""
+    played = actor.game if rules is None else policy_game(rules)
+    kind = played.game_type
     if actor.value is not None:
         network = {**network, "value_hidden": [layer.out_features for layer in actor.value.layers[:-1]]}
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "name": name,
-        "layout": layout(rules),
-        "rules": rules_dict(rules),
-        "num_players": int(num_players),
-        "network": network,
-        "training": training or {},
-        "evaluation": evaluation or {},
-    }
+    meta: dict[str, Any] = {"format": kind.policy_format, "format_version": kind.policy_format_version}
+    if not kind.policy_records_rules:
+        meta["game"] = kind.id
+    meta.update(name=name, layout=played.policy_layout())
+    if kind.policy_records_rules:
+        meta["rules"] = played.variant_to_json()
+    meta.update(
+        num_players=int(kind.check_players(num_players)),
+        network=network,
+        training=training or {},
+        evaluation=evaluation or {},
+    )
     tensors = {k: v.detach().to(torch.float32).contiguous() for k, v in actor.state_dict().items()}
-    tensor_file.save_atomic(path, tensors, FORMAT, meta)
+    tensor_file.save_atomic(path, tensors, kind.policy_format, meta)
 
 
-def read_header(path) -> tuple[dict, dict]:
-    """(metadata JSON, {tensor name: (dtype, shape)}) of a policy file, from its header only;
-    ValueError if it is not a policy file."""
+def _read(path, game_id: str | None) -> tuple[games.GameType, dict, dict]:
+    """(the file's game, metadata JSON, {tensor name: (dtype, shape)}) from the header only;
+    ValueError if it is not a policy file (of `game_id`, if given)."""
     try:
         header, tensors = tensor_file.read_header(path, what="safetensors policy file")
     except ValueError as exc:
@@ -168,20 +202,31 @@ def read_header(path) -> tuple[dict, dict]:
             raise ValueError(f"policy file {path} does not exist{hint}") from None
         hint = "; a training run's checkpoint becomes one with sorry-export" if str(path).endswith(".zip") else ""
         raise ValueError(f"{exc}{hint}") from None
-    games.check_policy_game(header, path, "sorry")
+    # Without a game asked for, the file's own; a file of none is refused as the board game's would be.
+    game_id = game_id or games.game_of_policy_header(header) or _BOARD.id
+    games.check_policy_game(header, path, game_id)
+    kind = games.game_type(game_id)
     try:
-        meta = json.loads(header[FORMAT])
+        meta = json.loads(header[kind.policy_format])
     except (ValueError, RecursionError):
-        raise ValueError(f"{path}: its sorry_policy metadata is not JSON") from None
+        raise ValueError(f"{path}: its {kind.policy_format} metadata is not JSON") from None
     if not isinstance(meta, dict):
-        raise ValueError(f"{path}: its sorry_policy metadata must be a JSON object, got {excerpt(meta)}")
-    return meta, tensors
+        raise ValueError(f"{path}: its {kind.policy_format} metadata must be a JSON object, got {excerpt(meta)}")
+    return kind, meta, tensors
 
 
-def read_metadata(path) -> dict:
-    """The JSON metadata of a policy file, checked (rules, layout, player count, network
-    shape and size; tensors not read), or ValueError if it is not one."""
-    return _checked_header(path)[0]
+def read_header(path, game: str | None = None) -> tuple[dict, dict]:
+    """(metadata JSON, {tensor name: (dtype, shape)}) of a policy file (of registered game
+    `game`, if given; else of whichever game it is), from its header only; ValueError if it is
+    not a policy file."""
+    return _read(path, game)[1:]
+
+
+def read_metadata(path, game: str | None = None) -> dict:
+    """The JSON metadata of a policy file (of registered game `game`, if given), checked
+    (game, rules, layout, player count, network shape and size; tensors not read), or
+    ValueError if it is not one."""
+    return _checked_header(path, game)[0]
 
 
 def check_network(path, network) -> dict:
@@ -205,117 +250,152 @@ def check_network(path, network) -> dict:
 
 
 def actor_layers(
-    kind: str, hidden: list[int], n_actions: int, value_hidden: list[int] | None = None
+    kind: str, hidden: list[int], n_actions: int, value_hidden: list[int] | None = None, obs_size: int | None = None
 ) -> list[tuple[str, list[int]]]:
-    """(tensor name prefix, layer sizes from input to output) of each MLP of an Actor."""
-    mlps = [("net", [OBS_SIZE, *hidden, n_actions if kind == "mlp" else 1])]
+    """(tensor name prefix, layer sizes from input to output) of each MLP of an Actor
+    (`obs_size`: its game's observation size; default: the board game's)."""
+    obs_size = _BOARD.observation_size if obs_size is None else obs_size
+    mlps = [("net", [obs_size, *hidden, n_actions if kind == "mlp" else 1])]
     if value_hidden is not None:
-        mlps.append(("value", [OBS_SIZE, *value_hidden, 1]))
+        mlps.append(("value", [obs_size, *value_hidden, 1]))
     return mlps
 
 
 def actor_tensors(
-    kind: str, hidden: list[int], n_actions: int, value_hidden: list[int] | None = None
+    kind: str, hidden: list[int], n_actions: int, value_hidden: list[int] | None = None, obs_size: int | None = None
 ) -> dict[str, tuple[str, tuple]]:
     """name -> (dtype, shape) of the tensors an Actor of this shape holds (what a policy file
     must contain), computed without building it."""
     tensors = {}
-    for prefix, sizes in actor_layers(kind, hidden, n_actions, value_hidden):
+    for prefix, sizes in actor_layers(kind, hidden, n_actions, value_hidden, obs_size):
         for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
             tensors[f"{prefix}.layers.{k}.weight"] = ("F32", (b, a))
             tensors[f"{prefix}.layers.{k}.bias"] = ("F32", (b,))
     return tensors
 
 
-def _checked_header(path):
-    """(metadata, tensor header, Rules, expected tensors) of a policy file whose metadata and
+def file_game(path, meta: dict) -> games.Game:
+    """The game (with its rules) a policy file's metadata `meta` says it plays; ValueError if
+    its game or rules are not ones this code knows."""
+    kind = next(
+        (
+            cls.game_type
+            for cls in games.registered_games().values()
+            if cls.game_type.policy_format == meta.get("format")
+        ),
+        None,
+    )
+    if kind is None:
+        raise ValueError(f"{path}: unknown policy format {excerpt(meta.get('format'))}")
+    if kind.policy_records_rules:
+        return games.game_class(kind.id).from_json(meta.get("rules"), path)
+    if meta.get("game") != kind.id:
+        raise ValueError(f"{path}: a {kind.long_name} policy file for game {excerpt(meta.get('game'))}")
+    return games.load_game(kind.id)
+
+
+def _checked_header(path, game_id: str | None = None):
+    """(metadata, tensor header, Game, expected tensors) of a policy file whose metadata and
     header agree with each other and with this code; ValueError otherwise."""
-    meta, found = read_header(path)
-    if meta.get("format_version") != FORMAT_VERSION:
+    kind, meta, found = _read(path, game_id)
+    if meta.get("format_version") != kind.policy_format_version:
         raise ValueError(
-            f"{path}: policy file format version {excerpt(meta.get('format_version'))}, "
-            f"this code reads version {FORMAT_VERSION}. Export it again with this version."
+            f"{path}: {kind.long_name} policy file format version {excerpt(meta.get('format_version'))}, "
+            f"this code reads version {kind.policy_format_version}. Export it again with this version."
         )
-    rules = rules_from_dict(meta.get("rules"), path)
-    want, have = layout(rules), meta.get("layout", {})
+    played = file_game(path, meta)
+    want, have = played.policy_layout(), meta.get("layout", {})
     if have != want:
         raise ValueError(
             f"{path} was made for input/action layout {excerpt(have, 200)} but this sorry_env uses "
-            f"{want}. Retrain or export it again with this version."
+            f"{want} ({kind.long_name} layout). Retrain or export it again with this version."
         )
     players = meta.get("num_players")
-    if isinstance(players, bool) or players not in (2, 3, 4):
-        raise ValueError(f"{path}: num_players must be 2, 3 or 4, got {excerpt(players)}")
+    if isinstance(players, bool) or players not in kind.player_counts:
+        raise ValueError(
+            f"{path}: num_players must be one of {', '.join(map(str, kind.player_counts))}, got {excerpt(players)}"
+        )
     net_cfg = check_network(path, meta.get("network"))
-    shape = (net_cfg["kind"], net_cfg["hidden"], want["n_actions"], net_cfg.get("value_hidden"))
+    if net_cfg["kind"] not in kind.policy_kinds:
+        kinds = " or ".join(map(repr, kind.policy_kinds))
+        raise ValueError(f"{path}: a {kind.long_name} policy network is {kinds}, got {excerpt(net_cfg['kind'])}")
+    shape = (net_cfg["kind"], net_cfg["hidden"], want["n_actions"], net_cfg.get("value_hidden"), want["obs_size"])
     layers = actor_layers(*shape)
     checks.check_parameter_count(f"{path}: its metadata", sum(checks.mlp_parameters(sizes) for _, sizes in layers))
     expected = actor_tensors(*shape)
     tensor_file.check_expected(path, found, expected, f"the network its metadata describes ({net_cfg['hidden']})")
-    return meta, found, rules, expected
+    return meta, found, played, expected
 
 
-def load_policy(path) -> tuple[Actor, dict]:
-    """(actor, metadata) of a policy file, after checking it matches this code's layout.
-    Everything is checked from the header (metadata, tensor names, dtypes and shapes, the
-    sizes against sorry_env.checks' caps) before any memory is set aside for the network;
-    non-finite weights are refused with the tensor's name."""
-    meta, found, rules, expected = _checked_header(path)
+def load_policy(path, game: str | None = None) -> tuple[Actor, dict]:
+    """(actor, metadata) of a policy file (of registered game `game`, if given), after
+    checking it matches this code's layout. Everything is checked from the header (metadata,
+    tensor names, dtypes and shapes, the sizes against sorry_env.checks' caps) before any
+    memory is set aside for the network; non-finite weights are refused with the tensor's name."""
+    meta, found, played, expected = _checked_header(path, game)
     tensors = tensor_file.load_checked(path, list(expected))
     net_cfg = meta["network"]
-    actor = Actor(net_cfg["kind"], list(net_cfg["hidden"]), net_cfg["activation"], rules, net_cfg.get("value_hidden"))
+    actor = Actor(net_cfg["kind"], list(net_cfg["hidden"]), net_cfg["activation"], played, net_cfg.get("value_hidden"))
     actor.load_state_dict(tensors)
     actor.eval()
     return actor, meta
 
 
-def check_trained_for(path: str | os.PathLike, meta: dict, rules: Rules | str, num_players: int) -> None:
-    """ValueError unless the network of file `path` (metadata `meta`) was trained for these
-    rules and player count; the message names what it was trained for and the shipped file
-    that fits the game asked for (:mod:`sorry_env.agents.catalog`)."""
-    from .catalog import fitting_hint
-
-    r = get_rules(rules)
-    if rules_dict(r) != meta["rules"]:
-        differs = sorted(k for k, v in rules_dict(r).items() if meta["rules"].get(k) != v)
+def check_trained_for(path: str | os.PathLike, meta: dict, rules: games.Game | Rules | str, num_players: int) -> None:
+    """ValueError unless the network of file `path` (metadata `meta`) was trained for this
+    game (a Game, or the board game's rules) and player count; the message names what it was
+    trained for and the shipped file that fits the game asked for (:mod:`sorry_env.agents.catalog`)."""
+    played, trained = policy_game(rules), file_game(path, meta)
+    kind = trained.game_type
+    if played.game_type.id != kind.id:
+        raise ValueError(f"{path} is a {kind.long_name} policy; it cannot play {played.game_type.long_name}")
+    if played != trained:
+        ours, theirs = played.variant_to_json(), trained.variant_to_json()
+        differs = sorted(k for k, v in ours.items() if theirs.get(k) != v)
         raise ValueError(
-            f"network {path} was trained for rules {meta['rules']['name']!r} with {meta['num_players']} players, "
-            f"not {r.name!r} (rules differing: {', '.join(differs)}); {fitting_hint(r, num_players)}"
+            f"network {path} was trained for {kind.variant_word} {trained.variant_name!r} with {meta['num_players']} "
+            f"players, not {played.variant_name!r} ({kind.variant_word} differing: {', '.join(differs)}); "
+            f"{catalog.fitting_hint(played, num_players)}"
         )
     if num_players != int(meta["num_players"]):
         raise ValueError(
             f"network {path} was trained for {meta['num_players']} players, not {num_players} "
-            f"(rules {meta['rules']['name']!r}); {fitting_hint(r, num_players)}"
+            f"({kind.variant_word} {trained.variant_name!r}); {catalog.fitting_hint(played, num_players)}"
         )
 
 
 class PolicyAgent(Agent):
-    """Plays the masked argmax (or a masked sample) of a trained policy file."""
+    """Plays the masked argmax (or a masked sample) of a trained policy file of any registered
+    game (`game`: the one it is asked to play, whose files alone are read; default: the file's)."""
 
+    game_ids = None  # check_game compares the file's game with the one it is asked to play
     uses_torch = True  # evaluation code gives torch one thread per process (agents.set_torch_threads)
 
-    def __init__(self, path: str | os.PathLike, seed: int | None = None, sample: bool = False):
+    def __init__(self, path: str | os.PathLike, seed: int | None = None, sample: bool = False, game: Any = None):
         self.path = str(path)
-        self.actor, self.metadata = load_policy(path)
-        self.rules = rules_from_dict(self.metadata["rules"])
+        game_id = game.game_type.id if isinstance(game, games.Game) else game
+        self.actor, self.metadata = load_policy(path, game_id)
+        self.game = self.actor.game
+        self.rules = self.game.variant  # the board game's Rules (its agents' and envs' name for the variant)
         self.num_players = int(self.metadata["num_players"])
         self.sample = sample
         self.name = f"policy:{self.metadata.get('name', self.path)}"
         self._checked = None  # the last (rules, num_players) found compatible
         self.reset(seed)
 
-    def check_game(self, rules: Rules | str, num_players: int) -> None:
-        """ValueError unless this policy was trained for these rules and player count."""
+    def check_game(self, rules: Any, num_players: int) -> None:
+        """ValueError unless this policy was trained for this game (a Game, or the board
+        game's rules) and player count."""
         if (rules, num_players) == self._checked:
             return
         check_trained_for(self.path, self.metadata, rules, num_players)
         self._checked = (rules, num_players)
 
-    def act(self, turn: Turn) -> int:
-        self.check_game(turn.rules, len(game.seats(turn.state)))
+    def act(self, turn: Any) -> int:
+        self.check_game(turn.rules, len(self.game.seats(turn.state)))
         if self.actor.kind == "afterstate" and not self.sample:
             return self._best_afterstate(turn)
-        inputs = policy_input(turn.state, game.rules_array(turn.rules), turn.seat)
+        inputs = self.game.policy_input(turn.state, turn.seat)
         mask = np.zeros(self.actor.n_actions, dtype=bool)
         mask[turn.legal] = True
         return int(self.act_batch(inputs[None], mask[None])[0])
@@ -326,7 +406,7 @@ class PolicyAgent(Agent):
         return self.actor.value is not None
 
     @torch.no_grad()
-    def win_chance(self, state: np.ndarray, rules: Rules | str, seat: int) -> float | None:
+    def win_chance(self, state: np.ndarray, rules: Any, seat: int) -> float | None:
         """The policy's estimate, in [0, 1], that `seat`'s side wins from `state` (read from
         the seat's own observation: nothing hidden from it), or None if the file holds no
         value network. The network learned the outcome (+1 win, -1 loss, discounted per
@@ -334,8 +414,8 @@ class PolicyAgent(Agent):
         from the end slightly towards even."""
         if self.actor.value is None:
             return None
-        self.check_game(rules, len(game.seats(state)))
-        obs = policy_input(state, game.rules_array(rules), seat)[None, :OBS_SIZE]
+        self.check_game(rules, len(self.game.seats(state)))
+        obs = self.game.policy_input(state, seat)[None, : self.actor.obs_size]
         value = float(self.actor.value(torch.from_numpy(obs))[0, 0])
         return min(1.0, max(0.0, (value + 1.0) / 2.0))
 
@@ -351,17 +431,15 @@ class PolicyAgent(Agent):
         if not turns:
             return np.zeros(0, dtype=np.int64)
         rules = turns[0].rules
-        self.check_game(rules, len(game.seats(turns[0].state)))
-        rules_array = game.rules_array(rules)
-        inputs = np.empty((len(turns), INPUT_SIZE), dtype=np.float32)
+        self.check_game(rules, len(self.game.seats(turns[0].state)))
         masks = np.zeros((len(turns), self.actor.n_actions), dtype=bool)
         for k, turn in enumerate(turns):
             if turn.rules != rules:
                 raise ValueError(
-                    f"act_turns: every turn must be of the same rules ({rules.name!r}), turn {k} is {turn.rules.name!r}"
+                    f"act_turns: every turn must be of the same rules ({self.game.variant_name!r}), turn {k} is not"
                 )
-            policy_input(turn.state, rules_array, turn.seat, inputs[k])
             masks[k, turn.legal] = True
+        inputs = np.stack([self.game.policy_input(turn.state, turn.seat) for turn in turns])
         return np.asarray(self.act_batch(inputs, masks), dtype=np.int64)
 
     @torch.no_grad()
@@ -369,7 +447,7 @@ class PolicyAgent(Agent):
         """act_batch's argmax for one decision, without the full logits row: score the legal
         moves' afterstates and keep the lowest action index among the best (argmax's tie
         rule). The public view's hidden parts do not matter: afterstates draw no card."""
-        obs, _, actions = afterstates(turn.state[None], game.rules_array(turn.rules))
+        obs, _, actions = afterstates(turn.state[None], self.actor.rules_array)
         scores = self.actor.net(torch.from_numpy(obs))[:, 0].numpy()
         return int(actions[scores == scores.max()].min())
 

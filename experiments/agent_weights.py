@@ -8,19 +8,19 @@ agent reads the module's WEIGHTS when it acts, so the change reaches it.
 """
 
 import argparse
+import importlib
 
 import numpy as np
 
 from sorry_env import games
-from sorry_env.agents.any_game import game_agents_module
-from sorry_env.agents.arena.tournament import run_game_tournament
+from sorry_env.agents.arena.tournament import run_tournament
 
 
 def win_rates(module, weights, args):
     module.WEIGHTS = np.array(weights, dtype=np.float64)
-    two = run_game_tournament(args.game, [args.agent, args.opponent], games=args.games, seed=args.seed, workers=1)
-    four = run_game_tournament(
-        args.game, [args.agent, *[args.opponent] * 3], games=args.games // 2, seed=args.seed, workers=1
+    two = run_tournament([args.agent, args.opponent], games=args.games, seed=args.seed, workers=1, game=args.game)
+    four = run_tournament(
+        [args.agent, *[args.opponent] * 3], games=args.games // 2, seed=args.seed, workers=1, game=args.game
     )
     return two["agents"][0]["win_rate"], four["agents"][0]["win_rate"]
 
@@ -37,7 +37,7 @@ def main(argv=None):
         parser.error(f"--games must be at least 2, got {args.games}")
     try:
         kind = games.game_type(args.game)
-        module = game_agents_module(args.game)
+        module = importlib.import_module(kind.agents_module) if kind.agents_module else None
     except ValueError as error:
         parser.error(str(error))
     if module is None or not all(hasattr(module, name) for name in ("WEIGHTS", "WEIGHT_NAMES", "WEIGHT_TRIALS")):

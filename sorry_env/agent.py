@@ -88,6 +88,14 @@ class Turn:
             legal = game.legal_actions(state, rules)
         return cls(public_view(state, rules, rng), rules, int(E.to_move(state)), np.asarray(legal, dtype=np.int64))
 
+    @property
+    def game(self) -> games.Game:
+        """This turn's game in the registry's API (what the agents written once for every game
+        search with: :class:`sorry_env.games.Game`)."""
+        from .board_game import SorryGame
+
+        return SorryGame(self.rules)
+
     def observation(self) -> dict:
         """The env's observation dict for this seat (for policy agents)."""
         obs = np.empty(OBS_SIZE, dtype=np.float32)
@@ -121,6 +129,11 @@ class GameTurn:
     @property
     def num_players(self) -> int:
         return len(self.game.seats(self.state))
+
+    @property
+    def rules(self) -> Any:
+        """What ``Agent.check_game`` is given as the game played (``Game.agent_rules``)."""
+        return self.game.agent_rules
 
     def observation(self) -> dict:
         """The env's observation dict for this seat (for callable and policy agents)."""

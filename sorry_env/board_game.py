@@ -9,7 +9,7 @@ import numpy as np
 
 from . import engine as E
 from . import game
-from .games import Game, GameType, check_first_seat, register_game
+from .games import Game, GameType, MoveNarrator, check_first_seat, register_game
 from .geometry import N_SEATS
 from .observation import OBS_SIZE
 from .render import COLOUR_NAMES, render_ansi
@@ -33,6 +33,15 @@ GAME_TYPE = GameType(
     policy_format="sorry_policy",
     variants=tuple(PRESETS),
     turn_unit="cards played",
+    # Its agents are the top-level agents package's (sorry_env.agents.AGENTS).
+    agents_module="sorry_env.agents",
+    variant_word="rules",
+    policy_format_version=2,
+    policy_kinds=("mlp", "afterstate"),
+    policy_records_rules=True,
+    can_draw=True,
+    compiled_table=True,
+    original_replay_format=True,
 )
 
 
@@ -71,8 +80,18 @@ class SorryGame(Game):
             E.set_to_move(state, first)
         return state
 
+    def new_state_in_seats(self, seats: tuple[int, ...], seed: int = 0, first: int | None = None) -> np.ndarray:
+        state = game.new_state(self.variant, seats=seats, seed=seed)  # any seats the rules allow
+        first = check_first_seat(first, self.seats(state))
+        if first is not None:
+            E.set_to_move(state, first)
+        return state
+
     def legal_actions(self, state: np.ndarray) -> np.ndarray:
         return game.legal_actions(state, self.variant)
+
+    def check_action(self, state: np.ndarray, action: int) -> None:
+        game.check_action(state, self.variant, action)
 
     def apply(self, state: np.ndarray, action: int) -> np.ndarray:
         return game.step(state, self.variant, action)
@@ -116,8 +135,42 @@ class SorryGame(Game):
     def public_view(self, state: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return game.public_view(state, self.variant, rng)
 
+    def agent_turn(self, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray | None = None) -> Any:
+        # The board game's agents read its Turn: the rules and the engine state (search, afterstates).
+        from .agent import Turn
+
+        return Turn.from_state(state, self.variant, rng, legal)
+
+    @property
+    def agent_rules(self) -> Rules:
+        return self.variant  # the board game's agents check its Rules
+
+    def policy_input(self, state: np.ndarray, seat: int) -> np.ndarray:
+        # The observation followed by the seat's own view of the state (sorry_env.policy_input).
+        from .policy_input import policy_input
+
+        return policy_input(state, game.rules_array(self.variant), int(seat))
+
+    def policy_layout(self) -> dict:
+        from .policy_input import layout  # with the state's size: its networks read the state too
+
+        return layout(self.variant)
+
     def describe_action(self, state: np.ndarray, action: int) -> str:
         return game.describe_action(state, self.variant, action)
+
+    def move_narrator(self, state: np.ndarray) -> MoveNarrator:
+        return _PawnNarrator(self, state)
+
+    def recorded_move_facts(self, state: np.ndarray) -> dict:
+        return {"card": game.card(state)}
+
+    def final_scores(self, state: np.ndarray) -> dict[int, int] | None:
+        from .scoring import scores
+
+        return (
+            scores(state, self.variant) if game.winner(state) is not None and self.variant.scoring != "none" else None
+        )
 
     def render_text(self, state: np.ndarray, viewer: int | None = None) -> str:
         # The terminal game's board (pawns numbered by slot: a game's stable labels are
@@ -142,3 +195,23 @@ class SorryGame(Game):
         from .env import raw_env as SorryEnv
 
         return cls(raw_env.rules) if isinstance(raw_env, SorryEnv) else None
+
+
+class _PawnNarrator(MoveNarrator):
+    """The board game's moves in words with stable pawn labels (R1..R4: a pawn keeps its label
+    all game, :class:`sorry_env.narrate.PawnLabels`), which pictures of the board show too."""
+
+    def __init__(self, played: SorryGame, state: np.ndarray) -> None:
+        from .narrate import PawnLabels
+
+        super().__init__(played)
+        self.pawns = PawnLabels(state, played.variant)
+
+    def describe(self, before: np.ndarray, action: int, after: np.ndarray) -> str:
+        from .narrate import narrate
+
+        move = self.pawns.advance(before, action, after)
+        return narrate(before, self.game.variant, action, move, self.pawns.previous)
+
+    def labels(self) -> Any:
+        return self.pawns.copy()

@@ -68,6 +68,26 @@ class GameType:
     # class acting on a sorry_env.agent.GameTurn) and may have evaluation(state, seat) ->
     # number, the ranking the generic "greedy" agent maximises after each legal move.
     agents_module: str = ""
+    # What its variants are called (help texts, "--rules names ..." errors): "rules" for the
+    # board game's presets, "variant" for a game that ships one rule set or names them so.
+    variant_word: str = "variant"
+    # Its policy files (sorry_env.agents.policy): the metadata's format_version, the network
+    # kinds it plays ("afterstate" scores the positions each legal move leads to, so needs the
+    # game's afterstates), and whether the file records the variant's JSON form under "rules"
+    # (a game of many variants) rather than only the game's id under "game".
+    policy_format_version: int = 1
+    policy_kinds: tuple[str, ...] = ("mlp",)
+    policy_records_rules: bool = False
+    # Whether sorry_env.draw can draw its positions (sorry-replay --gif, images of the board).
+    can_draw: bool = False
+    # Whether tournaments play it at the compiled table (sorry_env.agents.arena.play.Table: its
+    # engine stepped in place, team wins, points, policies deciding many games in one batch)
+    # rather than the table over this API (GameTable), and its results keep the rules' name.
+    compiled_table: bool = False
+    # Whether its replay files and move lists (sorry_env.replay) keep the first format, from
+    # before other games could be recorded: no "game" key (a file without one is this game's),
+    # seats named by colour, its move texts naming the mover, turns counted as "turns".
+    original_replay_format: bool = False
 
     @property
     def default_variant(self) -> str:
@@ -144,9 +164,27 @@ class Game(abc.ABC):
         `first` is the seat to move first (one of :meth:`seats`; default: the game's own
         choice). Tournaments rotate it for fairness."""
 
+    def new_state_in_seats(self, seats: tuple[int, ...], seed: int = 0, first: int | None = None) -> np.ndarray:
+        """A new game with exactly `seats` in play (a replay file's seats), as :meth:`new_state`
+        of that many players; ValueError if the game seats them elsewhere (a game that can seat
+        its players in other seats overrides this)."""
+        state = self.new_state(len(seats), seed=seed, first=first)
+        if self.seats(state) != tuple(seats):
+            where = list(self.seats(state))
+            raise ValueError(
+                f"{self.game_type.long_name} seats {len(seats)} players in seats {where}, not {list(seats)}"
+            )
+        return state
+
     @abc.abstractmethod
     def legal_actions(self, state: np.ndarray) -> np.ndarray:
         """Legal action indices of the player to move, ascending."""
+
+    def check_action(self, state: np.ndarray, action: int) -> None:
+        """ValueError naming the legal actions unless `action` is one of them."""
+        legal = self.legal_actions(state)
+        if action not in legal:
+            raise ValueError(f"action {action} is illegal here; legal: {legal.tolist()}")
 
     @abc.abstractmethod
     def apply(self, state: np.ndarray, action: int) -> np.ndarray:
@@ -202,6 +240,22 @@ class Game(abc.ABC):
         seats may see (a hand) is left out; `viewer` None shows only what every seat sees.
         What the terminal and browser games and replays show of a position."""
 
+    def move_narrator(self, state: np.ndarray) -> MoveNarrator:
+        """What says the moves of the game starting at `state` in words, following it move by
+        move (replays' move texts): :meth:`describe_action` by default (a game whose texts
+        depend on the game so far, e.g. stable names of its pieces, overrides this)."""
+        return MoveNarrator(self)
+
+    def recorded_move_facts(self, state: np.ndarray) -> dict:
+        """What a replay file records of the position a move is made in besides its turn and
+        seat (a game's chance drawn for the move, e.g. the card in play): nothing by default."""
+        return {}
+
+    def final_scores(self, state: np.ndarray) -> dict[int, int] | None:
+        """Each seat's points in a finished game played for points; None when the game keeps
+        no score (the default) or has not finished."""
+        return None
+
     # ---- positions and envs --------------------------------------------------------------
     @abc.abstractmethod
     def state_to_dict(self, state: np.ndarray) -> dict: ...
@@ -214,9 +268,52 @@ class Game(abc.ABC):
     def make_env(self, num_players: int, **kwargs: Any) -> Any:
         """Its PettingZoo AEC env (raw, unwrapped)."""
 
+    # ---- what agents and policies are shown ---------------------------------------------
+    def agent_turn(self, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray | None = None) -> Any:
+        """What an agent of this game is shown when the seat to move in the true `state` must
+        act, everything that seat cannot see re-drawn from `rng`: a
+        :class:`sorry_env.agent.GameTurn` (a game whose agents read more overrides this)."""
+        from .agent import GameTurn  # the agent interface imports this module
+
+        return GameTurn.from_state(self, state, rng, legal)
+
+    @property
+    def agent_rules(self) -> Any:
+        """What ``Agent.check_game`` is given as the game played (a turn's ``rules``): the
+        Game itself (a game whose agents read their own rules object overrides this)."""
+        return self
+
+    def policy_input(self, state: np.ndarray, seat: int) -> np.ndarray:
+        """The float32 vector a policy network of this game reads for `seat` (default: its
+        :meth:`observation`; a game whose networks also read the seat's view of the state
+        overrides this)."""
+        return self.observation(state, seat)
+
+    def policy_layout(self) -> dict:
+        """The input/action layout its policy files record and are checked against (a file made
+        for another layout is refused at load instead of playing nonsense)."""
+        kind = self.game_type
+        return {"version": kind.layout_name, "obs_size": kind.observation_size, "n_actions": self.num_actions}
+
     @classmethod
     def of_env(cls, raw_env: Any) -> Game | None:
         """The game an unwrapped env plays, or None if it is not one of this game's envs."""
+        return None
+
+
+class MoveNarrator:
+    """Says the moves of one game in words, move by move from its start (:meth:`Game.move_narrator`):
+    :meth:`describe` each move in order; :meth:`labels` is what a picture of the current
+    position needs to name its pieces (None when nothing)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def describe(self, before: np.ndarray, action: int, after: np.ndarray) -> str:
+        """The move `action` that led from `before` to `after`, in words."""
+        return self.game.describe_action(before, action)
+
+    def labels(self) -> Any:
         return None
 
 
@@ -331,7 +428,7 @@ def check_policy_game(header: dict, path: Any, game_id: str) -> None:
     other = game_of_policy_header(header)
     if other is not None:
         theirs = game_type(other)
-        how = "sorry-eval without --game" if other == "sorry" else f"sorry-eval --game {other}"
+        how = f"sorry-eval --game {other}"
         raise ValueError(f"{path} is a policy file for {theirs.long_name}, not {kind.long_name}; play it with {how}")
     raise ValueError(f"{path} is a safetensors file without {kind.policy_format} metadata")
 
@@ -371,7 +468,8 @@ def random_playout(
 
 def builtin_game_types() -> list[GameType]:
     """The GameType of every built-in game (:data:`GAME_MODULES`), the board game first."""
-    return [cls.game_type for cls in registered_games().values() if cls.__module__ in GAME_MODULES]
+    found = {cls.__module__: cls.game_type for cls in registered_games().values()}
+    return [found[module] for module in GAME_MODULES if module in found]  # in GAME_MODULES' order
 
 
 def other_builtin_game_types() -> list[GameType]:

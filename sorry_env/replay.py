@@ -47,16 +47,12 @@ import json
 import os
 import pathlib
 import sys
+from typing import Any
 
 import numpy as np
 
-from . import engine as E
-from . import files, game, games
+from . import files, games
 from .checks import excerpt, printable
-from .narrate import PawnLabels, narrate
-from .rules import Rules, get_rules, rules_from_json, rules_to_json
-from .scoring import scores
-from .state_io import state_to_dict
 
 FORMAT = "sorry-replay/1"
 _KEYS = {
@@ -90,36 +86,39 @@ class ReplayError(ValueError):
 @dataclasses.dataclass
 class Replay:
     """A game re-played: ``states[k]`` is the position before move k (``states[-1]`` the end),
-    ``labels[k]`` the pawn labels in it (the board game's; empty for other games),
-    ``descriptions[k]`` move k in words. `game` is the registered game played, `rules` its
-    variant (the board game's :class:`Rules`)."""
+    ``labels[k]`` what a picture of it names the pieces by (the board game's pawn labels; None
+    for games without, :meth:`sorry_env.games.Game.move_narrator`), ``descriptions[k]`` move k
+    in words. `game` is the registered game played."""
 
-    rules: Rules
+    game: games.Game
     states: list
     labels: list
     actions: list
     descriptions: list
     record: dict
-    game: games.Game | None = None
+
+    @property
+    def rules(self) -> Any:
+        """The variant played (the board game's :class:`Rules`)."""
+        return self.game.variant
 
     @property
     def game_type(self) -> games.GameType:
-        return self.game.game_type if self.game is not None else games.game_type("sorry")
+        return self.game.game_type
 
 
-def _start(rules, seats, seed, first_seat):
-    state = game.new_state(rules, seats=seats, seed=seed)
-    if first_seat is not None:
-        state[E.TO_MOVE] = first_seat  # as sorry-eval does: the first card does not depend on it
-    return state
+def _original_format_game() -> type[games.Game]:
+    """The game of files without "game": the one whose files keep the first format
+    (``GameType.original_replay_format``, the board game's, written before other games could be recorded)."""
+    return next(cls for cls in games.registered_games().values() if cls.game_type.original_replay_format)
 
 
-def _result(state, rules) -> dict:
-    winner = game.winner(state)
-    points = scores(state, rules) if winner is not None and rules.scoring != "none" else None
+def _result(played: games.Game, state: np.ndarray) -> dict:
+    winner = played.winner(state)
+    points = played.final_scores(state)
     return {
         "winner": winner,
-        "turns": int(state[E.TURN]),
+        "turns": played.turn(state),
         "truncated": winner is None,
         "scores": {str(s): p for s, p in points.items()} if points is not None else None,
     }
@@ -135,61 +134,13 @@ def record_game(
     players: list | None = None,
     source: dict | None = None,
 ) -> dict:
-    """The replay record of the game started by ``new_state(rules, seats=seats, seed=seed)``
-    (``first_seat`` moving first) and played with `actions`. `rules` may also be a
-    :class:`sorry_env.games.Game` of another registered game: its game started by
-    ``new_state(len(seats), seed, first_seat)`` (chance from the state's own generator,
+    """The replay record of the game `rules` (a :class:`sorry_env.games.Game`, or the board
+    game's :class:`Rules` or preset name) started by ``Game.new_state_in_seats(seats, seed,
+    first_seat)`` and played with `actions` (chance from the state's own generator,
     ``Game.apply``), written in its own forms (module docstring)."""
-    other_game = isinstance(rules, games.Game) and rules.game_type.id != "sorry"
-    play_moves = _any_game_moves if other_game else _board_moves
-    game_key, rules_json, initial, moves, result = play_moves(rules, tuple(seats), seed, actions, first_seat)
-    return {
-        "format": FORMAT,
-        **game_key,
-        "rules": rules_json,
-        "seats": list(seats),
-        "seed": int(seed),
-        "first_seat": first_seat,
-        "max_turns": max_turns,
-        "players": players or [],
-        "source": source or {},
-        "initial_state": initial,
-        "moves": moves,
-        "result": result,
-    }
-
-
-def _board_moves(rules, seats: tuple, seed: int, actions, first_seat) -> tuple:
-    """(no "game" key, the rules' JSON, the initial state dict, the moves, the result) of a board game."""
-    rules = get_rules(rules.variant if isinstance(rules, games.Game) else rules)
-    state = _start(rules, seats, seed, first_seat)
-    labels = PawnLabels(state, rules)
-    initial = state_to_dict(state, rules)
-    moves = []
-    for action in actions:
-        before = state
-        state = game.step(before, rules, int(action))
-        move = labels.advance(before, int(action), state)
-        moves.append(
-            {
-                "turn": int(before[E.TURN]),
-                "seat": game.to_move(before),
-                "card": game.card(before),
-                "action": int(action),
-                "description": narrate(before, rules, int(action), move, labels.previous),
-                "state": state_to_dict(state, rules),
-            }
-        )
-    return {}, rules_to_json(rules), initial, moves, _result(state, rules)
-
-
-def _any_game_moves(played: games.Game, seats: tuple, seed: int, actions, first_seat) -> tuple:
-    """({"game": id}, the variant's JSON, the initial state dict, the moves, the result) of
-    another registered game's game."""
-    state = played.new_state(len(seats), seed=seed, first=first_seat)
-    if played.seats(state) != seats:
-        where = list(played.seats(state))
-        raise ValueError(f"{played.game_type.long_name} seats {len(seats)} players in seats {where}, not {list(seats)}")
+    played = rules if isinstance(rules, games.Game) else _original_format_game()(rules)
+    state = played.new_state_in_seats(tuple(seats), seed=seed, first=first_seat)
+    narrator = played.move_narrator(state)
     initial = played.state_to_dict(state)
     moves = []
     for action in actions:
@@ -198,24 +149,27 @@ def _any_game_moves(played: games.Game, seats: tuple, seed: int, actions, first_
             {
                 "turn": played.turn(before),
                 "seat": played.to_move(before),
+                **played.recorded_move_facts(before),
                 "action": int(action),
-                "description": played.describe_action(before, int(action)),
+                "description": narrator.describe(before, int(action), state),
                 "state": played.state_to_dict(state),
             }
         )
-    return {"game": played.game_type.id}, played.variant_to_json(), initial, moves, _any_game_result(played, state)
-
-
-def _any_game_result(game_played: games.Game, state: np.ndarray) -> dict:
-    winner = game_played.winner(state)
-    return {"winner": winner, "turns": game_played.turn(state), "truncated": winner is None, "scores": None}
-
-
-def _rules_from(data) -> Rules:
-    try:
-        return rules_from_json(data, "replay")
-    except ValueError as error:
-        raise ReplayError(str(error)) from None
+    original = played.game_type.original_replay_format
+    return {
+        "format": FORMAT,
+        **({} if original else {"game": played.game_type.id}),
+        "rules": played.variant_to_json(),
+        "seats": list(seats),
+        "seed": int(seed),
+        "first_seat": first_seat,
+        "max_turns": max_turns,
+        "players": players or [],
+        "source": source or {},
+        "initial_state": initial,
+        "moves": moves,
+        "result": _result(played, state),
+    }
 
 
 def _int(value, what) -> int:
@@ -265,28 +219,21 @@ def _moves_of(record: dict, seats) -> list:
     return moves
 
 
-def _check_result(record: dict, result: dict) -> None:
-    if record["result"] != result:
-        raise ReplayError(f"the recorded result {record['result']!r} differs from the replayed one {result!r}")
-
-
-def game_of_record(record) -> games.Game | None:
-    """The registered game a record was played in, from its ``"game"`` key and rules through
-    that game's rules codec (``Game.from_json``); None for the board game. ReplayError for a
+def game_of_record(record) -> games.Game:
+    """The registered game a record was played in, from its ``"game"`` key (none: the board
+    game's) and rules through that game's rules codec (``Game.from_json``). ReplayError for a
     record that is not a replay file, an unknown game id or rules that game does not have."""
     _check_format(record)
     if "game" not in record:
-        return None
-    game_id = record["game"]
+        game_class = _original_format_game()
+    else:
+        try:
+            game_class = games.game_class(record["game"])
+        except ValueError:
+            known = ", ".join(sorted(games.registered_games()))
+            raise ReplayError(f"'game' is {excerpt(record['game'])}, not a registered game ({known})") from None
     try:
-        game_class = games.game_class(game_id)
-    except ValueError:
-        known = sorted(games.registered_games())
-        raise ReplayError(f"'game' is {excerpt(game_id)}, not a registered game ({', '.join(known)})") from None
-    if game_class.game_type.id == "sorry":
-        return None
-    try:
-        return game_class.from_json(record["rules"], "replay's rules")
+        return game_class.from_json(record["rules"], "replay")
     except ValueError as error:
         raise ReplayError(str(error)) from None
 
@@ -295,16 +242,35 @@ def replay(record: dict) -> Replay:
     """Re-play a record through its game's engine, checking every action and state (ReplayError
     on the first mismatch)."""
     played = game_of_record(record)
-    if played is not None:
-        return _replay_any_game(record, played)
-    rules, seats, state = _initial(record)
-    moves = _moves_of(record, seats)
-    labels = PawnLabels(state, rules)
-    out = Replay(rules, [state], [labels.copy()], [], [], record)
+    state = _start(record, played)
+    moves = _moves_of(record, played.seats(state))
+    narrator = played.move_narrator(state)
+    out = Replay(played, [state], [narrator.labels()], [], [], record)
     for k, entry in enumerate(moves):
-        state = _replay_move(k, entry, state, rules, labels, out)
-    _check_result(record, _result(state, rules))
-    out.game = games.load_game("sorry", rules)
+        if not isinstance(entry, dict) or "action" not in entry or "state" not in entry:
+            raise ReplayError(f"move {k}: must be an object with 'action' and 'state'")
+        if played.winner(state) is not None:
+            raise ReplayError(f"move {k}: the game was already over")
+        action = _int(entry["action"], f"move {k}: 'action'")
+        try:
+            played.check_action(state, action)
+        except ValueError as error:
+            raise ReplayError(f"move {k}: {error}") from None
+        before, state = state, played.apply(state, action)
+        description = narrator.describe(before, action, state)
+        got = played.state_to_dict(state)
+        if got != entry["state"]:
+            raise ReplayError(
+                f"move {k} (action {action}): the state after it differs from the recorded one: "
+                + _first_difference(got, entry["state"])
+            )
+        out.actions.append(action)
+        out.descriptions.append(description)
+        out.states.append(state)
+        out.labels.append(narrator.labels())
+    result = _result(played, state)
+    if record["result"] != result:
+        raise ReplayError(f"the recorded result {record['result']!r} differs from the replayed one {result!r}")
     return out
 
 
@@ -318,109 +284,27 @@ def _check_format(record) -> None:
         raise ReplayError(f"missing keys {sorted(missing)}")
 
 
-def _initial(record) -> tuple[Rules, tuple, np.ndarray]:
-    """The record's rules, seats and starting state, checked against its initial state."""
-    _check_format(record)
-    rules = _rules_from(record["rules"])
-    seed = _int(record["seed"], "'seed'")
-    seats = record["seats"]
-    if not isinstance(seats, list):
-        raise ReplayError(f"'seats' must be a list of seats, got {seats!r}")
-    first = record["first_seat"]
-    try:
-        seats = game.seats_for(seats=[_int(s, "a seat") for s in seats], rules=rules)
-        if first is not None and _int(first, "'first_seat'") not in seats:
-            raise ReplayError(f"'first_seat' {first!r} is not one of the seats {list(seats)}")
-        state = _start(rules, seats, seed, first)
-    except ReplayError:
-        raise
-    except ValueError as error:
-        raise ReplayError(str(error)) from None
-    got = state_to_dict(state, rules)
-    if got != record["initial_state"]:
-        raise ReplayError(
-            "the initial state differs from the game the seed starts: "
-            + _first_difference(got, record["initial_state"])
-        )
-    return rules, seats, state
-
-
-def _any_game_start(record: dict, played: games.Game) -> np.ndarray:
-    """The starting state of a record of another game: its seed, player count and first seat,
-    checked against the recorded seats and initial state."""
+def _start(record: dict, played: games.Game) -> np.ndarray:
+    """The starting state of a record: its seed, seats and first seat, checked against its
+    initial state."""
     seed = _int(record["seed"], "'seed'")
     seats, first = record["seats"], record["first_seat"]
     if not isinstance(seats, list) or not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
         raise ReplayError(f"'seats' must be a list of seats, got {excerpt(seats)}")
     try:
-        state = played.new_state(len(seats), seed=seed, first=None if first is None else _int(first, "'first_seat'"))
+        state = played.new_state_in_seats(
+            tuple(seats), seed=seed, first=None if first is None else _int(first, "'first_seat'")
+        )
     except ReplayError:
         raise
     except ValueError as error:
         raise ReplayError(f"{played.game_type.long_name}: {error}") from None
-    if list(played.seats(state)) != seats:
-        raise ReplayError(f"'seats' {excerpt(seats)} are not the seats of {played.game_type.long_name}'s game")
     got = played.state_to_dict(state)
     if got != record["initial_state"]:
         raise ReplayError(
             "the initial state differs from the game the seed starts: "
             + _first_difference(got, record["initial_state"])
         )
-    return state
-
-
-def _replay_any_game(record: dict, played: games.Game) -> Replay:
-    """:func:`replay` of a record of another registered game, through its functional API."""
-    state = _any_game_start(record, played)
-    moves = _moves_of(record, tuple(played.seats(state)))
-    out = Replay(played.variant, [state], [], [], [], record, played)
-    for k, entry in enumerate(moves):
-        if not isinstance(entry, dict) or "action" not in entry or "state" not in entry:
-            raise ReplayError(f"move {k}: must be an object with 'action' and 'state'")
-        if played.winner(state) is not None:
-            raise ReplayError(f"move {k}: the game was already over")
-        action = _int(entry["action"], f"move {k}: 'action'")
-        if action not in played.legal_actions(state):
-            legal = played.legal_actions(state).tolist()
-            raise ReplayError(f"move {k}: action {action} is illegal here; legal: {legal}")
-        before, state = state, played.apply(state, action)
-        got = played.state_to_dict(state)
-        if got != entry["state"]:
-            raise ReplayError(
-                f"move {k} (action {action}): the state after it differs from the recorded one: "
-                + _first_difference(got, entry["state"])
-            )
-        out.actions.append(action)
-        out.descriptions.append(played.describe_action(before, action))
-        out.states.append(state)
-    _check_result(record, _any_game_result(played, state))
-    return out
-
-
-def _replay_move(k: int, entry, state: np.ndarray, rules: Rules, labels: PawnLabels, out: Replay) -> np.ndarray:
-    """Play move `k` of the record from `state`, check it and the state it leads to, and add
-    it to `out`; return the new state."""
-    if not isinstance(entry, dict) or "action" not in entry or "state" not in entry:
-        raise ReplayError(f"move {k}: must be an object with 'action' and 'state'")
-    if game.winner(state) is not None:
-        raise ReplayError(f"move {k}: the game was already over")
-    action = _int(entry["action"], f"move {k}: 'action'")
-    try:
-        game.check_action(state, rules, action)
-    except ValueError as error:
-        raise ReplayError(f"move {k}: {error}") from None
-    before, state = state, game.step(state, rules, action)
-    move = labels.advance(before, action, state)
-    got = state_to_dict(state, rules)
-    if got != entry["state"]:
-        raise ReplayError(
-            f"move {k} (action {action}): the state after it differs from the recorded one: "
-            + _first_difference(got, entry["state"])
-        )
-    out.actions.append(action)
-    out.descriptions.append(narrate(before, rules, action, move, labels.previous))
-    out.states.append(state)
-    out.labels.append(labels.copy())
     return state
 
 
@@ -441,27 +325,26 @@ def save(record: dict, path) -> pathlib.Path:
 
 def move_list(rep: Replay) -> list:
     """Lines of the move list: who played what, the consequences, and the result."""
-    record = rep.record
-    played = rep.game if rep.game is not None else games.load_game("sorry", rep.rules)
+    record, played = rep.record, rep.game
     kind = played.game_type
-    board = kind.id == "sorry"  # the board game's lines stay as they were before other games
+    original = kind.original_replay_format  # the board game's lines stay as they were before other games
     # The board game names seats by colour; other games by their seat names, as their move texts do.
-    colours = kind.seat_colours if board else kind.seat_names
+    colours = kind.seat_colours if original else kind.seat_names
     lines = []
     names: dict = {p.get("seat"): p.get("agent") for p in record.get("players", []) if isinstance(p, dict)}
     if names:
         # The names come from the file: printable() keeps terminal escape codes in them inert.
         lines.append("players: " + ", ".join(f"{colours[s]} = {printable(names[s])}" for s in sorted(names)))
-    if not board:
+    if not original:
         lines.append(f"game: {kind.long_name}")
     lines.append(f"rules {played.variant_name}, seats {list(record['seats'])}, seed {record['seed']}")
     for k, text in enumerate(rep.descriptions):
         # The board game's narration names the mover; other games' move texts do not.
-        who = "" if board else f"{colours[played.to_move(rep.states[k])]}: "
+        who = "" if original else f"{colours[played.to_move(rep.states[k])]}: "
         lines.append(f"{k + 1:4d}. {who}{text}")
     end = rep.states[-1]
     winner, turns = played.winner(end), played.turn(end)
-    unit = "turns" if board else kind.turn_unit
+    unit = "turns" if original else kind.turn_unit
     who = "no winner" if winner is None else f"{colours[winner]} wins"
     lines.append(f"{who} after {turns} {unit}")
     return lines
@@ -473,8 +356,8 @@ def write_gif(rep: Replay, path, fps: float = 2.0, size: int = 640) -> int:
 
     Frames are drawn, encoded and written one at a time, so memory does not grow with the
     game's length (a frame at the default size is about 1.2 MB before encoding)."""
-    if rep.game is not None and rep.game.game_type.id != "sorry":
-        raise ReplayError(f"a GIF draws the board game's board; {rep.game.game_type.long_name} has none")
+    if not rep.game_type.can_draw:
+        raise ReplayError(f"a GIF draws the board game's board; {rep.game_type.long_name} has none")
     from PIL import GifImagePlugin, Image  # Pillow only when pictures are asked for
 
     from .draw import draw_board
@@ -535,7 +418,7 @@ def main(argv=None) -> int:
     except ReplayError as error:
         print(f"sorry-replay: {args.file}: {error}", file=sys.stderr)
         return 1
-    if args.gif is not None and rep.game_type.id != "sorry":
+    if args.gif is not None and not rep.game_type.can_draw:
         print(f"sorry-replay: --gif draws the board game; {rep.game_type.long_name} has no board", file=sys.stderr)
         return 1
     try:

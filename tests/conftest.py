@@ -6,11 +6,11 @@ from float_margins import top_two_gap  # tests/ is on sys.path (pytest rootdir i
 
 @pytest.fixture
 def batch_gaps(monkeypatch):
-    """The top-two gap of every row a policy agent scores through masked_logits (the Sorry!
-    agent's act_turns and act_batch, the other games' agent's act): comparing those moves
+    """The top-two gap of every row a policy agent scores through masked_logits (act_turns,
+    act_batch and act, for every game's policy): comparing those moves
     with another path's, or with recorded ones, holds on every CPU when none is a near tie
     (tests/float_margins.py), whichever kernel rounds the scores."""
-    from sorry_env.agents import game_policy, policy
+    from sorry_env.agents import policy
 
     gaps = []
     masked = policy.masked_logits
@@ -20,6 +20,5 @@ def batch_gaps(monkeypatch):
         gaps.extend(top_two_gap(row) for row in out.numpy())
         return out
 
-    for module in (policy, game_policy):
-        monkeypatch.setattr(module, "masked_logits", recording)
+    monkeypatch.setattr(policy, "masked_logits", recording)
     return gaps

@@ -199,7 +199,7 @@ def test_a_policy_without_torch_names_the_extra_to_install(monkeypatch):
 
 
 def test_a_folder_given_as_an_agent_is_refused_with_what_to_pass(tmp_path):
-    from sorry_env.agents.any_game import make_game_agent
+    from sorry_env.agents import make_agent
 
     with pytest.raises(ValueError, match="is a folder, not an agent: pass a policy file"):
         make_agent(str(tmp_path))
@@ -207,7 +207,7 @@ def test_a_folder_given_as_an_agent_is_refused_with_what_to_pass(tmp_path):
     with pytest.raises(ValueError, match=r"pass its policy file \(.*policy\.safetensors\)"):
         make_agent(str(tmp_path))
     with pytest.raises(ValueError, match="is a folder, not an agent"):
-        make_game_agent("express", str(tmp_path))
+        make_agent(str(tmp_path), game="express")
 
 
 @pytest.mark.parametrize(

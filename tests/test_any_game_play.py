@@ -17,7 +17,7 @@ from test_replay import record_tournament  # tests/ is on sys.path (pytest rootd
 from sorry_env import games
 from sorry_env import replay as R
 from sorry_env.agent import GameTurn
-from sorry_env.agents.any_game import make_game_agent
+from sorry_env.agents import make_agent
 from sorry_env.agents.play import terminal
 
 # ---- the terminal game ----------------------------------------------------------------------
@@ -101,7 +101,7 @@ def test_a_board_game_policy_file_is_refused_for_another_game(monkeypatch, capsy
 def toy_record(seed=3, players=3):
     """A toy game of greedy agents, recorded."""
     game = games.load_game("toy_race")
-    agent = make_game_agent(game, "greedy", seed=0)
+    agent = make_agent("greedy", seed=0, game=game)
     state, actions = game.new_state(players, seed=seed, first=1), []
     rng = np.random.default_rng(0)
     while game.winner(state) is None:

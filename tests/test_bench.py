@@ -519,7 +519,7 @@ def test_every_algorithm_names_the_tasks_it_fits():
 def test_game_ppo_runs_on_the_task_of_another_registered_game(tmp_path, capsys, monkeypatch):
     """A tiny sorry-bench run of the generic PPO: it trains, writes its curve and a policy
     file of that game, and scores it with the task's evaluation."""
-    from sorry_env.agents.game_policy import read_game_metadata
+    from sorry_env.agents.policy import read_metadata
     from sorry_env.training.bench import game_ppo
 
     tiny = game_ppo.settings_for(TASKS["express-2p-heuristic"])
@@ -530,7 +530,7 @@ def test_game_ppo_runs_on_the_task_of_another_registered_game(tmp_path, capsys, 
     result = json.loads((run_dir / "result.json").read_text())
     assert result["algorithm"] == "game_ppo" and result["score"]["games"] == 4
     assert result["steps"] >= 40
-    meta, _ = read_game_metadata(run_dir / "policy.safetensors", "express")
+    meta = read_metadata(run_dir / "policy.safetensors", "express")
     assert meta["num_players"] == 2 and meta["network"]["hidden"] == [8]
     curve = (run_dir / "curve.csv").read_text().splitlines()
     assert len(curve) >= 2 and "game_ppo on express-2p-heuristic-v1" in out

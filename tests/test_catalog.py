@@ -2,6 +2,7 @@
 agents.shipped and sorry-play --list, refused with the fitting file named, and telling their
 estimate of a position."""
 
+import os
 import subprocess
 import sys
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from sorry_env import agents, game
+from sorry_env import agents, game, games
 from sorry_env.agents import catalog, make_agent
 from sorry_env.agents.policy import Actor, PolicyAgent, read_metadata, save_policy
 from sorry_env.rules import get_rules
@@ -44,8 +45,21 @@ def test_a_game_without_a_shipped_policy_gets_a_clear_error(tmp_path, monkeypatc
     monkeypatch.setenv("SORRY_CHECKPOINTS", str(tmp_path))
     with pytest.raises(ValueError, match="hasbro2013-2p should be .* that file is missing"):
         agents.shipped("hasbro2013", 2)
-    with pytest.raises(ValueError, match="stands for the shipped policy of a game"):
+    with pytest.raises(ValueError, match="stands for the shipped policy of a game and player count"):
         make_agent("trained")
+    with pytest.raises(ValueError, match="no shipped policy for rules 'hasbro2003_fast' with 2 players"):
+        make_agent("trained", game=games.load_game("sorry", "hasbro2003_fast"), players=2)
+
+
+def test_trained_is_the_shipped_policy_of_the_game_and_player_count_asked_for():
+    for played, players, file in [
+        (games.load_game("sorry", "hasbro2013"), 4, "hasbro2013-4p.safetensors"),
+        (games.load_game("sorry"), 2, "sorry-2p.safetensors"),
+        (games.load_game("express"), 2, "express-2p.safetensors"),
+    ]:
+        agent = make_agent("trained", game=played, players=players)
+        assert isinstance(agent, PolicyAgent) and os.path.basename(agent.path) == file
+        agent.check_game(played.agent_rules, players)  # the file fits the game it was made for
 
 
 def test_a_policy_for_another_game_is_refused_naming_the_file_that_fits():

@@ -13,9 +13,9 @@ from sorry_env import agents, games
 from sorry_env.agent import GameTurn
 from sorry_env.agents.arena import pool
 from sorry_env.agents.arena.cli import main as sorry_eval
-from sorry_env.agents.arena.game_table import GameTable
 from sorry_env.agents.arena.output import format_table
-from sorry_env.agents.arena.tournament import run_game_tournament
+from sorry_env.agents.arena.play import GameTable
+from sorry_env.agents.arena.tournament import run_tournament
 from sorry_env.express import DEFAULT_MAX_TURNS, env, game, raw_env, state_from_dict, state_to_dict
 from sorry_env.express import engine as E
 from sorry_env.express.agents import evaluation as greedy_score
@@ -35,7 +35,7 @@ def greedy_agent():
 
 
 def run_express_tournament(agent_specs, **kwargs):
-    return run_game_tournament("express", agent_specs, **kwargs)
+    return run_tournament(agent_specs, game="express", **kwargs)
 
 
 def colour_action(colour, source):

@@ -16,8 +16,8 @@ from sorry_env import agents, games
 from sorry_env.agent import GameTurn
 from sorry_env.agents.arena.cli import main as sorry_eval
 from sorry_env.agents.arena.output import format_table
-from sorry_env.agents.arena.tournament import run_game_tournament, run_tournament
-from sorry_env.agents.game_policy import GameActor, GamePolicyAgent, load_game_policy, save_game_policy
+from sorry_env.agents.arena.tournament import run_tournament
+from sorry_env.agents.policy import Actor, PolicyAgent, load_policy, save_policy
 from sorry_env.express import engine as E
 from sorry_env.express import game, raw_env, state_from_dict
 from sorry_env.express.agents import (
@@ -42,17 +42,23 @@ def make_express_agent(spec, seed=None):
 
 
 def run_express_tournament(agent_specs, **kwargs):
-    return run_game_tournament("express", agent_specs, **kwargs)
+    return run_tournament(agent_specs, game="express", **kwargs)
 
 
 def load_express_policy(path):
-    return load_game_policy(path, "express")
+    return load_policy(path, "express")
 
 
 def tiny_policy(path, players=2, hidden=(8,), seed=0):
     torch.manual_seed(seed)
-    actor = GameActor(EXPRESS.game_type, list(hidden))
-    save_game_policy(path, "express", actor, num_players=players, hidden=list(hidden), activation="relu", name="tiny")
+    actor = Actor("mlp", list(hidden), "relu", EXPRESS)
+    save_policy(
+        path,
+        actor,
+        num_players=players,
+        network={"kind": "mlp", "hidden": list(hidden), "activation": "relu"},
+        name="tiny",
+    )
     return actor
 
 
@@ -205,7 +211,7 @@ def test_policy_file_round_trip(tmp_path):
     with torch.no_grad():
         logits = actor(torch.from_numpy(turn.observation()["observation"][None]))[0].numpy()
     best = turn.legal[np.argmax(logits[turn.legal])]
-    assert GamePolicyAgent(path, "express").act(turn) == best  # the masked argmax
+    assert PolicyAgent(path, game="express").act(turn) == best  # the masked argmax
 
 
 def test_policy_for_another_player_count_is_refused_before_any_game(tmp_path):
@@ -214,7 +220,7 @@ def test_policy_for_another_player_count_is_refused_before_any_game(tmp_path):
     with pytest.raises(ValueError, match="trained for 2 players, not 3"):
         run_express_tournament([path, "random", "random"], games=3, workers=1)
     with pytest.raises(ValueError, match="cannot play the board game"):
-        GamePolicyAgent(path, "express").check_game("hasbro2003", 2)
+        PolicyAgent(path, game="express").check_game("hasbro2003", 2)
 
 
 def test_board_game_and_express_policy_files_refuse_each_other(tmp_path):

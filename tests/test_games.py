@@ -308,7 +308,7 @@ def test_the_playout_search_of_any_game_finds_a_win_and_beats_random():
     (a game it knows nothing about) it beats random play."""
     from sorry_env import agents
     from sorry_env.agent import GameTurn
-    from sorry_env.agents.arena.tournament import run_game_tournament
+    from sorry_env.agents.arena.tournament import run_tournament
 
     toy = games.load_game("toy_race")
     state = toy.state_from_dict({"to_move": 1, "turn": 4, "positions": [5, 9], "roll": 3})
@@ -332,7 +332,7 @@ def test_the_playout_search_of_any_game_finds_a_win_and_beats_random():
     for bad in ("playouts:playouts=0", "playouts:max_turns=-1"):
         with pytest.raises(ValueError, match="playouts|max_turns"):
             agents.make_agent(bad, game=express)
-    results = run_game_tournament("express", ["playouts:playouts=10", "random"], games=60, seed=0, workers=1)
+    results = run_tournament(["playouts:playouts=10", "random"], game="express", games=60, seed=0, workers=1)
     assert results["agents"][0]["win_rate"] > 0.6  # seed 0: 72% over 100 games (random: an even share is 50%)
 
 
@@ -340,13 +340,13 @@ def test_a_tournament_and_a_trained_policy_of_the_toy_game(tmp_path):
     """The generic table plays the toy game by id; the generic PPO trains it, its policy file
     loads as the toy's only, and plays in a tournament."""
     from sorry_env import agents
-    from sorry_env.agents.arena.tournament import run_game_tournament
+    from sorry_env.agents.arena.tournament import run_tournament
     from sorry_env.training import game_ppo
 
-    results = run_game_tournament("toy_race", ["greedy", "random"], games=40, seed=1, workers=1)
+    results = run_tournament(["greedy", "random"], game="toy_race", games=40, seed=1, workers=1)
     assert results["config"]["rules"] == "toy_race" and results["config"]["seats"] == [0, 1]
     assert sum(row["wins"] for row in results["agents"]) + results["truncated"] == 40
-    again = run_game_tournament("toy_race", ["greedy", "random"], games=40, seed=1, workers=1)
+    again = run_tournament(["greedy", "random"], game="toy_race", games=40, seed=1, workers=1)
     assert again["games"] == results["games"]  # a seed fixes the games
     assert results["agents"][0]["wins"] > results["agents"][1]["wins"]  # greedy beats random over 40 games
     settings = game_ppo.Settings(games=8, hidden=(8,), opponents=("greedy", "random"), mix=(1.0, 1.0))
@@ -355,12 +355,12 @@ def test_a_tournament_and_a_trained_policy_of_the_toy_game(tmp_path):
     game_ppo.save(path, "toy_race", actor, 2, settings, training)
     policy = agents.make_agent(str(path), game="toy_race")
     assert policy.name == "policy:toy" and training["learner_steps"] >= 30
-    played = run_game_tournament("toy_race", [str(path), "random", "random"][:2], games=8, seed=0, workers=1)
+    played = run_tournament([str(path), "random", "random"][:2], game="toy_race", games=8, seed=0, workers=1)
     assert played["agents"][0]["games"] == 8
     with pytest.raises(ValueError, match="policy file for Race \\(toy\\), not Sorry! Express"):
         agents.make_agent(str(path), game="express")
     with pytest.raises(ValueError, match="trained for 2 players, not 3"):
-        run_game_tournament("toy_race", [str(path), "random", "random"], games=3, workers=1)
+        run_tournament([str(path), "random", "random"], game="toy_race", games=3, workers=1)
     with pytest.raises(ValueError, match="policy file for Race"):
         agents.make_agent(str(path))  # the board game's loader names the file's game
 
@@ -369,7 +369,7 @@ def test_one_rules_codec_for_replays_and_policy_files():
     import dataclasses
 
     from sorry_env.policy_input import rules_from_dict
-    from sorry_env.replay import ReplayError, _rules_from
+    from sorry_env.replay import ReplayError, game_of_record, record_game
     from sorry_env.rules import PRESETS, rules_from_json, rules_to_json
 
     data = rules_to_json("hasbro2013_fire_ice")
@@ -382,7 +382,7 @@ def test_one_rules_codec_for_replays_and_policy_files():
             with pytest.raises(ValueError, match=words):
                 reader(bad, "f.json")
         with pytest.raises(ReplayError, match=words):
-            _rules_from(bad)
+            game_of_record({**record_game("hasbro2003", (0, 2), 1, []), "rules": bad})
     with pytest.raises(ValueError, match="f.json: its rules are not valid"):
         rules_from_json({**data, "pawns_per_player": 9}, "f.json")
     assert set(rules_to_json("hasbro2003")) == {f.name for f in dataclasses.fields(PRESETS["hasbro2003"])}

@@ -152,8 +152,8 @@ def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         write_policy(path, seed=1)
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["p.safetensors"]
-    import sorry_env.agents.game_policy
     import sorry_env.training.export
+    import sorry_env.training.game_ppo
     import sorry_env.training.migrate_policy
     import sorry_env.training.value_fit
 
@@ -161,7 +161,7 @@ def test_save_policy_is_the_atomic_shareable_writer(tmp_path, monkeypatch):
         sorry_env.training.export,
         sorry_env.training.value_fit,
         sorry_env.training.migrate_policy,
-        sorry_env.agents.game_policy,
+        sorry_env.training.game_ppo,
         sorry_env.agents.policy,
     ):
         assert "os.replace" not in pathlib.Path(module.__file__).read_text()  # they go through save_atomic

@@ -1,6 +1,6 @@
 """Train a small masked policy network for any registered game other than the board game
 (plain torch, one process), written as that game's policy file
-(:mod:`sorry_env.agents.game_policy`):
+(:mod:`sorry_env.agents.policy`):
 
     python -m sorry_env.training.game_ppo --game ID --players 2 --minutes 8 --out ID-2p.safetensors
 
@@ -38,9 +38,8 @@ from torch import nn
 
 from sorry_env import games
 from sorry_env.agent import Agent, GameTurn
-from sorry_env.agents.any_game import as_game, make_game_agent
-from sorry_env.agents.game_policy import GameActor, save_game_policy
-from sorry_env.agents.policy import MLP, masked_logits
+from sorry_env.agents import make_agent
+from sorry_env.agents.policy import MLP, Actor, masked_logits, save_policy
 
 SELF = "self"  # the opponent kind that is the current policy (sampled)
 RANDOM = "random"  # uniformly random legal play, drawn from the trainer's own generator
@@ -79,7 +78,7 @@ def check_settings(game: games.Game, players: int, settings: Settings) -> np.nda
         )
     for kind in settings.opponents:
         if kind not in (SELF, RANDOM):
-            make_game_agent(game, kind, seed=0, allow_code=False)  # an unknown or unfit opponent, refused now
+            make_agent(kind, seed=0, allow_code=False, game=game)  # an unknown or unfit opponent, refused now
     return mix / mix.sum()
 
 
@@ -96,7 +95,7 @@ def sample_actions(actor, obs, masks, rng):
 
 
 def play_batch(
-    actor: GameActor, game: games.Game, players: int, settings: Settings, mix: np.ndarray, rng: np.random.Generator
+    actor: Actor, game: games.Game, players: int, settings: Settings, mix: np.ndarray, rng: np.random.Generator
 ) -> tuple:
     """Play `settings.games` games in lockstep. Returns the learner's decisions (obs, masks,
     actions, log-probs, returns) and per-game (opponent kind, learner reward)."""
@@ -107,7 +106,7 @@ def play_batch(
     seat_of = [game.seats(states[g])[learner[g]] for g in range(n_games)]
     kinds = rng.choice(len(kinds_named), size=n_games, p=mix)
     opponents: dict[str, Agent] = {
-        name: make_game_agent(game, name, seed=int(rng.integers(2**32)), allow_code=False)
+        name: make_agent(name, seed=int(rng.integers(2**32)), allow_code=False, game=game)
         for name in kinds_named
         if name not in (SELF, RANDOM)
     }
@@ -203,13 +202,13 @@ def train(
     seed: int = 0,
     minutes: float | None = None,
     steps: int | None = None,
-    on_update: Callable[[int, int, GameActor], None] | None = None,
+    on_update: Callable[[int, int, Actor], None] | None = None,
     log: Callable[[str], None] | None = print,
-) -> tuple[GameActor, dict]:
+) -> tuple[Actor, dict]:
     """Train a policy of `game` for `players` until `minutes` of wall time or `steps` learner
     decisions (whichever comes first; at least one must be given). `on_update(update, steps,
     actor)` runs after every update. Returns (actor, the training record of its policy file)."""
-    game = as_game(game)
+    game = game if isinstance(game, games.Game) else games.load_game(game)
     settings = Settings() if settings is None else settings
     mix = check_settings(game, players, settings)
     if minutes is None and steps is None:
@@ -218,7 +217,7 @@ def train(
         raise ValueError(f"the budget must be positive, got minutes={minutes!r}, steps={steps!r}")
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    actor = GameActor(game.game_type, list(settings.hidden))
+    actor = Actor("mlp", list(settings.hidden), "relu", game)
     critic = MLP([game.observation_size, *settings.hidden, 1], "relu")
     optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=settings.lr)
     start = time.perf_counter()
@@ -262,17 +261,16 @@ def train(
 
 
 def save(
-    path: str | os.PathLike, game: str | games.Game, actor: GameActor, players: int, settings: Settings, training: dict
+    path: str | os.PathLike, game: str | games.Game, actor: Actor, players: int, settings: Settings, training: dict
 ) -> None:
     """Write the trained actor as `game`'s policy file, named after the file."""
-    game = as_game(game)
-    save_game_policy(
+    game = game if isinstance(game, games.Game) else games.load_game(game)
+    save_policy(
         path,
-        game.game_type.id,
         actor,
+        rules=game,
         num_players=players,
-        hidden=list(settings.hidden),
-        activation="relu",
+        network={"kind": "mlp", "hidden": list(settings.hidden), "activation": "relu"},
         name=os.path.splitext(os.path.basename(str(path)))[0],
         training=training,
     )

@@ -71,8 +71,9 @@ def warm_envs() -> None:
 def warm_game(game_id: str) -> None:
     """A random game of a registered game's env, one move of each of its agents (at their
     smallest settings where they have them), and a two-game tournament."""
-    from sorry_env.agents.any_game import agent_makers, make_game_agent
-    from sorry_env.agents.arena.tournament import run_game_tournament
+    from sorry_env.agents import agents_of_game as agent_makers
+    from sorry_env.agents import make_agent
+    from sorry_env.agents.arena.tournament import run_tournament
 
     game = games.load_game(game_id)
     players = game.game_type.player_counts[0]
@@ -80,10 +81,10 @@ def warm_game(game_id: str) -> None:
     state = game.new_state(players, seed=1)
     for name in agent_makers(game_id):
         spec = {"expectimax": "expectimax:depth=1", "montecarlo": "montecarlo:iterations=4"}.get(name, name)
-        agent = make_game_agent(game, spec, seed=0)
+        agent = make_agent(spec, seed=0, game=game)
         agent.act(GameTurn.from_state(game, state, np.random.default_rng(0)))
-    run_game_tournament(
-        game, ["greedy" if "greedy" in agent_makers(game_id) else "random", "random"], games=2, workers=1
+    run_tournament(
+        ["greedy" if "greedy" in agent_makers(game_id) else "random", "random"], games=2, workers=1, rules=game
     )
 
 

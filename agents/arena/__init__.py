@@ -63,8 +63,7 @@ RuntimeError saying so) or pass ``workers=1``.
 
 Modules: :mod:`~agents.arena.play` (seating, seeds, Table), :mod:`~agents.arena.pool` (the
 process pool), :mod:`~agents.arena.stats` (statistics and the results dict),
-:mod:`~agents.arena.tournament` (run_tournament, run_game_tournament), :mod:`~agents.arena.game_table`
-(the table of every other registered game), :mod:`~agents.arena.output` (table, CSV,
+:mod:`~agents.arena.tournament` (run_tournament, for every registered game), :mod:`~agents.arena.output` (table, CSV,
 JSON, PNG), :mod:`~agents.arena.league`, :mod:`~agents.arena.record` (replays) and
 :mod:`~agents.arena.cli` (``sorry-eval``).
 """

@@ -12,11 +12,11 @@ import time
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import games
 from sorry_env.agent import IllegalMove
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
+from sorry_env.rules import DEFAULT_PRESET, PRESETS
 from sorry_env.version import made_by
 
 from .output import format_table, write_outputs
-from .tournament import run_game_tournament, run_tournament
+from .tournament import run_tournament
 
 
 # ---- command line ---------------------------------------------------------------------------
@@ -27,8 +27,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
         epilog="examples:\n  sorry-eval heuristic random --games 2000\n"
         + "".join(
             f"  sorry-eval --game {kind.id} greedy random random --games 2000\n"
-            for kind in games.builtin_game_types()
-            if kind.id != "sorry"
+            for kind in games.builtin_game_types()[1:]
         )
         + "  sorry-eval heuristic random random random --games 2000 --out runs/eval/heuristic-4p\n"
         "  sorry-eval --league heuristic greedy random --games 400 --out runs/eval/league",
@@ -57,12 +56,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
     )
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same results")
-    others = [kind for kind in games.builtin_game_types() if kind.id != "sorry"]
+    board, *others = games.builtin_game_types()  # the board game first
     parser.add_argument(
         "--game",
-        default="sorry",
-        choices=("sorry", *(kind.id for kind in others)),
-        help="the registered game to play (sorry_env.games): sorry (the board game) or "
+        default=board.id,
+        choices=tuple(kind.id for kind in (board, *others)),
+        help=f"the registered game to play (sorry_env.games): {board.id} (the board game) or "
         + ", ".join(f"{kind.id} ({kind.long_name})" for kind in others)
         + "; the other games' agents take the same specs (random, greedy, the game's own agents with settings, "
         "or a policy file of that game; docs/agents.md)",
@@ -158,8 +157,9 @@ def _record_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: float, provenance: dict) -> None:
     from .league import format_league, run_league, write_league
 
-    if args.game != "sorry":
-        parser.error("--league plays the board game (--game sorry) only")
+    if not games.game_type(args.game).compiled_table:
+        board = games.builtin_game_types()[0]
+        parser.error(f"--league plays the board game (--game {board.id}) only")
     try:
         league = run_league(
             args.agents,
@@ -185,35 +185,20 @@ def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: fl
 
 def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
     """The results of the tournament the arguments ask for (errors end the command)."""
-    if args.game == "sorry" and agents.catalog.TRAINED in args.agents:
-        # "trained": the shipped policy of this game (agents.catalog); each player is one agent.
-        try:
-            rules = args.rules or DEFAULT_PRESET
-            args.agents = [agents.catalog.resolve_spec(spec, rules, len(args.agents)) for spec in args.agents]
-        except ValueError as error:
-            parser.error(str(error))
     try:
-        if args.game == "sorry":
-            return run_tournament(
-                args.agents,
-                args.players,
-                args.games,
-                args.seed,
-                args.rules or DEFAULT_PRESET,
-                args.workers,
-                DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns,
-                progress=not args.no_progress,
-                torch_threads=args.torch_threads,
-            )
-        if args.rules is not None:
-            kind = games.game_type(args.game)
+        kind = games.game_type(args.game)
+        if args.rules is not None and kind.variant_word != "rules":
             raise ValueError(f"--rules names board-game rules; {kind.long_name} (--game {kind.id}) has none")
-        return run_game_tournament(
-            args.game,
+        played = games.load_game(args.game, args.rules)
+    except ValueError as error:
+        parser.error(str(error))
+    try:
+        return run_tournament(
             args.agents,
             args.players,
             args.games,
             args.seed,
+            played,
             args.workers,
             args.max_turns,
             progress=not args.no_progress,

@@ -1,20 +1,30 @@
 """Playing tournament games: the fair seating, the seeds of each game, and a lineup of agents
-at one table (:class:`Table`), one process's share of the games. The tournament rules:
-:mod:`sorry_env.agents.arena`."""
+at one table, one process's share of the games: :class:`GameTable` for any registered game
+over the registry's API, :class:`Table` for a game that declares a compiled table
+(``GameType.compiled_table``: the board game's, with teams, points and batched policy play).
+The tournament rules: :mod:`sorry_env.agents.arena`.
+
+Fair seating over the game's seats: game ``g`` puts lineup entry ``i`` in seat
+``seats[(i + g) % n]`` and lets seat ``seats[(g // n) % n]`` move first. Everything random in
+game ``g`` (the game's chance, every agent's reset seed, the re-drawn hidden parts of the
+agents' views) comes from ``numpy.random.SeedSequence([seed, g])``. A game still running after
+``max_turns`` of the game's turns (``GameType.turn_unit``) is a draw."""
 
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import numpy as np
 
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import engine as E
-from sorry_env import game
+from sorry_env import game, games
 from sorry_env.agent import checked_action
-from sorry_env.rules import Rules, get_rules
+from sorry_env.rules import Rules
 from sorry_env.scoring import scores
 
+from ..catalog import policy_game
 from .stats import agent_labels
 
 
@@ -49,18 +59,19 @@ def start_game(agents: list, seats: tuple, seed: int, game_index: int) -> tuple:
 class Table:
     """A lineup's agents in one process, able to play any game of the tournament by index."""
 
-    def __init__(self, agent_specs: list, rules: Rules | str, max_turns: int, seed: int):
+    def __init__(self, agent_specs: list, rules: Rules | str | games.Game, max_turns: int, seed: int):
         self.specs = list(agent_specs)  # specs, Agent objects or functions (agents.as_agent)
-        self.agents = [agents.as_agent(spec) for spec in self.specs]
+        self.game = policy_game(rules)
+        # "trained": the shipped policy of this game and player count (agents.make_agent)
+        self.agents = [agents.as_agent(spec, game=self.game, players=len(self.specs)) for spec in self.specs]
         self.labels = agent_labels(self.specs)
-        self.rules = get_rules(rules)
+        self.rules = self.game.variant
         self.rules_array = game.rules_array(self.rules)
         self.seats = game.DEFAULT_SEATS[len(self.agents)]
         self.max_turns = max_turns
         self.seed = seed
         for agent in self.agents:  # an agent or a network made for another game: refused before any play
-            agent.check_game_id("sorry")
-            agent.check_game(self.rules, len(self.agents))
+            agents.check_plays(agent, self.game, len(self.agents))
 
     def play(self, game_index: int) -> dict:
         """One game; returns its record. `winners`: the lineup entries sharing the win (the
@@ -106,7 +117,13 @@ class Table:
             # a fresh instance per game for the agents that act one at a time (an object
             # given by the caller is copied: games side by side must not share its state)
             players = [
-                agent if i in batched else (agents.make_agent(spec) if isinstance(spec, str) else copy.deepcopy(agent))
+                agent
+                if i in batched
+                else (
+                    agents.make_agent(spec, game=self.game, players=len(self.specs))
+                    if isinstance(spec, str)
+                    else copy.deepcopy(agent)
+                )
                 for i, (agent, spec) in enumerate(zip(self.agents, self.specs))
             ]
             for agent, reset_seed in zip(players, reset_seeds):
@@ -168,3 +185,57 @@ class Table:
             "scores": points,
             "turns": int(E.turns_played(state)),
         }
+
+
+def game_seats(game: games.Game, players: int) -> tuple[int, ...]:
+    """The seats a game of `players` is played in (the game's own choice, e.g. 0..n-1)."""
+    return tuple(game.seats(game.new_state(players, seed=0)))
+
+
+class GameTable:
+    """A lineup's agents of any registered game in one process, able to play any game of the
+    tournament by index over the registry's API (the interface of :class:`Table`; in its
+    `rules` slot the :class:`sorry_env.games.Game` played)."""
+
+    def __init__(self, agent_specs: list, game: games.Game, max_turns: int, seed: int):
+        if not isinstance(game, games.Game):
+            raise TypeError(f"a GameTable plays a sorry_env.games.Game, got {game!r}")
+        self.game = game
+        self.specs = list(agent_specs)
+        self.agents = [agents.as_agent(spec, game=game, players=len(self.specs)) for spec in self.specs]
+        self.labels = agent_labels(self.specs)
+        self.seats = game_seats(game, len(self.agents))
+        for agent in self.agents:  # an agent of another game, or a policy for another player count: refused now
+            agents.check_plays(agent, game, len(self.agents))
+        self.max_turns = max_turns
+        self.seed = seed
+
+    def play(self, game_index: int) -> dict[str, Any]:
+        """One game; returns its record in the form of :meth:`Table.play`."""
+        game = self.game
+        entry_seats, entry_at_seat, first_seat, engine_seed, view_rng = start_game(
+            self.agents, self.seats, self.seed, game_index
+        )
+        state = game.new_state(len(self.agents), seed=engine_seed, first=first_seat)
+        while game.winner(state) is None and game.turn(state) < self.max_turns:
+            legal = game.legal_actions(state)
+            turn = game.agent_turn(state, view_rng, legal)
+            entry = entry_at_seat[turn.seat]
+            action = checked_action(
+                self.agents[entry].act(turn), legal, f"agent {self.labels[entry]!r}", f"in game {game_index}"
+            )
+            state = game.apply(state, action)
+        winner_seat = game.winner(state)
+        return {
+            "game": game_index,
+            "seats": list(entry_seats),
+            "first_seat": first_seat,
+            "winners": [] if winner_seat is None else [entry_seats.index(winner_seat)],
+            "scores": None,
+            "turns": game.turn(state),
+        }
+
+
+def table_class(game: games.Game) -> type:
+    """The table a tournament of `game` is played at (``GameType.compiled_table``)."""
+    return Table if game.game_type.compiled_table else GameTable

@@ -65,7 +65,7 @@ def play_games(
     torch_threads: int | None = None,
 ) -> list[dict]:
     """Records of games 0..games-1 in index order, played by `workers` processes, each with
-    a `table_class` (Table; game_table.GameTable for the other registered games) and
+    a `table_class` (play.table_class: Table or GameTable) and
     `torch_threads` torch threads (default: SORRY_TORCH_THREADS, else 1)."""
     # Built here first so that a bad agent spec fails before any worker starts.
     table = table_class(agent_specs, rules, max_turns, seed)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import pathlib
 
-from sorry_env import files, games, replay
+from sorry_env import files, replay
 
-from .game_table import GameTable
-from .play import Table, game_seeds, seating
+from ..catalog import policy_game
+from .play import game_seeds, seating, table_class
 from .stats import agent_labels
 
 
@@ -58,13 +58,9 @@ def record_games(
 ) -> list:
     """Play games 0..k-1 of the tournament again, logging their actions, and save each as a
     replay file. `tournament_games`: the tournament's per-game records, checked against.
-    `rules`: the board game's rules, or a :class:`sorry_env.games.Game` of another registered
-    game (a tournament of ``sorry-eval --game ID``)."""
-    table: Table | GameTable
-    if isinstance(rules, games.Game) and rules.game_type.id != "sorry":
-        table = GameTable(agent_specs, rules, max_turns, seed)
-    else:
-        table = Table(agent_specs, rules.variant if isinstance(rules, games.Game) else rules, max_turns, seed)
+    `rules`: the :class:`sorry_env.games.Game` played, or the board game's rules."""
+    played = policy_game(rules)
+    table = table_class(played)(agent_specs, played, max_turns, seed)
     log: list = []
     table.agents = [_LoggingAgent(agent, log) for agent in table.agents]  # type: ignore[misc]  # an Agent by its interface
     paths = []
@@ -87,7 +83,7 @@ def record_games(
             for spec, label, seat in zip(table.specs, agent_labels(table.specs), entry_seats)
         ]
         record = replay.record_game(
-            table.game if isinstance(table, GameTable) else table.rules,
+            played,
             table.seats,
             engine_seed,
             list(log),

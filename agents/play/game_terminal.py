@@ -25,7 +25,8 @@ from sorry_env import games
 from sorry_env.agent import GameTurn
 from sorry_env.agents import set_torch_threads
 
-from ..any_game import agent_makers, check_plays, make_game_agent
+from .. import agents_of_game as agent_makers
+from .. import check_plays, make_agent
 from .prompt import Quit, ask_choice, seats_after
 
 # The opponent when none is named: the first of these the game offers (its own heuristic,
@@ -46,7 +47,7 @@ def build_game_opponents(
     seats = game.seats(game.new_state(num_players, seed=0))
     opponents = {}
     for k, (seat, spec) in enumerate(seats_after(specs, seats, human_seat)):
-        agent = make_game_agent(game, spec, seed=seed + 1 + k)
+        agent = make_agent(spec, seed=seed + 1 + k, game=game)
         check_plays(agent, game, num_players)
         opponents[seat] = (os.path.basename(spec), agent)  # a policy file shows as its file name
     return opponents

@@ -15,11 +15,10 @@ def check_fits(agent, task: Task) -> None:
 
     if task.game_id != "sorry":
         from sorry_env import games
-        from sorry_env.agents.any_game import as_game_agent, check_plays
 
         game = games.load_game(task.game_id)
         try:
-            check_plays(as_game_agent(game, agent), game, task.players)
+            agents.check_plays(agents.as_agent(agent, game=game), game, task.players)
         except (ValueError, TypeError) as error:
             raise ValueError(f"{agent!r} cannot play task {task.name} ({game.game_type.long_name}): {error}") from None
         return
@@ -51,10 +50,8 @@ def score(
     seed = task.eval_seed if seed is None else seed
     start = time.perf_counter()
     if task.game_id != "sorry":
-        from sorry_env.agents.arena.tournament import run_game_tournament
-
-        results = run_game_tournament(
-            task.game_id, task.lineup(agent), task.players, games, seed, workers=workers, progress=progress
+        results = run_tournament(
+            task.lineup(agent), task.players, games, seed, workers=workers, progress=progress, game=task.game_id
         )
     else:
         results = run_tournament(

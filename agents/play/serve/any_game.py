@@ -22,7 +22,8 @@ import numpy as np
 
 from sorry_env import games
 from sorry_env.agent import Agent, GameTurn
-from sorry_env.agents.any_game import agent_makers, make_game_agent
+from sorry_env.agents import agents_of_game as agent_makers
+from sorry_env.agents import make_agent
 from sorry_env.agents.specs import ALIASES
 from sorry_env.checks import excerpt
 
@@ -53,8 +54,8 @@ class GameChoice:
         """The agent, from the server's own data: the game's registered maker of that name, or
         a move of it in the pool (a fallback agent playing when the pool does not answer)."""
         if self.in_thread:
-            return make_game_agent(game, self.name, seed=seed, allow_code=False)
-        fallback = make_game_agent(game, first_offered(self.game_id, FALLBACK_AGENTS), seed=seed, allow_code=False)
+            return make_agent(self.name, seed=seed, allow_code=False, game=game)
+        fallback = make_agent(first_offered(self.game_id, FALLBACK_AGENTS), seed=seed, allow_code=False, game=game)
         return RemoteAgent(pool, self.name, (), seed=seed, game_id=self.game_id, fallback=fallback)
 
 

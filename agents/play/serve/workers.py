@@ -41,9 +41,9 @@ def _maker(game_id: str, name: str):
         from sorry_env.agents import AGENTS  # the registered classes only: a job names one of them
 
         return AGENTS[name]
-    from sorry_env.agents.any_game import agent_makers
+    from sorry_env.agents import agents_of_game
 
-    return agent_makers(game_id)[name]
+    return agents_of_game(game_id)[name]
 
 
 def _worker(conn) -> None:
