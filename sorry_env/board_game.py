@@ -33,6 +33,7 @@ GAME_TYPE = GameType(
     policy_format="sorry_policy",
     variants=tuple(PRESETS),
     turn_unit="cards played",
+    batched_step=True,
 )
 
 

@@ -68,6 +68,11 @@ class GameType:
     # class acting on a sorry_env.agent.GameTurn) and may have evaluation(state, seat) ->
     # number, the ranking the generic "greedy" agent maximises after each legal move.
     agents_module: str = ""
+    # True for a game whose compiled engine steps many games at once and scores afterstates
+    # (the board game's sorry_env.engine): the batched trainers need it (sorry-train's
+    # MaskablePPO, TD(lambda), expert iteration, RLlib and sorry-bench's baselines on them);
+    # a game without one trains with the plain-torch PPO over this registry (training/game_ppo.py).
+    batched_step: bool = False
 
     @property
     def default_variant(self) -> str:

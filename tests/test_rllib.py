@@ -62,7 +62,7 @@ def test_a_shipped_config_loads_by_name_and_fractional_cpus_are_kept(tmp_path):
     assert rb.load_config("rllib-smoke")["name"] == "rllib-smoke"  # configs/rllib-smoke.yaml, from any folder
     cfg = rb.load_config(write_config(tmp_path, env_runners={"num_cpus_per_env_runner": 0.5}))
     assert cfg["env_runners"]["num_cpus_per_env_runner"] == 0.5
-    assert cfg["env_runners"]["rollout_fragment_length"] == rb.DEFAULTS["env_runners"]["rollout_fragment_length"]
+    assert cfg["env_runners"]["rollout_fragment_length"] == rb.RLLIB.defaults["env_runners"]["rollout_fragment_length"]
 
 
 @pytest.mark.parametrize("players, mix", [(2, {"self": 1.0}), (4, {"heuristic": 1.0}), (3, {"self": 1, "random": 1})])

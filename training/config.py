@@ -10,7 +10,9 @@ current directory (run from the repository root for the shipped configs).
 
 from __future__ import annotations
 
+import argparse
 import copy
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Collection
@@ -238,6 +240,13 @@ NULLABLE = {
 }
 # key -> (test, what it must be); keys not listed only have their type checked.
 POSITIVE, AT_LEAST_ZERO = (lambda v: v > 0, "> 0"), (lambda v: v >= 0, ">= 0")
+
+
+def within(low, high) -> tuple[Callable[[Any], bool], str]:
+    """The range test of a key whose value lies in [low, high]."""
+    return (lambda v: low <= v <= high), f"in [{low}, {high}]"
+
+
 RANGES = {
     "seed": AT_LEAST_ZERO,
     "game.max_turns": POSITIVE,
@@ -248,7 +257,7 @@ RANGES = {
     "ppo.batch_size": POSITIVE,
     "ppo.n_epochs": POSITIVE,
     "ppo.gamma": (lambda v: 0 < v <= 1, "in (0, 1]"),
-    "ppo.gae_lambda": (lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "ppo.gae_lambda": within(0, 1),
     "ppo.clip_range": POSITIVE,
     "ppo.ent_coef": AT_LEAST_ZERO,
     "ppo.vf_coef": AT_LEAST_ZERO,
@@ -280,16 +289,16 @@ RANGES = {
     "expert_iteration.c_puct": AT_LEAST_ZERO,
     "expert_iteration.prior_temperature": POSITIVE,
     "expert_iteration.noise_alpha": POSITIVE,
-    "expert_iteration.noise_fraction": (lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "expert_iteration.noise_fraction": within(0, 1),
     "expert_iteration.sample_moves": AT_LEAST_ZERO,
     "expert_iteration.window": POSITIVE,
     "expert_iteration.epochs": POSITIVE,
     "expert_iteration.batch_size": POSITIVE,
     "expert_iteration.learning_rate": POSITIVE,
     "expert_iteration.policy_weight": AT_LEAST_ZERO,
-    "expert_iteration.value_target_mix": (lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "expert_iteration.value_target_mix": within(0, 1),
     "expert_iteration.gate_games": POSITIVE,
-    "expert_iteration.gate_threshold": (lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "expert_iteration.gate_threshold": within(0, 1),
     "expert_iteration.eval_games": POSITIVE,
     "expert_iteration.workers": POSITIVE,
     "expert_iteration.lockstep_games": POSITIVE,
@@ -418,10 +427,7 @@ def validate(
     run directory's run_state.json): its agent specs are data, so one that runs code
     (``module:Name``, an sb3 zip: :func:`agents.runs_code`) is refused before anything is
     built, unless it is in `trusted` (specs the user typed; `how` says how to type one)."""
-    check_types(cfg, DEFAULTS)
-    problem = run_name_problem(cfg["name"])
-    if problem:
-        raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
+    PPO.validate(cfg)
     if cfg["envs"] * cfg["ppo"]["n_steps"] > MAX_ROLLOUT:
         raise ValueError(
             f"config: envs * ppo.n_steps (the rollout buffer's positions) must be at most {MAX_ROLLOUT:,}, "
@@ -448,17 +454,10 @@ def _refuse_stored_code(cfg: dict, stored_in: str, trusted: Collection[str], how
 
 def _check_game_and_network(cfg: dict) -> None:
     """validate: the game (rules, players), the rollout kind and the network's shape."""
-    from sorry_env import game
     from sorry_env.agents.policy import ACTIVATIONS, KINDS
-    from sorry_env.rules import PRESETS
 
     g, net = cfg["game"], cfg["network"]
-    if g["rules"] not in PRESETS:
-        raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
-    try:
-        game.seats_for(g["num_players"], rules=g["rules"])
-    except ValueError as e:
-        raise ValueError(f"config: game: {e}") from None
+    check_board_game(g["rules"], g["num_players"])
     if cfg["rollout"] not in ROLLOUTS:
         raise ValueError(f"config: rollout must be one of {ROLLOUTS}, got {cfg['rollout']!r}")
     if net["kind"] not in KINDS:
@@ -480,8 +479,6 @@ def check_layer_sizes(sizes: list, where: str) -> None:
 def _check_agents(cfg: dict) -> None:
     """validate: the opponent and teacher mixes, the teacher and the evaluation opponents can
     be made and play the configured game."""
-    from sorry_env import agents
-
     from .opponents import check_mix
 
     g = cfg["game"]
@@ -491,15 +488,8 @@ def _check_agents(cfg: dict) -> None:
             check_mix(cfg[section][key], g["rules"], g["num_players"])
         except ValueError as e:
             raise ValueError(f"config: {where}: {e}") from None
-    specs = [("imitation.teacher", cfg["imitation"]["teacher"])]
-    specs += [("evaluation.opponents", spec) for spec in cfg["evaluation"]["opponents"]]
-    for where, spec in specs:
-        if not isinstance(spec, str):
-            raise ValueError(f"config: {where}: agent specs are text, got {spec!r}")
-        try:
-            agents.make_agent(spec).check_game(g["rules"], g["num_players"])
-        except (ValueError, TypeError) as e:
-            raise ValueError(f"config: {where}: {spec!r}: {e}") from None
+    check_agent_specs([cfg["imitation"]["teacher"]], "imitation.teacher", g["rules"], g["num_players"])
+    check_agent_specs(cfg["evaluation"]["opponents"], "evaluation.opponents", g["rules"], g["num_players"])
 
 
 def _check_distillation(cfg: dict, warm_start: bool) -> None:
@@ -520,3 +510,268 @@ def _check_distillation(cfg: dict, warm_start: bool) -> None:
                     f"{init['activation']}) differs from network.hidden/activation "
                     f"({net['hidden']}, {net['activation']})"
                 )
+
+
+# ---- every trainer's config: one reading, one rule -------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Schema:
+    """One trainer's config: every key it may set with its default (a config naming another
+    key is refused), and the tests :func:`check_types` applies to the values (`ranges`, `caps`,
+    `nullable` as there); `facts` checks what spans keys, after each value's own test. Every
+    schema has a ``name`` (its run directory under the runs directory) and a ``seed``."""
+
+    defaults: dict
+    ranges: dict
+    caps: dict = dataclasses.field(default_factory=dict)
+    nullable: dict = dataclasses.field(default_factory=dict)
+    facts: Callable[[dict], None] = lambda cfg: None
+
+    def load(self, path: str | Path, overrides: dict | None = None) -> dict:
+        """The validated config of YAML file `path` (or a shipped config's name; None: the
+        defaults alone) with `overrides` (command-line values, key -> value, a dotted key for
+        a key of a section) over it."""
+        cfg = copy.deepcopy(self.defaults) if path is None else read_config(path, self.defaults)
+        for key, value in (overrides or {}).items():
+            *sections, last = key.split(".")
+            section = cfg
+            for name in sections:
+                section = section[name]
+            section[last] = value
+        self.validate(cfg)
+        return cfg
+
+    def validate(self, cfg: dict) -> None:
+        """ValueError naming the first key whose value cannot make a run."""
+        check_types(cfg, self.defaults, nullable=self.nullable, ranges=self.ranges, caps=self.caps)
+        problem = run_name_problem(cfg["name"])
+        if problem:
+            raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
+        self.facts(cfg)
+
+
+PPO = Schema(DEFAULTS, RANGES, CAPS, NULLABLE)  # sorry-train's MaskablePPO: validate() adds its facts
+
+
+def check_board_game(rules, num_players: int, prefix: str = "game.") -> None:
+    """ValueError unless `rules` (the key ``<prefix>rules``) names a preset of the board game
+    that `num_players` can play."""
+    from sorry_env import game
+    from sorry_env.rules import PRESETS
+
+    if rules not in PRESETS:
+        raise ValueError(f"config: {prefix}rules must be one of {sorted(PRESETS)}, got {excerpt(rules)}")
+    try:
+        game.seats_for(num_players, rules=rules)
+    except ValueError as e:
+        raise ValueError(f"config: {prefix.rstrip('.') or 'players'}: {e}") from None
+
+
+def check_agent_specs(specs: list, where: str, rules=None, num_players: int | None = None) -> None:
+    """ValueError unless every entry of `specs` is an agent spec that can be made (and play
+    `rules` with `num_players`, when given)."""
+    from sorry_env import agents
+
+    for spec in specs:
+        if not isinstance(spec, str):
+            raise ValueError(f"config: {where}: agent specs are text, got {excerpt(spec)}")
+        try:
+            agent = agents.make_agent(spec)
+            if rules is not None:
+                agent.check_game(rules, num_players)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"config: {where}: {spec!r}: {e}") from None
+
+
+# TD(lambda) self-play (training/td_afterstate.py; `algorithm: td_lambda` in a sorry-train config).
+TD_LAMBDA_DEFAULTS = {
+    "players": 2,
+    "rules": DEFAULT_PRESET,
+    "decisions": 2_000_000,  # moves with a choice the network plays, every seat's
+    "hidden": [256, 256],
+    "lam": 0.7,  # TD(lambda)'s lambda
+    "lr": 3.0e-4,
+    "lr_final": None,  # None: lr throughout; a number: the rate falls linearly to it over the decisions
+    "epsilon": 0.02,  # share of moves played uniformly at random
+    "games": 256,  # games played side by side
+    "update_samples": 16_384,  # finished-game moves per update
+    "batch_size": 512,
+    "epochs": 2,  # passes over each update's moves
+    "seed": 0,
+    "threads": 1,
+    "max_turns": DEFAULT_MAX_TURNS,
+    "eval_every": 500_000,  # decisions between the in-run checks
+    "eval_games": 400,
+    "eval_opponents": ["random", "heuristic"],  # watched only: they play no part in training
+    "name": "td",  # the run's name: its policy file is <runs-dir>/<name>/policy.safetensors
+    "out": None,  # or this policy file (rewritten at every check)
+}
+
+
+def _td_lambda_facts(cfg: dict) -> None:
+    check_board_game(cfg["rules"], cfg["players"], "")
+    check_layer_sizes(cfg["hidden"], "hidden")
+    if not 0 < len(cfg["eval_opponents"]) <= 8:
+        raise ValueError(f"config: eval_opponents must be a list of 1 to 8 agent specs, got {cfg['eval_opponents']}")
+    check_agent_specs(cfg["eval_opponents"], "eval_opponents")
+
+
+TD_LAMBDA = Schema(
+    TD_LAMBDA_DEFAULTS,
+    ranges={
+        "players": within(2, 4),
+        "decisions": within(1, 10**11),
+        "lam": within(0, 1),
+        "lr": within(1e-8, 1),
+        "lr_final": within(0, 1),
+        "epsilon": within(0, 1),
+        "games": within(1, 4096),
+        "update_samples": within(1, 1_000_000),
+        "batch_size": within(1, 65_536),
+        "epochs": within(1, 100),
+        "seed": within(0, 2**31 - 1),
+        "threads": within(1, 256),
+        "max_turns": within(1, 1_000_000),
+        "eval_every": within(1, 10**11),
+        "eval_games": within(1, 1_000_000),
+    },
+    nullable={"lr_final": float, "out": str},
+    facts=_td_lambda_facts,
+)
+
+
+
+# Self-play PPO on Ray RLlib (sorry-train-rllib, training/rllib_backend.py).
+SELF, SNAPSHOTS = "self", "snapshots"  # opponent kinds besides agent names: the learner itself, its snapshots
+RLLIB_DEFAULTS = {
+    "name": "rllib",  # run directory: <runs_dir>/<name>
+    "seed": 0,
+    "game": {"num_players": 2, "rules": DEFAULT_PRESET, "max_turns": DEFAULT_MAX_TURNS},
+    "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
+    "ppo": {
+        "lr": 3.0e-4,
+        "gamma": 0.995,
+        "lambda": 0.95,
+        "clip_param": 0.2,
+        "entropy_coeff": 0.01,
+        "vf_loss_coeff": 0.5,
+        "grad_clip": 0.5,
+        "train_batch_size": 4000,  # env steps of learning seats per iteration
+        "minibatch_size": 512,
+        "num_epochs": 4,
+    },
+    "env_runners": {
+        "num_env_runners": 2,  # Ray actors sampling games (0: sample in the driver)
+        "num_envs_per_env_runner": 1,
+        "num_cpus_per_env_runner": 1.0,  # a number: Ray takes fractions of a CPU
+        "rollout_fragment_length": 200,
+    },
+    "opponents": {
+        "mix": {SELF: 0.5, "heuristic": 0.3, SNAPSHOTS: 0.2},  # per non-learner seat
+        "snapshot_every": 10,  # iterations between learner snapshots
+        "snapshot_window": 5,  # opponents drawn from the last N snapshots
+    },
+    "budget": {"iterations": 100},
+    "checkpoint_every": 5,  # iterations between checkpoints (and at the end)
+}
+
+
+def _rllib_facts(cfg: dict) -> None:
+    from sorry_env.agents import AGENTS
+
+    g, net, p = cfg["game"], cfg["network"], cfg["ppo"]
+    check_board_game(g["rules"], g["num_players"])
+    for key in ("hidden", "value_hidden"):
+        if not net[key]:
+            raise ValueError(f"config: network.{key} must be a non-empty list of layer widths, got []")
+        check_layer_sizes(net[key], f"network.{key}")
+    if net["activation"] not in ("relu", "tanh"):  # what rllib_backend.MaskedMLPModule builds
+        raise ValueError(f"config: network.activation must be one of ('relu', 'tanh'), got {net['activation']!r}")
+    if p["minibatch_size"] > p["train_batch_size"]:
+        raise ValueError(f"config: ppo.minibatch_size must be <= ppo.train_batch_size, got {p['minibatch_size']!r}")
+    mix = cfg["opponents"]["mix"]
+    unknown = [k for k in mix if k not in (SELF, SNAPSHOTS) and k not in AGENTS]
+    if unknown:
+        raise ValueError(
+            f"config: opponents.mix must name kinds among {SELF!r}, {SNAPSHOTS!r}, {sorted(AGENTS)}, got {unknown!r}"
+        )
+    weights = list(mix.values())
+    numbers = all(type(w) in (int, float) and math.isfinite(w) for w in weights)
+    if not (numbers and all(w >= 0 for w in weights) and sum(weights) > 0):
+        raise ValueError(f"config: opponents.mix must have weights >= 0 with a positive sum, got {excerpt(mix)}")
+
+
+# Ranges and caps: the caps, on what sizes memory, processes or Ray actors, far above the
+# shipped configs (docs/hardening.md lists them); network widths share check_layer_sizes' caps.
+RLLIB = Schema(
+    RLLIB_DEFAULTS,
+    ranges={
+        "seed": AT_LEAST_ZERO,
+        "game.num_players": within(2, 4),
+        "game.max_turns": POSITIVE,
+        "ppo.lr": POSITIVE,
+        "ppo.gamma": RANGES["ppo.gamma"],
+        "ppo.lambda": within(0, 1),
+        "ppo.clip_param": POSITIVE,
+        "ppo.entropy_coeff": AT_LEAST_ZERO,
+        "ppo.vf_loss_coeff": AT_LEAST_ZERO,
+        "ppo.grad_clip": POSITIVE,
+        "ppo.train_batch_size": POSITIVE,
+        "ppo.minibatch_size": POSITIVE,
+        "ppo.num_epochs": POSITIVE,
+        "env_runners.num_env_runners": AT_LEAST_ZERO,
+        "env_runners.num_envs_per_env_runner": POSITIVE,
+        "env_runners.num_cpus_per_env_runner": AT_LEAST_ZERO,
+        "env_runners.rollout_fragment_length": POSITIVE,
+        "opponents.snapshot_every": POSITIVE,
+        "opponents.snapshot_window": POSITIVE,
+        "budget.iterations": POSITIVE,
+        "checkpoint_every": POSITIVE,
+    },
+    caps={
+        "seed": MAX_SEED,
+        "game.max_turns": 1_000_000,
+        "ppo.train_batch_size": 1_048_576,
+        "ppo.num_epochs": 1000,
+        "env_runners.num_env_runners": 256,
+        "env_runners.num_envs_per_env_runner": 1024,
+        "env_runners.rollout_fragment_length": 65_536,
+        "opponents.snapshot_window": 1000,
+    },
+    facts=_rllib_facts,
+)
+
+def _flag_type(default, nullable: type | None):
+    """How a command-line flag's text becomes a value of a key with this default: a list is
+    comma-separated (of its first entry's type), None takes the key's nullable type."""
+    if isinstance(default, list):
+        kind = type(default[0]) if default else str
+        return lambda text: [kind(x) for x in text.split(",") if x]
+    if isinstance(default, bool):
+        return lambda text: {"true": True, "false": False}[text.lower()]
+    return nullable if default is None else type(default)
+
+
+def settings_parser(schema: Schema, description: str, prog: str | None = None) -> argparse.ArgumentParser:
+    """A command line for a flat `schema`: ``--config FILE`` (YAML over the defaults) and one
+    flag per key (``--eval-every``; lists comma-separated), the flags over the file. Read it
+    with :func:`parse_settings`."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    p.add_argument("--config", help="YAML file of settings (a shipped config by its name); flags override it")
+    for key, default in schema.defaults.items():
+        kind = _flag_type(default, schema.nullable.get(key))
+        p.add_argument("--" + key.replace("_", "-"), dest=key, type=kind, default=argparse.SUPPRESS)
+    return p
+
+
+def parse_settings(parser: argparse.ArgumentParser, schema: Schema, argv=None, ignore: tuple = ()) -> tuple:
+    """(the validated settings, the other arguments) of a :func:`settings_parser` command
+    line; `ignore`: top-level keys of the config file that name the trainer, not a setting."""
+    args = vars(parser.parse_args(argv))
+    path = args.pop("config")
+    others = {key: args.pop(key) for key in list(args) if key not in schema.defaults}
+    if path is not None:
+        data = read_yaml(config_path(path)) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: a config must be a YAML mapping")
+        args = {**{k: v for k, v in data.items() if k not in ignore}, **args}
+    return schema.load(None, merge_config(schema.defaults, args)), argparse.Namespace(**others)

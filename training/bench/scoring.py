@@ -13,7 +13,7 @@ def check_fits(agent, task: Task) -> None:
     (rules, player count, a network made for another layout); nothing is played."""
     from sorry_env import agents
 
-    if task.game_id != "sorry":
+    if task.rules is None:  # a registered game other than the board game: its registry's road
         from sorry_env import games
         from sorry_env.agents.any_game import as_game_agent, check_plays
 
@@ -50,7 +50,7 @@ def score(
     games = task.eval_games if games is None else games
     seed = task.eval_seed if seed is None else seed
     start = time.perf_counter()
-    if task.game_id != "sorry":
+    if task.rules is None:
         from sorry_env.agents.arena.tournament import run_game_tournament
 
         results = run_game_tournament(
