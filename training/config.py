@@ -543,7 +543,7 @@ class Schema:
     def validate(self, cfg: dict) -> None:
         """ValueError naming the first key whose value cannot make a run."""
         check_types(cfg, self.defaults, nullable=self.nullable, ranges=self.ranges, caps=self.caps)
-        problem = run_name_problem(cfg["name"])
+        problem = run_name_problem(cfg["name"]) if "name" in cfg else None
         if problem:
             raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
         self.facts(cfg)
@@ -740,12 +740,79 @@ RLLIB = Schema(
     facts=_rllib_facts,
 )
 
+
+# The plain-torch PPO of the registered games without a batched step (training/game_ppo.py);
+# the defaults are those the shipped policies were trained with.
+GAME_PPO_DEFAULTS = {
+    "game": None,  # a registered game's id (required)
+    "players": 2,
+    "minutes": 8.0,  # wall-clock budget
+    "steps": None,  # learner-decision budget (stops at whichever comes first)
+    "games": 256,  # games per update
+    "hidden": [128, 128],
+    "lr": 1e-3,
+    "epochs": 4,  # PPO epochs per update
+    "minibatch": 512,
+    "clip": 0.2,
+    "entropy": 0.01,
+    "opponents": ["greedy", "random", SELF],  # agent specs of the game, or self (the current policy, sampled)
+    "mix": [0.5, 0.2, 0.3],  # chances of the opponent kinds, one draw per game
+    "seed": 0,
+    "out": None,  # the policy file to write (.safetensors; its name names the policy)
+}
+
+
+def _game_ppo_facts(cfg: dict) -> None:
+    from sorry_env import games
+    from sorry_env.agents.any_game import make_game_agent
+
+    if cfg["game"] is None:
+        raise ValueError("config: game must name a registered game")
+    game = games.load_game(cfg["game"])
+    if game.game_type.batched_step:
+        raise ValueError(f"config: game {cfg['game']!r} has a batched step: it trains with sorry-train (training/train.py)")
+    game.game_type.check_players(cfg["players"])
+    check_layer_sizes(cfg["hidden"], "hidden")
+    mix, kinds = cfg["mix"], cfg["opponents"]
+    if len(mix) != len(kinds) or not all(type(w) in (int, float) and 0 <= w < math.inf for w in mix) or sum(mix) <= 0:
+        raise ValueError(
+            f"config: mix needs {len(kinds)} non-negative chances, one per opponent kind "
+            f"({','.join(map(str, kinds))}), got {excerpt(mix)}"
+        )
+    for kind in kinds:
+        if kind not in (SELF, "random"):
+            make_game_agent(game, kind, seed=0, allow_code=False)  # an unknown or unfit opponent, refused now
+
+
+GAME_PPO = Schema(
+    GAME_PPO_DEFAULTS,
+    ranges={
+        "minutes": POSITIVE,
+        "steps": POSITIVE,
+        "games": POSITIVE,
+        "lr": POSITIVE,
+        "epochs": POSITIVE,
+        "minibatch": POSITIVE,
+        "clip": POSITIVE,
+        "entropy": AT_LEAST_ZERO,
+        "seed": within(0, MAX_SEED),
+    },
+    caps={"games": 1_000_000, "epochs": 1000, "minibatch": 1_048_576},
+    nullable={"game": str, "steps": int, "out": str},
+    facts=_game_ppo_facts,
+)
+
 def _flag_type(default, nullable: type | None):
     """How a command-line flag's text becomes a value of a key with this default: a list is
     comma-separated (of its first entry's type), None takes the key's nullable type."""
     if isinstance(default, list):
         kind = type(default[0]) if default else str
-        return lambda text: [kind(x) for x in text.split(",") if x]
+
+        def comma_separated(text: str) -> list:
+            return [kind(x) for x in text.split(",") if x]
+
+        comma_separated.__name__ = f"comma-separated list of {kind.__name__}"  # argparse's message names it
+        return comma_separated
     if isinstance(default, bool):
         return lambda text: {"true": True, "false": False}[text.lower()]
     return nullable if default is None else type(default)
