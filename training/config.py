@@ -639,7 +639,6 @@ TD_LAMBDA = Schema(
 )
 
 
-
 # Self-play PPO on Ray RLlib (sorry-train-rllib, training/rllib_backend.py).
 SELF, SNAPSHOTS = "self", "snapshots"  # opponent kinds besides agent names: the learner itself, its snapshots
 RLLIB_DEFAULTS = {
@@ -770,7 +769,7 @@ def _game_ppo_facts(cfg: dict) -> None:
         raise ValueError("config: game must name a registered game")
     game = games.load_game(cfg["game"])
     if game.game_type.batched_step:
-        raise ValueError(f"config: game {cfg['game']!r} has a batched step: it trains with sorry-train (training/train.py)")
+        raise ValueError(f"config: game {cfg['game']!r} has a batched step: it trains with sorry-train (train.py)")
     game.game_type.check_players(cfg["players"])
     check_layer_sizes(cfg["hidden"], "hidden")
     mix, kinds = cfg["mix"], cfg["opponents"]
@@ -801,6 +800,7 @@ GAME_PPO = Schema(
     nullable={"game": str, "steps": int, "out": str},
     facts=_game_ppo_facts,
 )
+
 
 def _flag_type(default, nullable: type | None):
     """How a command-line flag's text becomes a value of a key with this default: a list is

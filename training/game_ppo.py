@@ -28,7 +28,6 @@ runs it as the algorithm ``game_ppo`` (:mod:`sorry_env.training.bench.game_ppo`)
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import shutil
 import socket
@@ -44,7 +43,6 @@ from .config import RLLIB, SELF, SNAPSHOTS
 
 MODULE_ID = "shared"
 MARKER = "rllib_run.json"
-
 
 
 def load_config(path) -> dict:

@@ -87,8 +87,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "dqn",
-            "masked double DQN (training/bench/dqn.py) on the batched env (self-play: against a frozen "
-            "copy of itself)",
+            "masked double DQN (training/bench/dqn.py) on the batched env (self-play: against a frozen copy of itself)",
             batched_game_only,
             "dqn",
         ),

@@ -34,7 +34,8 @@ def settings_for(task: Task, seed: int = 0, budget: int | None = None) -> dict:
 
     kinds = [SELF] if task.learner == SELF_PLAY else list(dict.fromkeys(task.opponents))
     task_settings = {"game": task.game_id, "players": task.players, "seed": seed, "minutes": 10.0**9}
-    return GAME_PPO.load(None, {**SETTINGS, **task_settings, "steps": budget, "opponents": kinds, "mix": [1.0] * len(kinds)})
+    task_settings.update(steps=budget, opponents=kinds, mix=[1.0] * len(kinds))
+    return GAME_PPO.load(None, {**SETTINGS, **task_settings})
 
 
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int) -> str:
