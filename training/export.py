@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sorry_env import files
-from sorry_env.agents.policy import save_policy
+from sorry_env.agents.policy import PolicyAgent, save_policy
 from sorry_env.files import MB
+from sorry_env.policy_input import rules_dict
+from sorry_env.rules import get_rules
 
 from . import checkpoint
 from .config import validate
@@ -58,6 +60,24 @@ def export_actor(
         training={"config": config, "timesteps": int(timesteps), "wall_seconds": wall_seconds},
         evaluation=evaluation,
     )
+
+
+class _PolicyInMemory(PolicyAgent):
+    """A :class:`PolicyAgent` over an actor in memory, with the metadata its file would have."""
+
+    def __init__(self, actor, config: dict, timesteps: int):
+        game = config["game"]
+        self.path = f"{config['name']}@{timesteps}"
+        self.actor, self.rules, self.num_players = actor, get_rules(game["rules"]), game["num_players"]
+        self.metadata = {"rules": rules_dict(self.rules), "num_players": self.num_players, "name": self.path}
+        self.sample, self.name, self._checked = False, f"policy:{self.path}", None
+        self.reset(None)
+
+
+def policy_agent(actor, config: dict, timesteps: int) -> PolicyAgent:
+    """`actor` (agents.policy.Actor) of a run with `config` as the agent its exported file
+    would load (greedy play), without writing or reading a file: the evaluation hook's agent."""
+    return _PolicyInMemory(actor, config, timesteps)
 
 
 # Caps on the JSON files export reads (a run's state holds its config and evaluation history;

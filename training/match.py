@@ -16,11 +16,12 @@ from pathlib import Path
 import torch
 
 from sorry_env.agents.arena.tournament import run_tournament
+from sorry_env.agents.base import Agent
 from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
 
 
 def play_win_rate(
-    policy_path: str | Path,
+    policy: str | Path | Agent,
     opponent: str,
     num_players: int,
     rules: Rules | str,
@@ -28,10 +29,10 @@ def play_win_rate(
     seed: int,
     max_turns: int = DEFAULT_MAX_TURNS,
 ) -> float:
-    """Play `games` games of the policy against `opponent` and return the fraction its side won
-    (a plain number; agents.arena.stats.win_rate_with_interval summarises a tally instead).
+    """Play `games` games of the policy (a file, or an agent in memory) against `opponent` and
+    return the fraction its side won (a plain number; agents.arena.stats.win_rate_with_interval summarises a tally instead).
     The caller's torch thread count is kept."""
-    lineup = [str(policy_path)] + [opponent] * (num_players - 1)
+    lineup = [str(policy) if isinstance(policy, Path) else policy] + [opponent] * (num_players - 1)
     result = run_tournament(
         lineup, num_players, games, seed, rules, workers=1, max_turns=max_turns, torch_threads=torch.get_num_threads()
     )

@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -38,13 +39,14 @@ from tqdm import tqdm
 
 from sorry_env import files
 from sorry_env.agents.arena.stats import wilson_interval
+from sorry_env.agents.base import Agent
 
 from . import checkpoint as run_checkpoint
 from . import td_afterstate
 from .batched_env import BatchedSelfPlayEnv
 from .config import config_path, load_config, read_yaml, validate
 from .curve import plot_learning_curve
-from .export import MAX_RUN_STATE_BYTES, export_model
+from .export import MAX_RUN_STATE_BYTES, export_model, policy_agent
 from .imitation import pretrain
 from .learner_env import make_env
 from .match import play_win_rate
@@ -56,8 +58,13 @@ from .search_teacher import warm_start as distil_search
 class Run:
     """A run directory: config, opponent pool, evaluation history, checkpoints."""
 
-    def __init__(self, cfg: dict, run_dir: Path):
+    def __init__(self, cfg: dict, run_dir: Path, evaluate: Callable[[int, Agent], dict] | None = None):
         self.cfg = cfg
+        # The evaluation hook: (learner steps, the current policy in memory) -> {opponent: win
+        # rate}. Without one, the config's evaluation opponents are played and the policy file
+        # is exported at each evaluation (a long run's latest result); with one, only at the end.
+        self.evaluate_policy = evaluate or self.win_rates
+        self.export_each_evaluation = evaluate is None
         self.dir = run_dir
         self.pool_dir = run_dir / "pool"
         self.policy_path = run_dir / "policy.safetensors"
@@ -111,32 +118,30 @@ class Run:
         self.pool.add_snapshot(path)
         self.last["snapshot"] = model.num_timesteps
 
-    def evaluate(self, model: MaskablePPO) -> dict:
-        """Export the current policy and measure it against each evaluation opponent."""
+    def win_rates(self, steps: int, agent: Agent) -> dict:
+        """The default evaluation hook: `agent`'s win rate against each evaluation opponent."""
         ev, game = self.cfg["evaluation"], self.cfg["game"]
-        export_model(
-            model,
-            self.policy_path,
-            self.cfg,
-            model.num_timesteps,
-            {"latest": self.evaluations[-1] if self.evaluations else None},
-        )
-        rates = {
-            name: play_win_rate(
-                self.policy_path,
-                name,
-                game["num_players"],
-                game["rules"],
-                ev["games"],
-                seed=self.cfg["seed"] + 1_000_000,
-                max_turns=game["max_turns"],
-            )
+        seed, players = self.cfg["seed"] + 1_000_000, game["num_players"]
+        return {
+            name: play_win_rate(agent, name, players, game["rules"], ev["games"], seed, game["max_turns"])
             for name in ev["opponents"]
         }
-        result = {"timesteps": int(model.num_timesteps), "games": ev["games"], "win_rates": rates}
+
+    def evaluate(self, model: MaskablePPO) -> dict:
+        """Measure the current policy, in memory, with the evaluation hook."""
+        steps = int(model.num_timesteps)
+        rates = self.evaluate_policy(steps, policy_agent(model.policy.mlp_extractor.actor, self.cfg, steps))
+        result = {"timesteps": steps, "games": self.cfg["evaluation"]["games"], "win_rates": rates}
         self.evaluations.append(result)
-        self.last["evaluation"] = model.num_timesteps
+        self.last["evaluation"] = steps
+        if self.export_each_evaluation:
+            self.export(model)
         return result
+
+    def export(self, model: MaskablePPO) -> None:
+        """The run's result: policy.safetensors with the latest evaluation in its metadata."""
+        latest = {"latest": self.evaluations[-1] if self.evaluations else None}
+        export_model(model, self.policy_path, self.cfg, model.num_timesteps, latest)
 
     def checkpoint(self, model: MaskablePPO) -> None:
         """Model and run state, each replaced atomically, the state last: a crash between
@@ -354,6 +359,8 @@ def run_training(run: Run, resume: bool) -> Run:
     if remaining > 0:
         model.learn(remaining, callback=callback, tb_log_name="ppo", reset_num_timesteps=not resume)
     run.checkpoint(model)
+    if not run.export_each_evaluation or not run.policy_path.exists():
+        run.export(model)
     plot_learning_curve(
         run.evaluations,
         cfg["game"]["num_players"],
