@@ -30,8 +30,8 @@ def play_win_rate(
     max_turns: int = DEFAULT_MAX_TURNS,
 ) -> float:
     """Play `games` games of the policy (a file, or an agent in memory) against `opponent` and
-    return the fraction its side won (a plain number; agents.arena.stats.win_rate_with_interval summarises a tally instead).
-    The caller's torch thread count is kept."""
+    return the fraction its side won (a plain number; agents.arena.stats.win_rate_with_interval
+    summarises a tally instead). The caller's torch thread count is kept."""
     lineup = [str(policy) if isinstance(policy, Path) else policy] + [opponent] * (num_players - 1)
     result = run_tournament(
         lineup, num_players, games, seed, rules, workers=1, max_turns=max_turns, torch_threads=torch.get_num_threads()

@@ -11,7 +11,8 @@ A run directory holds:
   evaluation history at the same moment. ``--resume`` continues from the pair, so an
   interruption loses at most one checkpoint interval.
 - ``pool/``: learner snapshots (policy files) that serve as opponents.
-- ``policy.safetensors``: the latest exported policy (evaluations use it; it is the result).
+- ``policy.safetensors``: the latest exported policy, written at each evaluation and at the
+  end (it is the result; evaluations play the policy in memory, through the evaluation hook).
 - ``tb/``: TensorBoard logs (losses, ``speed/*`` steps per second, ``eval/win_rate_vs_*``).
 - ``learning_curve.png``: evaluation win rates over steps.
 
