@@ -20,7 +20,8 @@ pytest.importorskip("ray.rllib")
 
 from sorry_env.agents import make_agent
 from sorry_env.training import rllib_backend as rb
-from sorry_env.training.match import play_win_rate
+from sorry_env.training.export import export_actor
+from sorry_env.training.match import match
 
 SMOKE = Path(__file__).resolve().parents[1] / "configs" / "rllib-smoke.yaml"
 
@@ -46,9 +47,9 @@ def write_config(tmp_path, **changes) -> Path:
         ({"ppo": {"minibatch_size": 10_000}}, "minibatch_size"),
         ({"colour": "red"}, "unknown key 'colour'"),
         # read, merged and type-checked by training.config's functions, as sorry-train's configs are
-        ({"ppo": 3}, "config: ppo must be a mapping"),
+        ({"ppo": 3}, "cfg.yaml: ppo must be a mapping"),
         ({"ppo": {"entropy_coeff": float("inf")}}, "ppo.entropy_coeff must be a number"),
-        ({"game": {"rules": "hasbro2003_teams", "num_players": 2}}, "config: game:"),
+        ({"game": {"rules": "hasbro2003_teams", "num_players": 2}}, "cfg.yaml: game:"),
         ({"network": {"hidden": []}}, "network.hidden must be a non-empty list"),
         ({"env_runners": {"num_cpus_per_env_runner": "one"}}, "num_cpus_per_env_runner must be a number"),
     ],
@@ -175,7 +176,7 @@ def test_train_resume_export_and_play(tmp_path, local_ray):
     assert state["iteration"] == 2 and [i["iteration"] for i in state["iterations"]] == [1, 2]
     agent = make_agent(str(run.policy_path), seed=0)
     assert agent.metadata["network"]["kind"] == "mlp" and agent.metadata["training"]["iteration"] == 2
-    assert 0 <= play_win_rate(run.policy_path, "random", 2, cfg["game"]["rules"], games=2, seed=0) <= 1
+    assert 0 <= match(run.policy_path, "random", 2, cfg["game"]["rules"], games=2, seed=0)["win_rate"] <= 1
     snapshot = make_agent(str(run.dir / state["snapshots"][0]))
     assert snapshot.metadata["name"].endswith("@it1")
 
@@ -199,7 +200,7 @@ def test_two_node_cluster_runs_env_runners_on_both_nodes(tmp_path):
             result = algo.train()
             assert result["env_runners"]["num_env_steps_sampled"] >= 200
             out = tmp_path / "two-node.safetensors"
-            rb.write_policy(out, rb.actor_tensors(algo.get_module(rb.MODULE_ID)), cfg, "two-node", {})
+            export_actor(rb.module_actor(algo.get_module(rb.MODULE_ID), cfg), out, cfg, "two-node", {})
             # the export is the module's actor, tensor for tensor: same logits on a real observation
             import torch
 
@@ -223,9 +224,8 @@ def test_snapshot_opponents_come_from_policy_file_bytes(tmp_path):
 
     cfg = rb.load_config(write_config(tmp_path))
     actor = Actor("mlp", cfg["network"]["hidden"], "relu", cfg["game"]["rules"])
-    tensors = {k: v.detach().numpy() for k, v in actor.state_dict().items()}
     path = tmp_path / "snap.safetensors"
-    rb.write_policy(path, tensors, cfg, "snap", {})
+    export_actor(actor, path, cfg, "snap", {})
     env = rb.SorryMultiAgentEnv({"num_players": 2, "mix": {"snapshots": 1.0}, "seed": 1})
     env.reset()
     assert len(env.agents) == 2  # no snapshot yet: the learner plays both seats

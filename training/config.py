@@ -94,29 +94,6 @@ DEFAULTS = {
         "opponents": ["random"],  # agent names; the learner plays one seat vs these
     },
     "checkpoint_every": 50_000,  # learner steps between checkpoints
-    "expert_iteration": {  # sorry-expit (training/expert_iteration.py): search self-play, learn, gate
-        "init": "checkpoints/value-2p.safetensors",  # generation 0: an afterstate value network file
-        "generations": 3,  # new networks to train
-        "games": 40,  # self-play games per generation
-        "simulations": 64,  # azsearch expansions per self-play decision
-        "c_puct": 0.25,
-        "prior_temperature": 0.1,  # priors: softmax(afterstate logits / this)
-        "noise_alpha": 0.3,  # Dirichlet noise on the self-play root priors
-        "noise_fraction": 0.25,
-        "sample_moves": 8,  # each game's first N decisions sampled from the visit shares
-        "window": 3,  # train on the self-play of the last N generations
-        "epochs": 2,
-        "batch_size": 256,  # decisions per step
-        "learning_rate": 1.0e-4,
-        "policy_weight": 1.0,  # weight of the search-policy cross-entropy beside the outcome loss
-        "value_target_mix": 0.0,  # value target: (1 - mix) * outcome + mix * the search's value of the move
-        "gate_games": 200,  # new network alone vs the current one alone
-        "gate_threshold": None,  # promote at a win rate of at least this (None: the even share, 1 / sides)
-        "eval_games": 200,  # each generation's network alone vs the heuristic and vs generation 0
-        "workers": 1,  # Ray self-play actors
-        "lockstep_games": 32,  # self-play games each worker searches side by side (batched network evaluations)
-        "memory_mb": 2000,  # refuse settings whose self-play window or search trees would need more
-    },
 }
 
 
@@ -214,19 +191,18 @@ def load_config(path: str | Path) -> dict:
     """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
     network files (:func:`sorry_env.training.train.open_run` checks those unless it resumes).
     A bare name that is no file is a shipped config (:func:`config_path`)."""
-    cfg = read_config(path, DEFAULTS)
-    validate(cfg, warm_start=False)
-    return cfg
+    return PPO.load(path)
 
 
-def read_config(path: str | Path, defaults: dict) -> dict:
+def read_config(path: str | Path, defaults: dict, ignore: Collection[str] = ()) -> dict:
     """The YAML mapping of config file `path` (or the shipped config of that name, see
-    :func:`config_path`) merged over `defaults`, not yet validated."""
+    :func:`config_path`) merged over `defaults`, not yet validated; `ignore`: top-level keys
+    that name the trainer, not a setting."""
     path = config_path(path)
     data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config must be a YAML mapping")
-    return merge_config(defaults, data)
+    return merge_config(defaults, {k: v for k, v in data.items() if k not in ignore})
 
 
 ROLLOUTS = ("batched", "per_game")  # the values of the rollout key
@@ -236,7 +212,6 @@ NULLABLE = {
     "ppo.learning_rate_final": float,
     "distillation.value": str,
     "distillation.init": str,
-    "expert_iteration.gate_threshold": float,
 }
 # key -> (test, what it must be); keys not listed only have their type checked.
 POSITIVE, AT_LEAST_ZERO = (lambda v: v > 0, "> 0"), (lambda v: v >= 0, ">= 0")
@@ -283,26 +258,6 @@ RANGES = {
     "evaluation.every": POSITIVE,
     "evaluation.games": POSITIVE,
     "checkpoint_every": POSITIVE,
-    "expert_iteration.generations": POSITIVE,
-    "expert_iteration.games": POSITIVE,
-    "expert_iteration.simulations": POSITIVE,
-    "expert_iteration.c_puct": AT_LEAST_ZERO,
-    "expert_iteration.prior_temperature": POSITIVE,
-    "expert_iteration.noise_alpha": POSITIVE,
-    "expert_iteration.noise_fraction": within(0, 1),
-    "expert_iteration.sample_moves": AT_LEAST_ZERO,
-    "expert_iteration.window": POSITIVE,
-    "expert_iteration.epochs": POSITIVE,
-    "expert_iteration.batch_size": POSITIVE,
-    "expert_iteration.learning_rate": POSITIVE,
-    "expert_iteration.policy_weight": AT_LEAST_ZERO,
-    "expert_iteration.value_target_mix": within(0, 1),
-    "expert_iteration.gate_games": POSITIVE,
-    "expert_iteration.gate_threshold": within(0, 1),
-    "expert_iteration.eval_games": POSITIVE,
-    "expert_iteration.workers": POSITIVE,
-    "expert_iteration.lockstep_games": POSITIVE,
-    "expert_iteration.memory_mb": POSITIVE,
 }
 
 
@@ -381,28 +336,28 @@ def check_types(
             raise ValueError(f"config: {name} must be at most {caps[name]:,}, got {excerpt(value)}")
 
 
-def check_network_file(cfg: dict, key: str) -> dict:
-    """The metadata of network file distillation.<key>, refused unless it fits the game."""
+def check_network_file(cfg: dict, where: str, relu: bool = False) -> dict:
+    """The metadata of the network file config key `where` (``section.key``) names, refused
+    unless it is an afterstate network made for the config's game (`relu`: and a relu one,
+    the only activation the compiled search runs)."""
     from sorry_env.agents.policy import check_trained_for, read_metadata
 
-    path = cfg["distillation"][key]
+    section, key = where.split(".")
+    path = cfg[section][key]
     if not os.path.isfile(path):
         raise ValueError(
-            f"config: distillation.{key}: no file {path!r} (paths are read from the current directory, {os.getcwd()})"
+            f"config: {where}: no file {path!r} (paths are read from the current directory, {os.getcwd()})"
         )
     meta = read_metadata(path)
     try:
         check_trained_for(path, meta, cfg["game"]["rules"], cfg["game"]["num_players"])
     except ValueError as e:
-        raise ValueError(f"config: distillation.{key}: {e}") from None
-    if meta["network"]["kind"] != "afterstate":
+        raise ValueError(f"config: {where}: {e}") from None
+    net = meta["network"]
+    if net["kind"] != "afterstate" or (relu and net["activation"] != "relu"):
         raise ValueError(
-            f"config: distillation.{key}: {path} holds a {meta['network']['kind']!r} network, not an afterstate one"
-        )
-    if key == "value" and meta["network"]["activation"] != "relu":
-        raise ValueError(
-            f"config: distillation.value: {path} uses {meta['network']['activation']!r}; "
-            "the compiled search runs relu networks"
+            f"config: {where}: {path} holds a {net['kind']} {net['activation']} network; it must be an afterstate "
+            + ("relu one (a value network, training/value_fit.py: the compiled search runs relu)" if relu else "one")
         )
     return meta
 
@@ -427,17 +382,27 @@ def validate(
     run directory's run_state.json): its agent specs are data, so one that runs code
     (``module:Name``, an sb3 zip: :func:`agents.runs_code`) is refused before anything is
     built, unless it is in `trusted` (specs the user typed; `how` says how to type one)."""
+    if stored_in is not None:
+        check_types(cfg, DEFAULTS)  # the specs are read from a config of the right shape
+        _refuse_stored_code(cfg, stored_in, trusted, how)
     PPO.validate(cfg)
+    if warm_start:
+        _check_distillation_files(cfg)
+
+
+def _ppo_facts(cfg: dict) -> None:
+    """PPO's checks across keys: the rollout's size, the game, network, agents, warm start."""
     if cfg["envs"] * cfg["ppo"]["n_steps"] > MAX_ROLLOUT:
         raise ValueError(
             f"config: envs * ppo.n_steps (the rollout buffer's positions) must be at most {MAX_ROLLOUT:,}, "
             f"got {cfg['envs']} * {cfg['ppo']['n_steps']}"
         )
-    if stored_in is not None:
-        _refuse_stored_code(cfg, stored_in, trusted, how)
     _check_game_and_network(cfg)
     _check_agents(cfg)
-    _check_distillation(cfg, warm_start)
+    if cfg["distillation"]["decisions"] > 0 and cfg["network"]["kind"] != "afterstate":
+        raise ValueError(
+            "config: distillation trains an afterstate actor; set network.kind: afterstate or distillation.decisions: 0"
+        )
 
 
 def _refuse_stored_code(cfg: dict, stored_in: str, trusted: Collection[str], how: str) -> None:
@@ -492,18 +457,14 @@ def _check_agents(cfg: dict) -> None:
     check_agent_specs(cfg["evaluation"]["opponents"], "evaluation.opponents", g["rules"], g["num_players"])
 
 
-def _check_distillation(cfg: dict, warm_start: bool) -> None:
-    """validate: the distillation warm start's network kind and (when it runs) its files."""
+def _check_distillation_files(cfg: dict) -> None:
+    """validate: the network files the distillation warm start reads, when it runs."""
     net, d = cfg["network"], cfg["distillation"]
-    if d["decisions"] > 0 and net["kind"] != "afterstate":
-        raise ValueError(
-            "config: distillation trains an afterstate actor; set network.kind: afterstate or distillation.decisions: 0"
-        )
-    if d["decisions"] > 0 and warm_start:
+    if d["decisions"] > 0:
         if d["value"] is not None:
-            check_network_file(cfg, "value")
+            check_network_file(cfg, "distillation.value", relu=True)
         if d["init"] is not None:
-            init = check_network_file(cfg, "init")["network"]
+            init = check_network_file(cfg, "distillation.init")["network"]
             if (init["hidden"], init["activation"]) != (net["hidden"], net["activation"]):
                 raise ValueError(
                     f"config: distillation.init {d['init']}: its network ({init['hidden']}, "
@@ -526,18 +487,24 @@ class Schema:
     nullable: dict = dataclasses.field(default_factory=dict)
     facts: Callable[[dict], None] = lambda cfg: None
 
-    def load(self, path: str | Path, overrides: dict | None = None) -> dict:
+    def load(self, path: str | Path | None, overrides: dict | None = None, ignore: Collection[str] = ()) -> dict:
         """The validated config of YAML file `path` (or a shipped config's name; None: the
         defaults alone) with `overrides` (command-line values, key -> value, a dotted key for
-        a key of a section) over it."""
-        cfg = copy.deepcopy(self.defaults) if path is None else read_config(path, self.defaults)
-        for key, value in (overrides or {}).items():
-            *sections, last = key.split(".")
-            section = cfg
-            for name in sections:
-                section = section[name]
-            section[last] = value
-        self.validate(cfg)
+        a key of a section) over it; `ignore` as :func:`read_config`'s. A mistake is a
+        ValueError naming the file and the key."""
+        try:
+            cfg = copy.deepcopy(self.defaults) if path is None else read_config(path, self.defaults, ignore)
+            for key, value in (overrides or {}).items():
+                *sections, last = key.split(".")
+                section = cfg
+                for name in sections:
+                    section = section[name]
+                section[last] = value
+            self.validate(cfg)
+        except ValueError as e:
+            if path is None or not str(e).startswith("config: "):
+                raise
+            raise ValueError(f"{config_path(path)}: {str(e).removeprefix('config: ')}") from None
         return cfg
 
     def validate(self, cfg: dict) -> None:
@@ -549,7 +516,7 @@ class Schema:
         self.facts(cfg)
 
 
-PPO = Schema(DEFAULTS, RANGES, CAPS, NULLABLE)  # sorry-train's MaskablePPO: validate() adds its facts
+PPO = Schema(DEFAULTS, RANGES, CAPS, NULLABLE, _ppo_facts)  # sorry-train's MaskablePPO
 
 
 def check_board_game(rules, num_players: int, prefix: str = "game.") -> None:
@@ -802,6 +769,106 @@ GAME_PPO = Schema(
 )
 
 
+# Expert iteration (sorry-expit, training/expert_iteration.py): search self-play, learn, gate.
+EXPIT_DEFAULTS = {
+    "name": DEFAULTS["name"],
+    "seed": DEFAULTS["seed"],
+    "game": DEFAULTS["game"],
+    "expert_iteration": {  # sorry-expit (training/expert_iteration.py): search self-play, learn, gate
+        "init": "checkpoints/value-2p.safetensors",  # generation 0: an afterstate value network file
+        "generations": 3,  # new networks to train
+        "games": 40,  # self-play games per generation
+        "simulations": 64,  # azsearch expansions per self-play decision
+        "c_puct": 0.25,
+        "prior_temperature": 0.1,  # priors: softmax(afterstate logits / this)
+        "noise_alpha": 0.3,  # Dirichlet noise on the self-play root priors
+        "noise_fraction": 0.25,
+        "sample_moves": 8,  # each game's first N decisions sampled from the visit shares
+        "window": 3,  # train on the self-play of the last N generations
+        "epochs": 2,
+        "batch_size": 256,  # decisions per step
+        "learning_rate": 1.0e-4,
+        "policy_weight": 1.0,  # weight of the search-policy cross-entropy beside the outcome loss
+        "value_target_mix": 0.0,  # value target: (1 - mix) * outcome + mix * the search's value of the move
+        "gate_games": 200,  # new network alone vs the current one alone
+        "gate_threshold": None,  # promote at a win rate of at least this (None: the even share, 1 / sides)
+        "eval_games": 200,  # each generation's network alone vs the heuristic and vs generation 0
+        "workers": 1,  # Ray self-play actors
+        "lockstep_games": 32,  # self-play games each worker searches side by side (batched network evaluations)
+        "memory_mb": 2000,  # refuse settings whose self-play window or search trees would need more
+    },
+}
+# Rough upper bounds for the memory check (a 2-player game has ~60 decisions with a choice).
+DECISIONS_PER_GAME_PER_PLAYER = 75
+NODE_BYTES = 180  # azsearch's per-node arrays
+
+
+def expit_memory_mb(cfg: dict) -> float:
+    """Megabytes the window of self-play data and the workers' search trees take (upper bound)."""
+    from sorry_env import game
+    from sorry_env.policy_input import STATE_SIZE
+
+    x = cfg["expert_iteration"]
+    n_actions = game.num_actions(cfg["game"]["rules"])
+    per_decision = 2 * STATE_SIZE + 4 * n_actions + 32
+    decisions = x["window"] * x["games"] * DECISIONS_PER_GAME_PER_PLAYER * cfg["game"]["num_players"]
+    trees = x["workers"] * x["lockstep_games"] * x["simulations"] * (n_actions + 1) * NODE_BYTES
+    return (decisions * per_decision + trees) / 2**20
+
+
+def _expit_facts(cfg: dict) -> None:
+    from sorry_env.agents.azsearch import MAX_SIMULATIONS
+    from sorry_env.rules import get_rules
+
+    x, g = cfg["expert_iteration"], cfg["game"]
+    check_board_game(g["rules"], g["num_players"])
+    if get_rules(g["rules"]).hand_size:
+        raise ValueError(f"config: game.rules {g['rules']!r} deal hidden hands; azsearch cannot search them")
+    if x["simulations"] > MAX_SIMULATIONS:
+        raise ValueError(
+            f"config: expert_iteration.simulations must be at most {MAX_SIMULATIONS}, got {x['simulations']}"
+        )
+    need = expit_memory_mb(cfg)
+    if need > x["memory_mb"]:
+        raise ValueError(
+            "config: expert_iteration: games x window and simulations x lockstep_games x workers would need about "
+            f"{need:,.0f} MB, more than memory_mb ({x['memory_mb']:,}); lower them or raise memory_mb"
+        )
+    check_network_file(cfg, "expert_iteration.init", relu=True)
+
+
+EXPIT = Schema(
+    EXPIT_DEFAULTS,
+    ranges={
+        "seed": RANGES["seed"],
+        "game.max_turns": RANGES["game.max_turns"],
+        "expert_iteration.generations": POSITIVE,
+        "expert_iteration.games": POSITIVE,
+        "expert_iteration.simulations": POSITIVE,
+        "expert_iteration.c_puct": AT_LEAST_ZERO,
+        "expert_iteration.prior_temperature": POSITIVE,
+        "expert_iteration.noise_alpha": POSITIVE,
+        "expert_iteration.noise_fraction": within(0, 1),
+        "expert_iteration.sample_moves": AT_LEAST_ZERO,
+        "expert_iteration.window": POSITIVE,
+        "expert_iteration.epochs": POSITIVE,
+        "expert_iteration.batch_size": POSITIVE,
+        "expert_iteration.learning_rate": POSITIVE,
+        "expert_iteration.policy_weight": AT_LEAST_ZERO,
+        "expert_iteration.value_target_mix": within(0, 1),
+        "expert_iteration.gate_games": POSITIVE,
+        "expert_iteration.gate_threshold": within(0, 1),
+        "expert_iteration.eval_games": POSITIVE,
+        "expert_iteration.workers": POSITIVE,
+        "expert_iteration.lockstep_games": POSITIVE,
+        "expert_iteration.memory_mb": POSITIVE,
+    },
+    caps={key: CAPS[key] for key in ("seed", "game.max_turns")},
+    nullable={"expert_iteration.gate_threshold": float},
+    facts=_expit_facts,
+)
+
+
 def _flag_type(default, nullable: type | None):
     """How a command-line flag's text becomes a value of a key with this default: a list is
     comma-separated (of its first entry's type), None takes the key's nullable type."""
@@ -836,9 +903,4 @@ def parse_settings(parser: argparse.ArgumentParser, schema: Schema, argv=None, i
     args = vars(parser.parse_args(argv))
     path = args.pop("config")
     others = {key: args.pop(key) for key in list(args) if key not in schema.defaults}
-    if path is not None:
-        data = read_yaml(config_path(path)) or {}
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: a config must be a YAML mapping")
-        args = {**{k: v for k, v in data.items() if k not in ignore}, **args}
-    return schema.load(None, merge_config(schema.defaults, args)), argparse.Namespace(**others)
+    return schema.load(path, args, ignore), argparse.Namespace(**others)

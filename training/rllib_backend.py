@@ -40,6 +40,7 @@ from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
 from .config import RLLIB, SELF, SNAPSHOTS
+from .export import export_actor
 
 MODULE_ID = "shared"
 MARKER = "rllib_run.json"
@@ -230,36 +231,15 @@ def _module_class():
 # -- export -------------------------------------------------------------------------------
 
 
-def actor_tensors(module) -> dict:
-    """The module's actor weights under the names of an ``mlp`` policy file (numpy)."""
-    return {
-        "net." + k.removeprefix("pi."): v.detach().cpu().numpy().copy()
-        for k, v in module.state_dict().items()
-        if k.startswith("pi.")
-    }
+def module_actor(module, cfg: dict):
+    """The RL module's actor (its ``pi`` MLP) as the :class:`sorry_env.agents.policy.Actor` of
+    an ``mlp`` policy file (write it with :func:`sorry_env.training.export.export_actor`)."""
+    from sorry_env.agents.policy import Actor
 
-
-def write_policy(path, tensors: dict, cfg: dict, name: str, training: dict) -> None:
-    """An ``mlp`` policy file from actor tensors, written atomically."""
-    import torch
-
-    from sorry_env.agents.policy import Actor, save_policy
-
-    network = {"kind": "mlp", "hidden": list(cfg["network"]["hidden"]), "activation": cfg["network"]["activation"]}
-    actor = Actor("mlp", network["hidden"], network["activation"], cfg["game"]["rules"])
-    actor.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()})
-    tmp = f"{path}.tmp"
-    save_policy(
-        tmp,
-        actor,
-        rules=cfg["game"]["rules"],
-        num_players=cfg["game"]["num_players"],
-        network=network,
-        name=name,
-        training=training,
-    )
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    actor = Actor("mlp", cfg["network"]["hidden"], cfg["network"]["activation"], cfg["game"]["rules"])
+    pi = {k.removeprefix("pi."): v.detach().cpu() for k, v in module.state_dict().items() if k.startswith("pi.")}
+    actor.load_state_dict({"net." + k: v for k, v in pi.items()})
+    return actor
 
 
 # -- Ray ----------------------------------------------------------------------------------
@@ -283,16 +263,16 @@ def check_address(address: str, timeout: float = 3.0) -> None:
 
 
 def start_ray(address: str | None) -> None:
+    """Ray for a trainer (sorry-train-rllib, sorry-expit), unless this process has one: the
+    cluster at `address` (:func:`check_address` it first), or a local Ray of this run's own
+    (never one another program started on this machine), one thread per worker."""
     import ray
 
     if ray.is_initialized():
         return
-    env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    if address is None:
-        ray.init(include_dashboard=False, runtime_env={"env_vars": env}, logging_level="WARNING")
-    else:
-        check_address(address)
-        ray.init(address=address, runtime_env={"env_vars": env}, logging_level="WARNING")
+    env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    local = {"include_dashboard": False} if address is None else {}
+    ray.init(address=address or "local", runtime_env={"env_vars": env}, logging_level="WARNING", **local)
 
 
 def build_algorithm(cfg: dict):
@@ -488,8 +468,8 @@ def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = F
             it = algo.iteration
             if it % cfg["opponents"]["snapshot_every"] == 0:
                 path = run.pool_dir / f"snapshot_{it}.safetensors"
-                tensors = actor_tensors(algo.get_module(MODULE_ID))
-                write_policy(path, tensors, cfg, f"{cfg['name']}@it{it}", {"config": cfg, "iteration": it})
+                actor = module_actor(algo.get_module(MODULE_ID), cfg)
+                export_actor(actor, path, cfg, f"{cfg['name']}@it{it}", {"config": cfg, "iteration": it})
                 run.state["snapshots"].append(str(path.relative_to(run.dir)))
                 snapshots.append((path.stem, path.read_bytes()))
                 _broadcast(algo, snapshots)
@@ -523,9 +503,9 @@ def checkpoint(algo, run: RLlibRun) -> None:
     os.replace(tmp, run.checkpoint_dir)
     shutil.rmtree(old, ignore_errors=True)
     run.state["iteration"] = int(algo.iteration)
-    write_policy(
+    export_actor(
+        module_actor(algo.get_module(MODULE_ID), run.cfg),
         run.policy_path,
-        actor_tensors(algo.get_module(MODULE_ID)),
         run.cfg,
         f"{run.cfg['name']}@it{algo.iteration}",
         {

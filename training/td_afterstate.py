@@ -36,12 +36,13 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env import files, game
-from sorry_env.agents.arena.stats import wilson_interval
 from sorry_env.agents.policy import Actor, save_policy
 from sorry_env.policy_input import sparse_afterstates
 
+from . import match
 from .config import TD_LAMBDA, parse_settings, settings_parser
-from .match import play_win_rate
+from .curve import plot_win_rates
+from .export import policy_agent
 from .sb3_policy import sparse_mlp
 
 ALGORITHM = "td_lambda_afterstate"
@@ -156,24 +157,25 @@ def update(actor: Actor, optimizer, samples: list, batch_size: int, epochs: int,
 
 # ---- the run ----------------------------------------------------------------------------------
 def win_rates(args):
-    """The command's in-run check: the file's win rate against each of ``--eval-opponents``."""
+    """The command's in-run check: the policy's win rate against each of ``--eval-opponents``."""
 
-    def evaluate(decisions: int, path: Path) -> dict:
-        row = {}
-        for opponent in args.eval_opponents:
-            rate = play_win_rate(path, opponent, args.players, args.rules, args.eval_games, seed=args.seed + 10**6)
-            low, high = wilson_interval(round(rate * args.eval_games), args.eval_games)
-            print(f"  vs {opponent}: {rate:.1%} [{low:.1%}, {high:.1%}] ({args.eval_games} games)", flush=True)
-            row[opponent] = rate
-        return row
+    def evaluate(decisions: int, agent) -> dict:
+        rates = match.win_rates(agent, args.eval_opponents, args.players, args.rules, args.eval_games,
+                                args.seed + 10**6, args.max_turns)  # fmt: skip
+        for opponent, rate in rates.items():
+            print(
+                f"  vs {opponent}: {match.with_interval(rate, args.eval_games)} ({args.eval_games} games)", flush=True
+            )
+        return rates
 
     return evaluate
 
 
 def train(args, evaluate=None) -> dict:
-    """Run TD(lambda) self-play as `args` (:func:`parse_args`) say; ``evaluate(decisions, policy
-    file)`` is called every ``eval_every`` decisions and at the end, and returns the row of the
-    curve (default: :func:`win_rates`)."""
+    """Run TD(lambda) self-play as `args` (:func:`parse_args`) say; ``evaluate(decisions,
+    agent)`` measures the network in memory (:func:`sorry_env.training.export.policy_agent`)
+    every ``eval_every`` decisions and at the end, and returns the row of the curve (default:
+    :func:`win_rates`)."""
     evaluate = evaluate or win_rates(args)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -191,17 +193,21 @@ def train(args, evaluate=None) -> dict:
     finished = np.empty(n, dtype=np.int64)
     trajectories = Trajectories(n, args.lam, rules)
     decisions, games_done, updates, start, cpu_start = 0, 0, 0, time.perf_counter(), time.process_time()
-    next_check, curve = 0, []
+    next_check, curve, path, agent = 0, [], Path(args.out), None
 
     def check():
-        path = Path(args.out)
+        nonlocal agent
         cpu = time.process_time() - cpu_start
-        save(actor, path, args, decisions, games_done, cpu, curve)
+        if agent is None:
+            save(actor, path, args, decisions, games_done, cpu, curve)
+            agent = policy_agent(actor, path)
         row = {"decisions": decisions, "games": games_done, "cpu_seconds": round(cpu)}
-        row.update(evaluate(decisions, path))
+        row.update(evaluate(decisions, agent))
         curve.append(row)
         save(actor, path, args, decisions, games_done, cpu, curve)
-        plot_curve(curve, args.players, curve_path(path), f"{args.name}: TD(lambda) self-play")
+        rates = {k: [(row["decisions"], row[k]) for row in curve] for k in row if k not in CURVE_COUNTS}
+        plot_win_rates({f"vs {k}": points for k, points in rates.items()}, curve_path(path),
+                       f"{args.name}: TD(lambda) self-play", 1 / args.players, "decisions")  # fmt: skip
         speed = decisions / max(time.perf_counter() - start, 1e-9)
         print(f"decisions {decisions} games {games_done} ({speed:.0f} decisions/s, {cpu:.0f} CPU-s)", flush=True)
 
@@ -243,17 +249,6 @@ def curve_path(policy_path: Path) -> Path:
     return policy_path.with_name(f"{policy_path.stem}-learning-curve.png")
 
 
-def plot_curve(curve: list[dict], players: int, path: Path, title: str) -> None:
-    """The in-run checks (rows of the file's ``training.curve``) as a learning-curve picture."""
-    from .curve import plot_learning_curve
-
-    counts = ("decisions", "games", "cpu_seconds")
-    checks = [
-        {"timesteps": row["decisions"], "win_rates": {k: v for k, v in row.items() if k not in counts}} for row in curve
-    ]
-    plot_learning_curve(checks, players, path, title)
-
-
 def save(actor: Actor, path: Path, args, decisions: int, games: int, cpu_seconds: float, curve: list) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     save_policy(
@@ -275,6 +270,7 @@ def save(actor: Actor, path: Path, args, decisions: int, games: int, cpu_seconds
     )
 
 
+CURVE_COUNTS = ("decisions", "games", "cpu_seconds")  # the counts of a row of training.curve; the rest are win rates
 SETTINGS = (  # the settings a policy file records (training.settings)
     "players",
     "rules",

@@ -39,7 +39,6 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from tqdm import tqdm
 
 from sorry_env import files
-from sorry_env.agents.arena.stats import wilson_interval
 from sorry_env.agents.base import Agent
 
 from . import checkpoint as run_checkpoint
@@ -50,7 +49,7 @@ from .curve import plot_learning_curve
 from .export import MAX_RUN_STATE_BYTES, export_model, policy_agent
 from .imitation import pretrain
 from .learner_env import make_env
-from .match import play_win_rate
+from .match import win_rates, with_interval
 from .opponents import OpponentPool
 from .sb3_policy import SelfPlayPolicy
 from .search_teacher import warm_start as distil_search
@@ -72,6 +71,7 @@ class Run:
         opp = cfg["opponents"]
         self.pool = OpponentPool(opp["mix"], opp["snapshot_sample"], opp["snapshot_window"], seed=cfg["seed"])
         self.evaluations: list[dict] = []
+        self.agent: Agent | None = None  # the evaluation hook's agent (export.policy_agent), made once
         self.imitation: dict = {}  # warm-start statistics, if the config asks for one
         self.wall_before = 0.0  # wall seconds of earlier sessions of this run (up to their checkpoints)
         self.session_start = time.perf_counter()
@@ -122,16 +122,16 @@ class Run:
     def win_rates(self, steps: int, agent: Agent) -> dict:
         """The default evaluation hook: `agent`'s win rate against each evaluation opponent."""
         ev, game = self.cfg["evaluation"], self.cfg["game"]
-        seed, players = self.cfg["seed"] + 1_000_000, game["num_players"]
-        return {
-            name: play_win_rate(agent, name, players, game["rules"], ev["games"], seed, game["max_turns"])
-            for name in ev["opponents"]
-        }
+        return win_rates(agent, ev["opponents"], game["num_players"], game["rules"], ev["games"],
+                         self.cfg["seed"] + 1_000_000, game["max_turns"])  # fmt: skip
 
     def evaluate(self, model: MaskablePPO) -> dict:
         """Measure the current policy, in memory, with the evaluation hook."""
         steps = int(model.num_timesteps)
-        rates = self.evaluate_policy(steps, policy_agent(model.policy.mlp_extractor.actor, self.cfg, steps))
+        if self.agent is None:
+            self.export(model)
+            self.agent = policy_agent(model.policy.mlp_extractor.actor, self.policy_path)
+        rates = self.evaluate_policy(steps, self.agent)
         result = {"timesteps": steps, "games": self.cfg["evaluation"]["games"], "win_rates": rates}
         self.evaluations.append(result)
         self.last["evaluation"] = steps
@@ -224,13 +224,7 @@ class SelfPlayCallback(BaseCallback):
     def log_evaluation(self, result: dict) -> None:
         for name, rate in result["win_rates"].items():
             self.logger.record(f"eval/win_rate_vs_{name}", rate)
-        games = result["games"]
-        # With the 95% interval: a few hundred games move by several points from noise alone.
-        rates = ", ".join(
-            f"vs {n} {r:.1%} [{low:.1%}, {high:.1%}]"
-            for n, r in result["win_rates"].items()
-            for low, high in [wilson_interval(round(r * games), games)]
-        )
+        rates = ", ".join(f"vs {n} {with_interval(r, result['games'])}" for n, r in result["win_rates"].items())
         elapsed = format_duration(self.run.wall_seconds())
         tqdm.write(f"step {result['timesteps']} ({elapsed}): win rate {rates} ({result['games']} games each)")
 
@@ -248,11 +242,7 @@ def evaluation_table(evaluations: list[dict]) -> str:
         cells = [str(result["timesteps"])]
         for name in names:
             rate = result["win_rates"].get(name)
-            if rate is None:
-                cells.append("-")
-                continue
-            low, high = wilson_interval(round(rate * games), games)
-            cells.append(f"{rate:.1%} [{low:.1%}, {high:.1%}]")
+            cells.append("-" if rate is None else with_interval(rate, games))
         rows.append(cells)
     widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header))]
     lines = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in [header, *rows]]
