@@ -317,8 +317,7 @@ def test_ray_workers_on_two_nodes_replace_a_dead_one_and_count_each_game_once():
 def test_a_run_resumes_without_replaying_finished_generations(tmp_path):
     import ray
 
-    cfg = merge_config(EXPIT.defaults, {"expert_iteration": {"generations": 1, "games": 2, "simulations": 4, "epochs": 1,
-                                                  "gate_games": 2, "eval_games": 2}}, "")  # fmt: skip
+    cfg = _cfg(generations=1, games=2, simulations=4, epochs=1, gate_games=2, eval_games=2)
     try:
         rows = X.run(cfg, tmp_path, log=lambda s: None)
         assert len(rows) == 2 and (tmp_path / "net-1.safetensors").exists()
