@@ -159,6 +159,15 @@ def read_yaml(path: str | Path, what: str = "config") -> object:
         raise ValueError(f"{what} {path}: nested too deeply to be a config") from None
 
 
+def check_same_run(started: dict, cfg: dict, may_change: Collection[str], where) -> None:
+    """ValueError unless `started` (the config stored in a run directory, file `where`) is
+    `cfg` but for the top-level keys that `may_change` on resume: anything else makes
+    another run."""
+    kept = [{k: v for k, v in config.items() if k not in may_change} for config in (started, cfg)]
+    if kept[0] != kept[1]:
+        raise ValueError(f"{where}: the run was started with another config; use a new name to start a new run")
+
+
 def run_name_problem(name) -> str | None:
     """Why `name` cannot name a run directory under --runs-dir (None if it can): it must be
     one plain path component, so the run stays inside the runs directory."""

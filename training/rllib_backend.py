@@ -39,7 +39,7 @@ from sorry_env import files
 from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
-from .config import RLLIB, SELF, SNAPSHOTS
+from .config import RLLIB, SELF, SNAPSHOTS, check_same_run
 from .export import export_actor
 
 MODULE_ID = "shared"
@@ -392,9 +392,7 @@ def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> 
         state = files.read_json(run.marker, MAX_MARKER_BYTES, "RLlib run marker")
         try:
             # The budget may grow and the number of env runners change; anything else is another run.
-            ignored = {"budget": None, "env_runners": None}
-            if {**state["config"], **ignored} != {**cfg, **ignored}:
-                raise ValueError(f"{run.marker}: the run was started with another config; use a new name")
+            check_same_run(state["config"], cfg, ("budget", "env_runners"), run.marker)
             for name in state["snapshots"]:
                 run_snapshot(run, name)
             for key in ("iteration", "env_steps"):

@@ -44,7 +44,7 @@ from sorry_env.agents.base import Agent
 from . import checkpoint as run_checkpoint
 from . import td_afterstate
 from .batched_env import BatchedSelfPlayEnv
-from .config import config_path, load_config, read_yaml, validate
+from .config import check_same_run, config_path, load_config, read_yaml, validate
 from .curve import plot_learning_curve
 from .export import MAX_RUN_STATE_BYTES, export_model, policy_agent
 from .imitation import pretrain
@@ -89,13 +89,9 @@ class Run:
         state = files.read_json(self.state_path, MAX_RUN_STATE_BYTES, "run state")
         try:
             # The budget may grow on resume, and the rollout path may change (both play the same
-            # games' distribution; runs from before the rollout key used per_game); anything else
-            # changed would make a different run.
-            ignored = {"budget": None, "rollout": None}
-            if {**state["config"], **ignored} != {**self.cfg, **ignored}:
-                raise ValueError(
-                    f"{self.state_path}: the run was started with another config; use a new name to start a new run"
-                )
+            # games' distribution; runs from before the rollout key used per_game); runs from
+            # before sorry-expit had a config of its own stored its section too.
+            check_same_run(state["config"], self.cfg, ("budget", "rollout", "expert_iteration"), self.state_path)
             for path in state["snapshots"]:
                 self.pool.add_snapshot(self.snapshot_file(path))
             self.evaluations = list(state["evaluations"])

@@ -169,6 +169,17 @@ class Curve:
         self.rows: list[dict] = []
         self.eval_seconds = 0.0
 
+    def check(self, steps: int, agent, every: int) -> None:
+        """Evaluate `agent` at learner step `steps` if none is measured yet or `every` steps
+        have passed since the last: a trainer's in-run schedule."""
+        if not self.rows or steps - self.rows[-1]["steps"] >= every:
+            self.evaluate(steps, agent)
+
+    def finish(self, steps: int, agent) -> None:
+        """The last evaluation, at the end of training, unless `steps` is measured already."""
+        if not self.rows or self.rows[-1]["steps"] != steps:
+            self.evaluate(steps, agent)
+
     def evaluate(self, steps: int, agent) -> dict:
         from .scoring import score
 
