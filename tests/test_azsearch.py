@@ -295,6 +295,7 @@ def test_ray_workers_on_two_nodes_replace_a_dead_one_and_count_each_game_once():
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     cluster.add_node(num_cpus=1)
     try:
+        ray.shutdown()  # whatever Ray this process had: the test connects to its own cluster
         ray.init(address=cluster.address)
         cfg = _cfg(simulations=4, workers=2)
         pool = X.WorkerPool(cfg, 2)

@@ -154,8 +154,12 @@ def test_the_markers_snapshots_stay_in_the_pool(tmp_path, snapshot):
 def local_ray():
     import ray
 
-    ray.init(
-        num_cpus=2, include_dashboard=False, logging_level="ERROR", runtime_env={"env_vars": {"OMP_NUM_THREADS": "1"}}
+    ray.init(  # "local": a Ray of this test's own, never a cluster another process started on this machine
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level="ERROR",
+        runtime_env={"env_vars": {"OMP_NUM_THREADS": "1"}},
     )
     yield
     ray.shutdown()
@@ -190,6 +194,7 @@ def test_two_node_cluster_runs_env_runners_on_both_nodes(tmp_path):
     try:
         cluster.add_node(num_cpus=1)
         cluster.wait_for_nodes()
+        ray.shutdown()  # whatever Ray this process had: the test connects to its own cluster
         ray.init(address=cluster.address, logging_level="ERROR")
         cfg = rb.load_config(write_config(tmp_path))
         cfg["env_runners"]["num_env_runners"] = 2  # one CPU each: one runner per node
