@@ -42,6 +42,7 @@ GAME_TYPE = GameType(
     can_draw=True,
     compiled_table=True,
     original_replay_format=True,
+    batched_step=True,
 )
 
 

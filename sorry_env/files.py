@@ -102,3 +102,12 @@ def make_writable_dir(path) -> None:
             pass
     except OSError as error:
         raise ValueError(f"cannot write in {path} ({error.strerror or error})") from None
+
+
+def write_text_atomic(path, text: str) -> None:
+    """Replace file `path` with `text` whole (through a temporary file beside it): a reader,
+    or a resume after a kill, sees the old file or the new one, never half of one."""
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)

@@ -88,6 +88,11 @@ class GameType:
     # before other games could be recorded: no "game" key (a file without one is this game's),
     # seats named by colour, its move texts naming the mover, turns counted as "turns".
     original_replay_format: bool = False
+    # True for a game whose compiled engine steps many games at once and scores afterstates
+    # (the board game's sorry_env.engine): the batched trainers need it (sorry-train's
+    # MaskablePPO, TD(lambda), expert iteration, RLlib and sorry-bench's baselines on them);
+    # a game without one trains with the plain-torch PPO over this registry (training/game_ppo.py).
+    batched_step: bool = False
 
     @property
     def default_variant(self) -> str:

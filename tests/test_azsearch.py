@@ -18,7 +18,7 @@ from sorry_env.agents.policy import PolicyAgent
 from sorry_env.agents.value_net import net_logit, net_logits, pack
 from sorry_env.rules import get_rules
 from sorry_env.training import expert_iteration as X
-from sorry_env.training.config import DEFAULTS, merge_config, validate
+from sorry_env.training.config import EXPIT, merge_config
 
 VALUE = "checkpoints/value-2p.safetensors"
 POLICY_4P = "checkpoints/sorry-4p.safetensors"
@@ -200,35 +200,35 @@ def test_a_short_tournament_against_the_heuristic_runs_to_the_end():
 
 # ---- expert iteration ----------------------------------------------------------------------------
 def _cfg(**section):
-    return merge_config(DEFAULTS, {"expert_iteration": section}, "")
+    return merge_config(EXPIT.defaults, {"expert_iteration": section}, "")
 
 
 def test_expert_iteration_config_is_checked_before_work():
     with pytest.raises(ValueError, match="unknown key expert_iteration.'simulation'"):
-        merge_config(DEFAULTS, {"expert_iteration": {"simulation": 3}}, "")
+        merge_config(EXPIT.defaults, {"expert_iteration": {"simulation": 3}}, "")
     with pytest.raises(ValueError, match="expert_iteration.window must be > 0"):
-        validate(_cfg(window=0), warm_start=False)
+        EXPIT.validate(_cfg(window=0))
     with pytest.raises(ValueError, match="expert_iteration.lockstep_games must be > 0"):
-        validate(_cfg(lockstep_games=0), warm_start=False)
+        EXPIT.validate(_cfg(lockstep_games=0))
     with pytest.raises(ValueError, match="lockstep_games"):  # many trees side by side count against memory_mb
-        X.check_config(_cfg(simulations=5000, lockstep_games=256, memory_mb=2000))
+        EXPIT.validate(_cfg(simulations=5000, lockstep_games=256, memory_mb=2000))
     with pytest.raises(ValueError, match="memory_mb"):
-        X.check_config(_cfg(games=1_000_000, memory_mb=100))
+        EXPIT.validate(_cfg(games=1_000_000, memory_mb=100))
     with pytest.raises(ValueError, match="trained for 4 players"):
-        X.check_config(_cfg(init=POLICY_4P))
+        EXPIT.validate(_cfg(init=POLICY_4P))
     with pytest.raises(ValueError, match="no file"):
-        X.check_config(_cfg(init="nope.safetensors"))
-    X.check_config(_cfg())  # the defaults make a run
+        EXPIT.validate(_cfg(init="nope.safetensors"))
+    EXPIT.validate(_cfg())  # the defaults make a run
 
 
 def test_the_gate_promotes_at_the_even_share_unless_the_config_says_otherwise():
-    assert DEFAULTS["expert_iteration"]["gate_threshold"] is None
+    assert EXPIT.defaults["expert_iteration"]["gate_threshold"] is None
     assert X.even_share("hasbro2003", 2) == 0.5
     assert X.even_share("hasbro2003", 4) == 0.25  # four players alone: a quarter is even
     assert X.even_share("hasbro2003_teams", 4) == 0.5  # two teams
-    validate(_cfg(gate_threshold=0.3), warm_start=False)
+    EXPIT.validate(_cfg(gate_threshold=0.3))
     with pytest.raises(ValueError, match="expert_iteration.gate_threshold must be in"):
-        validate(_cfg(gate_threshold=1.5), warm_start=False)
+        EXPIT.validate(_cfg(gate_threshold=1.5))
 
 
 def test_unreachable_ray_address_fails_in_seconds(tmp_path):
@@ -295,6 +295,7 @@ def test_ray_workers_on_two_nodes_replace_a_dead_one_and_count_each_game_once():
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     cluster.add_node(num_cpus=1)
     try:
+        ray.shutdown()  # whatever Ray this process had: the test connects to its own cluster
         ray.init(address=cluster.address)
         cfg = _cfg(simulations=4, workers=2)
         pool = X.WorkerPool(cfg, 2)
@@ -317,8 +318,7 @@ def test_ray_workers_on_two_nodes_replace_a_dead_one_and_count_each_game_once():
 def test_a_run_resumes_without_replaying_finished_generations(tmp_path):
     import ray
 
-    cfg = merge_config(DEFAULTS, {"expert_iteration": {"generations": 1, "games": 2, "simulations": 4, "epochs": 1,
-                                                  "gate_games": 2, "eval_games": 2}}, "")  # fmt: skip
+    cfg = _cfg(generations=1, games=2, simulations=4, epochs=1, gate_games=2, eval_games=2)
     try:
         rows = X.run(cfg, tmp_path, log=lambda s: None)
         assert len(rows) == 2 and (tmp_path / "net-1.safetensors").exists()
@@ -374,12 +374,10 @@ def test_a_bare_azsearch_opponent_is_refused_in_a_config():
 def test_the_expit_configs_load_and_pass_their_checks():
     import pathlib
 
-    from sorry_env.training.config import load_config
-
     paths = sorted(pathlib.Path("configs").glob("expit-*.yaml"))
     assert paths
     for path in paths:
-        X.check_config(load_config(path))
+        EXPIT.load(path)
 
 
 def test_a_run_directorys_state_names_only_its_own_networks(tmp_path):
@@ -408,7 +406,7 @@ def test_the_value_target_blends_the_outcome_with_the_searchs_value():
     with pytest.raises(ValueError, match="search's values"):
         X.value_labels({"won": data["won"]}, idx, 0.5)  # an old self-play file cannot serve a blended target
     with pytest.raises(ValueError, match="value_target_mix"):
-        validate(merge_config(DEFAULTS, {"expert_iteration": {"value_target_mix": 1.5}}))
+        EXPIT.validate(_cfg(value_target_mix=1.5))
 
 
 def test_the_sparse_losses_equal_the_dense_network_and_diagnostics_do_not_depend_on_the_chunk(monkeypatch):

@@ -522,8 +522,8 @@ def test_game_ppo_runs_on_the_task_of_another_registered_game(tmp_path, capsys, 
     from sorry_env.agents.policy import read_metadata
     from sorry_env.training.bench import game_ppo
 
-    tiny = game_ppo.settings_for(TASKS["express-2p-heuristic"])
-    monkeypatch.setattr(game_ppo, "settings_for", lambda task: dataclasses.replace(tiny, games=8, hidden=(8,)))
+    monkeypatch.setitem(game_ppo.SETTINGS, "games", 8)
+    monkeypatch.setitem(game_ppo.SETTINGS, "hidden", [8])
     argv = ["run", "game_ppo", "express-2p-heuristic", "--seed", "0", "--budget", "40", "--runs-dir", str(tmp_path)]
     out = run_cli([*argv, "--curve-every", "20", "--curve-games", "4", "--final-games", "4"], capsys)
     run_dir = tmp_path / "express-2p-heuristic" / "game_ppo" / "seed-0"

@@ -351,9 +351,11 @@ def test_training_script_writes_a_playable_express_policy(tmp_path, capsys):
     "argv,words",
     [
         (["--hidden", "8,x"], "comma-separated"),
-        (["--hidden", "0"], "widths must be positive"),
+        (["--hidden", "0"], "hidden must be a list of at most 16 layers of 1..16,384 units"),
         (["--mix", "1,1"], "mix needs 3"),
-        (["--games", "0"], "games must be positive"),
+        (["--games", "0"], "config: games must be > 0, got 0"),
+        (["--lr", "fast"], "argument --lr: invalid float value"),
+        (["--out", "p.zip"], "ending in .safetensors"),
         (["--opponents", "alphazero,random,self"], "unknown agent 'alphazero' for Sorry! Express"),
         (["--players", "5"], "num_players must be one of 2, 3, 4"),
         (["--out", "/no/such/dir/p.safetensors"], "not a writable directory"),

@@ -342,6 +342,7 @@ def test_a_tournament_and_a_trained_policy_of_the_toy_game(tmp_path):
     from sorry_env import agents
     from sorry_env.agents.arena.tournament import run_tournament
     from sorry_env.training import game_ppo
+    from sorry_env.training.config import GAME_PPO
 
     results = run_tournament(["greedy", "random"], game="toy_race", games=40, seed=1, workers=1)
     assert results["config"]["rules"] == "toy_race" and results["config"]["seats"] == [0, 1]
@@ -349,10 +350,11 @@ def test_a_tournament_and_a_trained_policy_of_the_toy_game(tmp_path):
     again = run_tournament(["greedy", "random"], game="toy_race", games=40, seed=1, workers=1)
     assert again["games"] == results["games"]  # a seed fixes the games
     assert results["agents"][0]["wins"] > results["agents"][1]["wins"]  # greedy beats random over 40 games
-    settings = game_ppo.Settings(games=8, hidden=(8,), opponents=("greedy", "random"), mix=(1.0, 1.0))
-    actor, training = game_ppo.train("toy_race", 2, settings, seed=0, steps=30, log=None)
+    tiny = {"games": 8, "hidden": [8], "steps": 30, "opponents": ["greedy", "random"], "mix": [1.0, 1.0]}
+    cfg = GAME_PPO.load(None, {"game": "toy_race", **tiny})
+    actor, training = game_ppo.train(cfg, log=None)
     path = tmp_path / "toy.safetensors"
-    game_ppo.save(path, "toy_race", actor, 2, settings, training)
+    game_ppo.save(path, cfg, actor, training)
     policy = agents.make_agent(str(path), game="toy_race")
     assert policy.name == "policy:toy" and training["learner_steps"] >= 30
     played = run_tournament([str(path), "random", "random"][:2], game="toy_race", games=8, seed=0, workers=1)

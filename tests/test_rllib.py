@@ -20,7 +20,8 @@ pytest.importorskip("ray.rllib")
 
 from sorry_env.agents import make_agent
 from sorry_env.training import rllib_backend as rb
-from sorry_env.training.match import play_win_rate
+from sorry_env.training.export import export_actor
+from sorry_env.training.match import match
 
 SMOKE = Path(__file__).resolve().parents[1] / "configs" / "rllib-smoke.yaml"
 
@@ -46,9 +47,9 @@ def write_config(tmp_path, **changes) -> Path:
         ({"ppo": {"minibatch_size": 10_000}}, "minibatch_size"),
         ({"colour": "red"}, "unknown key 'colour'"),
         # read, merged and type-checked by training.config's functions, as sorry-train's configs are
-        ({"ppo": 3}, "config: ppo must be a mapping"),
+        ({"ppo": 3}, "cfg.yaml: ppo must be a mapping"),
         ({"ppo": {"entropy_coeff": float("inf")}}, "ppo.entropy_coeff must be a number"),
-        ({"game": {"rules": "hasbro2003_teams", "num_players": 2}}, "config: game:"),
+        ({"game": {"rules": "hasbro2003_teams", "num_players": 2}}, "cfg.yaml: game:"),
         ({"network": {"hidden": []}}, "network.hidden must be a non-empty list"),
         ({"env_runners": {"num_cpus_per_env_runner": "one"}}, "num_cpus_per_env_runner must be a number"),
     ],
@@ -62,7 +63,7 @@ def test_a_shipped_config_loads_by_name_and_fractional_cpus_are_kept(tmp_path):
     assert rb.load_config("rllib-smoke")["name"] == "rllib-smoke"  # configs/rllib-smoke.yaml, from any folder
     cfg = rb.load_config(write_config(tmp_path, env_runners={"num_cpus_per_env_runner": 0.5}))
     assert cfg["env_runners"]["num_cpus_per_env_runner"] == 0.5
-    assert cfg["env_runners"]["rollout_fragment_length"] == rb.DEFAULTS["env_runners"]["rollout_fragment_length"]
+    assert cfg["env_runners"]["rollout_fragment_length"] == rb.RLLIB.defaults["env_runners"]["rollout_fragment_length"]
 
 
 @pytest.mark.parametrize("players, mix", [(2, {"self": 1.0}), (4, {"heuristic": 1.0}), (3, {"self": 1, "random": 1})])
@@ -153,8 +154,12 @@ def test_the_markers_snapshots_stay_in_the_pool(tmp_path, snapshot):
 def local_ray():
     import ray
 
-    ray.init(
-        num_cpus=2, include_dashboard=False, logging_level="ERROR", runtime_env={"env_vars": {"OMP_NUM_THREADS": "1"}}
+    ray.init(  # "local": a Ray of this test's own, never a cluster another process started on this machine
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level="ERROR",
+        runtime_env={"env_vars": {"OMP_NUM_THREADS": "1"}},
     )
     yield
     ray.shutdown()
@@ -175,7 +180,7 @@ def test_train_resume_export_and_play(tmp_path, local_ray):
     assert state["iteration"] == 2 and [i["iteration"] for i in state["iterations"]] == [1, 2]
     agent = make_agent(str(run.policy_path), seed=0)
     assert agent.metadata["network"]["kind"] == "mlp" and agent.metadata["training"]["iteration"] == 2
-    assert 0 <= play_win_rate(run.policy_path, "random", 2, cfg["game"]["rules"], games=2, seed=0) <= 1
+    assert 0 <= match(run.policy_path, "random", 2, cfg["game"]["rules"], games=2, seed=0)["win_rate"] <= 1
     snapshot = make_agent(str(run.dir / state["snapshots"][0]))
     assert snapshot.metadata["name"].endswith("@it1")
 
@@ -189,6 +194,7 @@ def test_two_node_cluster_runs_env_runners_on_both_nodes(tmp_path):
     try:
         cluster.add_node(num_cpus=1)
         cluster.wait_for_nodes()
+        ray.shutdown()  # whatever Ray this process had: the test connects to its own cluster
         ray.init(address=cluster.address, logging_level="ERROR")
         cfg = rb.load_config(write_config(tmp_path))
         cfg["env_runners"]["num_env_runners"] = 2  # one CPU each: one runner per node
@@ -199,7 +205,7 @@ def test_two_node_cluster_runs_env_runners_on_both_nodes(tmp_path):
             result = algo.train()
             assert result["env_runners"]["num_env_steps_sampled"] >= 200
             out = tmp_path / "two-node.safetensors"
-            rb.write_policy(out, rb.actor_tensors(algo.get_module(rb.MODULE_ID)), cfg, "two-node", {})
+            export_actor(rb.module_actor(algo.get_module(rb.MODULE_ID), cfg), out, cfg, "two-node", {})
             # the export is the module's actor, tensor for tensor: same logits on a real observation
             import torch
 
@@ -223,9 +229,8 @@ def test_snapshot_opponents_come_from_policy_file_bytes(tmp_path):
 
     cfg = rb.load_config(write_config(tmp_path))
     actor = Actor("mlp", cfg["network"]["hidden"], "relu", cfg["game"]["rules"])
-    tensors = {k: v.detach().numpy() for k, v in actor.state_dict().items()}
     path = tmp_path / "snap.safetensors"
-    rb.write_policy(path, tensors, cfg, "snap", {})
+    export_actor(actor, path, cfg, "snap", {})
     env = rb.SorryMultiAgentEnv({"num_players": 2, "mix": {"snapshots": 1.0}, "seed": 1})
     env.reset()
     assert len(env.agents) == 2  # no snapshot yet: the learner plays both seats

@@ -123,12 +123,13 @@ def test_sorry_train_runs_a_td_config_and_refuses_mistakes_before_any_work(tmp_p
         sorry_train([str(config), "--runs-dir", str(tmp_path / "runs")])
     assert exit_info.value.code == 2 and "exists" in capsys.readouterr().err
     for line, message in [
-        ("lam: 1.5", "lam must be a number in [0, 1], got 1.5"),
-        ("seed: 4294967296", "seed must be an integer in [0, 2147483647]"),
-        ("hidden: [0]", "hidden must be a list of 1 to 8 layer widths"),
-        ("lamda: 0.5", "unknown setting 'lamda'"),
+        ("lam: 1.5", "td.yaml: lam must be in [0, 1], got 1.5"),
+        ("seed: 4294967296", "td.yaml: seed must be in [0, 2147483647]"),
+        ("lam: fast", "td.yaml: lam must be a number, got 'fast'"),
+        ("hidden: [0]", "td.yaml: hidden must be a list of at most 16 layers"),
+        ("lamda: 0.5", "td.yaml: unknown key 'lamda'"),
         ("eval_opponents: [heurstic]", "unknown agent 'heurstic'"),
-        ("name: ../outside", "name must be one plain folder name"),
+        ("name: ../outside", "td.yaml: name must be a plain directory name"),
     ]:
         name = "" if line.startswith("name:") else "name: bad\n"
         config.write_text(f"algorithm: td_lambda\n{name}{line}\n")

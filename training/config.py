@@ -10,7 +10,9 @@ current directory (run from the repository root for the shipped configs).
 
 from __future__ import annotations
 
+import argparse
 import copy
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Collection
@@ -92,29 +94,6 @@ DEFAULTS = {
         "opponents": ["random"],  # agent names; the learner plays one seat vs these
     },
     "checkpoint_every": 50_000,  # learner steps between checkpoints
-    "expert_iteration": {  # sorry-expit (training/expert_iteration.py): search self-play, learn, gate
-        "init": "checkpoints/value-2p.safetensors",  # generation 0: an afterstate value network file
-        "generations": 3,  # new networks to train
-        "games": 40,  # self-play games per generation
-        "simulations": 64,  # azsearch expansions per self-play decision
-        "c_puct": 0.25,
-        "prior_temperature": 0.1,  # priors: softmax(afterstate logits / this)
-        "noise_alpha": 0.3,  # Dirichlet noise on the self-play root priors
-        "noise_fraction": 0.25,
-        "sample_moves": 8,  # each game's first N decisions sampled from the visit shares
-        "window": 3,  # train on the self-play of the last N generations
-        "epochs": 2,
-        "batch_size": 256,  # decisions per step
-        "learning_rate": 1.0e-4,
-        "policy_weight": 1.0,  # weight of the search-policy cross-entropy beside the outcome loss
-        "value_target_mix": 0.0,  # value target: (1 - mix) * outcome + mix * the search's value of the move
-        "gate_games": 200,  # new network alone vs the current one alone
-        "gate_threshold": None,  # promote at a win rate of at least this (None: the even share, 1 / sides)
-        "eval_games": 200,  # each generation's network alone vs the heuristic and vs generation 0
-        "workers": 1,  # Ray self-play actors
-        "lockstep_games": 32,  # self-play games each worker searches side by side (batched network evaluations)
-        "memory_mb": 2000,  # refuse settings whose self-play window or search trees would need more
-    },
 }
 
 
@@ -180,6 +159,15 @@ def read_yaml(path: str | Path, what: str = "config") -> object:
         raise ValueError(f"{what} {path}: nested too deeply to be a config") from None
 
 
+def check_same_run(started: dict, cfg: dict, may_change: Collection[str], where) -> None:
+    """ValueError unless `started` (the config stored in a run directory, file `where`) is
+    `cfg` but for the top-level keys that `may_change` on resume: anything else makes
+    another run."""
+    kept = [{k: v for k, v in config.items() if k not in may_change} for config in (started, cfg)]
+    if kept[0] != kept[1]:
+        raise ValueError(f"{where}: the run was started with another config; use a new name to start a new run")
+
+
 def run_name_problem(name) -> str | None:
     """Why `name` cannot name a run directory under --runs-dir (None if it can): it must be
     one plain path component, so the run stays inside the runs directory."""
@@ -212,19 +200,18 @@ def load_config(path: str | Path) -> dict:
     """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
     network files (:func:`sorry_env.training.train.open_run` checks those unless it resumes).
     A bare name that is no file is a shipped config (:func:`config_path`)."""
-    cfg = read_config(path, DEFAULTS)
-    validate(cfg, warm_start=False)
-    return cfg
+    return PPO.load(path)
 
 
-def read_config(path: str | Path, defaults: dict) -> dict:
+def read_config(path: str | Path, defaults: dict, ignore: Collection[str] = ()) -> dict:
     """The YAML mapping of config file `path` (or the shipped config of that name, see
-    :func:`config_path`) merged over `defaults`, not yet validated."""
+    :func:`config_path`) merged over `defaults`, not yet validated; `ignore`: top-level keys
+    that name the trainer, not a setting."""
     path = config_path(path)
     data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config must be a YAML mapping")
-    return merge_config(defaults, data)
+    return merge_config(defaults, {k: v for k, v in data.items() if k not in ignore})
 
 
 ROLLOUTS = ("batched", "per_game")  # the values of the rollout key
@@ -234,10 +221,16 @@ NULLABLE = {
     "ppo.learning_rate_final": float,
     "distillation.value": str,
     "distillation.init": str,
-    "expert_iteration.gate_threshold": float,
 }
 # key -> (test, what it must be); keys not listed only have their type checked.
 POSITIVE, AT_LEAST_ZERO = (lambda v: v > 0, "> 0"), (lambda v: v >= 0, ">= 0")
+
+
+def within(low, high) -> tuple[Callable[[Any], bool], str]:
+    """The range test of a key whose value lies in [low, high]."""
+    return (lambda v: low <= v <= high), f"in [{low}, {high}]"
+
+
 RANGES = {
     "seed": AT_LEAST_ZERO,
     "game.max_turns": POSITIVE,
@@ -248,7 +241,7 @@ RANGES = {
     "ppo.batch_size": POSITIVE,
     "ppo.n_epochs": POSITIVE,
     "ppo.gamma": (lambda v: 0 < v <= 1, "in (0, 1]"),
-    "ppo.gae_lambda": (lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "ppo.gae_lambda": within(0, 1),
     "ppo.clip_range": POSITIVE,
     "ppo.ent_coef": AT_LEAST_ZERO,
     "ppo.vf_coef": AT_LEAST_ZERO,
@@ -274,26 +267,6 @@ RANGES = {
     "evaluation.every": POSITIVE,
     "evaluation.games": POSITIVE,
     "checkpoint_every": POSITIVE,
-    "expert_iteration.generations": POSITIVE,
-    "expert_iteration.games": POSITIVE,
-    "expert_iteration.simulations": POSITIVE,
-    "expert_iteration.c_puct": AT_LEAST_ZERO,
-    "expert_iteration.prior_temperature": POSITIVE,
-    "expert_iteration.noise_alpha": POSITIVE,
-    "expert_iteration.noise_fraction": (lambda v: 0 <= v <= 1, "in [0, 1]"),
-    "expert_iteration.sample_moves": AT_LEAST_ZERO,
-    "expert_iteration.window": POSITIVE,
-    "expert_iteration.epochs": POSITIVE,
-    "expert_iteration.batch_size": POSITIVE,
-    "expert_iteration.learning_rate": POSITIVE,
-    "expert_iteration.policy_weight": AT_LEAST_ZERO,
-    "expert_iteration.value_target_mix": (lambda v: 0 <= v <= 1, "in [0, 1]"),
-    "expert_iteration.gate_games": POSITIVE,
-    "expert_iteration.gate_threshold": (lambda v: 0 <= v <= 1, "in [0, 1]"),
-    "expert_iteration.eval_games": POSITIVE,
-    "expert_iteration.workers": POSITIVE,
-    "expert_iteration.lockstep_games": POSITIVE,
-    "expert_iteration.memory_mb": POSITIVE,
 }
 
 
@@ -372,28 +345,28 @@ def check_types(
             raise ValueError(f"config: {name} must be at most {caps[name]:,}, got {excerpt(value)}")
 
 
-def check_network_file(cfg: dict, key: str) -> dict:
-    """The metadata of network file distillation.<key>, refused unless it fits the game."""
+def check_network_file(cfg: dict, where: str, relu: bool = False) -> dict:
+    """The metadata of the network file config key `where` (``section.key``) names, refused
+    unless it is an afterstate network made for the config's game (`relu`: and a relu one,
+    the only activation the compiled search runs)."""
     from sorry_env.agents.policy import check_trained_for, read_metadata
 
-    path = cfg["distillation"][key]
+    section, key = where.split(".")
+    path = cfg[section][key]
     if not os.path.isfile(path):
         raise ValueError(
-            f"config: distillation.{key}: no file {path!r} (paths are read from the current directory, {os.getcwd()})"
+            f"config: {where}: no file {path!r} (paths are read from the current directory, {os.getcwd()})"
         )
     meta = read_metadata(path)
     try:
         check_trained_for(path, meta, cfg["game"]["rules"], cfg["game"]["num_players"])
     except ValueError as e:
-        raise ValueError(f"config: distillation.{key}: {e}") from None
-    if meta["network"]["kind"] != "afterstate":
+        raise ValueError(f"config: {where}: {e}") from None
+    net = meta["network"]
+    if net["kind"] != "afterstate" or (relu and net["activation"] != "relu"):
         raise ValueError(
-            f"config: distillation.{key}: {path} holds a {meta['network']['kind']!r} network, not an afterstate one"
-        )
-    if key == "value" and meta["network"]["activation"] != "relu":
-        raise ValueError(
-            f"config: distillation.value: {path} uses {meta['network']['activation']!r}; "
-            "the compiled search runs relu networks"
+            f"config: {where}: {path} holds a {net['kind']} {net['activation']} network; it must be an afterstate "
+            + ("relu one (a value network, training/value_fit.py: the compiled search runs relu)" if relu else "one")
         )
     return meta
 
@@ -418,20 +391,27 @@ def validate(
     run directory's run_state.json): its agent specs are data, so one that runs code
     (``module:Name``, an sb3 zip: :func:`agents.runs_code`) is refused before anything is
     built, unless it is in `trusted` (specs the user typed; `how` says how to type one)."""
-    check_types(cfg, DEFAULTS)
-    problem = run_name_problem(cfg["name"])
-    if problem:
-        raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
+    if stored_in is not None:
+        check_types(cfg, DEFAULTS)  # the specs are read from a config of the right shape
+        _refuse_stored_code(cfg, stored_in, trusted, how)
+    PPO.validate(cfg)
+    if warm_start:
+        _check_distillation_files(cfg)
+
+
+def _ppo_facts(cfg: dict) -> None:
+    """PPO's checks across keys: the rollout's size, the game, network, agents, warm start."""
     if cfg["envs"] * cfg["ppo"]["n_steps"] > MAX_ROLLOUT:
         raise ValueError(
             f"config: envs * ppo.n_steps (the rollout buffer's positions) must be at most {MAX_ROLLOUT:,}, "
             f"got {cfg['envs']} * {cfg['ppo']['n_steps']}"
         )
-    if stored_in is not None:
-        _refuse_stored_code(cfg, stored_in, trusted, how)
     _check_game_and_network(cfg)
     _check_agents(cfg)
-    _check_distillation(cfg, warm_start)
+    if cfg["distillation"]["decisions"] > 0 and cfg["network"]["kind"] != "afterstate":
+        raise ValueError(
+            "config: distillation trains an afterstate actor; set network.kind: afterstate or distillation.decisions: 0"
+        )
 
 
 def _refuse_stored_code(cfg: dict, stored_in: str, trusted: Collection[str], how: str) -> None:
@@ -448,17 +428,10 @@ def _refuse_stored_code(cfg: dict, stored_in: str, trusted: Collection[str], how
 
 def _check_game_and_network(cfg: dict) -> None:
     """validate: the game (rules, players), the rollout kind and the network's shape."""
-    from sorry_env import game
     from sorry_env.agents.policy import ACTIVATIONS, KINDS
-    from sorry_env.rules import PRESETS
 
     g, net = cfg["game"], cfg["network"]
-    if g["rules"] not in PRESETS:
-        raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
-    try:
-        game.seats_for(g["num_players"], rules=g["rules"])
-    except ValueError as e:
-        raise ValueError(f"config: game: {e}") from None
+    check_board_game(g["rules"], g["num_players"])
     if cfg["rollout"] not in ROLLOUTS:
         raise ValueError(f"config: rollout must be one of {ROLLOUTS}, got {cfg['rollout']!r}")
     if net["kind"] not in KINDS:
@@ -480,8 +453,6 @@ def check_layer_sizes(sizes: list, where: str) -> None:
 def _check_agents(cfg: dict) -> None:
     """validate: the opponent and teacher mixes, the teacher and the evaluation opponents can
     be made and play the configured game."""
-    from sorry_env import agents
-
     from .opponents import check_mix
 
     g = cfg["game"]
@@ -491,32 +462,454 @@ def _check_agents(cfg: dict) -> None:
             check_mix(cfg[section][key], g["rules"], g["num_players"])
         except ValueError as e:
             raise ValueError(f"config: {where}: {e}") from None
-    specs = [("imitation.teacher", cfg["imitation"]["teacher"])]
-    specs += [("evaluation.opponents", spec) for spec in cfg["evaluation"]["opponents"]]
-    for where, spec in specs:
-        if not isinstance(spec, str):
-            raise ValueError(f"config: {where}: agent specs are text, got {spec!r}")
-        try:
-            agents.make_agent(spec).check_game(g["rules"], g["num_players"])
-        except (ValueError, TypeError) as e:
-            raise ValueError(f"config: {where}: {spec!r}: {e}") from None
+    check_agent_specs([cfg["imitation"]["teacher"]], "imitation.teacher", g["rules"], g["num_players"])
+    check_agent_specs(cfg["evaluation"]["opponents"], "evaluation.opponents", g["rules"], g["num_players"])
 
 
-def _check_distillation(cfg: dict, warm_start: bool) -> None:
-    """validate: the distillation warm start's network kind and (when it runs) its files."""
+def _check_distillation_files(cfg: dict) -> None:
+    """validate: the network files the distillation warm start reads, when it runs."""
     net, d = cfg["network"], cfg["distillation"]
-    if d["decisions"] > 0 and net["kind"] != "afterstate":
-        raise ValueError(
-            "config: distillation trains an afterstate actor; set network.kind: afterstate or distillation.decisions: 0"
-        )
-    if d["decisions"] > 0 and warm_start:
+    if d["decisions"] > 0:
         if d["value"] is not None:
-            check_network_file(cfg, "value")
+            check_network_file(cfg, "distillation.value", relu=True)
         if d["init"] is not None:
-            init = check_network_file(cfg, "init")["network"]
+            init = check_network_file(cfg, "distillation.init")["network"]
             if (init["hidden"], init["activation"]) != (net["hidden"], net["activation"]):
                 raise ValueError(
                     f"config: distillation.init {d['init']}: its network ({init['hidden']}, "
                     f"{init['activation']}) differs from network.hidden/activation "
                     f"({net['hidden']}, {net['activation']})"
                 )
+
+
+# ---- every trainer's config: one reading, one rule -------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Schema:
+    """One trainer's config: every key it may set with its default (a config naming another
+    key is refused), and the tests :func:`check_types` applies to the values (`ranges`, `caps`,
+    `nullable` as there); `facts` checks what spans keys, after each value's own test. Every
+    schema has a ``name`` (its run directory under the runs directory) and a ``seed``."""
+
+    defaults: dict
+    ranges: dict
+    caps: dict = dataclasses.field(default_factory=dict)
+    nullable: dict = dataclasses.field(default_factory=dict)
+    facts: Callable[[dict], None] = lambda cfg: None
+
+    def load(self, path: str | Path | None, overrides: dict | None = None, ignore: Collection[str] = ()) -> dict:
+        """The validated config of YAML file `path` (or a shipped config's name; None: the
+        defaults alone) with `overrides` (command-line values, key -> value, a dotted key for
+        a key of a section) over it; `ignore` as :func:`read_config`'s. A mistake is a
+        ValueError naming the file and the key."""
+        try:
+            cfg = copy.deepcopy(self.defaults) if path is None else read_config(path, self.defaults, ignore)
+            for key, value in (overrides or {}).items():
+                *sections, last = key.split(".")
+                section = cfg
+                for name in sections:
+                    section = section[name]
+                section[last] = value
+            self.validate(cfg)
+        except ValueError as e:
+            if path is None or not str(e).startswith("config: "):
+                raise
+            raise ValueError(f"{config_path(path)}: {str(e).removeprefix('config: ')}") from None
+        return cfg
+
+    def validate(self, cfg: dict) -> None:
+        """ValueError naming the first key whose value cannot make a run."""
+        check_types(cfg, self.defaults, nullable=self.nullable, ranges=self.ranges, caps=self.caps)
+        problem = run_name_problem(cfg["name"]) if "name" in cfg else None
+        if problem:
+            raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
+        self.facts(cfg)
+
+
+PPO = Schema(DEFAULTS, RANGES, CAPS, NULLABLE, _ppo_facts)  # sorry-train's MaskablePPO
+
+
+def check_board_game(rules, num_players: int, prefix: str = "game.") -> None:
+    """ValueError unless `rules` (the key ``<prefix>rules``) names a preset of the board game
+    that `num_players` can play."""
+    from sorry_env import game
+    from sorry_env.rules import PRESETS
+
+    if rules not in PRESETS:
+        raise ValueError(f"config: {prefix}rules must be one of {sorted(PRESETS)}, got {excerpt(rules)}")
+    try:
+        game.seats_for(num_players, rules=rules)
+    except ValueError as e:
+        raise ValueError(f"config: {prefix.rstrip('.') or 'players'}: {e}") from None
+
+
+def check_agent_specs(specs: list, where: str, rules=None, num_players: int | None = None) -> None:
+    """ValueError unless every entry of `specs` is an agent spec that can be made (and play
+    `rules` with `num_players`, when given)."""
+    from sorry_env import agents
+
+    for spec in specs:
+        if not isinstance(spec, str):
+            raise ValueError(f"config: {where}: agent specs are text, got {excerpt(spec)}")
+        try:
+            agent = agents.make_agent(spec)
+            if rules is not None:
+                agent.check_game(rules, num_players)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"config: {where}: {spec!r}: {e}") from None
+
+
+# TD(lambda) self-play (training/td_afterstate.py; `algorithm: td_lambda` in a sorry-train config).
+TD_LAMBDA_DEFAULTS = {
+    "players": 2,
+    "rules": DEFAULT_PRESET,
+    "decisions": 2_000_000,  # moves with a choice the network plays, every seat's
+    "hidden": [256, 256],
+    "lam": 0.7,  # TD(lambda)'s lambda
+    "lr": 3.0e-4,
+    "lr_final": None,  # None: lr throughout; a number: the rate falls linearly to it over the decisions
+    "epsilon": 0.02,  # share of moves played uniformly at random
+    "games": 256,  # games played side by side
+    "update_samples": 16_384,  # finished-game moves per update
+    "batch_size": 512,
+    "epochs": 2,  # passes over each update's moves
+    "seed": 0,
+    "threads": 1,
+    "max_turns": DEFAULT_MAX_TURNS,
+    "eval_every": 500_000,  # decisions between the in-run checks
+    "eval_games": 400,
+    "eval_opponents": ["random", "heuristic"],  # watched only: they play no part in training
+    "name": "td",  # the run's name: its policy file is <runs-dir>/<name>/policy.safetensors
+    "out": None,  # or this policy file (rewritten at every check)
+}
+
+
+def _td_lambda_facts(cfg: dict) -> None:
+    check_board_game(cfg["rules"], cfg["players"], "")
+    check_layer_sizes(cfg["hidden"], "hidden")
+    if not 0 < len(cfg["eval_opponents"]) <= 8:
+        raise ValueError(f"config: eval_opponents must be a list of 1 to 8 agent specs, got {cfg['eval_opponents']}")
+    check_agent_specs(cfg["eval_opponents"], "eval_opponents")
+
+
+TD_LAMBDA = Schema(
+    TD_LAMBDA_DEFAULTS,
+    ranges={
+        "players": within(2, 4),
+        "decisions": within(1, 10**11),
+        "lam": within(0, 1),
+        "lr": within(1e-8, 1),
+        "lr_final": within(0, 1),
+        "epsilon": within(0, 1),
+        "games": within(1, 4096),
+        "update_samples": within(1, 1_000_000),
+        "batch_size": within(1, 65_536),
+        "epochs": within(1, 100),
+        "seed": within(0, 2**31 - 1),
+        "threads": within(1, 256),
+        "max_turns": within(1, 1_000_000),
+        "eval_every": within(1, 10**11),
+        "eval_games": within(1, 1_000_000),
+    },
+    nullable={"lr_final": float, "out": str},
+    facts=_td_lambda_facts,
+)
+
+
+# Self-play PPO on Ray RLlib (sorry-train-rllib, training/rllib_backend.py).
+SELF, SNAPSHOTS = "self", "snapshots"  # opponent kinds besides agent names: the learner itself, its snapshots
+RLLIB_DEFAULTS = {
+    "name": "rllib",  # run directory: <runs_dir>/<name>
+    "seed": 0,
+    "game": {"num_players": 2, "rules": DEFAULT_PRESET, "max_turns": DEFAULT_MAX_TURNS},
+    "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
+    "ppo": {
+        "lr": 3.0e-4,
+        "gamma": 0.995,
+        "lambda": 0.95,
+        "clip_param": 0.2,
+        "entropy_coeff": 0.01,
+        "vf_loss_coeff": 0.5,
+        "grad_clip": 0.5,
+        "train_batch_size": 4000,  # env steps of learning seats per iteration
+        "minibatch_size": 512,
+        "num_epochs": 4,
+    },
+    "env_runners": {
+        "num_env_runners": 2,  # Ray actors sampling games (0: sample in the driver)
+        "num_envs_per_env_runner": 1,
+        "num_cpus_per_env_runner": 1.0,  # a number: Ray takes fractions of a CPU
+        "rollout_fragment_length": 200,
+    },
+    "opponents": {
+        "mix": {SELF: 0.5, "heuristic": 0.3, SNAPSHOTS: 0.2},  # per non-learner seat
+        "snapshot_every": 10,  # iterations between learner snapshots
+        "snapshot_window": 5,  # opponents drawn from the last N snapshots
+    },
+    "budget": {"iterations": 100},
+    "checkpoint_every": 5,  # iterations between checkpoints (and at the end)
+}
+
+
+def _rllib_facts(cfg: dict) -> None:
+    from sorry_env.agents import AGENTS
+
+    g, net, p = cfg["game"], cfg["network"], cfg["ppo"]
+    check_board_game(g["rules"], g["num_players"])
+    for key in ("hidden", "value_hidden"):
+        if not net[key]:
+            raise ValueError(f"config: network.{key} must be a non-empty list of layer widths, got []")
+        check_layer_sizes(net[key], f"network.{key}")
+    if net["activation"] not in ("relu", "tanh"):  # what rllib_backend.MaskedMLPModule builds
+        raise ValueError(f"config: network.activation must be one of ('relu', 'tanh'), got {net['activation']!r}")
+    if p["minibatch_size"] > p["train_batch_size"]:
+        raise ValueError(f"config: ppo.minibatch_size must be <= ppo.train_batch_size, got {p['minibatch_size']!r}")
+    mix = cfg["opponents"]["mix"]
+    unknown = [k for k in mix if k not in (SELF, SNAPSHOTS) and k not in AGENTS]
+    if unknown:
+        raise ValueError(
+            f"config: opponents.mix must name kinds among {SELF!r}, {SNAPSHOTS!r}, {sorted(AGENTS)}, got {unknown!r}"
+        )
+    weights = list(mix.values())
+    numbers = all(type(w) in (int, float) and math.isfinite(w) for w in weights)
+    if not (numbers and all(w >= 0 for w in weights) and sum(weights) > 0):
+        raise ValueError(f"config: opponents.mix must have weights >= 0 with a positive sum, got {excerpt(mix)}")
+
+
+# Ranges and caps: the caps, on what sizes memory, processes or Ray actors, far above the
+# shipped configs (docs/hardening.md lists them); network widths share check_layer_sizes' caps.
+RLLIB = Schema(
+    RLLIB_DEFAULTS,
+    ranges={
+        "seed": AT_LEAST_ZERO,
+        "game.num_players": within(2, 4),
+        "game.max_turns": POSITIVE,
+        "ppo.lr": POSITIVE,
+        "ppo.gamma": RANGES["ppo.gamma"],
+        "ppo.lambda": within(0, 1),
+        "ppo.clip_param": POSITIVE,
+        "ppo.entropy_coeff": AT_LEAST_ZERO,
+        "ppo.vf_loss_coeff": AT_LEAST_ZERO,
+        "ppo.grad_clip": POSITIVE,
+        "ppo.train_batch_size": POSITIVE,
+        "ppo.minibatch_size": POSITIVE,
+        "ppo.num_epochs": POSITIVE,
+        "env_runners.num_env_runners": AT_LEAST_ZERO,
+        "env_runners.num_envs_per_env_runner": POSITIVE,
+        "env_runners.num_cpus_per_env_runner": AT_LEAST_ZERO,
+        "env_runners.rollout_fragment_length": POSITIVE,
+        "opponents.snapshot_every": POSITIVE,
+        "opponents.snapshot_window": POSITIVE,
+        "budget.iterations": POSITIVE,
+        "checkpoint_every": POSITIVE,
+    },
+    caps={
+        "seed": MAX_SEED,
+        "game.max_turns": 1_000_000,
+        "ppo.train_batch_size": 1_048_576,
+        "ppo.num_epochs": 1000,
+        "env_runners.num_env_runners": 256,
+        "env_runners.num_envs_per_env_runner": 1024,
+        "env_runners.rollout_fragment_length": 65_536,
+        "opponents.snapshot_window": 1000,
+    },
+    facts=_rllib_facts,
+)
+
+
+# The plain-torch PPO of the registered games without a batched step (training/game_ppo.py);
+# the defaults are those the shipped policies were trained with.
+GAME_PPO_DEFAULTS = {
+    "game": None,  # a registered game's id (required)
+    "players": 2,
+    "minutes": 8.0,  # wall-clock budget
+    "steps": None,  # learner-decision budget (stops at whichever comes first)
+    "games": 256,  # games per update
+    "hidden": [128, 128],
+    "lr": 1e-3,
+    "epochs": 4,  # PPO epochs per update
+    "minibatch": 512,
+    "clip": 0.2,
+    "entropy": 0.01,
+    "opponents": ["greedy", "random", SELF],  # agent specs of the game, or self (the current policy, sampled)
+    "mix": [0.5, 0.2, 0.3],  # chances of the opponent kinds, one draw per game
+    "seed": 0,
+    "out": None,  # the policy file to write (.safetensors; its name names the policy)
+}
+
+
+def _game_ppo_facts(cfg: dict) -> None:
+    from sorry_env import games
+    from sorry_env.agents.any_game import make_game_agent
+
+    if cfg["game"] is None:
+        raise ValueError("config: game must name a registered game")
+    game = games.load_game(cfg["game"])
+    if game.game_type.batched_step:
+        raise ValueError(f"config: game {cfg['game']!r} has a batched step: it trains with sorry-train (train.py)")
+    game.game_type.check_players(cfg["players"])
+    check_layer_sizes(cfg["hidden"], "hidden")
+    mix, kinds = cfg["mix"], cfg["opponents"]
+    if len(mix) != len(kinds) or not all(type(w) in (int, float) and 0 <= w < math.inf for w in mix) or sum(mix) <= 0:
+        raise ValueError(
+            f"config: mix needs {len(kinds)} non-negative chances, one per opponent kind "
+            f"({','.join(map(str, kinds))}), got {excerpt(mix)}"
+        )
+    for kind in kinds:
+        if kind not in (SELF, "random"):
+            make_game_agent(game, kind, seed=0, allow_code=False)  # an unknown or unfit opponent, refused now
+
+
+GAME_PPO = Schema(
+    GAME_PPO_DEFAULTS,
+    ranges={
+        "minutes": POSITIVE,
+        "steps": POSITIVE,
+        "games": POSITIVE,
+        "lr": POSITIVE,
+        "epochs": POSITIVE,
+        "minibatch": POSITIVE,
+        "clip": POSITIVE,
+        "entropy": AT_LEAST_ZERO,
+        "seed": within(0, MAX_SEED),
+    },
+    caps={"games": 1_000_000, "epochs": 1000, "minibatch": 1_048_576},
+    nullable={"game": str, "steps": int, "out": str},
+    facts=_game_ppo_facts,
+)
+
+
+# Expert iteration (sorry-expit, training/expert_iteration.py): search self-play, learn, gate.
+EXPIT_DEFAULTS = {
+    "name": DEFAULTS["name"],
+    "seed": DEFAULTS["seed"],
+    "game": DEFAULTS["game"],
+    "expert_iteration": {  # sorry-expit (training/expert_iteration.py): search self-play, learn, gate
+        "init": "checkpoints/value-2p.safetensors",  # generation 0: an afterstate value network file
+        "generations": 3,  # new networks to train
+        "games": 40,  # self-play games per generation
+        "simulations": 64,  # azsearch expansions per self-play decision
+        "c_puct": 0.25,
+        "prior_temperature": 0.1,  # priors: softmax(afterstate logits / this)
+        "noise_alpha": 0.3,  # Dirichlet noise on the self-play root priors
+        "noise_fraction": 0.25,
+        "sample_moves": 8,  # each game's first N decisions sampled from the visit shares
+        "window": 3,  # train on the self-play of the last N generations
+        "epochs": 2,
+        "batch_size": 256,  # decisions per step
+        "learning_rate": 1.0e-4,
+        "policy_weight": 1.0,  # weight of the search-policy cross-entropy beside the outcome loss
+        "value_target_mix": 0.0,  # value target: (1 - mix) * outcome + mix * the search's value of the move
+        "gate_games": 200,  # new network alone vs the current one alone
+        "gate_threshold": None,  # promote at a win rate of at least this (None: the even share, 1 / sides)
+        "eval_games": 200,  # each generation's network alone vs the heuristic and vs generation 0
+        "workers": 1,  # Ray self-play actors
+        "lockstep_games": 32,  # self-play games each worker searches side by side (batched network evaluations)
+        "memory_mb": 2000,  # refuse settings whose self-play window or search trees would need more
+    },
+}
+# Rough upper bounds for the memory check (a 2-player game has ~60 decisions with a choice).
+DECISIONS_PER_GAME_PER_PLAYER = 75
+NODE_BYTES = 180  # azsearch's per-node arrays
+
+
+def expit_memory_mb(cfg: dict) -> float:
+    """Megabytes the window of self-play data and the workers' search trees take (upper bound)."""
+    from sorry_env import game
+    from sorry_env.policy_input import STATE_SIZE
+
+    x = cfg["expert_iteration"]
+    n_actions = game.num_actions(cfg["game"]["rules"])
+    per_decision = 2 * STATE_SIZE + 4 * n_actions + 32
+    decisions = x["window"] * x["games"] * DECISIONS_PER_GAME_PER_PLAYER * cfg["game"]["num_players"]
+    trees = x["workers"] * x["lockstep_games"] * x["simulations"] * (n_actions + 1) * NODE_BYTES
+    return (decisions * per_decision + trees) / 2**20
+
+
+def _expit_facts(cfg: dict) -> None:
+    from sorry_env.agents.azsearch import MAX_SIMULATIONS
+    from sorry_env.rules import get_rules
+
+    x, g = cfg["expert_iteration"], cfg["game"]
+    check_board_game(g["rules"], g["num_players"])
+    if get_rules(g["rules"]).hand_size:
+        raise ValueError(f"config: game.rules {g['rules']!r} deal hidden hands; azsearch cannot search them")
+    if x["simulations"] > MAX_SIMULATIONS:
+        raise ValueError(
+            f"config: expert_iteration.simulations must be at most {MAX_SIMULATIONS}, got {x['simulations']}"
+        )
+    need = expit_memory_mb(cfg)
+    if need > x["memory_mb"]:
+        raise ValueError(
+            "config: expert_iteration: games x window and simulations x lockstep_games x workers would need about "
+            f"{need:,.0f} MB, more than memory_mb ({x['memory_mb']:,}); lower them or raise memory_mb"
+        )
+    check_network_file(cfg, "expert_iteration.init", relu=True)
+
+
+EXPIT = Schema(
+    EXPIT_DEFAULTS,
+    ranges={
+        "seed": RANGES["seed"],
+        "game.max_turns": RANGES["game.max_turns"],
+        "expert_iteration.generations": POSITIVE,
+        "expert_iteration.games": POSITIVE,
+        "expert_iteration.simulations": POSITIVE,
+        "expert_iteration.c_puct": AT_LEAST_ZERO,
+        "expert_iteration.prior_temperature": POSITIVE,
+        "expert_iteration.noise_alpha": POSITIVE,
+        "expert_iteration.noise_fraction": within(0, 1),
+        "expert_iteration.sample_moves": AT_LEAST_ZERO,
+        "expert_iteration.window": POSITIVE,
+        "expert_iteration.epochs": POSITIVE,
+        "expert_iteration.batch_size": POSITIVE,
+        "expert_iteration.learning_rate": POSITIVE,
+        "expert_iteration.policy_weight": AT_LEAST_ZERO,
+        "expert_iteration.value_target_mix": within(0, 1),
+        "expert_iteration.gate_games": POSITIVE,
+        "expert_iteration.gate_threshold": within(0, 1),
+        "expert_iteration.eval_games": POSITIVE,
+        "expert_iteration.workers": POSITIVE,
+        "expert_iteration.lockstep_games": POSITIVE,
+        "expert_iteration.memory_mb": POSITIVE,
+    },
+    caps={key: CAPS[key] for key in ("seed", "game.max_turns")},
+    nullable={"expert_iteration.gate_threshold": float},
+    facts=_expit_facts,
+)
+
+
+def _flag_type(default, nullable: type | None):
+    """How a command-line flag's text becomes a value of a key with this default: a list is
+    comma-separated (of its first entry's type), None takes the key's nullable type."""
+    if isinstance(default, list):
+        kind = type(default[0]) if default else str
+
+        def comma_separated(text: str) -> list:
+            return [kind(x) for x in text.split(",") if x]
+
+        comma_separated.__name__ = f"comma-separated list of {kind.__name__}"  # argparse's message names it
+        return comma_separated
+    if isinstance(default, bool):
+        return lambda text: {"true": True, "false": False}[text.lower()]
+    return nullable if default is None else type(default)
+
+
+def settings_parser(schema: Schema, description: str, prog: str | None = None) -> argparse.ArgumentParser:
+    """A command line for a flat `schema`: ``--config FILE`` (YAML over the defaults) and one
+    flag per key (``--eval-every``; lists comma-separated), the flags over the file. Read it
+    with :func:`parse_settings`."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    p.add_argument("--config", help="YAML file of settings (a shipped config by its name); flags override it")
+    for key, default in schema.defaults.items():
+        kind = _flag_type(default, schema.nullable.get(key))
+        p.add_argument("--" + key.replace("_", "-"), dest=key, type=kind, default=argparse.SUPPRESS)
+    return p
+
+
+def parse_settings(parser: argparse.ArgumentParser, schema: Schema, argv=None, ignore: tuple = ()) -> tuple:
+    """(the validated settings, the other arguments) of a :func:`settings_parser` command
+    line; `ignore`: top-level keys of the config file that name the trainer, not a setting."""
+    args = vars(parser.parse_args(argv))
+    path = args.pop("config")
+    others = {key: args.pop(key) for key in list(args) if key not in schema.defaults}
+    return schema.load(path, args, ignore), argparse.Namespace(**others)

@@ -1,4 +1,4 @@
-"""The learning-curve PNG of a run: evaluation win rate against each opponent over steps."""
+"""The learning-curve PNG of a run: win rates over the run (learner steps, generations...)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,18 @@ matplotlib.use("Agg")  # files only; no display on a training machine
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def plot_learning_curve(evaluations: list[dict], num_players: int, path: str | Path, title: str) -> None:
+def plot_win_rates(series: dict[str, list], path: str | Path, title: str, even: float, xlabel: str) -> None:
+    """One line per label of `series`, whose points are (x, win rate) or (x, win rate, low,
+    high), the interval drawn as an error bar; a dashed line at the `even` win rate."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    opponents = sorted({name for e in evaluations for name in e["win_rates"]})
-    for name in opponents:
-        points = [(e["timesteps"], e["win_rates"][name]) for e in evaluations if name in e["win_rates"]]
-        ax.plot([t for t, _ in points], [w for _, w in points], marker="o", label=f"vs {name}")
-    ax.axhline(1 / num_players, color="grey", linestyle="--", label=f"even ({1 / num_players:.0%})")
-    ax.set_xlabel("learner steps")
+    for label, points in series.items():
+        if not points:
+            continue
+        rates = [p[1] for p in points]
+        err = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]] if len(points[0]) == 4 else None
+        ax.errorbar([p[0] for p in points], rates, yerr=err, marker="o", capsize=3, label=label)
+    ax.axhline(even, color="grey", linestyle="--", label=f"even ({even:.0%})")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("win rate")
     ax.set_ylim(0, 1)
     ax.set_title(title)
@@ -26,3 +30,13 @@ def plot_learning_curve(evaluations: list[dict], num_players: int, path: str | P
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def plot_learning_curve(evaluations: list[dict], num_players: int, path: str | Path, title: str) -> None:
+    """A trainer's in-run evaluations ({"timesteps", "win_rates": {opponent: rate}}) over learner steps."""
+    opponents = sorted({name for e in evaluations for name in e["win_rates"]})
+    series = {
+        f"vs {name}": [(e["timesteps"], e["win_rates"][name]) for e in evaluations if name in e["win_rates"]]
+        for name in opponents
+    }
+    plot_win_rates(series, path, title, 1 / num_players, "learner steps")

@@ -50,69 +50,11 @@ import yaml
 from sorry_env import files
 from sorry_env.rules import get_rules
 
-from .config import load_config
+from . import curve
+from .config import EXPIT
+from .match import match
 
 SECTION = "expert_iteration"
-# Rough upper bounds for the memory check (a 2-player game has ~60 decisions with a choice).
-DECISIONS_PER_GAME_PER_PLAYER = 75
-NODE_BYTES = 180  # azsearch's per-node arrays
-
-
-# ---- checks ------------------------------------------------------------------------------------
-def check_init_network(cfg: dict) -> dict:
-    """The metadata of expert_iteration.init, refused unless it is a relu afterstate network
-    made for the config's game."""
-    from sorry_env.agents.policy import check_trained_for, read_metadata
-
-    path = cfg[SECTION]["init"]
-    if not os.path.isfile(path):
-        raise ValueError(
-            f"config: {SECTION}.init: no file {path!r} (paths are read from the current directory, {os.getcwd()})"
-        )
-    meta = read_metadata(path)
-    try:
-        check_trained_for(path, meta, cfg["game"]["rules"], cfg["game"]["num_players"])
-    except ValueError as e:
-        raise ValueError(f"config: {SECTION}.init: {e}") from None
-    if meta["network"]["kind"] != "afterstate" or meta["network"]["activation"] != "relu":
-        raise ValueError(
-            f"config: {SECTION}.init: {path} holds a {meta['network']['kind']} {meta['network']['activation']} "
-            "network; the search needs an afterstate relu one (a value network, training/value_fit.py)"
-        )
-    return meta
-
-
-def memory_needed_mb(cfg: dict) -> float:
-    """Megabytes the window of self-play data and the workers' search trees take (upper bound)."""
-    from sorry_env import game
-
-    x = cfg[SECTION]
-    n_actions = game.num_actions(cfg["game"]["rules"])
-    from sorry_env.policy_input import STATE_SIZE
-
-    per_decision = 2 * STATE_SIZE + 4 * n_actions + 32
-    decisions = x["window"] * x["games"] * DECISIONS_PER_GAME_PER_PLAYER * cfg["game"]["num_players"]
-    trees = x["workers"] * x["lockstep_games"] * x["simulations"] * (n_actions + 1) * NODE_BYTES
-    return (decisions * per_decision + trees) / 2**20
-
-
-def check_config(cfg: dict) -> None:
-    """ValueError naming the first expert-iteration setting that cannot make a run."""
-    from sorry_env.agents.azsearch import MAX_SIMULATIONS
-
-    x = cfg[SECTION]
-    if get_rules(cfg["game"]["rules"]).hand_size:
-        raise ValueError(f"config: game.rules {cfg['game']['rules']!r} deal hidden hands; azsearch cannot search them")
-    if x["simulations"] > MAX_SIMULATIONS:
-        raise ValueError(f"config: {SECTION}.simulations must be at most {MAX_SIMULATIONS}, got {x['simulations']}")
-    need = memory_needed_mb(cfg)
-    if need > x["memory_mb"]:
-        raise ValueError(
-            f"config: {SECTION}: games x window and simulations x lockstep_games x workers would need about "
-            f"{need:,.0f} MB, "
-            f"more than memory_mb ({x['memory_mb']:,}); lower them or raise memory_mb"
-        )
-    check_init_network(cfg)
 
 
 # ---- self-play ---------------------------------------------------------------------------------
@@ -434,16 +376,6 @@ def train_candidate(current: str, data: dict, cfg: dict, seed: int, log=print):
 
 
 # ---- the loop ----------------------------------------------------------------------------------
-def _atomic_json(path: Path, obj) -> None:
-    _atomic_text(path, json.dumps(obj, indent=1))
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def _save_npz(path: Path, data: dict) -> None:
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez(tmp, **{k: np.asarray(v) for k, v in data.items()})
@@ -486,53 +418,30 @@ def even_share(rules: str, num_players: int) -> float:
     return 1.0 / len(sides(num_players, rules))
 
 
-def match(a: str, b: str, games: int, seed: int, rules: str, num_players: int) -> dict:
-    """`a`'s win rate against `b` (seats alternate), with its 95% Wilson interval."""
-    from sorry_env.agents.arena.tournament import run_tournament
-
-    r = run_tournament([a, *[b] * (num_players - 1)], games=games, seed=seed, rules=rules, workers=1)
-    entry = r["agents"][0]
-    return {"win_rate": entry["win_rate"], "low": entry["ci_low"], "high": entry["ci_high"], "games": games}
-
-
-def plot_curve(log_rows: list[dict], path: Path, title: str, even: float = 0.5) -> None:
-    from .curve import plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for key, label in (("vs_heuristic", "network alone vs heuristic"), ("vs_gen0", "network alone vs generation 0")):
-        pts = [(r["generation"], r[key]) for r in log_rows if key in r]
-        if not pts:
-            continue
-        gens = [g for g, _ in pts]
-        rates = np.array([m["win_rate"] for _, m in pts])
-        err = np.array([[m["win_rate"] - m["low"] for _, m in pts], [m["high"] - m["win_rate"] for _, m in pts]])
-        ax.errorbar(gens, rates, yerr=err, marker="o", capsize=3, label=label)
-    ax.axhline(even, color="grey", linestyle="--", label="even share")
-    ax.set_xlabel("generation")
-    ax.set_ylabel("win rate (95% Wilson interval)")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+def plot_curve(rows: list[dict], out: Path, cfg: dict) -> None:
+    """The run's curve.png: the network alone against the heuristic and generation 0."""
+    series = {
+        label: [(r["generation"], r[key]["win_rate"], r[key]["low"], r[key]["high"]) for r in rows if key in r]
+        for key, label in (("vs_heuristic", "network alone vs heuristic"), ("vs_gen0", "network alone vs generation 0"))
+    }
+    even = even_share(cfg["game"]["rules"], cfg["game"]["num_players"])
+    curve.plot_win_rates(series, out / "curve.png", f"expert iteration: {cfg['name']}", even, "generation")
 
 
 def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = None, log=print) -> list[dict]:
     """Run (or resume) the expert iteration of `cfg` in directory `out`; the log rows."""
-    from .rllib_backend import check_address
-
-    if address is not None:
-        check_address(address)  # first (before importing Ray): an unreachable cluster fails in seconds
-    import ray
-
-    from sorry_env.agents.policy import save_policy
+    from sorry_env import game
+    from sorry_env.agents.policy import load_policy, save_policy
     from sorry_env.agents.value_net import pack
 
+    from .rllib_backend import check_address, start_ray
+
+    if address is not None:
+        check_address(address)  # first: an unreachable cluster fails in seconds
     x, g = cfg[SECTION], cfg["game"]
     if workers is not None:
         cfg[SECTION]["workers"] = workers
-    check_config(cfg)
+    EXPIT.validate(cfg)
     out.mkdir(parents=True, exist_ok=True)
     saved = out / "config.json"
     fixed = {k: v for k, v in cfg.items() if k != SECTION}
@@ -541,7 +450,7 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
         if files.read_json(saved, MAX_RUN_JSON, "the run's config.json") != json.loads(json.dumps(fixed)):
             raise ValueError(f"{out} holds a run of another config; use another --out or the same config")
     else:
-        _atomic_json(saved, fixed)
+        files.write_text_atomic(saved, json.dumps(fixed, indent=1))
     state_path = out / "state.json"
     state = _run_state(state_path, out, x["init"])
     log_path = out / "log.jsonl"
@@ -550,44 +459,38 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
         if log_path.exists()
         else []
     )
-    if not ray.is_initialized():
-        env = {"OMP_NUM_THREADS": "1", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
-        # "local": a Ray of this run's own, never one another program started on this machine
-        kwargs = {"include_dashboard": False} if address is None else {}
-        ray.init(address=address or "local", runtime_env={"env_vars": env}, logging_level="WARNING", **kwargs)
+    start_ray(address)
+
+    def versus(policy: str, opponent: str, games: int, seed: int) -> dict:
+        return match(policy, opponent, g["num_players"], g["rules"], games, seed)
+
     if not any(r["generation"] == 0 for r in rows):  # the starting point of the curve
-        zero = {"generation": 0, "vs_heuristic": match(x["init"], "heuristic", x["eval_games"], cfg["seed"] * 1000,
-                                                       g["rules"], g["num_players"])}  # fmt: skip
+        zero = {"generation": 0, "vs_heuristic": versus(x["init"], "heuristic", x["eval_games"], cfg["seed"] * 1000)}
         log(f"generation 0 ({x['init']}) alone vs heuristic {zero['vs_heuristic']}")
         rows.insert(0, zero)
-        _atomic_text(log_path, "".join(json.dumps(r) + "\n" for r in rows))
-        plot_curve(
-            rows, out / "curve.png", f"expert iteration: {cfg['name']}", even_share(g["rules"], g["num_players"])
-        )
+        files.write_text_atomic(log_path, "".join(json.dumps(r) + "\n" for r in rows))
+        plot_curve(rows, out, cfg)
     pool = WorkerPool(cfg, x["workers"])
     try:
         for k in range(state["generation"] + 1, x["generations"] + 1):
             log(f"generation {k}: self-play with {state['current']}")
             sp = out / f"selfplay-{k}.npz"
+            seed = cfg["seed"] * 1000 + k
             if sp.exists():
                 data = _load_npz(sp)
             else:
                 params, sizes, _ = pack(state["current"])
-                data = pool.play(params, sizes, x["games"], seed=cfg["seed"] * 1000 + k)
+                data = pool.play(params, sizes, x["games"], seed=seed)
                 _save_npz(sp, data)
             rate = float(data["decisions"]) / max(float(data["seconds"]), 1e-9)
             log(
                 f"  {len(data['chosen'])} searched decisions ({int(data['decisions'])} in all), {rate:.0f}/s per worker"
             )
-            ra_rules = g["rules"]
-            from sorry_env import game
-            from sorry_env.agents.policy import load_policy
-
             current_actor, _ = load_policy(state["current"])
-            diag = diagnostics(current_actor.net, data, game.rules_array(ra_rules), x["prior_temperature"])
+            diag = diagnostics(current_actor.net, data, game.rules_array(g["rules"]), x["prior_temperature"])
             window = [_load_npz(out / f"selfplay-{j}.npz") for j in range(max(1, k - x["window"] + 1), k)] + [data]
             train_data = merge(window)
-            actor, meta = train_candidate(state["current"], train_data, cfg, seed=cfg["seed"] * 1000 + k, log=log)
+            actor, meta = train_candidate(state["current"], train_data, cfg, seed=seed, log=log)
             cand = out / f"net-{k}.safetensors"
             save_policy(
                 cand, actor, rules=g["rules"], num_players=g["num_players"], network=meta["network"],
@@ -595,8 +498,7 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
                 training={"expert_iteration": {"generation": k, "parent": str(state["current"]),
                                                "decisions": int(len(train_data["chosen"]))}},
             )  # fmt: skip
-            seed = cfg["seed"] * 1000 + k
-            gate = match(str(cand), state["current"], x["gate_games"], seed, g["rules"], g["num_players"])
+            gate = versus(str(cand), state["current"], x["gate_games"], seed)
             threshold = x["gate_threshold"]
             promoted = gate["win_rate"] >= (
                 even_share(g["rules"], g["num_players"]) if threshold is None else threshold
@@ -608,8 +510,8 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
                 "before_training_on_new_games": diag,
                 "gate": gate,
                 "promoted": bool(promoted),
-                "vs_heuristic": match(str(cand), "heuristic", x["eval_games"], seed, g["rules"], g["num_players"]),
-                "vs_gen0": match(str(cand), x["init"], x["eval_games"], seed, g["rules"], g["num_players"]),
+                "vs_heuristic": versus(str(cand), "heuristic", x["eval_games"], seed),
+                "vs_gen0": versus(str(cand), x["init"], x["eval_games"], seed),
                 "workers_replaced": pool.replaced,
             }
             log(f"  gate {gate}, promoted {promoted}; vs heuristic {row['vs_heuristic']}; vs gen0 {row['vs_gen0']}")
@@ -619,10 +521,8 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
             if promoted:
                 state["current"] = str(cand)
             state["generation"] = k
-            _atomic_json(state_path, state)
-            plot_curve(
-                rows, out / "curve.png", f"expert iteration: {cfg['name']}", even_share(g["rules"], g["num_players"])
-            )
+            files.write_text_atomic(state_path, json.dumps(state, indent=1))
+            plot_curve(rows, out, cfg)
     finally:
         pool.close()
     return rows
@@ -640,7 +540,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if args.workers is not None and args.workers < 1:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
-        cfg = load_config(args.config)
+        cfg = EXPIT.load(args.config)
         out = Path(args.out or Path("runs") / cfg["name"])
         run(cfg, out, args.address, args.workers)
     except (OSError, ValueError, yaml.YAMLError) as e:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sorry_env import files
-from sorry_env.agents.policy import save_policy
+from sorry_env.agents.policy import PolicyAgent, save_policy
 from sorry_env.files import MB
 
 from . import checkpoint
@@ -40,24 +40,34 @@ def export_model(
     critic = {f"critic.{k}": v for k, v in policy.mlp_extractor.critic.state_dict().items()}
     critic.update({f"value_net.{k}": v for k, v in policy.value_net.state_dict().items()})
     actor = checkpoint.with_value(policy.mlp_extractor.actor, critic, config)
-    export_actor(actor, path, config, timesteps, evaluation, wall_seconds)
+    training = {"config": config, "timesteps": int(timesteps), "wall_seconds": wall_seconds}
+    export_actor(actor, path, config, f"{config['name']}@{timesteps}", training, evaluation)
 
 
-def export_actor(
-    actor, path, config: dict, timesteps: int, evaluation: dict | None = None, wall_seconds: float | None = None
-) -> None:
-    """Write `actor` (agents.policy.Actor) of a run with `config` to policy file `path`, atomically."""
+def export_actor(actor, path, config: dict, name: str, training: dict, evaluation: dict | None = None) -> None:
+    """Write `actor` (agents.policy.Actor) of a run with `config` (its ``game`` and ``network``
+    sections: sorry-train's or sorry-train-rllib's) to policy file `path`, atomically, named
+    `name`, with `training` (and `evaluation`) in its metadata: every trainer's one export."""
     net = config["network"]
     save_policy(
         path,
         actor,
         rules=config["game"]["rules"],
         num_players=config["game"]["num_players"],
-        network={"kind": net["kind"], "hidden": list(net["hidden"]), "activation": net["activation"]},
-        name=f"{config['name']}@{timesteps}",
-        training={"config": config, "timesteps": int(timesteps), "wall_seconds": wall_seconds},
+        network={"kind": actor.kind, "hidden": list(net["hidden"]), "activation": net["activation"]},
+        name=name,
+        training=training,
         evaluation=evaluation,
     )
+
+
+def policy_agent(actor, path: str | Path) -> PolicyAgent:
+    """The agent of policy file `path` (written by this run, read once) playing `actor`, the
+    run's network in memory, which keeps learning: the evaluation hook's agent, greedy, that
+    measures the current weights at every check without writing or reading a file again."""
+    agent = PolicyAgent(path)
+    agent.actor = actor
+    return agent
 
 
 # Caps on the JSON files export reads (a run's state holds its config and evaluation history;
@@ -128,7 +138,8 @@ def export_run(
         raise ValueError(f"{state_path}: {str(exc)[:400]}") from None
     evaluation["tournaments"] = [tournament_summary(path, config) for path in tournaments]
     actor, timesteps = checkpoint.load_actor(checkpoint_path, config)
-    export_actor(actor, out, config, timesteps, evaluation, wall_seconds)
+    training = {"config": config, "timesteps": int(timesteps), "wall_seconds": wall_seconds}
+    export_actor(actor, out, config, f"{config['name']}@{timesteps}", training, evaluation)
 
 
 def main(argv: list[str] | None = None) -> None:

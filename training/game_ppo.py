@@ -3,13 +3,16 @@
 (:mod:`sorry_env.agents.policy`):
 
     python -m sorry_env.training.game_ppo --game ID --players 2 --minutes 8 --out ID-2p.safetensors
+    python -m sorry_env.training.game_ppo --config FILE.yaml   # the same settings from a file
 
-(the command behind each shipped policy of a game is in that game's docs page).
+(every setting, :data:`sorry_env.training.config.GAME_PPO`, is a flag and a config key;
 
-Method: PPO with Monte Carlo returns. Each update plays ``--games`` games in lockstep over the
+the command behind each shipped policy of a game is in that game's docs page).
+
+Method: PPO with Monte Carlo returns. Each update plays ``games`` games in lockstep over the
 registry's functional API (:class:`sorry_env.games.Game`). In every game one seat is the
-learner (the seat rotates) and the others are drawn from an opponent pool (``--opponents``,
-with the chances ``--mix``): agents of the game by spec (default ``greedy`` and ``random``)
+learner (the seat rotates) and the others are drawn from an opponent pool (``opponents``,
+with the chances ``mix``): agents of the game by spec (default ``greedy`` and ``random``)
 or ``self`` (the current policy, sampled). The learner samples its actions from the masked
 policy; the only reward is the game's end (+1 win, -1 loss, 0 for a game truncated at the
 game's turn limit), so every learner decision of a game gets that return. A value network
@@ -25,8 +28,6 @@ runs it as the algorithm ``game_ppo`` (:mod:`sorry_env.training.bench.game_ppo`)
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import os
 import sys
 import time
@@ -41,45 +42,9 @@ from sorry_env.agent import Agent, GameTurn
 from sorry_env.agents import make_agent
 from sorry_env.agents.policy import MLP, Actor, masked_logits, save_policy
 
-SELF = "self"  # the opponent kind that is the current policy (sampled)
+from .config import GAME_PPO, SELF, parse_settings, settings_parser
+
 RANDOM = "random"  # uniformly random legal play, drawn from the trainer's own generator
-
-
-@dataclasses.dataclass
-class Settings:
-    """The hyperparameters (the defaults are those the shipped policies were trained with)."""
-
-    games: int = 256  # games per update
-    hidden: tuple[int, ...] = (128, 128)
-    lr: float = 1e-3
-    epochs: int = 4  # PPO epochs per update
-    minibatch: int = 512
-    clip: float = 0.2
-    entropy: float = 0.01
-    opponents: tuple[str, ...] = ("greedy", RANDOM, SELF)
-    mix: tuple[float, ...] = (0.5, 0.2, 0.3)  # chances of the opponent kinds, one draw per game
-
-
-def check_settings(game: games.Game, players: int, settings: Settings) -> np.ndarray:
-    """ValueError naming the first bad setting (before any play); returns the normalised mix."""
-    game.game_type.check_players(players)
-    if any(not isinstance(w, int) or w < 1 for w in settings.hidden):
-        raise ValueError(f"hidden widths must be positive integers, got {list(settings.hidden)}")
-    for name in ("games", "lr", "epochs", "minibatch", "clip"):
-        if not getattr(settings, name) > 0:
-            raise ValueError(f"{name} must be positive, got {getattr(settings, name)!r}")
-    if not settings.entropy >= 0:
-        raise ValueError(f"entropy must be non-negative, got {settings.entropy!r}")
-    mix = np.array(settings.mix, dtype=np.float64)
-    if len(mix) != len(settings.opponents) or not np.isfinite(mix).all() or (mix < 0).any() or mix.sum() <= 0:
-        raise ValueError(
-            f"mix needs {len(settings.opponents)} non-negative chances, one per opponent kind "
-            f"({','.join(settings.opponents)}), got {list(settings.mix)}"
-        )
-    for kind in settings.opponents:
-        if kind not in (SELF, RANDOM):
-            make_agent(kind, seed=0, allow_code=False, game=game)  # an unknown or unfit opponent, refused now
-    return mix / mix.sum()
 
 
 @torch.no_grad()
@@ -94,13 +59,11 @@ def sample_actions(actor, obs, masks, rng):
     return actions, np.log(probs[np.arange(len(actions)), actions])
 
 
-def play_batch(
-    actor: Actor, game: games.Game, players: int, settings: Settings, mix: np.ndarray, rng: np.random.Generator
-) -> tuple:
-    """Play `settings.games` games in lockstep. Returns the learner's decisions (obs, masks,
+def play_batch(actor: Actor, game: games.Game, cfg: dict, rng: np.random.Generator) -> tuple:
+    """Play `cfg["games"]` games in lockstep. Returns the learner's decisions (obs, masks,
     actions, log-probs, returns) and per-game (opponent kind, learner reward)."""
-    n_games = settings.games
-    kinds_named = settings.opponents
+    n_games, players, kinds_named = cfg["games"], cfg["players"], cfg["opponents"]
+    mix = np.array(cfg["mix"], dtype=np.float64) / sum(cfg["mix"])
     states = [game.new_state(players, seed=int(rng.integers(2**32))) for _ in range(n_games)]
     learner = [g % players for g in range(n_games)]
     seat_of = [game.seats(states[g])[learner[g]] for g in range(n_games)]
@@ -165,16 +128,16 @@ def play_batch(
     return batch, kinds, reward
 
 
-def ppo_update(actor, critic, optimizer, batch, settings: Settings, rng: np.random.Generator) -> tuple:
+def ppo_update(actor, critic, optimizer, batch, cfg: dict, rng: np.random.Generator) -> tuple:
     """Clipped PPO epochs over the batch; returns (policy loss, value loss, entropy) of the last minibatch."""
     obs, masks, actions, old_logp, returns = (torch.from_numpy(x) for x in batch)
     with torch.no_grad():  # advantages once per batch (a minibatch of one row has no spread)
         advantages = returns - critic(obs)[:, 0]
         advantages = (advantages - advantages.mean()) / (advantages.std(unbiased=False) + 1e-8)
-    for _ in range(settings.epochs):
+    for _ in range(cfg["epochs"]):
         order = rng.permutation(len(actions))
-        for start in range(0, len(order), settings.minibatch):
-            idx = torch.from_numpy(order[start : start + settings.minibatch])
+        for start in range(0, len(order), cfg["minibatch"]):
+            idx = torch.from_numpy(order[start : start + cfg["minibatch"]])
             values = critic(obs[idx])[:, 0]
             advantage = advantages[idx]
             logits = masked_logits(actor(obs[idx]), masks[idx])
@@ -182,12 +145,12 @@ def ppo_update(actor, critic, optimizer, batch, settings: Settings, rng: np.rand
             logp = log_probs.gather(1, actions[idx, None])[:, 0]
             ratio = torch.exp(logp - old_logp[idx])
             policy_loss = -torch.min(
-                ratio * advantage, ratio.clamp(1 - settings.clip, 1 + settings.clip) * advantage
+                ratio * advantage, ratio.clamp(1 - cfg["clip"], 1 + cfg["clip"]) * advantage
             ).mean()
             probs = log_probs.exp()
             entropy = -(probs * log_probs.masked_fill(probs == 0, 0.0)).sum(dim=1).mean()
             value_loss = ((values - returns[idx]) ** 2).mean()
-            loss = policy_loss + 0.5 * value_loss - settings.entropy * entropy
+            loss = policy_loss + 0.5 * value_loss - cfg["entropy"] * entropy
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_([*actor.parameters(), *critic.parameters()], 0.5)
@@ -195,64 +158,67 @@ def ppo_update(actor, critic, optimizer, batch, settings: Settings, rng: np.rand
     return policy_loss.item(), value_loss.item(), entropy.item()
 
 
+def greedy(actor: Actor) -> Callable[[dict], int]:
+    """The actor in memory as a function of the observation dict (an agent wherever the
+    game's tournaments take one): its masked argmax, as its policy file plays."""
+
+    @torch.no_grad()
+    def act(obs: dict) -> int:
+        mask = torch.from_numpy(obs["action_mask"][None])
+        return int(masked_logits(actor(torch.from_numpy(obs["observation"][None])), mask)[0].argmax())
+
+    return act
+
+
 def train(
-    game: str | games.Game,
-    players: int,
-    settings: Settings | None = None,
-    seed: int = 0,
-    minutes: float | None = None,
-    steps: int | None = None,
-    on_update: Callable[[int, int, Actor], None] | None = None,
+    cfg: dict,
+    evaluate: Callable[[int, Callable], object] | None = None,
+    evaluate_every: int | None = None,
     log: Callable[[str], None] | None = print,
 ) -> tuple[Actor, dict]:
-    """Train a policy of `game` for `players` until `minutes` of wall time or `steps` learner
-    decisions (whichever comes first; at least one must be given). `on_update(update, steps,
-    actor)` runs after every update. Returns (actor, the training record of its policy file)."""
-    game = game if isinstance(game, games.Game) else games.load_game(game)
-    settings = Settings() if settings is None else settings
-    mix = check_settings(game, players, settings)
-    if minutes is None and steps is None:
-        raise ValueError("give a budget: minutes, steps or both")
-    if (minutes is not None and not minutes > 0) or (steps is not None and steps < 1):
-        raise ValueError(f"the budget must be positive, got minutes={minutes!r}, steps={steps!r}")
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    actor = Actor("mlp", list(settings.hidden), "relu", game)
-    critic = MLP([game.observation_size, *settings.hidden, 1], "relu")
-    optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=settings.lr)
+    """Train a policy as `cfg` (:data:`sorry_env.training.config.GAME_PPO`, validated) says,
+    until ``minutes`` of wall time or ``steps`` learner decisions, whichever comes first. The
+    evaluation hook ``evaluate(steps, agent)`` gets the current policy in memory
+    (:func:`greedy`) every `evaluate_every` learner steps and at the end. Returns (actor, the
+    training record of its policy file)."""
+    game = games.load_game(cfg["game"])
+    minutes, steps = cfg["minutes"], cfg["steps"]
+    torch.manual_seed(cfg["seed"])
+    rng = np.random.default_rng(cfg["seed"])
+    actor = Actor("mlp", list(cfg["hidden"]), "relu", game)
+    critic = MLP([game.observation_size, *cfg["hidden"], 1], "relu")
+    optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=cfg["lr"])
     start = time.perf_counter()
     done = update = 0
-    while (minutes is None or time.perf_counter() - start < minutes * 60) and (steps is None or done < steps):
-        batch, kinds, reward = play_batch(actor, game, players, settings, mix, rng)
-        losses = ppo_update(actor, critic, optimizer, batch, settings, rng)
+    next_evaluation = evaluate_every or 0
+    while time.perf_counter() - start < minutes * 60 and (steps is None or done < steps):
+        batch, kinds, reward = play_batch(actor, game, cfg, rng)
+        losses = ppo_update(actor, critic, optimizer, batch, cfg, rng)
         done += len(batch[2])
         update += 1
         elapsed = time.perf_counter() - start
         if log is not None:
             rates = " ".join(
                 f"{name} {np.mean(reward[kinds == k] > 0):.2f}"
-                for k, name in enumerate(settings.opponents)
+                for k, name in enumerate(cfg["opponents"])
                 if (kinds == k).any()
             )
             log(
                 f"update {update:4d}  steps {done:8d}  {done / elapsed:6.0f} steps/s  win rate vs {rates}  "
                 f"policy {losses[0]:+.3f} value {losses[1]:.3f} entropy {losses[2]:.3f}"
             )
-        if on_update is not None:
-            on_update(update, done, actor)
+        if evaluate is not None and evaluate_every and next_evaluation <= done < (steps or np.inf):
+            evaluate(done, greedy(actor))
+            while next_evaluation <= done:
+                next_evaluation += evaluate_every
     wall = time.perf_counter() - start
     if not all(torch.isfinite(p).all() for p in actor.parameters()):
         raise FloatingPointError("the policy's weights are no longer finite (lower the learning rate)")
+    if evaluate is not None:
+        evaluate(done, greedy(actor))
     training = {
-        "config": {
-            **{k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(settings).items()},
-            "game": game.game_type.id,
-            "players": players,
-            "seed": seed,
-            "minutes": minutes,
-            "steps": steps,
-        },
-        "method": f"PPO, Monte Carlo returns, opponents {'/'.join(settings.opponents)}",
+        "config": {k: v for k, v in cfg.items() if k != "out"},
+        "method": f"PPO, Monte Carlo returns, opponents {'/'.join(cfg['opponents'])}",
         "learner_steps": done,
         "updates": update,
         "wall_seconds": round(wall, 1),
@@ -260,100 +226,48 @@ def train(
     return actor, training
 
 
-def save(
-    path: str | os.PathLike, game: str | games.Game, actor: Actor, players: int, settings: Settings, training: dict
-) -> None:
-    """Write the trained actor as `game`'s policy file, named after the file."""
-    game = game if isinstance(game, games.Game) else games.load_game(game)
+def save(path: str | os.PathLike, cfg: dict, actor: Actor, training: dict) -> None:
+    """Write the trained actor as its game's policy file, named after the file (the one call
+    of the policy format's writer)."""
     save_policy(
         path,
         actor,
-        rules=game,
-        num_players=players,
-        network={"kind": "mlp", "hidden": list(settings.hidden), "activation": "relu"},
+        rules=games.load_game(cfg["game"]),
+        num_players=cfg["players"],
+        network={"kind": "mlp", "hidden": list(cfg["hidden"]), "activation": "relu"},
         name=os.path.splitext(os.path.basename(str(path)))[0],
         training=training,
     )
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    others = [kind.id for kind in games.builtin_game_types() if kind.id != "sorry"]
-    parser = argparse.ArgumentParser(prog="python -m sorry_env.training.game_ppo", description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--game", required=True, help=f"a registered game other than the board game ({', '.join(others)})"
-    )
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--minutes", type=float, default=8.0, help="wall-clock budget of the training")
-    parser.add_argument("--steps", type=int, help="learner-decision budget (stops at whichever comes first)")
-    parser.add_argument("--games", type=int, default=Settings.games, help="games per update")
-    parser.add_argument("--hidden", default="128,128", help="hidden layer widths")
-    parser.add_argument("--lr", type=float, default=Settings.lr)
-    parser.add_argument("--epochs", type=int, default=Settings.epochs, help="PPO epochs per update")
-    parser.add_argument("--minibatch", type=int, default=Settings.minibatch)
-    parser.add_argument("--clip", type=float, default=Settings.clip)
-    parser.add_argument("--entropy", type=float, default=Settings.entropy)
-    parser.add_argument(
-        "--opponents", default=",".join(Settings.opponents), help="opponent kinds: agent specs of the game, or self"
-    )
-    parser.add_argument("--mix", default="0.5,0.2,0.3", help="chances of the opponent kinds (one per seat)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", required=True, help="the policy file to write (.safetensors)")
-    args = parser.parse_args(argv)
+def parse_args(argv: list[str] | None) -> dict:
+    """The validated settings of the command line; argparse's error (exit 2) for a bad one."""
+    others = [kind.id for kind in games.builtin_game_types() if not kind.batched_step]
+    parser = settings_parser(GAME_PPO, __doc__.split("\n\n")[0], prog="python -m sorry_env.training.game_ppo")
+    parser.epilog = f"--game: a registered game without a batched step ({', '.join(others)}); --out is required"
     try:
-        args.game_obj = games.load_game(args.game)
-        if args.game_obj.game_type.id == "sorry":
-            raise ValueError("the board game trains with sorry-train (training/train.py)")
-        hidden = tuple(int(w) for w in args.hidden.split(","))
-        mix = tuple(float(p) for p in args.mix.split(","))
-    except ValueError as error:
-        parser.error(
-            str(error)
-            if "sorry-train" in str(error) or "unknown game" in str(error)
-            else "--hidden and --mix are comma-separated numbers"
-        )
-    args.settings = Settings(
-        games=args.games,
-        hidden=hidden,
-        lr=args.lr,
-        epochs=args.epochs,
-        minibatch=args.minibatch,
-        clip=args.clip,
-        entropy=args.entropy,
-        opponents=tuple(filter(None, args.opponents.split(","))),
-        mix=mix,
-    )
-    try:
-        check_settings(args.game_obj, args.players, args.settings)
-    except ValueError as error:
+        cfg, _ = parse_settings(parser, GAME_PPO, argv)
+        out = cfg["out"]
+        if out is None or not out.endswith(".safetensors"):
+            raise ValueError(f"--out {out}: a policy file ending in .safetensors is required")
+        out_dir = os.path.dirname(os.path.abspath(out))
+        if not os.path.isdir(out_dir) or not os.access(out_dir, os.W_OK):
+            raise ValueError(f"--out {out}: {out_dir} is not a writable directory")
+    except (OSError, ValueError) as error:
         parser.error(str(error))
-    if not args.minutes > 0 or (args.steps is not None and args.steps < 1):
-        parser.error("--minutes and --steps must be positive")
-    if not args.out.endswith(".safetensors"):
-        parser.error(f"--out {args.out}: a policy file ends in .safetensors")
-    out_dir = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(out_dir) or not os.access(out_dir, os.W_OK):
-        parser.error(f"--out {args.out}: {out_dir} is not a writable directory")
-    return args
+    return cfg
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
+    cfg = parse_args(argv)
     torch.set_num_threads(1)
     try:
-        actor, training = train(
-            args.game_obj,
-            args.players,
-            args.settings,
-            args.seed,
-            minutes=args.minutes,
-            steps=args.steps,
-            log=lambda line: print(line, flush=True),
-        )
+        actor, training = train(cfg, log=lambda line: print(line, flush=True))
     except FloatingPointError as error:
         sys.exit(f"game_ppo: {error}; nothing written")
-    save(args.out, args.game_obj, actor, args.players, args.settings, training)
+    save(cfg["out"], cfg, actor, training)
     steps, wall = training["learner_steps"], max(training["wall_seconds"], 1e-9)
-    print(f"wrote {args.out}: {steps} learner steps in {wall:.0f} s ({steps / wall:.0f} steps/s)")
+    print(f"wrote {cfg['out']}: {steps} learner steps in {wall:.0f} s ({steps / wall:.0f} steps/s)")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import shutil
 import socket
@@ -38,140 +37,19 @@ import numpy as np
 
 from sorry_env import files
 from sorry_env.checks import excerpt
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
-from .config import AT_LEAST_ZERO, MAX_SEED, POSITIVE, check_layer_sizes, check_types, read_config, run_name_problem
+from .config import RLLIB, SELF, SNAPSHOTS, check_same_run
+from .export import export_actor
 
-SELF, SNAPSHOTS = "self", "snapshots"
 MODULE_ID = "shared"
 MARKER = "rllib_run.json"
 
-DEFAULTS = {
-    "name": "rllib",  # run directory: <runs_dir>/<name>
-    "seed": 0,
-    "game": {"num_players": 2, "rules": DEFAULT_PRESET, "max_turns": DEFAULT_MAX_TURNS},
-    "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
-    "ppo": {
-        "lr": 3.0e-4,
-        "gamma": 0.995,
-        "lambda": 0.95,
-        "clip_param": 0.2,
-        "entropy_coeff": 0.01,
-        "vf_loss_coeff": 0.5,
-        "grad_clip": 0.5,
-        "train_batch_size": 4000,  # env steps of learning seats per iteration
-        "minibatch_size": 512,
-        "num_epochs": 4,
-    },
-    "env_runners": {
-        "num_env_runners": 2,  # Ray actors sampling games (0: sample in the driver)
-        "num_envs_per_env_runner": 1,
-        "num_cpus_per_env_runner": 1.0,  # a number: Ray takes fractions of a CPU
-        "rollout_fragment_length": 200,
-    },
-    "opponents": {
-        "mix": {SELF: 0.5, "heuristic": 0.3, SNAPSHOTS: 0.2},  # per non-learner seat
-        "snapshot_every": 10,  # iterations between learner snapshots
-        "snapshot_window": 5,  # opponents drawn from the last N snapshots
-    },
-    "budget": {"iterations": 100},
-    "checkpoint_every": 5,  # iterations between checkpoints (and at the end)
-}
-
-# Ranges and caps of the values, checked by training.config's check_types before Ray starts
-# (the caps, on what sizes memory, processes or Ray actors, far above the shipped configs;
-# docs/hardening.md lists them). Network widths share training.config's caps.
-RANGES = {
-    "seed": AT_LEAST_ZERO,
-    "game.num_players": (lambda v: v in (2, 3, 4), "2, 3 or 4"),
-    "game.max_turns": POSITIVE,
-    "ppo.lr": POSITIVE,
-    "ppo.gamma": (lambda v: 0 < v <= 1, "in (0, 1]"),
-    "ppo.lambda": (lambda v: 0 <= v <= 1, "in [0, 1]"),
-    "ppo.clip_param": POSITIVE,
-    "ppo.entropy_coeff": AT_LEAST_ZERO,
-    "ppo.vf_loss_coeff": AT_LEAST_ZERO,
-    "ppo.grad_clip": POSITIVE,
-    "ppo.train_batch_size": POSITIVE,
-    "ppo.minibatch_size": POSITIVE,
-    "ppo.num_epochs": POSITIVE,
-    "env_runners.num_env_runners": AT_LEAST_ZERO,
-    "env_runners.num_envs_per_env_runner": POSITIVE,
-    "env_runners.num_cpus_per_env_runner": AT_LEAST_ZERO,
-    "env_runners.rollout_fragment_length": POSITIVE,
-    "opponents.snapshot_every": POSITIVE,
-    "opponents.snapshot_window": POSITIVE,
-    "budget.iterations": POSITIVE,
-    "checkpoint_every": POSITIVE,
-}
-CAPS = {
-    "seed": MAX_SEED,
-    "game.max_turns": 1_000_000,
-    "ppo.train_batch_size": 1_048_576,
-    "ppo.num_epochs": 1000,
-    "env_runners.num_env_runners": 256,
-    "env_runners.num_envs_per_env_runner": 1024,
-    "env_runners.rollout_fragment_length": 65_536,
-    "opponents.snapshot_window": 1000,
-}
-ACTIVATIONS = ("relu", "tanh")  # what MaskedMLPModule builds
-
-
-def validate(cfg: dict) -> None:
-    """ValueError naming the key of the first bad value of a config merged over DEFAULTS
-    (before Ray starts): types, ranges and caps as training.config checks its own, then the
-    facts across keys."""
-    from sorry_env import game
-    from sorry_env.agents import AGENTS
-
-    check_types(cfg, DEFAULTS, nullable={}, ranges=RANGES, caps=CAPS)
-    problem = run_name_problem(cfg["name"])
-    if problem:
-        raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
-    g = cfg["game"]
-    if g["rules"] not in PRESETS:
-        raise ValueError(f"config: game.rules must be one of {sorted(PRESETS)}, got {g['rules']!r}")
-    try:
-        game.seats_for(g["num_players"], rules=g["rules"])
-    except ValueError as e:
-        raise ValueError(f"config: game: {e}") from None
-    net = cfg["network"]
-    for key in ("hidden", "value_hidden"):
-        if not net[key]:
-            raise ValueError(f"config: network.{key} must be a non-empty list of layer widths, got []")
-        check_layer_sizes(net[key], f"network.{key}")
-    if net["activation"] not in ACTIVATIONS:
-        raise ValueError(f"config: network.activation must be one of {ACTIVATIONS}, got {net['activation']!r}")
-    p = cfg["ppo"]
-    if p["minibatch_size"] > p["train_batch_size"]:
-        raise ValueError(f"config: ppo.minibatch_size must be <= ppo.train_batch_size, got {p['minibatch_size']!r}")
-    mix = cfg["opponents"]["mix"]
-    unknown = [k for k in mix if k not in (SELF, SNAPSHOTS) and k not in AGENTS]
-    if unknown:
-        raise ValueError(
-            f"config: opponents.mix must name kinds among {SELF!r}, {SNAPSHOTS!r}, {sorted(AGENTS)}, got {unknown!r}"
-        )
-    weights = list(mix.values())
-    numbers = all(_is_number(w) and math.isfinite(w) for w in weights)
-    if not (numbers and all(w >= 0 for w in weights) and sum(weights) > 0):
-        raise ValueError(f"config: opponents.mix must have weights >= 0 with a positive sum, got {excerpt(mix)}")
-
-
-def _is_integer(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
 
 def load_config(path) -> dict:
-    """The validated config of YAML file `path` (or a shipped config's name) over DEFAULTS,
-    read and merged as training.config reads its own (a bounded regular file, deep nesting
-    refused, an unknown key named)."""
-    cfg = read_config(path, DEFAULTS)
-    validate(cfg)
-    return cfg
+    """The validated config of YAML file `path` (or a shipped config's name) over
+    :data:`sorry_env.training.config.RLLIB`'s defaults."""
+    return RLLIB.load(path)
 
 
 # -- the environment ----------------------------------------------------------------------
@@ -353,36 +231,15 @@ def _module_class():
 # -- export -------------------------------------------------------------------------------
 
 
-def actor_tensors(module) -> dict:
-    """The module's actor weights under the names of an ``mlp`` policy file (numpy)."""
-    return {
-        "net." + k.removeprefix("pi."): v.detach().cpu().numpy().copy()
-        for k, v in module.state_dict().items()
-        if k.startswith("pi.")
-    }
+def module_actor(module, cfg: dict):
+    """The RL module's actor (its ``pi`` MLP) as the :class:`sorry_env.agents.policy.Actor` of
+    an ``mlp`` policy file (write it with :func:`sorry_env.training.export.export_actor`)."""
+    from sorry_env.agents.policy import Actor
 
-
-def write_policy(path, tensors: dict, cfg: dict, name: str, training: dict) -> None:
-    """An ``mlp`` policy file from actor tensors, written atomically."""
-    import torch
-
-    from sorry_env.agents.policy import Actor, save_policy
-
-    network = {"kind": "mlp", "hidden": list(cfg["network"]["hidden"]), "activation": cfg["network"]["activation"]}
-    actor = Actor("mlp", network["hidden"], network["activation"], cfg["game"]["rules"])
-    actor.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()})
-    tmp = f"{path}.tmp"
-    save_policy(
-        tmp,
-        actor,
-        rules=cfg["game"]["rules"],
-        num_players=cfg["game"]["num_players"],
-        network=network,
-        name=name,
-        training=training,
-    )
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    actor = Actor("mlp", cfg["network"]["hidden"], cfg["network"]["activation"], cfg["game"]["rules"])
+    pi = {k.removeprefix("pi."): v.detach().cpu() for k, v in module.state_dict().items() if k.startswith("pi.")}
+    actor.load_state_dict({"net." + k: v for k, v in pi.items()})
+    return actor
 
 
 # -- Ray ----------------------------------------------------------------------------------
@@ -406,16 +263,16 @@ def check_address(address: str, timeout: float = 3.0) -> None:
 
 
 def start_ray(address: str | None) -> None:
+    """Ray for a trainer (sorry-train-rllib, sorry-expit), unless this process has one: the
+    cluster at `address` (:func:`check_address` it first), or a local Ray of this run's own
+    (never one another program started on this machine), one thread per worker."""
     import ray
 
     if ray.is_initialized():
         return
-    env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    if address is None:
-        ray.init(include_dashboard=False, runtime_env={"env_vars": env}, logging_level="WARNING")
-    else:
-        check_address(address)
-        ray.init(address=address, runtime_env={"env_vars": env}, logging_level="WARNING")
+    env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    local = {"include_dashboard": False} if address is None else {}
+    ray.init(address=address or "local", runtime_env={"env_vars": env}, logging_level="WARNING", **local)
 
 
 def build_algorithm(cfg: dict):
@@ -535,15 +392,13 @@ def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> 
         state = files.read_json(run.marker, MAX_MARKER_BYTES, "RLlib run marker")
         try:
             # The budget may grow and the number of env runners change; anything else is another run.
-            ignored = {"budget": None, "env_runners": None}
-            if {**state["config"], **ignored} != {**cfg, **ignored}:
-                raise ValueError(f"{run.marker}: the run was started with another config; use a new name")
+            check_same_run(state["config"], cfg, ("budget", "env_runners"), run.marker)
             for name in state["snapshots"]:
                 run_snapshot(run, name)
             for key in ("iteration", "env_steps"):
-                if not _is_integer(state[key]) or state[key] < 0:
+                if type(state[key]) is not int or state[key] < 0:
                     raise ValueError(f"{run.marker}: {key} must be an integer >= 0, got {excerpt(state[key])}")
-            if not _is_number(state["wall_seconds"]) or not isinstance(state["iterations"], list):
+            if type(state["wall_seconds"]) not in (int, float) or not isinstance(state["iterations"], list):
                 raise ValueError(f"{run.marker}: wall_seconds must be a number and iterations a list")
         except (KeyError, TypeError, AttributeError, RecursionError) as exc:
             raise ValueError(f"{run.marker} is damaged ({type(exc).__name__}: {str(exc)[:80]})") from None
@@ -611,8 +466,8 @@ def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = F
             it = algo.iteration
             if it % cfg["opponents"]["snapshot_every"] == 0:
                 path = run.pool_dir / f"snapshot_{it}.safetensors"
-                tensors = actor_tensors(algo.get_module(MODULE_ID))
-                write_policy(path, tensors, cfg, f"{cfg['name']}@it{it}", {"config": cfg, "iteration": it})
+                actor = module_actor(algo.get_module(MODULE_ID), cfg)
+                export_actor(actor, path, cfg, f"{cfg['name']}@it{it}", {"config": cfg, "iteration": it})
                 run.state["snapshots"].append(str(path.relative_to(run.dir)))
                 snapshots.append((path.stem, path.read_bytes()))
                 _broadcast(algo, snapshots)
@@ -646,9 +501,9 @@ def checkpoint(algo, run: RLlibRun) -> None:
     os.replace(tmp, run.checkpoint_dir)
     shutil.rmtree(old, ignore_errors=True)
     run.state["iteration"] = int(algo.iteration)
-    write_policy(
+    export_actor(
+        module_actor(algo.get_module(MODULE_ID), run.cfg),
         run.policy_path,
-        actor_tensors(algo.get_module(MODULE_ID)),
         run.cfg,
         f"{run.cfg['name']}@it{algo.iteration}",
         {
@@ -685,7 +540,7 @@ def main(argv=None) -> None:
             cfg["budget"]["iterations"] = args.iterations
         if args.num_env_runners is not None:
             cfg["env_runners"]["num_env_runners"] = args.num_env_runners
-        validate(cfg)
+        RLLIB.validate(cfg)
         if args.address is not None:
             check_address(args.address)
         run = open_run(cfg, args.runs_dir, args.resume, args.trust_run_dir)

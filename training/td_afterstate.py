@@ -36,14 +36,13 @@ from numba import njit
 
 from sorry_env import engine as E
 from sorry_env import files, game
-from sorry_env.agents.arena.stats import wilson_interval
 from sorry_env.agents.policy import Actor, save_policy
-from sorry_env.checks import excerpt
 from sorry_env.policy_input import sparse_afterstates
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 
-from .config import run_name_problem
-from .match import play_win_rate
+from . import match
+from .config import TD_LAMBDA, parse_settings, settings_parser
+from .curve import plot_win_rates
+from .export import policy_agent
 from .sb3_policy import sparse_mlp
 
 ALGORITHM = "td_lambda_afterstate"
@@ -158,24 +157,25 @@ def update(actor: Actor, optimizer, samples: list, batch_size: int, epochs: int,
 
 # ---- the run ----------------------------------------------------------------------------------
 def win_rates(args):
-    """The command's in-run check: the file's win rate against each of ``--eval-opponents``."""
+    """The command's in-run check: the policy's win rate against each of ``--eval-opponents``."""
 
-    def evaluate(decisions: int, path: Path) -> dict:
-        row = {}
-        for opponent in args.eval_opponents:
-            rate = play_win_rate(path, opponent, args.players, args.rules, args.eval_games, seed=args.seed + 10**6)
-            low, high = wilson_interval(round(rate * args.eval_games), args.eval_games)
-            print(f"  vs {opponent}: {rate:.1%} [{low:.1%}, {high:.1%}] ({args.eval_games} games)", flush=True)
-            row[opponent] = rate
-        return row
+    def evaluate(decisions: int, agent) -> dict:
+        rates = match.win_rates(agent, args.eval_opponents, args.players, args.rules, args.eval_games,
+                                args.seed + 10**6, args.max_turns)  # fmt: skip
+        for opponent, rate in rates.items():
+            print(
+                f"  vs {opponent}: {match.with_interval(rate, args.eval_games)} ({args.eval_games} games)", flush=True
+            )
+        return rates
 
     return evaluate
 
 
 def train(args, evaluate=None) -> dict:
-    """Run TD(lambda) self-play as `args` (:func:`parse_args`) say; ``evaluate(decisions, policy
-    file)`` is called every ``eval_every`` decisions and at the end, and returns the row of the
-    curve (default: :func:`win_rates`)."""
+    """Run TD(lambda) self-play as `args` (:func:`parse_args`) say; ``evaluate(decisions,
+    agent)`` measures the network in memory (:func:`sorry_env.training.export.policy_agent`)
+    every ``eval_every`` decisions and at the end, and returns the row of the curve (default:
+    :func:`win_rates`)."""
     evaluate = evaluate or win_rates(args)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -193,17 +193,21 @@ def train(args, evaluate=None) -> dict:
     finished = np.empty(n, dtype=np.int64)
     trajectories = Trajectories(n, args.lam, rules)
     decisions, games_done, updates, start, cpu_start = 0, 0, 0, time.perf_counter(), time.process_time()
-    next_check, curve = 0, []
+    next_check, curve, path, agent = 0, [], Path(args.out), None
 
     def check():
-        path = Path(args.out)
+        nonlocal agent
         cpu = time.process_time() - cpu_start
-        save(actor, path, args, decisions, games_done, cpu, curve)
+        if agent is None:
+            save(actor, path, args, decisions, games_done, cpu, curve)
+            agent = policy_agent(actor, path)
         row = {"decisions": decisions, "games": games_done, "cpu_seconds": round(cpu)}
-        row.update(evaluate(decisions, path))
+        row.update(evaluate(decisions, agent))
         curve.append(row)
         save(actor, path, args, decisions, games_done, cpu, curve)
-        plot_curve(curve, args.players, curve_path(path), f"{args.name}: TD(lambda) self-play")
+        rates = {k: [(row["decisions"], row[k]) for row in curve] for k in row if k not in CURVE_COUNTS}
+        plot_win_rates({f"vs {k}": points for k, points in rates.items()}, curve_path(path),
+                       f"{args.name}: TD(lambda) self-play", 1 / args.players, "decisions")  # fmt: skip
         speed = decisions / max(time.perf_counter() - start, 1e-9)
         print(f"decisions {decisions} games {games_done} ({speed:.0f} decisions/s, {cpu:.0f} CPU-s)", flush=True)
 
@@ -245,17 +249,6 @@ def curve_path(policy_path: Path) -> Path:
     return policy_path.with_name(f"{policy_path.stem}-learning-curve.png")
 
 
-def plot_curve(curve: list[dict], players: int, path: Path, title: str) -> None:
-    """The in-run checks (rows of the file's ``training.curve``) as a learning-curve picture."""
-    from .curve import plot_learning_curve
-
-    counts = ("decisions", "games", "cpu_seconds")
-    checks = [
-        {"timesteps": row["decisions"], "win_rates": {k: v for k, v in row.items() if k not in counts}} for row in curve
-    ]
-    plot_learning_curve(checks, players, path, title)
-
-
 def save(actor: Actor, path: Path, args, decisions: int, games: int, cpu_seconds: float, curve: list) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     save_policy(
@@ -277,72 +270,8 @@ def save(actor: Actor, path: Path, args, decisions: int, games: int, cpu_seconds
     )
 
 
-# Every setting of a run: its default, and the test its value must pass (checked, config file
-# and command line alike, before anything is built). A config file may set any of them.
-DEFAULTS = {
-    "players": 2,
-    "rules": DEFAULT_PRESET,
-    "decisions": 2_000_000,  # moves with a choice the network plays, every seat's
-    "hidden": [256, 256],
-    "lam": 0.7,  # TD(lambda)'s lambda
-    "lr": 3.0e-4,
-    "lr_final": None,  # None: lr throughout; a number: the rate falls linearly to it over the decisions
-    "epsilon": 0.02,  # share of moves played uniformly at random
-    "games": 256,  # games played side by side
-    "update_samples": 16_384,  # finished-game moves per update
-    "batch_size": 512,
-    "epochs": 2,  # passes over each update's moves
-    "seed": 0,
-    "threads": 1,
-    "max_turns": DEFAULT_MAX_TURNS,
-    "eval_every": 500_000,  # decisions between the in-run checks
-    "eval_games": 400,
-    "eval_opponents": ["random", "heuristic"],  # watched only: they play no part in training
-    "name": "td",  # the run's name: its policy file is <runs-dir>/<name>/policy.safetensors
-    "out": None,  # or this policy file (rewritten at every check)
-}
-
-
-def _integer(low, high):
-    return (
-        lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
-    ), f"an integer in [{low}, {high}]"
-
-
-def _number(low, high):
-    ok = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and low <= v <= high  # noqa: E731
-    return ok, f"a number in [{low}, {high}]"
-
-
-CHECKS = {
-    "players": _integer(2, 4),
-    "rules": (lambda v: v in PRESETS, f"one of the presets {sorted(PRESETS)}"),
-    "decisions": _integer(1, 10**11),
-    "hidden": (
-        lambda v: isinstance(v, list) and 1 <= len(v) <= 8 and all(_integer(1, 4096)[0](w) for w in v),
-        "a list of 1 to 8 layer widths, each in [1, 4096]",
-    ),
-    "lam": _number(0, 1),
-    "lr": _number(1e-8, 1),
-    "lr_final": (lambda v: v is None or _number(0, 1)[0](v), "null or a number in [0, 1]"),
-    "epsilon": _number(0, 1),
-    "games": _integer(1, 4096),
-    "update_samples": _integer(1, 1_000_000),
-    "batch_size": _integer(1, 65_536),
-    "epochs": _integer(1, 100),
-    "seed": _integer(0, 2**31 - 1),
-    "threads": _integer(1, 256),
-    "max_turns": _integer(1, 1_000_000),
-    "eval_every": _integer(1, 10**11),
-    "eval_games": _integer(1, 1_000_000),
-    "eval_opponents": (
-        lambda v: isinstance(v, list) and 0 < len(v) <= 8 and all(isinstance(x, str) and x for x in v),
-        "a list of 1 to 8 agent specs",
-    ),
-    "name": (lambda v: run_name_problem(v) is None, "one plain folder name"),
-    "out": (lambda v: v is None or (isinstance(v, str) and v != ""), "a file path"),
-}
-SETTINGS = (
+CURVE_COUNTS = ("decisions", "games", "cpu_seconds")  # the counts of a row of training.curve; the rest are win rates
+SETTINGS = (  # the settings a policy file records (training.settings)
     "players",
     "rules",
     "hidden",
@@ -358,52 +287,15 @@ SETTINGS = (
 )
 
 
-def check_settings(settings: dict, where: str) -> argparse.Namespace:
-    """The run's settings as a namespace, or ValueError naming the first key that is unknown
-    or whose value fails its test (quoting a short excerpt of it)."""
-    unknown = [key for key in settings if key not in DEFAULTS]
-    if unknown:
-        raise ValueError(f"{where}: unknown setting {excerpt(unknown[0])}; the settings are: {', '.join(DEFAULTS)}")
-    merged = {**DEFAULTS, **settings}
-    for key, (ok, what) in CHECKS.items():
-        if not ok(merged[key]):
-            raise ValueError(f"{where}: {key} must be {what}, got {excerpt(merged[key])}")
-    try:
-        game.seats_for(merged["players"], rules=merged["rules"])
-    except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
-    return argparse.Namespace(**merged)
-
-
-def _list_of(kind):
-    return lambda text: [kind(x) for x in text.split(",")]
-
-
 def parse_args(argv=None) -> argparse.Namespace:
-    """Settings from ``--config FILE`` (YAML; the shipped configs by name) under the flags given."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--config", help="YAML file of settings (e.g. configs/tabula-rasa-2p.yaml)")
-    p.add_argument("--runs-dir", default="runs", help="parent folder of <name>/policy.safetensors")
-    kinds = {"hidden": _list_of(int), "eval_opponents": _list_of(str), "lr_final": float}
-    for key, default in DEFAULTS.items():
-        kind = kinds.get(key) or (type(default) if default is not None else str)
-        p.add_argument("--" + key.replace("_", "-"), dest=key, type=kind, default=argparse.SUPPRESS)
-    args = vars(p.parse_args(argv))
-    runs_dir, config = args.pop("runs_dir"), args.pop("config")
-    settings: dict = {}
-    if config is not None:
-        from .config import config_path, read_yaml
-
-        path = config_path(config)
-        data = read_yaml(path)
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: a config must be a YAML mapping")
-        settings = {k: v for k, v in data.items() if k != "algorithm"}
-    settings.update(args)
-    checked = check_settings(settings, "settings")
-    if checked.out is None:
-        checked.out = str(Path(runs_dir) / checked.name / "policy.safetensors")
-    return checked
+    """Settings (:data:`sorry_env.training.config.TD_LAMBDA`) from ``--config FILE`` (YAML; the
+    shipped configs by name) under the flags given."""
+    parser = settings_parser(TD_LAMBDA, __doc__.split("\n\n")[0])
+    parser.add_argument("--runs-dir", default="runs", help="parent folder of <name>/policy.safetensors")
+    settings, other = parse_settings(parser, TD_LAMBDA, argv, ignore=("algorithm",))
+    if settings["out"] is None:
+        settings["out"] = str(Path(other.runs_dir) / settings["name"] / "policy.safetensors")
+    return argparse.Namespace(**settings)
 
 
 def main(argv=None) -> None:
@@ -412,10 +304,6 @@ def main(argv=None) -> None:
         for made in (Path(args.out), curve_path(Path(args.out))):
             if made.exists():
                 raise ValueError(f"{made} exists: move it away or change the run's name (nothing is overwritten)")
-        from sorry_env.agents import make_agent
-
-        for spec in args.eval_opponents:  # a misspelt opponent is named now, not after the first check
-            make_agent(spec)
         files.make_writable_dir(Path(args.out).parent)
     except (OSError, ValueError) as exc:
         print(f"td_afterstate: {exc}", file=sys.stderr)

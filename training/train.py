@@ -11,7 +11,8 @@ A run directory holds:
   evaluation history at the same moment. ``--resume`` continues from the pair, so an
   interruption loses at most one checkpoint interval.
 - ``pool/``: learner snapshots (policy files) that serve as opponents.
-- ``policy.safetensors``: the latest exported policy (evaluations use it; it is the result).
+- ``policy.safetensors``: the latest exported policy, written at each evaluation and at the
+  end (it is the result; evaluations play the policy in memory, through the evaluation hook).
 - ``tb/``: TensorBoard logs (losses, ``speed/*`` steps per second, ``eval/win_rate_vs_*``).
 - ``learning_curve.png``: evaluation win rates over steps.
 
@@ -25,6 +26,7 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -37,17 +39,17 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from tqdm import tqdm
 
 from sorry_env import files
-from sorry_env.agents.arena.stats import wilson_interval
+from sorry_env.agents.base import Agent
 
 from . import checkpoint as run_checkpoint
 from . import td_afterstate
 from .batched_env import BatchedSelfPlayEnv
-from .config import config_path, load_config, read_yaml, validate
+from .config import check_same_run, config_path, load_config, read_yaml, validate
 from .curve import plot_learning_curve
-from .export import MAX_RUN_STATE_BYTES, export_model
+from .export import MAX_RUN_STATE_BYTES, export_model, policy_agent
 from .imitation import pretrain
 from .learner_env import make_env
-from .match import play_win_rate
+from .match import win_rates, with_interval
 from .opponents import OpponentPool
 from .sb3_policy import SelfPlayPolicy
 from .search_teacher import warm_start as distil_search
@@ -56,14 +58,20 @@ from .search_teacher import warm_start as distil_search
 class Run:
     """A run directory: config, opponent pool, evaluation history, checkpoints."""
 
-    def __init__(self, cfg: dict, run_dir: Path):
+    def __init__(self, cfg: dict, run_dir: Path, evaluate: Callable[[int, Agent], dict] | None = None):
         self.cfg = cfg
+        # The evaluation hook: (learner steps, the current policy in memory) -> {opponent: win
+        # rate}. Without one, the config's evaluation opponents are played and the policy file
+        # is exported at each evaluation (a long run's latest result); with one, only at the end.
+        self.evaluate_policy = evaluate or self.win_rates
+        self.export_each_evaluation = evaluate is None
         self.dir = run_dir
         self.pool_dir = run_dir / "pool"
         self.policy_path = run_dir / "policy.safetensors"
         opp = cfg["opponents"]
         self.pool = OpponentPool(opp["mix"], opp["snapshot_sample"], opp["snapshot_window"], seed=cfg["seed"])
         self.evaluations: list[dict] = []
+        self.agent: Agent | None = None  # the evaluation hook's agent (export.policy_agent), made once
         self.imitation: dict = {}  # warm-start statistics, if the config asks for one
         self.wall_before = 0.0  # wall seconds of earlier sessions of this run (up to their checkpoints)
         self.session_start = time.perf_counter()
@@ -81,13 +89,9 @@ class Run:
         state = files.read_json(self.state_path, MAX_RUN_STATE_BYTES, "run state")
         try:
             # The budget may grow on resume, and the rollout path may change (both play the same
-            # games' distribution; runs from before the rollout key used per_game); anything else
-            # changed would make a different run.
-            ignored = {"budget": None, "rollout": None}
-            if {**state["config"], **ignored} != {**self.cfg, **ignored}:
-                raise ValueError(
-                    f"{self.state_path}: the run was started with another config; use a new name to start a new run"
-                )
+            # games' distribution; runs from before the rollout key used per_game); runs from
+            # before sorry-expit had a config of its own stored its section too.
+            check_same_run(state["config"], self.cfg, ("budget", "rollout", "expert_iteration"), self.state_path)
             for path in state["snapshots"]:
                 self.pool.add_snapshot(self.snapshot_file(path))
             self.evaluations = list(state["evaluations"])
@@ -111,32 +115,30 @@ class Run:
         self.pool.add_snapshot(path)
         self.last["snapshot"] = model.num_timesteps
 
-    def evaluate(self, model: MaskablePPO) -> dict:
-        """Export the current policy and measure it against each evaluation opponent."""
+    def win_rates(self, steps: int, agent: Agent) -> dict:
+        """The default evaluation hook: `agent`'s win rate against each evaluation opponent."""
         ev, game = self.cfg["evaluation"], self.cfg["game"]
-        export_model(
-            model,
-            self.policy_path,
-            self.cfg,
-            model.num_timesteps,
-            {"latest": self.evaluations[-1] if self.evaluations else None},
-        )
-        rates = {
-            name: play_win_rate(
-                self.policy_path,
-                name,
-                game["num_players"],
-                game["rules"],
-                ev["games"],
-                seed=self.cfg["seed"] + 1_000_000,
-                max_turns=game["max_turns"],
-            )
-            for name in ev["opponents"]
-        }
-        result = {"timesteps": int(model.num_timesteps), "games": ev["games"], "win_rates": rates}
+        return win_rates(agent, ev["opponents"], game["num_players"], game["rules"], ev["games"],
+                         self.cfg["seed"] + 1_000_000, game["max_turns"])  # fmt: skip
+
+    def evaluate(self, model: MaskablePPO) -> dict:
+        """Measure the current policy, in memory, with the evaluation hook."""
+        steps = int(model.num_timesteps)
+        if self.agent is None:
+            self.export(model)
+            self.agent = policy_agent(model.policy.mlp_extractor.actor, self.policy_path)
+        rates = self.evaluate_policy(steps, self.agent)
+        result = {"timesteps": steps, "games": self.cfg["evaluation"]["games"], "win_rates": rates}
         self.evaluations.append(result)
-        self.last["evaluation"] = model.num_timesteps
+        self.last["evaluation"] = steps
+        if self.export_each_evaluation:
+            self.export(model)
         return result
+
+    def export(self, model: MaskablePPO) -> None:
+        """The run's result: policy.safetensors with the latest evaluation in its metadata."""
+        latest = {"latest": self.evaluations[-1] if self.evaluations else None}
+        export_model(model, self.policy_path, self.cfg, model.num_timesteps, latest)
 
     def checkpoint(self, model: MaskablePPO) -> None:
         """Model and run state, each replaced atomically, the state last: a crash between
@@ -218,13 +220,7 @@ class SelfPlayCallback(BaseCallback):
     def log_evaluation(self, result: dict) -> None:
         for name, rate in result["win_rates"].items():
             self.logger.record(f"eval/win_rate_vs_{name}", rate)
-        games = result["games"]
-        # With the 95% interval: a few hundred games move by several points from noise alone.
-        rates = ", ".join(
-            f"vs {n} {r:.1%} [{low:.1%}, {high:.1%}]"
-            for n, r in result["win_rates"].items()
-            for low, high in [wilson_interval(round(r * games), games)]
-        )
+        rates = ", ".join(f"vs {n} {with_interval(r, result['games'])}" for n, r in result["win_rates"].items())
         elapsed = format_duration(self.run.wall_seconds())
         tqdm.write(f"step {result['timesteps']} ({elapsed}): win rate {rates} ({result['games']} games each)")
 
@@ -242,11 +238,7 @@ def evaluation_table(evaluations: list[dict]) -> str:
         cells = [str(result["timesteps"])]
         for name in names:
             rate = result["win_rates"].get(name)
-            if rate is None:
-                cells.append("-")
-                continue
-            low, high = wilson_interval(round(rate * games), games)
-            cells.append(f"{rate:.1%} [{low:.1%}, {high:.1%}]")
+            cells.append("-" if rate is None else with_interval(rate, games))
         rows.append(cells)
     widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header))]
     lines = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in [header, *rows]]
@@ -354,6 +346,8 @@ def run_training(run: Run, resume: bool) -> Run:
     if remaining > 0:
         model.learn(remaining, callback=callback, tb_log_name="ppo", reset_num_timesteps=not resume)
     run.checkpoint(model)
+    if not run.export_each_evaluation or not run.policy_path.exists():
+        run.export(model)
     plot_learning_curve(
         run.evaluations,
         cfg["game"]["num_players"],

@@ -56,7 +56,7 @@ def warm_envs() -> None:
         players = 4 if rules.teams != "none" else 2
         _random_game(lambda r=name, p=players: sorry_env.env(num_players=p, rules=r), seed=0)
     for kind in games.builtin_game_types():
-        if kind.id != "sorry":
+        if not kind.batched_step:  # the batched game's envs are warmed above, by preset
             warm_game(kind.id)
     from sorry_env.vector import SorryVectorEnv
 

@@ -12,6 +12,7 @@ returns the final agent (an agent spec or an :class:`agents.Agent`). Names liste
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import os
 import platform
@@ -19,8 +20,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from sorry_env import games
+
 from .results import CURVE_FIELDS, write_csv
-from .tasks import Task
+from .tasks import SELF_PLAY, Task
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,146 +31,101 @@ class Algorithm:
     name: str
     summary: str
     fits: Callable[[Task], str | None]  # None if it can train on the task, else why not
-    train: Callable  # (task, seed, budget, run_dir, evaluate, curve_every) -> final agent
-    settings: dict  # its fixed hyperparameters, recorded in every result
+    # Its adapter in training/bench, imported when it is run (so listing the table loads no
+    # trainer): the module's ``train(task, seed, budget, run_dir, curve, curve_every)`` returns
+    # the final agent, its ``SETTINGS`` are the fixed hyperparameters recorded in every result.
+    module: str
+
+    @property
+    def adapter(self):
+        return importlib.import_module(f"{__package__}.{self.module}")
+
+    @property
+    def train(self) -> Callable:
+        return self.adapter.train
+
+    @property
+    def settings(self) -> dict:
+        return self.adapter.SETTINGS
 
 
-def _board_only(task: Task) -> str | None:
-    if task.game_id == "sorry":
+def batched_game_only(task: Task) -> str | None:
+    """None if the task's game has the batched compiled step the board-game trainers need."""
+    if games.game_type(task.game_id).batched_step:
         return None
     return "it trains on the board game only (the other registered games train with game_ppo)"
 
 
 def _other_games_only(task: Task) -> str | None:
-    return "it trains the registered games other than the board game" if task.game_id == "sorry" else None
+    if games.game_type(task.game_id).batched_step:
+        return "it trains the registered games other than the board game"
+    return None
 
 
-def _train_ppo(*args, **kwargs):
-    from .native_ppo import train
-
-    return train(*args, **kwargs)
-
-
-def _train_maskable(*args, **kwargs):
-    from .maskable_ppo import train
-
-    return train(*args, **kwargs)
+def self_play_only(task: Task) -> str | None:
+    """Why a learner that plays every seat cannot train on `task` beyond the game, or None."""
+    if task.learner != SELF_PLAY:
+        return "it learns by self-play only (every seat plays the network): use a self-play task"
+    return None
 
 
-def _train_dqn(*args, **kwargs):
-    from .dqn import train
-
-    return train(*args, **kwargs)
-
-
-def _train_selfplay_ppo(*args, **kwargs):
-    from .selfplay_ppo import train
-
-    return train(*args, **kwargs)
-
-
-def _train_rllib(*args, **kwargs):
-    from .rllib_ppo import train
-
-    return train(*args, **kwargs)
-
-
-def _train_game_ppo(*args, **kwargs):
-    from .game_ppo import train
-
-    return train(*args, **kwargs)
-
-
-def _train_expert_iteration(*args, **kwargs):
-    from .expert_iteration import train
-
-    return train(*args, **kwargs)
-
-
-def _train_td_lambda(*args, **kwargs):
-    from .td_lambda import train
-
-    return train(*args, **kwargs)
-
-
-def _algorithms() -> dict[str, Algorithm]:
-    from . import expert_iteration, td_lambda
-    from .dqn import SETTINGS as DQN_SETTINGS
-    from .game_ppo import SETTINGS as GAME_PPO_SETTINGS
-    from .maskable_ppo import SETTINGS as MASKABLE_SETTINGS
-    from .native_ppo import SETTINGS as PPO_SETTINGS
-    from .rllib_ppo import SETTINGS as RLLIB_SETTINGS
-    from .selfplay_ppo import SETTINGS as SELFPLAY_PPO_SETTINGS
-
-    return {
-        a.name: a
-        for a in (
-            Algorithm(
-                "ppo",
-                "the native trainer (training/train.py: MaskablePPO, afterstate actor, batched rollouts)",
-                _board_only,
-                _train_ppo,
-                PPO_SETTINGS,
-            ),
-            Algorithm(
-                "maskable_ppo",
-                "sb3-contrib MaskablePPO, MlpPolicy, on the batched env (VectorOpponentEnv through SB3VecEnv; "
-                "self-play: against a frozen copy of itself)",
-                _board_only,
-                _train_maskable,
-                MASKABLE_SETTINGS,
-            ),
-            Algorithm(
-                "dqn",
-                "masked double DQN (training/bench/dqn.py) on the batched env (self-play: against a frozen "
-                "copy of itself)",
-                _board_only,
-                _train_dqn,
-                DQN_SETTINGS,
-            ),
-            Algorithm(
-                "selfplay_ppo",
-                "the single-file masked PPO in plain torch (examples/selfplay_ppo.py, run through "
-                "training/bench/selfplay_ppo.py) on Gymnasium's SyncVectorEnv",
-                _board_only,
-                _train_selfplay_ppo,
-                SELFPLAY_PPO_SETTINGS,
-            ),
-            Algorithm(
-                "rllib_ppo",
-                "RLlib PPO (training/rllib_backend.py: masked MLP, one env runner), evaluated at checkpoints",
-                _board_only,
-                _train_rllib,
-                RLLIB_SETTINGS,
-            ),
-            Algorithm(
-                "game_ppo",
-                "the plain-torch PPO of every registered game but the board game (training/game_ppo.py: masked MLP)",
-                _other_games_only,
-                _train_game_ppo,
-                GAME_PPO_SETTINGS,
-            ),
-            Algorithm(
-                "expert_iteration",
-                "expert iteration from a fresh network (training/expert_iteration.py's search self-play and fit, "
-                "one process, no gate), scored as the search with its network",
-                expert_iteration.fits,
-                _train_expert_iteration,
-                expert_iteration.SETTINGS,
-            ),
-            Algorithm(
-                "td_lambda",
-                "TD(lambda) self-play on afterstate values from random weights (training/td_afterstate.py: "
-                "every seat greedy on the network's values, TD-Gammon's recipe)",
-                lambda task: _board_only(task) or td_lambda.self_play_only(task),
-                _train_td_lambda,
-                td_lambda.SETTINGS,
-            ),
-        )
-    }
-
-
-ALGORITHMS: dict[str, Algorithm] = _algorithms()
+ALGORITHMS: dict[str, Algorithm] = {
+    a.name: a
+    for a in (
+        Algorithm(
+            "ppo",
+            "the native trainer (training/train.py: MaskablePPO, afterstate actor, batched rollouts)",
+            batched_game_only,
+            "native_ppo",
+        ),
+        Algorithm(
+            "maskable_ppo",
+            "sb3-contrib MaskablePPO, MlpPolicy, on the batched env (VectorOpponentEnv through SB3VecEnv; "
+            "self-play: against a frozen copy of itself)",
+            batched_game_only,
+            "maskable_ppo",
+        ),
+        Algorithm(
+            "dqn",
+            "masked double DQN (training/bench/dqn.py) on the batched env (self-play: against a frozen copy of itself)",
+            batched_game_only,
+            "dqn",
+        ),
+        Algorithm(
+            "selfplay_ppo",
+            "the single-file masked PPO in plain torch (examples/selfplay_ppo.py, run through "
+            "training/bench/selfplay_ppo.py) on Gymnasium's SyncVectorEnv",
+            batched_game_only,
+            "selfplay_ppo",
+        ),
+        Algorithm(
+            "rllib_ppo",
+            "RLlib PPO (training/rllib_backend.py: masked MLP, one env runner), evaluated at checkpoints",
+            batched_game_only,
+            "rllib_ppo",
+        ),
+        Algorithm(
+            "game_ppo",
+            "the plain-torch PPO of every registered game but the board game (training/game_ppo.py: masked MLP)",
+            _other_games_only,
+            "game_ppo",
+        ),
+        Algorithm(
+            "expert_iteration",
+            "expert iteration from a fresh network (training/expert_iteration.py's search self-play and fit, "
+            "one process, no gate), scored as the search with its network",
+            lambda task: importlib.import_module(f"{__package__}.expert_iteration").fits(task),
+            "expert_iteration",
+        ),
+        Algorithm(
+            "td_lambda",
+            "TD(lambda) self-play on afterstate values from random weights (training/td_afterstate.py: "
+            "every seat greedy on the network's values, TD-Gammon's recipe)",
+            lambda task: batched_game_only(task) or self_play_only(task),
+            "td_lambda",
+        ),
+    )
+}
 # Known names not wired into sorry-bench yet, and where they stand.
 PLANNED: dict[str, str] = {}
 
@@ -210,6 +168,17 @@ class Curve:
         self.task, self.path, self.games, self.start = task, path, games, start
         self.rows: list[dict] = []
         self.eval_seconds = 0.0
+
+    def check(self, steps: int, agent, every: int) -> None:
+        """Evaluate `agent` at learner step `steps` if none is measured yet or `every` steps
+        have passed since the last: a trainer's in-run schedule."""
+        if not self.rows or steps - self.rows[-1]["steps"] >= every:
+            self.evaluate(steps, agent)
+
+    def finish(self, steps: int, agent) -> None:
+        """The last evaluation, at the end of training, unless `steps` is measured already."""
+        if not self.rows or self.rows[-1]["steps"] != steps:
+            self.evaluate(steps, agent)
 
     def evaluate(self, steps: int, agent) -> dict:
         from .scoring import score

@@ -55,7 +55,7 @@ def format_tasks() -> str:
     lines = []
     for task in TASKS.values():
         d = task.definition()
-        game = f"rules {task.rules}" if task.game_id == "sorry" else games.game_type(task.game_id).long_name
+        game = f"rules {task.rules}" if task.rules else games.game_type(task.game_id).long_name
         learner = f"one seat vs {', '.join(task.opponents)}" if task.opponents else "self-play (every seat)"
         anchors = ", ".join(f"{k} {w}/{g}" for k, (w, g) in d["anchors"].items()) or "not measured"
         lines += [

@@ -107,12 +107,10 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     buf_action = np.zeros(size, dtype=np.int64)
     buf_reward = np.zeros(size, dtype=np.float32)
     buf_done = np.zeros(size, dtype=np.float32)
-    filled, cursor, steps, last_eval, last_target, last_refresh = 0, 0, 0, -1, 0, 0
+    filled, cursor, steps, last_target, last_refresh = 0, 0, 0, 0, 0
     agent = q_agent(online)
     while steps < budget:
-        if last_eval < 0 or steps - last_eval >= curve_every:
-            curve.evaluate(steps, agent)
-            last_eval = steps
+        curve.check(steps, agent, curve_every)
         epsilon = max(
             s["epsilon_end"],
             s["epsilon_start"] - (s["epsilon_start"] - s["epsilon_end"]) * steps / (s["epsilon_fraction"] * budget),
@@ -158,7 +156,6 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         if frozen is not None and steps - last_refresh >= s["self_play_snapshot_every"]:
             frozen.load_state_dict(online.state_dict())
             last_refresh = steps
-    if last_eval != steps:
-        curve.evaluate(steps, agent)
+    curve.finish(steps, agent)
     save_network(online, run_dir / "q_network.safetensors", "dqn", task.rules, task.players)
     return agent

@@ -51,8 +51,10 @@ def fits(task: Task) -> str | None:
     """None if expert iteration can train on `task`, else why not."""
     from sorry_env.rules import get_rules
 
-    if task.game_id != "sorry":
-        return "it trains on the board game only (the other registered games train with game_ppo)"
+    from .algorithms import batched_game_only
+
+    if batched_game_only(task):
+        return batched_game_only(task)
     if task.learner != SELF_PLAY:
         return "its search plays every seat in self-play; it does not train against fixed opponents"
     if get_rules(task.rules).hand_size:

@@ -4,13 +4,12 @@
 Opponents: the task's fixed opponents (one kind per name, drawn with equal chances), or in a
 self-play task the current policy (``self``). It trains for the task's budget in learner
 decisions and is evaluated with the task's evaluation (:class:`sorry_env.training.bench.algorithms.Curve`)
-every ``curve_every`` learner steps and at the end, from a policy file written in the run
-directory.
+every ``curve_every`` learner steps and at the end, on the policy in memory (the trainer's
+evaluation hook); the final policy file is written in the run directory.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from .tasks import SELF_PLAY, Task
@@ -28,32 +27,22 @@ SETTINGS = {
 }
 
 
-def settings_for(task: Task):
-    """game_ppo's Settings for `task`: SETTINGS with the task's opponents (self-play: the policy)."""
-    from sorry_env.training.game_ppo import SELF, Settings
+def settings_for(task: Task, seed: int = 0, budget: int | None = None) -> dict:
+    """game_ppo's validated config for `task`: SETTINGS with the task's opponents (self-play:
+    the policy), learner-step budget and seed (no wall-clock limit)."""
+    from sorry_env.training.config import GAME_PPO, SELF
 
-    kinds = (SELF,) if task.learner == SELF_PLAY else tuple(dict.fromkeys(task.opponents))
-    values = {**SETTINGS, "hidden": tuple(SETTINGS["hidden"])}
-    return dataclasses.replace(Settings(), **values, opponents=kinds, mix=(1.0,) * len(kinds))
+    kinds = [SELF] if task.learner == SELF_PLAY else list(dict.fromkeys(task.opponents))
+    task_settings = {"game": task.game_id, "players": task.players, "seed": seed, "minutes": 10.0**9}
+    task_settings.update(steps=budget, opponents=kinds, mix=[1.0] * len(kinds))
+    return GAME_PPO.load(None, {**SETTINGS, **task_settings})
 
 
-def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int, settings=None) -> str:
+def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int) -> str:
     from sorry_env.training import game_ppo
 
-    settings = settings_for(task) if settings is None else settings
+    cfg = settings_for(task, seed, budget)
+    actor, training = game_ppo.train(cfg, curve.evaluate, curve_every, log=None)
     policy = run_dir / "policy.safetensors"
-    state = {"next": curve_every}
-
-    def on_update(update: int, steps: int, actor) -> None:
-        if steps >= state["next"] and steps < budget:
-            game_ppo.save(policy, task.game_id, actor, task.players, settings, {"learner_steps": steps})
-            curve.evaluate(steps, str(policy))
-            while state["next"] <= steps:
-                state["next"] += curve_every
-
-    actor, training = game_ppo.train(
-        task.game_id, task.players, settings, seed, steps=budget, on_update=on_update, log=None
-    )
-    game_ppo.save(policy, task.game_id, actor, task.players, settings, training)
-    curve.evaluate(training["learner_steps"], str(policy))
+    game_ppo.save(policy, cfg, actor, training)
     return str(policy)

@@ -82,15 +82,10 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         opponent.scores = actor_logits(frozen)
 
     class Evaluations(BaseCallback):
-        def __init__(self):
-            super().__init__()
-            self.last = -1
-            self.refreshed = 0
+        refreshed = 0
 
         def _on_rollout_start(self) -> None:
-            if self.last < 0 or self.num_timesteps - self.last >= curve_every:
-                curve.evaluate(self.num_timesteps, agent)
-                self.last = self.num_timesteps
+            curve.check(self.num_timesteps, agent, curve_every)
             if frozen is not None and self.num_timesteps - self.refreshed >= SETTINGS["self_play_snapshot_every"]:
                 frozen.load_state_dict(model.policy.state_dict())
                 self.refreshed = self.num_timesteps
@@ -98,9 +93,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         def _on_step(self) -> bool:
             return True
 
-    callback = Evaluations()
-    model.learn(budget, callback=callback)
-    if callback.last != model.num_timesteps:
-        curve.evaluate(model.num_timesteps, agent)
+    model.learn(budget, callback=Evaluations())
+    curve.finish(model.num_timesteps, agent)
     model.save(run_dir / "model.zip")  # plays again as an sb3 spec (its space records the game)
     return agent

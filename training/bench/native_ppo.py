@@ -3,8 +3,9 @@ afterstate actor on batched rollouts, from scratch (no imitation, no distillatio
 
 Opponents: the task's fixed opponents (``mix: {heuristic: 1}``), or in a self-play task the
 learner's own snapshots only (``mix: {snapshots: 1}``), starting with a snapshot of the
-initial network so that the first games have an opponent. The trainer's in-training
-evaluations are replaced by the task's (:class:`sorry_env.training.bench.algorithms.Curve`).
+initial network so that the first games have an opponent. The trainer's evaluation hook is
+the task's evaluation (:class:`sorry_env.training.bench.algorithms.Curve`), played by the
+policy in memory; the policy file is written once, at the end.
 """
 
 from __future__ import annotations
@@ -53,24 +54,14 @@ def make_config(task: Task, seed: int, budget: int, curve_every: int, curve_game
 
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
     from sorry_env.training.config import validate
-    from sorry_env.training.export import export_model
     from sorry_env.training.train import Run, make_envs, make_model, run_training
 
-    class BenchRun(Run):
-        """The trainer's run, evaluated with the task's evaluation (its curve) instead."""
-
-        def evaluate(self, model) -> dict:
-            export_model(model, self.policy_path, self.cfg, model.num_timesteps)
-            row = curve.evaluate(model.num_timesteps, str(self.policy_path))
-            result = {"timesteps": int(model.num_timesteps), "games": row["games"], "win_rates": {}}
-            result["win_rates"][task.eval_opponents[0]] = row["win_rate"]
-            self.evaluations.append(result)
-            self.last["evaluation"] = model.num_timesteps
-            return result
+    def evaluate(steps: int, agent) -> dict:  # the trainer's hook: the task's evaluation, in memory
+        return {task.eval_opponents[0]: curve.evaluate(steps, agent)["win_rate"]}
 
     cfg = make_config(task, seed, budget, curve_every, curve.games)
     validate(cfg)
-    run = BenchRun(cfg, run_dir / "trainer")
+    run = Run(cfg, run_dir / "trainer", evaluate)
     run.dir.mkdir(parents=True, exist_ok=True)
     if task.learner == SELF_PLAY:
         # The first opponent is the initial network itself (MaskablePPO seeds torch with the

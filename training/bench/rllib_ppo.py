@@ -25,22 +25,15 @@ SETTINGS = {
 
 def make_config(task: Task, seed: int, budget: int, curve_every: int) -> tuple[dict, int]:
     """The backend's config for this task, and the iterations per segment."""
-    from sorry_env.training.rllib_backend import DEFAULTS, validate
+    from sorry_env.training.config import RLLIB
 
-    cfg = copy.deepcopy(DEFAULTS)
-    cfg["name"] = "rllib-ppo"
-    cfg["seed"] = seed
-    cfg["game"].update(num_players=task.players, rules=task.rules)
-    cfg["network"] = dict(SETTINGS["network"])
-    cfg["ppo"].update(SETTINGS["ppo"])
-    cfg["env_runners"].update(SETTINGS["env_runners"])
     mix = {"self": 1.0} if task.learner == SELF_PLAY else {name: 1.0 for name in set(task.opponents)}
-    cfg["opponents"]["mix"] = mix
-    batch = cfg["ppo"]["train_batch_size"]
-    cfg["budget"]["iterations"] = max(1, math.ceil(budget / batch))
+    batch = SETTINGS["ppo"]["train_batch_size"]
     per_segment = max(1, curve_every // batch)
-    cfg["checkpoint_every"] = per_segment
-    validate(cfg)
+    given = {"name": "rllib-ppo", "seed": seed, "opponents.mix": mix, "checkpoint_every": per_segment}
+    given.update({"game.num_players": task.players, "game.rules": task.rules, "network": dict(SETTINGS["network"])})
+    given.update({f"{section}.{key}": v for section in ("ppo", "env_runners") for key, v in SETTINGS[section].items()})
+    cfg = RLLIB.load(None, {**given, "budget.iterations": max(1, math.ceil(budget / batch))})
     return cfg, per_segment
 
 

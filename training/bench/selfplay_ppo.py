@@ -55,23 +55,19 @@ def train(task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
         opponents=None if task.learner == SELF_PLAY else list(task.opponents),
         seed=seed,
     )
-    last = [-1]
 
     def agent_of(net) -> NetworkAgent:
         return NetworkAgent(lambda obs: net.actor(obs), "selfplay_ppo")
 
     def on_update(steps: int, net) -> None:
-        if last[0] < 0 or steps - last[0] >= curve_every:
-            curve.evaluate(steps, agent_of(net))
-            last[0] = steps
+        curve.check(steps, agent_of(net), curve_every)
 
     def quiet(*_args, **_kwargs) -> None:
         pass
 
     net = single_file.train_ppo(args, on_update=on_update, log=quiet)
     steps = max(1, budget // (args.num_envs * args.num_steps)) * args.num_envs * args.num_steps
-    if last[0] != steps:
-        curve.evaluate(steps, agent_of(net))
+    curve.finish(steps, agent_of(net))
     save_network(net, run_dir / "network.safetensors", "selfplay_ppo", task.rules, task.players, hidden=args.hidden)
     return agent_of(net)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .tasks import SELF_PLAY, Task
+from .tasks import Task
 
 SETTINGS = {
     "hidden": [256, 256],
@@ -23,29 +23,18 @@ SETTINGS = {
 }
 
 
-def self_play_only(task: Task) -> str | None:
-    """Why the learner cannot train on `task` beyond the game (algorithms.py checks that), or None."""
-    if task.learner != SELF_PLAY:
-        return "it learns by self-play only (every seat plays the network): use a self-play task"
-    return None
-
-
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int) -> str:
+    import argparse
+
     from sorry_env.training import td_afterstate as td
+    from sorry_env.training.config import TD_LAMBDA
 
     out = run_dir / "policy.safetensors"
-    s = SETTINGS
-    args = td.parse_args(
-        ["--players", str(task.players), "--rules", task.rules, "--decisions", str(budget), "--seed", str(seed)]
-        + ["--hidden", ",".join(map(str, s["hidden"])), "--lam", str(s["lam"]), "--lr", str(s["lr"])]
-        + ["--epsilon", str(s["epsilon"]), "--games", str(s["games"]), "--update-samples", str(s["update_samples"])]
-        + ["--batch-size", str(s["batch_size"]), "--epochs", str(s["epochs"]), "--eval-every", str(curve_every)]
-        + ["--out", str(out)]
-    )
+    given = {"players": task.players, "rules": task.rules, "decisions": budget, "seed": seed}
+    cfg = TD_LAMBDA.load(None, {**SETTINGS, **given, "eval_every": curve_every, "out": str(out)})
 
-    def evaluate(decisions: int, path: Path) -> dict:
-        row = curve.evaluate(decisions, str(path))
-        return {task.eval_opponents[0]: row["win_rate"]}
+    def evaluate(decisions: int, agent) -> dict:  # the trainer's hook: the task's evaluation, in memory
+        return {task.eval_opponents[0]: curve.evaluate(decisions, agent)["win_rate"]}
 
-    td.train(args, evaluate)
+    td.train(argparse.Namespace(**cfg), evaluate)
     return str(out)
