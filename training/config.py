@@ -739,7 +739,7 @@ GAME_PPO_DEFAULTS = {
 
 def _game_ppo_facts(cfg: dict) -> None:
     from sorry_env import games
-    from sorry_env.agents.any_game import make_game_agent
+    from sorry_env.agents import make_agent
 
     if cfg["game"] is None:
         raise ValueError("config: game must name a registered game")
@@ -756,7 +756,7 @@ def _game_ppo_facts(cfg: dict) -> None:
         )
     for kind in kinds:
         if kind not in (SELF, "random"):
-            make_game_agent(game, kind, seed=0, allow_code=False)  # an unknown or unfit opponent, refused now
+            make_agent(kind, seed=0, allow_code=False, game=game)  # an unknown or unfit opponent, refused now
 
 
 GAME_PPO = Schema(
