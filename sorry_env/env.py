@@ -152,11 +152,15 @@ class raw_env(GameEnv):
     def _new_game(self, state: np.ndarray) -> None:
         self._renderer.start(state)
 
+    def _status(self) -> tuple[int, int, int]:
+        state = self._game()
+        return int(state[E.TO_MOVE]), int(state[E.WINNER]), int(state[E.TURN])
+
     def _play(self, action: int) -> None:
-        self._renderer.play(self._game(), self._rules_array, action)
+        self._renderer.play(self._state, self._rules_array, action)  # type: ignore[arg-type]  # step checked it
 
     def _fill_mask(self) -> None:
-        E.legal_mask(self._game(), self._rules_array, self._mask)
+        E.legal_mask(self._state, self._rules_array, self._mask)
 
     def _observation(self, seat: int) -> np.ndarray:
         obs = np.empty(OBS_SIZE, dtype=np.float32)

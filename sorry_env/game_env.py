@@ -58,7 +58,7 @@ class GameEnv(AECEnv):
     - ``seats``: the seats in play as the adaptor validated them (default: the game's seats
       for `num_players`).
 
-    An adaptor may override the hot calls with in-place engine ones (:meth:`_play`,
+    An adaptor may override the hot calls with in-place engine ones (:meth:`_status`, :meth:`_play`,
     :meth:`_fill_mask`, :meth:`_observation`, :meth:`_new_state`, :meth:`_new_game`) and declares the end of its
     games (:meth:`_final_rewards`, :meth:`_final_infos`)."""
 
@@ -89,6 +89,7 @@ class GameEnv(AECEnv):
         self.n_actions = self.game.num_actions
         self._state: np.ndarray | None = None
         self._mask = np.zeros(self.n_actions, dtype=np.int8)  # the mover's legal actions
+        self._seat_names = kind.seat_names
         self.possible_agents = [kind.seat_names[s] for s in self.seats]
         self._agent_seat = dict(zip(self.possible_agents, self.seats))
         obs_space = spaces.Dict(
@@ -113,6 +114,12 @@ class GameEnv(AECEnv):
 
     def _new_game(self, state: np.ndarray) -> None:
         """A new game starts at `state` (reset): what the adaptor follows (default: nothing)."""
+
+    def _status(self) -> tuple[int, int, int]:
+        """(the seat to move, the winning seat or -1, turns finished) of the game in play."""
+        game, state = self.game, self._game()
+        winner = game.winner(state)
+        return game.to_move(state), -1 if winner is None else winner, game.turn(state)
 
     def _play(self, action: int) -> None:
         """Play the legal `action` on ``self._state`` (chance drawn from the state)."""
@@ -192,24 +199,23 @@ class GameEnv(AECEnv):
             self._refuse_action(action)
         self._play(int(action))  # type: ignore[arg-type]  # refused above unless a legal index
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
         self._settle()
-        self._accumulate_rewards()
 
     def _settle(self) -> None:
         """After a reset or a move: the agent to move, and the end of the game when it came
-        (rewards, terminations, infos; truncations at the turn limit); the mover's mask."""
-        game, state = self.game, self._game()
-        self.agent_selection = game.game_type.seat_names[game.to_move(state)]
-        winner = game.winner(state)
-        if winner is not None:
+        (rewards, terminations, infos; truncations at the turn limit); the mover's mask.
+        Rewards are zero until the move that wins, and no agent moves after it, so only that
+        move sets and accumulates them."""
+        to_move, winner, turn = self._status()
+        self.agent_selection = self._seat_names[to_move]
+        if winner >= 0:
             self.rewards.update(self._final_rewards(winner))
             for a, extra in self._final_infos(winner).items():
                 self.infos[a].update(extra)
             self.terminations = dict.fromkeys(self.agents, True)
             self._mask[:] = 0
-        elif game.turn(state) >= self.max_turns:
+            self._accumulate_rewards()
+        elif turn >= self.max_turns:
             self.truncations = dict.fromkeys(self.agents, True)
             self._mask[:] = 0
         else:

@@ -49,10 +49,11 @@ card. The ``k``-th reset without a seed after ``reset(seed=s)`` deals the game
 :mod:`sorry_env.vector`). ``step`` plays the learner's action, then the opponents, until the
 learner must act again or the game ends. Every move is played through the board game's
 PettingZoo env (:class:`sorry_env.env.raw_env`, the same arguments' checks, rewards, end of
-game and pictures); this env is the learner's view of it. Options: ``{"state": STATE_DICT}`` (:mod:`sorry_env.state_io`),
-``{"seat": s}`` (this episode's learner seat). ``info`` from ``reset``: ``learner_seat`` and
-``opponents`` (their names, in turn order after the learner); at the end: ``learner_won``,
-``learner_seat``, ``opponents`` and, with scoring rules, ``score``.
+game and pictures); this env is the learner's view of it. Options: ``{"state": STATE_DICT}``
+(:mod:`sorry_env.state_io`), ``{"seat": s}`` (this episode's learner seat). ``info`` from
+``reset``: ``learner_seat`` and ``opponents`` (their names, in turn order after the
+learner); at the end: ``learner_won``, ``learner_seat``, ``opponents`` and, with scoring
+rules, ``score``.
 
 Accessors
 ---------
@@ -252,8 +253,8 @@ class SorryGymEnv(gymnasium.Env):
             return self._observe(), ILLEGAL_REWARD, True, False, info
         self._aec.step(int(action))
         self._play_opponents()
-        terminated = any(self._aec.terminations.values())
-        truncated = any(self._aec.truncations.values())
+        terminated = self._aec.terminations[self._learner]  # every agent's flags are set together
+        truncated = self._aec.truncations[self._learner]
         reward, info = 0.0, {}
         if terminated or truncated:
             self._over = True
@@ -310,7 +311,7 @@ class SorryGymEnv(gymnasium.Env):
 
     # -- internals ----------------------------------------------------------------------
     def _finished(self) -> bool:
-        return any(self._aec.terminations.values()) or any(self._aec.truncations.values())
+        return self._aec.terminations[self._learner] or self._aec.truncations[self._learner]
 
     def _end_info(self, won: bool) -> dict:
         info = {
@@ -327,8 +328,7 @@ class SorryGymEnv(gymnasium.Env):
         """Opponents move until the learner holds a card, the game ends or is truncated."""
         aec = self._aec
         while not self._finished() and aec.agent_selection != self._learner:
-            state = aec._game()
-            seat = int(game.to_move(state))
+            state, seat = aec._game(), aec._agent_seat[aec.agent_selection]
             legal = np.flatnonzero(aec._mask)
             label, agent = self.opponents[seat]
             action = checked_action(

@@ -65,6 +65,8 @@ Version history
 
 from typing import ClassVar
 
+import numpy as np
+
 from ..game_env import NO_LIMIT, GameEnv, wrap_env
 from . import engine as E
 from . import game
@@ -90,11 +92,20 @@ class raw_env(GameEnv):
         super().__init__(ExpressGame(), players, NO_LIMIT if max_turns is None else max_turns, render_mode)
 
     # -- the engine, in place --------------------------------------------------------------------
+    def _status(self) -> tuple[int, int, int]:
+        state = self._game()
+        return int(state[E.TO_MOVE]), int(state[E.WINNER]), int(state[E.TURN])
+
     def _play(self, action: int) -> None:
-        E.step(self._game(), action)
+        E.step(self._state, action)
+
+    def _observation(self, seat: int) -> np.ndarray:
+        obs = np.empty(E.OBS_SIZE, dtype=np.float32)
+        E.observe(self._game(), seat, obs)
+        return obs
 
     def _fill_mask(self) -> None:
-        E.legal_mask(self._game(), self._mask)
+        E.legal_mask(self._state, self._mask)
 
     def _refuse_action(self, action) -> None:
         game.check_action(self._game(), action)  # raises, naming the legal actions
