@@ -58,9 +58,10 @@ class GameEnv(AECEnv):
     - ``seats``: the seats in play as the adaptor validated them (default: the game's seats
       for `num_players`).
 
-    An adaptor may override the hot calls with in-place engine ones (:meth:`_status`, :meth:`_play`,
-    :meth:`_fill_mask`, :meth:`_observation`, :meth:`_new_state`, :meth:`_new_game`) and declares the end of its
-    games (:meth:`_final_rewards`, :meth:`_final_infos`)."""
+    An adaptor may override the hot calls with in-place engine ones (:meth:`_status`,
+    :meth:`_play`, :meth:`_fill_mask`, :meth:`_observation`, :meth:`_new_state`,
+    :meth:`_new_game`) and declares the end of its games (:meth:`_final_rewards`,
+    :meth:`_final_infos`)."""
 
     metadata: ClassVar[dict] = {"render_modes": ["ansi"], "name": "sorry_env_game", "is_parallelizable": False}
 
