@@ -72,7 +72,7 @@ Errors
 ``raw_env.step`` raises ``ValueError`` naming an illegal or out-of-range action and the legal
 ones; ``env()`` instead does what PettingZoo's TerminateIllegalWrapper does (the offender gets
 -1 and the game ends), with the order and bounds checks of PettingZoo's other classic-game
-wrappers (all three in one: :class:`sorry_env.aec_checks.ClassicChecks`). A malformed state in
+wrappers (all three in one: :class:`sorry_env.game_env.ClassicChecks`). A malformed state in
 ``reset`` raises ``ValueError`` and leaves the env as it was.
 
 Version history
@@ -93,8 +93,9 @@ from . import engine as E
 from . import game
 from .board_render import RENDER_MODES, BoardRenderer, check_render_mode
 from .game_env import NO_LIMIT, GameEnv, wrap_env
+from .games import load_game
 from .observation import GLOBAL_STATE_SIZE, OBS_SIZE, global_state, observe
-from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, Rules
+from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, Rules, get_rules
 from .scoring import scores
 from .version import ENV_NAME
 
@@ -125,16 +126,16 @@ class raw_env(GameEnv):
         if reward not in ("win", "points"):
             raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
         check_render_mode(render_mode)
-        from .board_game import SorryGame  # its sizes come from compiled code: not at `import sorry_env`
-
-        board = SorryGame(rules)
-        self.rules = board.rules
+        self.rules = get_rules(rules)
         if reward == "points" and self.rules.scoring == "none":
             raise ValueError(f"reward='points' needs rules with a scoring system; {self.rules.name!r} has none")
         self.reward = reward
         if num_players is None and seats is None:
             num_players = 4
         in_play = game.seats_for(num_players, seats, self.rules)
+        # The registered game, by its id: its module makes this env (and its sizes come from
+        # compiled code, so it is not imported at `import sorry_env`).
+        board = load_game("sorry", self.rules)
         super().__init__(board, len(in_play), NO_LIMIT if max_turns is None else max_turns, render_mode, in_play)
         self._rules_array = game.rules_array(self.rules)
         self._active = np.zeros(4, dtype=np.int64)

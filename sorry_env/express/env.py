@@ -70,7 +70,6 @@ import numpy as np
 from ..game_env import NO_LIMIT, GameEnv, wrap_env
 from . import engine as E
 from . import game
-from .express_game import ExpressGame
 from .game import DEFAULT_MAX_TURNS
 
 
@@ -89,7 +88,8 @@ class raw_env(GameEnv):
 
     def __init__(self, num_players=4, max_turns=DEFAULT_MAX_TURNS, render_mode=None):
         players = game.check_players(num_players)
-        super().__init__(ExpressGame(), players, NO_LIMIT if max_turns is None else max_turns, render_mode)
+        # The registered game, by its id (its module makes this env).
+        super().__init__(game.GAME_TYPE.id, players, NO_LIMIT if max_turns is None else max_turns, render_mode)
 
     # -- the engine, in place --------------------------------------------------------------------
     def _status(self) -> tuple[int, int, int]:
