@@ -38,7 +38,7 @@ def steps_per_second(make_env, steps, seed=0):
 
 def pettingzoo_chain(raw):
     """`raw` in PettingZoo's three classic-game wrappers, as env() was before it checked the
-    same things in one wrapper (sorry_env.aec_checks.ClassicChecks): the comparison row."""
+    same things in one wrapper (sorry_env.game_env.ClassicChecks): the comparison row."""
     from pettingzoo.utils import wrappers
 
     return wrappers.OrderEnforcingWrapper(

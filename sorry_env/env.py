@@ -72,7 +72,7 @@ Errors
 ``raw_env.step`` raises ``ValueError`` naming an illegal or out-of-range action and the legal
 ones; ``env()`` instead does what PettingZoo's TerminateIllegalWrapper does (the offender gets
 -1 and the game ends), with the order and bounds checks of PettingZoo's other classic-game
-wrappers (all three in one: :class:`sorry_env.aec_checks.ClassicChecks`). A malformed state in
+wrappers (all three in one: :class:`sorry_env.game_env.ClassicChecks`). A malformed state in
 ``reset`` raises ``ValueError`` and leaves the env as it was.
 
 Version history
@@ -83,7 +83,7 @@ Version history
 """
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -91,14 +91,12 @@ from pettingzoo import AECEnv
 
 from . import engine as E
 from . import game
-from .aec_checks import StepChecks
 from .board_render import RENDER_MODES, BoardRenderer, check_render_mode
-from .game_env import wrap_env
-from .geometry import N_SEATS
+from .game_env import NO_LIMIT, GameEnv, wrap_env
+from .games import load_game
 from .observation import GLOBAL_STATE_SIZE, OBS_SIZE, global_state, observe
 from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, Rules, get_rules
 from .scoring import scores
-from .state_io import state_from_dict, state_to_dict
 from .version import ENV_NAME
 
 
@@ -108,8 +106,8 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap_env(raw_env(**kwargs))
 
 
-class raw_env(StepChecks, AECEnv):
-    metadata: dict[str, Any] = {
+class raw_env(GameEnv):
+    metadata: ClassVar[dict[str, Any]] = {
         "render_modes": list(RENDER_MODES),
         "name": ENV_NAME,
         "is_parallelizable": False,
@@ -125,144 +123,82 @@ class raw_env(StepChecks, AECEnv):
         render_mode: str | None = None,
         reward: str = "win",
     ):
-        super().__init__()
         if reward not in ("win", "points"):
             raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
         check_render_mode(render_mode)
-        if max_turns is not None and (
-            not isinstance(max_turns, (int, np.integer)) or isinstance(max_turns, bool) or max_turns < 1
-        ):
-            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self.rules = get_rules(rules)
         if reward == "points" and self.rules.scoring == "none":
             raise ValueError(f"reward='points' needs rules with a scoring system; {self.rules.name!r} has none")
         self.reward = reward
         if num_players is None and seats is None:
             num_players = 4
-        self.seats = game.seats_for(num_players, seats, self.rules)
-        self.max_turns: int = max_turns if max_turns is not None else np.iinfo(np.int64).max
-        self.render_mode = render_mode
+        in_play = game.seats_for(num_players, seats, self.rules)
+        # The registered game, by its id: its module makes this env (and its sizes come from
+        # compiled code, so it is not imported at `import sorry_env`).
+        board = load_game("sorry", self.rules)
+        super().__init__(board, len(in_play), NO_LIMIT if max_turns is None else max_turns, render_mode, in_play)
         self._rules_array = game.rules_array(self.rules)
         self._active = np.zeros(4, dtype=np.int64)
         self._active[list(self.seats)] = 1
-        self.n_actions = game.num_actions(self.rules)
-        self.possible_agents = [f"player_{s}" for s in self.seats]
-        self._agent_seat = {a: s for a, s in zip(self.possible_agents, self.seats)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
-            }
-        )
-        self.observation_spaces: dict[str, spaces.Space] = {a: obs_space for a in self.possible_agents}
-        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         # state(): the full game state for centralized critics (layout: sorry_env.observation)
         self.state_space = spaces.Box(0.0, 1.0, (GLOBAL_STATE_SIZE,), dtype=np.float32)
-        self._state: np.ndarray | None = None
-        self._mask = np.zeros(self.n_actions, dtype=np.int8)
         self._renderer = BoardRenderer(self.rules, render_mode, self.metadata["render_fps"])
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+    # -- the board game's engine, in place ----------------------------------------------------
+    def _new_state(self, seed32: int) -> np.ndarray:
+        state = np.zeros(E.STATE_SIZE, dtype=np.int64)
+        E.init_state(state, self._rules_array, self._active, seed32)
+        return state
 
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    # -- lifecycle ------------------------------------------------------------------------
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is None:
-            seed32 = int(np.random.SeedSequence().generate_state(1)[0])
-        else:
-            game.check_seed(seed)
-            seed32 = int(np.random.SeedSequence(seed).generate_state(1)[0])
-        options = options or {}  # other keys are ignored, as Gymnasium envs do
-        if "state" in options:
-            state = state_from_dict(options["state"], self.rules, seed32)
-            given = tuple(s for s in range(N_SEATS) if state[E.ACTIVE + s])
-            if given != self.seats:
-                raise ValueError(f"the state seats {given} differ from this env's seats {self.seats}")
-        else:
-            state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-            E.init_state(state, self._rules_array, self._active, seed32)
-        self._state = state
+    def _new_game(self, state: np.ndarray) -> None:
         self._renderer.start(state)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = f"player_{int(state[E.TO_MOVE])}"
-        if state[E.TURN] >= self.max_turns:  # a loaded position already at the limit
-            self.truncations = {a: True for a in self.agents}
-            self._mask[:] = 0
-        else:
-            E.legal_mask(state, self._rules_array, self._mask)
-        if self.render_mode == "human":
-            self.render()
+
+    def _status(self) -> tuple[int, int, int]:
+        state = self._game()
+        return int(state[E.TO_MOVE]), int(state[E.WINNER]), int(state[E.TURN])
+
+    def _play(self, action: int) -> None:
+        self._renderer.play(self._state, self._rules_array, action)  # type: ignore[arg-type]  # step checked it
+
+    def _fill_mask(self) -> None:
+        E.legal_mask(self._state, self._rules_array, self._mask)
+
+    def _observation(self, seat: int) -> np.ndarray:
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        observe(self._game(), self._rules_array, seat, obs)
+        return obs
 
     def _refuse_action(self, action) -> None:
         game.check_action(self._game(), self.rules, action)  # raises, naming the legal actions
 
-    def step(self, action: int | None) -> None:
-        agent = self._acting_agent(action, self.n_actions)
-        if agent is None:
-            return
-        assert action is not None  # _acting_agent refused anything but a legal index
-        move = int(action)
-        state = self._game()
-        self._renderer.play(state, self._rules_array, move)
-        self._cumulative_rewards[agent] = 0.0
-        winner = state[E.WINNER]
-        if winner >= 0:
-            # reward="points" was refused in __init__ for rules without a scoring system
-            points = scores(state, self.rules) if self.rules.scoring != "none" else None
-            for a in self.agents:
-                seat = self._agent_seat[a]
-                if points is not None and self.reward == "points":
-                    self.rewards[a] = float(points[seat])
-                else:
-                    self.rewards[a] = 1.0 if game.same_side(self.rules, seat, winner) else -1.0
-                if points is not None:
-                    self.infos[a] = {"score": points[seat]}
-                if self.rules.teams == "parker1958":
-                    # Parker 1958: a partnership home before either opponent has all four
-                    # men home wins a double game.
-                    self.infos[a]["double_game"] = game.is_double_game(state, self.rules)
-                self.terminations[a] = True
-            self._mask[:] = 0
-        else:
-            for a in self.agents:
-                self.rewards[a] = 0.0
-            if state[E.TURN] >= self.max_turns:
-                for a in self.agents:
-                    self.truncations[a] = True
-                self._mask[:] = 0
-            else:
-                E.legal_mask(state, self._rules_array, self._mask)
-        self.agent_selection = f"player_{int(state[E.TO_MOVE])}"
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+    # -- the end of a game under teams and scoring ---------------------------------------------
+    def _final_rewards(self, winner: int) -> dict[str, float]:
+        # reward="points" was refused in __init__ for rules without a scoring system
+        if self.reward == "points":
+            points = scores(self._game(), self.rules)
+            return {a: float(points[seat]) for a, seat in self._agent_seat.items()}
+        return {a: 1.0 if game.same_side(self.rules, seat, winner) else -1.0 for a, seat in self._agent_seat.items()}
 
-    def observe(self, agent: str) -> dict:
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
-        if agent not in self._agent_seat:
-            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        observe(self._game(), self._rules_array, self._agent_seat[agent], obs)
-        if agent == self.agent_selection:
-            mask = self._mask.copy()
-        else:
-            mask = np.zeros(self.n_actions, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+    def _final_infos(self, winner: int) -> dict[str, dict]:
+        infos: dict[str, dict] = {a: {} for a in self._agent_seat}
+        state = self._game()
+        if self.rules.scoring != "none":
+            points = scores(state, self.rules)
+            for a, seat in self._agent_seat.items():
+                infos[a]["score"] = points[seat]
+        if self.rules.teams == "parker1958":
+            # Parker 1958: a partnership home before either opponent has all four men home
+            # wins a double game.
+            for info in infos.values():
+                info["double_game"] = game.is_double_game(state, self.rules)
+        return infos
 
     def state(self) -> np.ndarray:
         """The full game state as float32[GLOBAL_STATE_SIZE] in [0, 1] (PettingZoo's state(),
         for centralized critics): every hand included, the draw-pile order left out. Layout in
         :mod:`sorry_env.observation` and docs/observation.md."""
         out = np.empty(GLOBAL_STATE_SIZE, dtype=np.float32)
-        max_turns = None if self.max_turns == np.iinfo(np.int64).max else self.max_turns
-        global_state(self._game(), self._rules_array, max_turns, out)
+        global_state(self._game(), self._rules_array, None if self.max_turns == NO_LIMIT else self.max_turns, out)
         return out
 
     def render(self) -> str | np.ndarray | None:
@@ -270,19 +206,6 @@ class raw_env(StepChecks, AECEnv):
 
     def close(self) -> None:
         self._renderer.close()
-
-    # -- engine access --------------------------------------------------------------------
-    def state_dict(self) -> dict:
-        """The current position as a JSON-able state dict (see sorry_env.state_io)."""
-        return state_to_dict(self._game(), self.rules)
-
-    @property
-    def state_array(self) -> np.ndarray:
-        """A copy of the engine state array (for search agents: sorry_env.game functions)."""
-        return self._game().copy()
-
-    def describe_action(self, action: int) -> str:
-        return game.describe_action(self._game(), self.rules, action)
 
 
 raw_env.__doc__ = __doc__  # help(sorry_env.raw_env) shows the full reference

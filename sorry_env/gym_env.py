@@ -47,10 +47,13 @@ when random and every opponent's play), then plays the opponents until the learn
 card. The ``k``-th reset without a seed after ``reset(seed=s)`` deals the game
 ``raw_env().reset(seed=s + k * 2**32)`` deals (the batched envs' episode seeds,
 :mod:`sorry_env.vector`). ``step`` plays the learner's action, then the opponents, until the
-learner must act again or the game ends. Options: ``{"state": STATE_DICT}`` (:mod:`sorry_env.state_io`),
-``{"seat": s}`` (this episode's learner seat). ``info`` from ``reset``: ``learner_seat`` and
-``opponents`` (their names, in turn order after the learner); at the end: ``learner_won``,
-``learner_seat``, ``opponents`` and, with scoring rules, ``score``.
+learner must act again or the game ends. Every move is played through the board game's
+PettingZoo env (:class:`sorry_env.env.raw_env`, the same arguments' checks, rewards, end of
+game and pictures); this env is the learner's view of it. Options: ``{"state": STATE_DICT}``
+(:mod:`sorry_env.state_io`), ``{"seat": s}`` (this episode's learner seat). ``info`` from
+``reset``: ``learner_seat`` and ``opponents`` (their names, in turn order after the
+learner); at the end: ``learner_won``, ``learner_seat``, ``opponents`` and, with scoring
+rules, ``score``.
 
 Accessors
 ---------
@@ -69,17 +72,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import engine as E
 from . import game
 from .agent import Agent, CallableAgent, Turn, agent_label, checked_action, one_per_seat
-from .board_render import RENDER_MODES, BoardRenderer, check_render_mode
-from .geometry import N_SEATS
+from .board_render import RENDER_MODES
+from .env import raw_env
 from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as gym_env.X)
-from .observation import OBS_SIZE, observe
+from .observation import OBS_SIZE
 from .policy_input import INPUT_SIZE, STATE_SIZE, own_view, public_state
-from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
-from .scoring import scores
-from .state_io import state_from_dict, state_to_dict
+from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
 ILLEGAL_REWARD = -1.0
 
@@ -100,8 +100,12 @@ class SorryGymEnv(gymnasium.Env):
         render_mode=None,
         make_opponent: Callable[[object], Agent] | None = None,
     ):
-        self.rules = get_rules(rules)
-        self.seats = game.seats_for(num_players, rules=self.rules)
+        # Every move is played through the board game's AEC env (its rewards, end of game, masks
+        # and pictures); this env is one seat's view of it, the other seats played by agents.
+        self._aec = raw_env(num_players, None, rules, max_turns, render_mode, reward)
+        self._aec.render_mode = None  # its renderer follows every move; pictures only when this env asks
+        self._renderer = self._aec._renderer
+        self.rules, self.seats, self.max_turns = self._aec.rules, self._aec.seats, self._aec.max_turns
         self.num_players = len(self.seats)
         if seat is not None and seat not in self.seats:
             raise ValueError(
@@ -109,21 +113,10 @@ class SorryGymEnv(gymnasium.Env):
             )
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
-        if reward not in ("win", "points"):
-            raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
-        if reward == "points" and self.rules.scoring == "none":
-            raise ValueError(f"reward='points' needs rules with a scoring system; {self.rules.name!r} has none")
-        if max_turns is not None and (
-            isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1
-        ):
-            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
-        check_render_mode(render_mode)
         self.seat = seat
-        self.max_turns = max_turns if max_turns is not None else np.iinfo(np.int64).max
         self.reward_kind = reward
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        self._renderer = BoardRenderer(self.rules, render_mode, self.metadata["render_fps"])
         if make_opponent is not None and not callable(make_opponent):
             raise TypeError(
                 f"make_opponent must be a function from an opponent entry to an Agent, got {make_opponent!r}"
@@ -135,10 +128,7 @@ class SorryGymEnv(gymnasium.Env):
                 "agent, or an opponent_sampler; got None (for agent specs such as 'heuristic' make the env with "
                 "gymnasium.make('sorry_env/Sorry-v1', opponents=[...]))"
             )
-        self._rules = game.rules_array(self.rules)
-        self._active = np.zeros(4, dtype=np.int64)
-        self._active[list(self.seats)] = 1
-        self.n_actions = game.num_actions(self.rules)
+        self.n_actions = self._aec.n_actions
         self.observation_space = observation_space(self.rules, self.num_players)
         self.action_space = spaces.Discrete(self.n_actions)
         self.opponent_sampler = opponent_sampler
@@ -146,10 +136,9 @@ class SorryGymEnv(gymnasium.Env):
         self._fixed = (
             None if opponent_sampler is not None else self._resolve(opponents, self.num_players - 1, fresh=True)
         )
-        self.state: np.ndarray | None = None
         self.learner_seat = -1
+        self._learner = ""  # the learner's agent name in the AEC env
         self.opponents: dict[int, tuple[str, Agent]] = {}  # seat -> (label, agent) this episode
-        self._mask = np.zeros(self.n_actions, dtype=np.int8)
         self._episode = -1
         self._seed_base: int | None = None  # the last reset's seed, and episodes since (see reset)
         self._seed_episode = 0
@@ -218,14 +207,8 @@ class SorryGymEnv(gymnasium.Env):
             self._seed_episode += 1
         # Episode k after reset(seed=s) deals as raw_env.reset(seed=s + k * 2**32) and as game s's
         # episode k in the batched envs (sorry_env.vector.episode_seed), so make_vec's modes agree.
-        seed32 = int(np.random.SeedSequence(self._seed_base + self._seed_episode * 2**32).generate_state(1)[0])
-        if "state" in options:
-            state = state_from_dict(options["state"], self.rules, seed32)
-            if tuple(s for s in range(N_SEATS) if state[E.ACTIVE + s]) != self.seats:
-                raise ValueError(f"the state's seats differ from this env's seats {self.seats}")
-        else:
-            state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-            E.init_state(state, self._rules, self._active, seed32)
+        state_option = {"state": options["state"]} if "state" in options else None
+        self._aec.reset(seed=self._seed_base + self._seed_episode * 2**32, options=state_option)
         seat = options.get("seat", self.seat)
         if seat is None:
             seat = self.seats[int(self.np_random.integers(len(self.seats)))]
@@ -236,8 +219,8 @@ class SorryGymEnv(gymnasium.Env):
             lineup = self._resolve(self.opponent_sampler(self.np_random, len(others)), len(others), fresh=False)
         else:
             lineup = self._fixed
-        self.state, self.learner_seat = state, int(seat)
-        self._renderer.start(state)
+        self.learner_seat = int(seat)
+        self._learner = self._aec.possible_agents[self.seats.index(seat)]
         self.opponents = dict(zip(others, lineup))
         for _, agent in lineup:
             agent.reset(int(self.np_random.integers(2**31)))
@@ -252,7 +235,7 @@ class SorryGymEnv(gymnasium.Env):
         return self._observe(), {"learner_seat": self.learner_seat, "opponents": [label for label, _ in lineup]}
 
     def step(self, action):
-        if self.state is None:
+        if self._aec._state is None:
             raise RuntimeError("call reset() before step()")
         if self._over:
             raise RuntimeError("the episode is over; call reset() for a new one")
@@ -260,52 +243,50 @@ class SorryGymEnv(gymnasium.Env):
             action = action.item()  # what vector envs and sb3's predict hand over
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise TypeError(f"an action is an integer index into Discrete({self.n_actions}), got {action!r}")
-        if not (0 <= action < self.n_actions and self._mask[action]):
-            legal = np.flatnonzero(self._mask).tolist()
+        mask = self._aec._mask
+        if not (0 <= action < self.n_actions and mask[action]):
+            legal = np.flatnonzero(mask).tolist()
             if self.illegal_action == "raise":
                 raise ValueError(f"illegal learner action {action} at seat {self.learner_seat}; legal: {legal}")
             self._over = True
-            self._mask[:] = 0
             info = {**self._end_info(False), "illegal_action": True}
             return self._observe(), ILLEGAL_REWARD, True, False, info
-        self._renderer.play(self.state, self._rules, int(action))
+        self._aec.step(int(action))
         self._play_opponents()
-        terminated = bool(self.state[E.WINNER] >= 0)
-        truncated = not terminated and self.state[E.TURN] >= self.max_turns
+        terminated = self._aec.terminations[self._learner]  # every agent's flags are set together
+        truncated = self._aec.truncations[self._learner]
         reward, info = 0.0, {}
         if terminated or truncated:
             self._over = True
-            won = terminated and game.same_side(self.rules, self.learner_seat, int(self.state[E.WINNER]))
-            info = self._end_info(won)
-            if terminated:
-                reward = (
-                    float(scores(self.state, self.rules)[self.learner_seat])
-                    if self.reward_kind == "points"
-                    else 1.0
-                    if won
-                    else -1.0
-                )
+            winner = game.winner(self._aec._game())
+            info = self._end_info(winner is not None and game.same_side(self.rules, self.learner_seat, winner))
+            reward = self._aec.rewards[self._learner]
         if self.render_mode == "human":
             self.render()
-        return self._observe(), reward, terminated, bool(truncated), info
+        return self._observe(), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now, as bools (all False once the episode is over)."""
-        return self._mask.astype(bool)
+        return self._aec._mask.astype(bool) & (not self._over)
 
     def render(self):
         """The board after the last move (the PettingZoo env's pictures: :mod:`sorry_env.board_render`)."""
-        return self._renderer.render(self._require_state())
+        return self._aec.render()
 
     def close(self):
-        self._renderer.close()
+        self._aec.close()
 
     # -- accessors ----------------------------------------------------------------------
+    @property
+    def state(self) -> np.ndarray | None:
+        """The engine state array of the game in play (None before the first reset)."""
+        return self._aec._state
+
     def public_state(self) -> np.ndarray:
         """The engine state without its hidden parts (draw-pile order, generator): the extra
         input of the trained policies (:mod:`sorry_env.policy_input`)."""
         out = np.empty(STATE_SIZE, dtype=np.int64)
-        public_state(self._require_state(), out)
+        public_state(self._aec._game(), out)
         return out
 
     def own_view(self) -> np.ndarray:
@@ -313,7 +294,7 @@ class SorryGymEnv(gymnasium.Env):
         the public state, with hands also the other hands hidden): the extra input of the
         trained policies (:mod:`sorry_env.policy_input`)."""
         out = np.empty(STATE_SIZE, dtype=np.int64)
-        own_view(self._require_state(), self._rules, self.learner_seat, out)
+        own_view(self._aec._game(), self._aec._rules_array, self.learner_seat, out)
         return out
 
     def turn(self, rng: np.random.Generator | None = None) -> Turn:
@@ -321,22 +302,16 @@ class SorryGymEnv(gymnasium.Env):
         if self._over:
             raise RuntimeError("the episode is over: the learner has no turn")
         return Turn.from_state(
-            self._require_state(), self.rules, rng if rng is not None else self.np_random, np.flatnonzero(self._mask)
+            self._aec._game(), self.rules, rng if rng is not None else self.np_random, np.flatnonzero(self._aec._mask)
         )
 
     def state_dict(self) -> dict:
         """The current position as a JSON-able state dict (see sorry_env.state_io)."""
-        return state_to_dict(self._require_state(), self.rules)
+        return self._aec.state_dict()
 
     # -- internals ----------------------------------------------------------------------
-    def _require_state(self) -> np.ndarray:
-        if self.state is None:
-            raise RuntimeError("call reset() before using the environment")
-        return self.state
-
     def _finished(self) -> bool:
-        state = self._require_state()
-        return bool(state[E.WINNER] >= 0 or state[E.TURN] >= self.max_turns)
+        return self._aec.terminations[self._learner] or self._aec.truncations[self._learner]
 
     def _end_info(self, won: bool) -> dict:
         info = {
@@ -344,36 +319,31 @@ class SorryGymEnv(gymnasium.Env):
             "learner_seat": self.learner_seat,
             "opponents": [label for label, _ in self.opponents.values()],
         }
-        state = self._require_state()
-        if self.rules.scoring != "none" and state[E.WINNER] >= 0:
-            info["score"] = int(scores(state, self.rules)[self.learner_seat])
+        score = self._aec.infos[self._learner].get("score")
+        if score is not None:
+            info["score"] = int(score)
         return info
 
     def _play_opponents(self) -> None:
         """Opponents move until the learner holds a card, the game ends or is truncated."""
-        state = self._require_state()
-        while not self._finished() and state[E.TO_MOVE] != self.learner_seat:
-            seat = int(state[E.TO_MOVE])
-            E.legal_mask(state, self._rules, self._mask)
-            legal = np.flatnonzero(self._mask)
+        aec = self._aec
+        while not self._finished() and aec.agent_selection != self._learner:
+            state, seat = aec._game(), aec._agent_seat[aec.agent_selection]
+            legal = np.flatnonzero(aec._mask)
             label, agent = self.opponents[seat]
             action = checked_action(
                 agent.act(Turn.from_state(state, self.rules, self.np_random, legal)),
                 legal,
                 f"opponent {label!r} (seat {seat})",
-                f"in episode {self._episode} at turn {int(state[E.TURN])}",
+                f"in episode {self._episode} at turn {int(aec.game.turn(state))}",
             )
-            self._renderer.play(state, self._rules, action)
+            aec.step(action)
 
     def _observe(self) -> dict:
-        state = self._require_state()
-        if self._over or self._finished():
-            self._mask[:] = 0
-        else:
-            E.legal_mask(state, self._rules, self._mask)
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
-        observe(state, self._rules, self.learner_seat, obs)
-        return {"observation": obs, "action_mask": self._mask.copy()}
+        obs = self._aec.observe(self._learner)
+        if self._over:
+            obs["action_mask"][:] = 0
+        return obs
 
 
 class PolicyInputWrapper(gymnasium.ObservationWrapper):

@@ -61,6 +61,7 @@ from numba import njit, prange
 
 from . import engine as E
 from . import game
+from .game_env import check_max_turns
 from .geometry import N_SEATS
 from .observation import OBS_SIZE, observe
 from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
@@ -292,16 +293,24 @@ def game_seeds_for(seed, num_envs: int) -> np.ndarray:
     return np.array(seeds, dtype=np.int64)
 
 
-def check_actions(actions, num_envs: int, masks: np.ndarray, describe) -> np.ndarray:
+def check_actions(actions, num_envs: int, masks: np.ndarray, describe, ignored: np.ndarray | None = None) -> np.ndarray:
     """`actions` as int64[num_envs] after checking shape, dtype and legality; a ValueError
-    naming the first bad game (and its legal actions) otherwise. `describe(b)` names game b."""
+    naming the first bad game (and its legal actions) otherwise. `describe(b)` names game b.
+    `ignored` (bool[num_envs]): games whose actions are not played (set to 0, not checked)."""
     arr = np.asarray(actions)
     if arr.shape != (num_envs,):
         raise ValueError(f"actions must have shape ({num_envs},), one per game; got shape {arr.shape}")
     if arr.dtype.kind not in "iu":
         raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64, copy=False)
-    bad = first_illegal(masks, arr)
+    if ignored is None:
+        arr = arr.astype(np.int64, copy=False)
+        bad = first_illegal(masks, arr)
+    else:
+        arr = arr.astype(np.int64)
+        arr[ignored] = 0
+        running = np.flatnonzero(~ignored)
+        bad = first_illegal(masks[running], arr[running])
+        bad = int(running[bad]) if bad >= 0 else -1
     if bad >= 0:
         legal = np.flatnonzero(masks[bad]).tolist()
         if not legal:
@@ -314,6 +323,12 @@ class BatchedGames:
     """The state shared by both modes: B engine states, their seeds and episode counters,
     and the output buffers."""
 
+    # The VectorEnv spaces, set by _set_spaces.
+    single_observation_space: gymnasium.Space
+    single_action_space: gymnasium.Space
+    observation_space: gymnasium.Space
+    action_space: gymnasium.Space
+
     def __init__(
         self,
         num_envs,
@@ -325,14 +340,10 @@ class BatchedGames:
         copy: bool = True,
     ):
         self.num_envs = check_num_envs(num_envs)
-        if max_turns is None:
-            max_turns = np.iinfo(np.int64).max
-        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
-            raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        self.max_turns = check_max_turns(max_turns)
         self.rules = get_rules(rules)
         self.seats = game.seats_for(num_players if seats is None else None, seats, self.rules)
         self.num_players = len(self.seats)
-        self.max_turns = int(max_turns)
         self.parallel = bool(parallel)
         self.copy = bool(copy)
         self.n_actions = game.num_actions(self.rules)
@@ -352,12 +363,46 @@ class BatchedGames:
         self._final_obs = np.zeros((B, OBS_SIZE), dtype=np.float32)
         self._started = False
 
+    def _set_spaces(self, single: spaces.Box | None = None, batched: spaces.Box | None = None) -> None:
+        """The single and batched spaces: the observation Box of one game and of all (default:
+        the env's observation) beside the action mask, and the actions."""
+        n, B = self.n_actions, self.num_envs
+        if single is None or batched is None:
+            single = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+            batched = spaces.Box(0.0, 1.0, (B, OBS_SIZE), dtype=np.float32)
+        self.single_observation_space = spaces.Dict(
+            {"observation": single, "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8)}
+        )
+        self.single_action_space = spaces.Discrete(n)
+        self.observation_space = spaces.Dict(
+            {"observation": batched, "action_mask": spaces.Box(0, 1, (B, n), dtype=np.int8)}
+        )
+        self.action_space = spaces.MultiDiscrete(np.full(B, n))
+
+    def _args(self):
+        """The compiled calls' leading arguments: the games and their settings."""
+        return (self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns)
+
+    def reset(self, *, seed=None, options=None):
+        """Start every game's episode 0 from its game seed (see the module docstring).
+        Returns (observation dict, infos with ``to_move``)."""
+        self.game_seeds[:] = game_seeds_for(seed, self.num_envs)
+        reset_all(*self._args(), self._obs, self._masks, self._to_move)
+        self._started = True
+        return self._observation(), {"to_move": self._to_move.copy()}
+
     def _require_reset(self):
         if not self._started:
             raise RuntimeError("call reset() before step()")
 
     def _out(self, array):
         return array.copy() if self.copy else array
+
+    def _observation(self):
+        return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
+
+    def close(self, **kwargs):
+        pass
 
     def _final_info(self, infos):
         """SAME_STEP autoreset: the finished games' last observations."""
@@ -406,37 +451,8 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         copy: bool = True,
     ):
         BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
-        self.single_observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
-            }
-        )
-        self.single_action_space = spaces.Discrete(self.n_actions)
-        self.observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (self.num_envs, OBS_SIZE), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.num_envs, self.n_actions), dtype=np.int8),
-            }
-        )
-        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.n_actions))
+        self._set_spaces()
         self._rewards = np.zeros((self.num_envs, 4), dtype=np.float32)
-
-    def _args(self):
-        """The compiled calls' leading arguments: the games and their settings."""
-        return (self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns)
-
-    def _observation(self):
-        return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
-
-    def reset(self, *, seed=None, options=None):
-        """Start every game's episode 0 from its game seed (see the module docstring).
-        Returns (observation dict, infos with ``to_move``)."""
-        seeds = game_seeds_for(seed, self.num_envs)
-        self.game_seeds[:] = seeds
-        reset_all(*self._args(), self._obs, self._masks, self._to_move)
-        self._started = True
-        return self._observation(), {"to_move": self._to_move.copy()}
 
     def step(self, actions):
         """One move in every game; returns (observation dict, rewards float32[B, 4] by seat,
@@ -458,9 +474,6 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         )
         infos = self._final_info({"to_move": self._to_move.copy()})
         return (self._observation(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos)
-
-    def close(self, **kwargs):
-        pass
 
 
 class SorrySeatVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
@@ -498,52 +511,24 @@ class SorrySeatVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         if reward_seat not in self.seats:
             raise ValueError(f"reward_seat {reward_seat} is not in play; seats: {self.seats}")
         self.reward_seat = int(reward_seat)
-        self.single_observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
-            }
-        )
-        self.single_action_space = spaces.Discrete(self.n_actions)
-        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.n_actions))
+        self._set_spaces()
         self._rewards = np.zeros(self.num_envs, dtype=np.float32)
         self._pending = np.zeros(self.num_envs, dtype=np.bool_)
 
     def reset(self, *, seed=None, options=None):
         """Start every game's episode 0 (seeds as SorryVectorEnv's). Returns (observation
         dict, infos with ``to_move``)."""
-        self.game_seeds[:] = game_seeds_for(seed, self.num_envs)
-        reset_all(self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns,
-                  self._obs, self._masks, self._to_move)  # fmt: skip
         self._pending[:] = False
-        self._started = True
-        return self._observation(), {"to_move": self._to_move.copy()}
-
-    def _observation(self):
-        return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
+        return super().reset(seed=seed, options=options)
 
     def step(self, actions):
         """One move in every running game (the games that ended last step are reset instead and
         their actions ignored); returns (observation dict, rewards float32[B] of reward_seat,
         terminations, truncations, infos with ``to_move``)."""
         self._require_reset()
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), one per game; got shape {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
-        arr = arr.astype(np.int64)
-        arr[self._pending] = 0  # ignored: those games are reset
-        running = np.flatnonzero(~self._pending)
-        bad = first_illegal(self._masks[running], arr[running])
-        if bad >= 0:
-            b = int(running[bad])
-            legal = np.flatnonzero(self._masks[b]).tolist()
-            raise ValueError(f"game {b}: action {int(arr[b])} is illegal ({self.describe(b)}); legal: {legal}")
-        next_step_all(self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns, arr,
-                      self._pending, self.reward_seat, self._obs, self._masks, self._rewards, self._terminated,
-                      self._truncated, self._to_move)  # fmt: skip
+        arr = check_actions(actions, self.num_envs, self._masks, self.describe, ignored=self._pending)
+        next_step_all(*self._args(), arr, self._pending, self.reward_seat, self._obs, self._masks, self._rewards,
+                      self._terminated, self._truncated, self._to_move)  # fmt: skip
         return (
             self._observation(),
             self._rewards.copy(),
@@ -551,6 +536,3 @@ class SorrySeatVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
             self._truncated.copy(),
             {"to_move": self._to_move.copy()},
         )
-
-    def close(self, **kwargs):
-        pass

@@ -42,7 +42,6 @@ from typing import ClassVar
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from numba import njit, prange
 
@@ -295,20 +294,7 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         self._rngs = np.zeros(self.num_envs, dtype=np.int64)
         self._rewards = np.zeros(self.num_envs, dtype=np.float32)
         self._opponent_moves = np.zeros(self.num_envs, dtype=np.int64)
-        self.single_observation_space = spaces.Dict(
-            {
-                "observation": flat,
-                "action_mask": spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
-            }
-        )
-        self.single_action_space = spaces.Discrete(self.n_actions)
-        self.observation_space = spaces.Dict(
-            {
-                "observation": flat_space(self.rules, self.num_players, kind, batch=self.num_envs),
-                "action_mask": spaces.Box(0, 1, (self.num_envs, self.n_actions), dtype=np.int8),
-            }
-        )
-        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.n_actions))
+        self._set_spaces(flat, flat_space(self.rules, self.num_players, kind, batch=self.num_envs))
 
     def _args(self):
         return (
@@ -325,9 +311,6 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
             self.max_turns,
             self.policy_input,
         )
-
-    def _observation(self):
-        return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
 
     def _infos(self):
         return {"learner_seat": self.learners.copy(), "opponent_moves": self._opponent_moves.copy()}
@@ -360,9 +343,6 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         )
         infos = self._final_info(self._infos())
         return (self._observation(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos)
-
-    def close(self, **kwargs):
-        pass
 
 
 def gym_vector_env(

@@ -82,7 +82,7 @@ def outcome(call):
 
 @pytest.mark.parametrize("make_raw", [lambda: raw_env(num_players=3), lambda: express_raw_env(num_players=2)])
 def test_the_one_wrapper_does_what_pettingzoos_three_did(make_raw):
-    """env() checks with sorry_env.aec_checks.ClassicChecks: the same errors before reset, the
+    """env() checks with sorry_env.game_env.ClassicChecks: the same errors before reset, the
     same out-of-bounds assertion, the same illegal-move ending and the same games as the chain."""
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
