@@ -33,6 +33,8 @@ GAME_TYPE = GameType(
     policy_format="sorry_policy",
     variants=tuple(PRESETS),
     turn_unit="cards played",
+    drawn_board=True,
+    shipped_policies=True,
 )
 
 
@@ -142,3 +144,17 @@ class SorryGame(Game):
         from .env import raw_env as SorryEnv
 
         return cls(raw_env.rules) if isinstance(raw_env, SorryEnv) else None
+
+    @property
+    def agent_rules(self) -> Rules:
+        return self.variant  # the board game's agents read the Rules (sorry_env.agent.Turn)
+
+    def agent_turn(self, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray | None = None) -> Any:
+        from .agent import Turn
+
+        return Turn.from_state(state, self.variant, rng, legal)
+
+    def play_view(self, state: np.ndarray, viewer: int) -> Any:
+        from .board_view import BoardPlayView
+
+        return BoardPlayView(self, state, viewer)
