@@ -79,6 +79,8 @@ def click_plan(state: np.ndarray, rules: Rules, action: int) -> list[str]:
         seat, slot = game.tokens(state)["fire"]
         return [cell_key(seat, _pawn_code(state, seat, slot))]
     card = game.action_card(state, rules, action)
+    if card is None:  # (only discards and fire decisions play no card: answered above)
+        raise ValueError(f"action {action} plays no card")
     prefix = [f"card:{CARD_NAMES[card]}"] if rules.hand_size else []
     if kind == "pass":
         return prefix + ["pass"]
