@@ -1,7 +1,7 @@
 """The board game as a person plays it in the terminal and the browser (:class:`BoardPlayView`,
 the board game's :meth:`sorry_env.games.Game.play_view`): pawns keep their labels all game
 (:class:`sorry_env.narrate.PawnLabels`), moves are told with their consequences
-(:func:`sorry_env.narrate.narrate`), the moves on offer list each distinct outcome once, the
+(:func:`sorry_env.narrate.describe_move`), the moves on offer list each distinct outcome once, the
 board is drawn with the labels and the viewer's own hand, and the browser page gets the state
 dict, the labels, where the Fire and Ice tokens are and each move's click plan.
 
@@ -36,7 +36,7 @@ from . import engine as E
 from . import game
 from .games import Game, PlayView
 from .geometry import BACKWARD, FORWARD, HOME, SAFE0, START, START_CIRCLE, TRACK
-from .narrate import PawnLabels, narrate, option_text
+from .narrate import PawnLabels, describe_move, option_text
 from .render import COLOUR_NAMES, render_ansi
 from .rules import CARD_NAMES, CSORRY, Rules, get_rules
 from .state_io import state_to_dict
@@ -149,9 +149,8 @@ class BoardPlayView(PlayView):
         ]
 
     def told(self, before: np.ndarray, action: int, after: np.ndarray, player: str | None) -> str:
-        move = self.labels.advance(before, action, after)
-        words = narrate(before, self.rules, action, move, self.labels.previous)
-        colour = COLOUR_NAMES[move.seat]
+        words = describe_move(before, self.rules, action, after, self.labels)
+        colour = COLOUR_NAMES[game.to_move(before)]
         if not words.startswith(colour):
             return words
         if player is None:  # "Red plays 5: ..." -> "You play 5: ..."

@@ -37,22 +37,13 @@ from collections.abc import Callable
 import numpy as np
 
 from sorry_env import games
-from sorry_env.agents import agents_of_game, make_agent, set_torch_threads
+from sorry_env.agents import make_agent, set_torch_threads
 from sorry_env.agents.catalog import TRAINED, catalog_rows, resolve_spec
 from sorry_env.rules import PRESETS
 
-from .prompt import Quit, ask_choice, seats_after
+from .prompt import QUICK_AGENTS, Quit, ask_choice, first_offered, seats_after
 
-__all__ = ["Quit", "build_opponents", "default_opponent", "main", "play"]
-
-# The opponent when none is named: the first of these the game offers (its own heuristic,
-# else the generic one-ply greedy, else random play).
-DEFAULT_OPPONENTS = ("heuristic", "greedy", "random")
-
-
-def default_opponent(game_id: str) -> str:
-    offered = agents_of_game(game_id)
-    return next(name for name in DEFAULT_OPPONENTS if name in offered)
+__all__ = ["Quit", "build_opponents", "main", "play"]
 
 
 def play(
@@ -173,7 +164,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argpars
         metavar="AGENT",
         help=f"agent names of the game, policy files, shipped policy names (--list) or {TRAINED!r} (the shipped "
         "policy for this game), one per opponent in turn order after you, or one for all "
-        f"(default: the first the game offers of {', '.join(DEFAULT_OPPONENTS)})",
+        f"(default: the first the game offers of {', '.join(QUICK_AGENTS)})",
     )
     p.add_argument("--list", action="store_true", help="list the shipped trained policies and exit")
     p.add_argument(
@@ -233,7 +224,7 @@ def _main(argv: list[str] | None = None) -> int:
         p.error(f"--seat must be one of the seats in play {list(seats)}")
     try:
         opponents = build_opponents(
-            game, args.opponents or [default_opponent(game_id)], seats, human_seat, players, args.seed
+            game, args.opponents or [first_offered(game_id)], seats, human_seat, players, args.seed
         )
     except ValueError as exc:
         p.error(f"--opponents: {exc}")

@@ -51,10 +51,10 @@ from sorry_env.agents import catalog, make_agent
 from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 
-from ..prompt import seats_after
+from ..prompt import first_offered, seats_after
 from .games import GameError, GameStore, Session, Table
 from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
-from .opponents import HINT_AGENTS, OpponentMenu, choose_agent, first_offered, offered_agents, parse_agent, remote_agent
+from .opponents import OpponentMenu, choose_agent, named_agent, offered_agents, parse_agent, remote_agent
 from .workers import MovePool
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -157,8 +157,8 @@ class GameServer:
                     "max_turns": kind.max_turns,
                     "turn_unit": kind.turn_unit,
                     "agents": offered_agents(kind.id),
-                    "hint_agent": first_offered(kind.id, HINT_AGENTS),
-                    "defaults": {"players": kind.player_counts[0], "opponents": [first_offered(kind.id, HINT_AGENTS)]},
+                    "hint_agent": first_offered(kind.id),
+                    "defaults": {"players": kind.player_counts[0], "opponents": [first_offered(kind.id)]},
                 }
             )
         return out
@@ -182,7 +182,7 @@ class GameServer:
         seats = played.seats(played.new_state(players, seed=0))
         seat, seed = _seat_and_seed(body, seats)
         opponents = {}
-        for k, (other, text) in enumerate(_opponent_specs(body, seats, seat, first_offered(game_id, HINT_AGENTS))):
+        for k, (other, text) in enumerate(_opponent_specs(body, seats, seat, first_offered(game_id))):
             try:
                 opponents[other] = self._agent(played, text, players, seed + 1 + k)
             except ValueError as exc:
@@ -195,8 +195,8 @@ class GameServer:
         (agents.play.serve.opponents); ValueError if there is no such choice or it cannot play
         this game."""
         if not played.game_type.shipped_policies:
-            choice = choose_agent(played, text)
-            return choice.name, choice.build(played, self.pool, seed)
+            name = choose_agent(played, text)
+            return name, named_agent(self.pool, played, name, seed)
         offered = self.menu.choose(text, played.agent_rules, players)
         if offered.search:
             return offered.label, remote_agent(self.pool, played, offered.agent, offered.settings, seed)  # type: ignore[arg-type]
@@ -209,9 +209,9 @@ class GameServer:
 
     def _hint(self, played: games.Game, seed: int) -> tuple:
         """(label, agent) answering hints: the operator's hint agent for a game whose policies
-        ship, else the first of HINT_AGENTS the game offers."""
+        ship, else the first quick agent the game offers (prompt.QUICK_AGENTS)."""
         if not played.game_type.shipped_policies:
-            return self._agent(played, first_offered(played.game_type.id, HINT_AGENTS), 0, seed)
+            return self._agent(played, first_offered(played.game_type.id), 0, seed)
         choice = self.hint_choice
         if choice is None:  # the operator's own policy file or module:Name
             return self.hint_spec, make_agent(self.hint_spec, seed=seed)

@@ -35,6 +35,7 @@ from sorry_env.agents import AGENTS, ALIASES, Agent, agents_of_game, catalog, ma
 from sorry_env.checks import excerpt
 from sorry_env.rules import Rules, get_rules
 
+from ..prompt import first_offered
 from .workers import MovePool, RemoteAgent
 
 # Per agent, the settings a client may give and their inclusive bounds (the type of a bound is
@@ -66,9 +67,6 @@ MAX_OPPONENT_TEXT = 200  # characters: far more than any offered choice needs
 # Agents written for every game: quick, so they answer in the request's thread. Every other
 # agent of a game without a menu is its own, maybe a search: it plays in the pool.
 IN_THREAD_AGENTS = ("random", "greedy")
-# A game's hint agent (and its default opponent) and what moves when a search runs out of
-# time: the first of these the game offers.
-HINT_AGENTS = ("heuristic", "greedy", "random")
 # A policy file the server offers is a regular file of at most this size (the shipped ones are
 # 0.7-2.2 MB); a larger one, a FIFO, a device or a folder named *.safetensors is left out.
 MAX_POLICY_BYTES = 64 * 1024 * 1024
@@ -254,11 +252,6 @@ class OpponentMenu:
         return {name: {key: list(bounds) for key, bounds in caps.items()} for name, caps in SETTING_CAPS.items()}
 
 
-def first_offered(game_id: str, names: tuple[str, ...]) -> str:
-    offered = agents_of_game(game_id)
-    return next(name for name in names if name in offered)
-
-
 def offered_agents(game_id: str) -> list[str]:
     """The agent names a client may pick for a game without a menu (its registered agents), sorted."""
     return sorted(agents_of_game(game_id))
@@ -266,35 +259,30 @@ def offered_agents(game_id: str) -> list[str]:
 
 def remote_agent(pool: MovePool, game: games.Game, name: str, settings: tuple, seed: int) -> RemoteAgent:
     """The game's agent `name` (with `settings`) moving in the pool; the first quick agent the
-    game offers (HINT_AGENTS) moves when the pool gives no answer."""
+    game offers (prompt.QUICK_AGENTS) moves when the pool gives no answer."""
     game_id = game.game_type.id
-    fallback = make_agent(first_offered(game_id, HINT_AGENTS), seed=seed, allow_code=False, game=game)
+    fallback = make_agent(first_offered(game_id), seed=seed, allow_code=False, game=game)
     return RemoteAgent(pool, name, settings, seed, game_id, fallback)
 
 
-@dataclasses.dataclass(frozen=True)
-class GameChoice:
-    """One offered agent of a game without a menu: its registered name, default settings."""
-
-    name: str
-
-    def build(self, game: games.Game, pool: MovePool, seed: int) -> Agent:
-        """The agent, from the server's own data: the game's registered maker of that name, or
-        a move of it in the pool."""
-        if self.name in IN_THREAD_AGENTS:
-            return make_agent(self.name, seed=seed, allow_code=False, game=game)
-        return remote_agent(pool, game, self.name, (), seed)
+def named_agent(pool: MovePool, game: games.Game, name: str, seed: int) -> Agent:
+    """The game's registered agent `name` with its default settings, built from the server's
+    own data: in this thread, or moving in the pool."""
+    if name in IN_THREAD_AGENTS:
+        return make_agent(name, seed=seed, allow_code=False, game=game)
+    return remote_agent(pool, game, name, (), seed)
 
 
-def choose_agent(game: games.Game, text) -> GameChoice:
-    """The offered agent `text` names for `game` (a game without a menu); ValueError naming the
-    choices otherwise. Looks nothing up on the disk and imports nothing a client names."""
+def choose_agent(game: games.Game, text) -> str:
+    """The name of the offered agent `text` names for `game` (a game without a menu);
+    ValueError naming the choices otherwise. Looks nothing up on the disk and imports nothing
+    a client names."""
     kind = game.game_type
     offered = offered_agents(kind.id)
     _check_text(text)
     name = ALIASES.get(text.strip(), text.strip())
     if name in offered:
-        return GameChoice(name)
+        return name
     if name.partition(":")[0] in offered:
         raise ValueError(
             f"{kind.long_name}'s agents play with their default settings on this server: choose one of {offered}"
