@@ -12,7 +12,7 @@ from . import game
 from .games import Game, GameType, check_first_seat, register_game
 from .geometry import N_SEATS
 from .observation import OBS_SIZE
-from .render import COLOUR_NAMES, render_ansi
+from .render import COLOUR_NAMES
 from .rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules, rules_from_json, rules_to_json
 from .state_io import state_from_dict, state_to_dict
 from .version import ENV_ID, ENV_NAME, ENV_VERSION
@@ -122,11 +122,9 @@ class SorryGame(Game):
         return game.describe_action(state, self.variant, action)
 
     def render_text(self, state: np.ndarray, viewer: int | None = None) -> str:
-        # The terminal game's board (pawns numbered by slot: a game's stable labels are
-        # sorry_env.narrate.PawnLabels, kept by whoever follows the game move by move).
-        rules = self.variant
-        hand = viewer if rules.hand_size and viewer is not None else None  # only the viewer's own hand
-        return render_ansi(state, rules.pawns_per_player, None, hand, rules.teams != "none", rules.fire_ice)
+        # The terminal game's board, pawns numbered by slot here (a play view follows a game
+        # move by move and keeps their labels).
+        return self.play_view(state, viewer).position(state)
 
     def state_to_dict(self, state: np.ndarray) -> dict:
         return state_to_dict(state, self.variant)
@@ -154,7 +152,7 @@ class SorryGame(Game):
 
         return Turn.from_state(state, self.variant, rng, legal)
 
-    def play_view(self, state: np.ndarray, viewer: int) -> Any:
+    def play_view(self, state: np.ndarray, viewer: int | None) -> Any:
         from .board_view import BoardPlayView
 
         return BoardPlayView(self, state, viewer)

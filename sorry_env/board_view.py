@@ -119,7 +119,7 @@ def click_plan(state: np.ndarray, rules: Rules, action: int) -> list[str]:
 class BoardPlayView(PlayView):
     """The board game at seat `viewer` (see the module docstring), from `state` on."""
 
-    def __init__(self, board: Game, state: np.ndarray, viewer: int):
+    def __init__(self, board: Game, state: np.ndarray, viewer: int | None):
         super().__init__(board, viewer)
         self.rules: Rules = board.agent_rules
         self.labels = PawnLabels(state, self.rules)  # R1..R4: a pawn keeps its label all game
@@ -141,12 +141,7 @@ class BoardPlayView(PlayView):
         return {group[0] for group in game.equivalent_actions(state, self.rules)}
 
     def options(self, state: np.ndarray) -> list[tuple[int, str]]:
-        listed = self.listed(state)
-        return [
-            (int(a), option_text(state, self.rules, int(a), self.labels))
-            for a in game.legal_actions(state, self.rules)
-            if int(a) in listed
-        ]
+        return [(move["action"], move["description"]) for move in self.page_moves(state) if move["listed"]]
 
     def told(self, before: np.ndarray, action: int, after: np.ndarray, player: str | None) -> str:
         words = describe_move(before, self.rules, action, after, self.labels)

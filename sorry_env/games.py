@@ -246,9 +246,10 @@ class Game(abc.ABC):
         agent.check_game_id(self.game_type.id)
         agent.check_game(self.agent_rules, num_players)
 
-    def play_view(self, state: np.ndarray, viewer: int) -> PlayView:
-        """What a person at seat `viewer` is shown of the game starting at `state`, move by move
-        (the terminal and browser games); a game with more to tell returns its own PlayView."""
+    def play_view(self, state: np.ndarray, viewer: int | None) -> PlayView:
+        """What a person at seat `viewer` (None: an onlooker, shown what every seat sees) is
+        shown of the game starting at `state`, move by move (the terminal and browser games);
+        a game with more to tell returns its own PlayView."""
         return PlayView(self, viewer)
 
 
@@ -258,7 +259,7 @@ class PlayView:
     offer, each move played and the result. It follows one game: every move played goes
     through :meth:`told`, in order (a game's view may keep names that last the whole game)."""
 
-    def __init__(self, game: Game, viewer: int):
+    def __init__(self, game: Game, viewer: int | None):
         self.game, self.viewer = game, viewer
 
     def seat_name(self, seat: int) -> str:
@@ -291,7 +292,7 @@ class PlayView:
             return f"A draw: no one won within {max_turns} {self.game.game_type.turn_unit}."
         if winner == self.viewer:
             return "You win!"
-        if self.same_side(self.viewer, winner):
+        if self.viewer is not None and self.same_side(self.viewer, winner):
             return f"Your team wins ({self.seat_name(winner)} finished)."
         return f"{self.seat_name(winner)} ({player}) wins."
 

@@ -96,24 +96,27 @@ def build_opponents(
     refused here (ValueError), before play."""
     opponents = {}
     for k, (seat, spec) in enumerate(seats_after(specs, seats, human_seat)):
-        agent = make_agent(_resolve(game, spec, num_players), seed=seed + 1 + k, game=game)
-        game.check_agent(agent, num_players)
-        opponents[seat] = (os.path.basename(spec), agent)  # a policy file shows as its file name
+        # a policy file shows as its file name
+        opponents[seat] = (os.path.basename(spec), _agent(game, spec, num_players, seed + 1 + k))
     return opponents
 
 
-def _resolve(game: games.Game, spec: str, num_players: int) -> str:
-    """`spec` with ``trained`` replaced by the game's shipped policy, for a game whose policies ship."""
-    return resolve_spec(spec, game.agent_rules, num_players) if game.game_type.shipped_policies else spec
+def _agent(game: games.Game, spec: str, num_players: int, seed: int | None = None):
+    """The agent `spec` names (``trained``: the game's shipped policy, for a game whose policies
+    ship), checked against the game; ValueError if it cannot play it."""
+    if game.game_type.shipped_policies:
+        spec = resolve_spec(spec, game.agent_rules, num_players)
+    agent = make_agent(spec, seed=seed, game=game)
+    game.check_agent(agent, num_players)
+    return agent
 
 
 def build_estimator(spec: str, game: games.Game, num_players: int):
     """The policy agent whose value network estimates your win chance (--estimate), checked
     against the game; ValueError if the spec is not a policy with a value network."""
-    agent = make_agent(_resolve(game, spec, num_players), game=game)
+    agent = _agent(game, spec, num_players)
     if not callable(getattr(agent, "win_chance", None)):
         raise ValueError(f"{spec}: not a policy file")
-    game.check_agent(agent, num_players)
     if not agent.has_value:
         raise ValueError(f"{spec}: {agent.path} holds no value network (files exported before it was kept)")
     return agent

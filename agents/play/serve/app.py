@@ -154,7 +154,7 @@ class GameServer:
                     "rules": list(kind.variants),
                     "players": list(kind.player_counts),
                     "seat_names": list(kind.seat_names),
-                    "max_turns": kind.max_turns,
+                    "max_turns": self.max_turns or kind.max_turns,
                     "turn_unit": kind.turn_unit,
                     "agents": offered_agents(kind.id),
                     "hint_agent": first_offered(kind.id),
@@ -187,7 +187,8 @@ class GameServer:
                 opponents[other] = self._agent(played, text, players, seed + 1 + k)
             except ValueError as exc:
                 raise ValueError(f"opponent {k + 1}: {exc}") from None
-        table = Table(players, seat, opponents, seed, self._hint(played, seed + 99), self.max_turns or kind.max_turns)
+        hint = self._hint(played, players, seed + 99)
+        table = Table(players, seat, opponents, seed, hint, self.max_turns or kind.max_turns)
         return Session(self.store.new_id(), played, table, self._estimator(played, players))
 
     def _agent(self, played: games.Game, text, players: int, seed: int):
@@ -207,17 +208,15 @@ class GameServer:
         played.check_agent(agent, players)
         return offered.label, agent
 
-    def _hint(self, played: games.Game, seed: int) -> tuple:
+    def _hint(self, played: games.Game, players: int, seed: int) -> tuple:
         """(label, agent) answering hints: the operator's hint agent for a game whose policies
-        ship, else the first quick agent the game offers (prompt.QUICK_AGENTS)."""
+        ship (a registered agent within the caps, like an opponent), else the first quick agent
+        the game offers (prompt.QUICK_AGENTS)."""
         if not played.game_type.shipped_policies:
-            return self._agent(played, first_offered(played.game_type.id), 0, seed)
-        choice = self.hint_choice
-        if choice is None:  # the operator's own policy file or module:Name
+            return self._agent(played, first_offered(played.game_type.id), players, seed)
+        if self.hint_choice is None:  # the operator's own policy file or module:Name
             return self.hint_spec, make_agent(self.hint_spec, seed=seed)
-        if choice.search:
-            return self.hint_spec, remote_agent(self.pool, played, choice.agent, choice.settings, seed)  # type: ignore[arg-type]
-        return self.hint_spec, choice.build(seed=seed)
+        return self._agent(played, self.hint_spec, players, seed)
 
     def _estimator(self, played: games.Game, players: int):
         """The listed shipped policy of this game if it holds a value network (it tells the
