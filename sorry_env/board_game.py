@@ -147,11 +147,6 @@ class SorryGame(Game):
     def agent_rules(self) -> Rules:
         return self.variant  # the board game's agents read the Rules (sorry_env.agent.Turn)
 
-    def agent_turn(self, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray | None = None) -> Any:
-        from .agent import Turn
-
-        return Turn.from_state(state, self.variant, rng, legal)
-
     def play_view(self, state: np.ndarray, viewer: int | None) -> Any:
         from .board_view import BoardPlayView
 

@@ -230,15 +230,9 @@ class Game(abc.ABC):
     @property
     def agent_rules(self) -> Any:
         """What the game's agents are told it is (``Agent.check_game``'s `rules`): the Game
-        itself, unless its agents were written for its variant object (the board game's Rules)."""
+        itself, unless its agents were written for its variant object (the board game's Rules,
+        read from a :class:`sorry_env.agent.Turn`; the others' agents get a ``GameTurn``)."""
         return self
-
-    def agent_turn(self, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray | None = None) -> Any:
-        """What the agent of the seat to move is shown (:class:`sorry_env.agent.GameTurn`), the
-        parts it may not see re-drawn from `rng`."""
-        from .agent import GameTurn
-
-        return GameTurn.from_state(self, state, rng, legal)
 
     def check_agent(self, agent: Any, num_players: int) -> None:
         """ValueError unless `agent` plays this game with `num_players` (its game ids, then its

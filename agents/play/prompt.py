@@ -1,12 +1,16 @@
 """What the terminal and browser games share: asking a person to pick one of a numbered list,
-the opponents' seats in turn order after the person's, and a game's default opponent."""
+the opponents' seats in turn order after the person's, a game's default opponent and what an
+agent is shown when it must move."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sorry_env.agent import one_per_seat
+import numpy as np
+
+from sorry_env import games
+from sorry_env.agent import GameTurn, Turn, one_per_seat
 from sorry_env.agents import agents_of_game
 
 # A game's default opponent and hint agent (and the browser game's fallback when a search runs
@@ -54,3 +58,11 @@ def seats_after(specs: list, seats: Sequence[int], human_seat: int) -> list[tupl
     others = [seats[(list(seats).index(human_seat) + k) % len(seats)] for k in range(1, len(seats))]
     specs = one_per_seat(specs, len(others), f"opponents for {len(seats)} players (the seats after yours)")
     return list(zip(others, specs))
+
+
+def agent_turn(game: games.Game, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray) -> Turn | GameTurn:
+    """What the agent of the seat to move is shown, the parts it may not see re-drawn from
+    `rng`: a GameTurn, or the Turn made for the agents of a game whose agents read its variant
+    object (``Game.agent_rules``: the board game's Rules)."""
+    rules = game.agent_rules
+    return GameTurn.from_state(game, state, rng, legal) if rules is game else Turn.from_state(state, rules, rng, legal)

@@ -6,7 +6,7 @@ in the terminal against scripted agents and trained policies.
     sorry-play --opponents checkpoints/sorry-2p.safetensors --seed 7
     sorry-play --rules hasbro2013 --players 4 --opponents trained   # the shipped policy for that game
     sorry-play --list                                  # the shipped policies (agents.catalog)
-    sorry-play --game express --players 3 --opponents heuristic random
+    sorry-play --game ID --players 3 --opponents heuristic random
 
 ``--opponents`` lists the other seats in turn order after yours (one entry: every opponent
 is that agent); each entry is an agent spec of the game (:func:`sorry_env.agents.make_agent`
@@ -41,7 +41,7 @@ from sorry_env.agents import make_agent, set_torch_threads
 from sorry_env.agents.catalog import TRAINED, catalog_rows, resolve_spec
 from sorry_env.rules import PRESETS
 
-from .prompt import QUICK_AGENTS, Quit, ask_choice, first_offered, seats_after
+from .prompt import QUICK_AGENTS, Quit, agent_turn, ask_choice, first_offered, seats_after
 
 __all__ = ["Quit", "build_opponents", "main", "play"]
 
@@ -76,7 +76,7 @@ def play(
         else:
             label, agent = opponents[seat]
             legal = game.legal_actions(state)
-            action = agent.act(game.agent_turn(state, rng, legal))
+            action = agent.act(agent_turn(game, state, rng, legal))
             if action not in legal:
                 raise Quit(f"{label} chose action {action!r}, not one of the legal {legal.tolist()}")
         before, state = state, game.apply(state, int(action))
