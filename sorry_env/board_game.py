@@ -12,7 +12,7 @@ from . import game
 from .games import Game, GameType, MoveNarrator, check_first_seat, register_game
 from .geometry import N_SEATS
 from .observation import OBS_SIZE
-from .render import COLOUR_NAMES, render_ansi
+from .render import COLOUR_NAMES
 from .rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules, rules_from_json, rules_to_json
 from .state_io import state_from_dict, state_to_dict
 from .version import ENV_ID, ENV_NAME, ENV_VERSION
@@ -43,6 +43,7 @@ GAME_TYPE = GameType(
     compiled_table=True,
     original_replay_format=True,
     batched_step=True,
+    shipped_policies=True,
 )
 
 
@@ -174,11 +175,9 @@ class SorryGame(Game):
         )
 
     def render_text(self, state: np.ndarray, viewer: int | None = None) -> str:
-        # The terminal game's board (pawns numbered by slot: a game's stable labels are
-        # sorry_env.narrate.PawnLabels, kept by whoever follows the game move by move).
-        rules = self.variant
-        hand = viewer if rules.hand_size and viewer is not None else None  # only the viewer's own hand
-        return render_ansi(state, rules.pawns_per_player, None, hand, rules.teams != "none", rules.fire_ice)
+        # The terminal game's board, pawns numbered by slot here (a play view follows a game
+        # move by move and keeps their labels).
+        return self.play_view(state, viewer).position(state)
 
     def state_to_dict(self, state: np.ndarray) -> dict:
         return state_to_dict(state, self.variant)
@@ -196,6 +195,11 @@ class SorryGame(Game):
         from .env import raw_env as SorryEnv
 
         return cls(raw_env.rules) if isinstance(raw_env, SorryEnv) else None
+
+    def play_view(self, state: np.ndarray, viewer: int | None) -> Any:
+        from .board_view import BoardPlayView
+
+        return BoardPlayView(self, state, viewer)
 
 
 class _PawnNarrator(MoveNarrator):

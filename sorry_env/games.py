@@ -78,7 +78,10 @@ class GameType:
     policy_format_version: int = 1
     policy_kinds: tuple[str, ...] = ("mlp",)
     policy_records_rules: bool = False
-    # Whether sorry_env.draw can draw its positions (sorry-replay --gif, images of the board).
+    # Whether its board has a drawn layout (sorry_env.board_layout, sorry_env.draw): sorry-replay
+    # --gif and board images draw its positions, and the browser game draws the board and plays
+    # it by clicks on the cells (Game.play_view's page); False: the page shows Game.render_text
+    # and lists the moves.
     can_draw: bool = False
     # Whether tournaments play it at the compiled table (sorry_env.agents.arena.play.Table: its
     # engine stepped in place, team wins, points, policies deciding many games in one batch)
@@ -93,6 +96,10 @@ class GameType:
     # MaskablePPO, TD(lambda), expert iteration, RLlib and sorry-bench's baselines on them);
     # a game without one trains with the plain-torch PPO over this registry (training/game_ppo.py).
     batched_step: bool = False
+    # Its trained policies ship in checkpoints/ (sorry_env.agents.catalog): sorry-play --list and
+    # --estimate, the "trained" agent spec, and the browser game's menu of policy files, agent
+    # settings (within caps) and win-chance estimate. Without: agents by name, default settings.
+    shipped_policies: bool = False
 
     @property
     def default_variant(self) -> str:
@@ -305,6 +312,80 @@ class Game(abc.ABC):
         """The game an unwrapped env plays, or None if it is not one of this game's envs."""
         return None
 
+    # ---- agents and people playing it ----------------------------------------------------
+    def check_agent(self, agent: Any, num_players: int) -> None:
+        """ValueError unless `agent` plays this game with `num_players` (its game ids, then its
+        own check: a policy file's game, rules and player count), before any play."""
+        agent.check_game_id(self.game_type.id)
+        agent.check_game(self.agent_rules, num_players)
+
+    def play_view(self, state: np.ndarray, viewer: int | None) -> PlayView:
+        """What a person at seat `viewer` (None: an onlooker, shown what every seat sees) is
+        shown of the game starting at `state`, move by move (the terminal and browser games);
+        a game with more to tell returns its own PlayView."""
+        return PlayView(self, viewer)
+
+
+class PlayView:
+    """What a person playing `game` at seat `viewer` is shown, move by move, in the game's own
+    words (:meth:`Game.render_text`, :meth:`Game.describe_action`): the position, the moves on
+    offer, each move played and the result. It follows one game: every move played goes
+    through :meth:`told`, in order (a game's view may keep names that last the whole game)."""
+
+    def __init__(self, game: Game, viewer: int | None):
+        self.game, self.viewer = game, viewer
+
+    def seat_name(self, seat: int) -> str:
+        return self.game.game_type.seat_names[seat]
+
+    def same_side(self, seat: int, winner: int) -> bool:
+        """Whether `seat` shares in the win of `winner` (a partner under team rules)."""
+        return seat == winner
+
+    def position(self, state: np.ndarray) -> str:
+        """The position as text, as the viewer may see it."""
+        return self.game.render_text(state, self.viewer)
+
+    def options(self, state: np.ndarray) -> list[tuple[int, str]]:
+        """(action, words) of the viewer's moves to choose from, each distinct outcome once."""
+        return [(int(a), self.game.describe_action(state, int(a))) for a in self.game.legal_actions(state)]
+
+    def told(self, before: np.ndarray, action: int, after: np.ndarray, player: str | None) -> str:
+        """The move `action` of the seat to move in `before` (which led to `after`) in words;
+        `player` is who played it (None: the viewer, addressed as "You")."""
+        seat, unit = self.game.to_move(before), self.game.game_type.turn_unit
+        who = "You" if player is None else f"{self.seat_name(seat)} ({player})"
+        text = f"{who}: {self.game.describe_action(before, action)}"
+        passed = self.game.turn(after) - self.game.turn(before) - 1  # turns after it that nobody could use
+        return text + (f" ({passed} {unit} then passed without a possible move)" if passed > 0 else "")
+
+    def result(self, winner: int | None, max_turns: int, player: str) -> str:
+        """The end of the game in words; `player` is who sits at `winner`."""
+        if winner is None:
+            return f"A draw: no one won within {max_turns} {self.game.game_type.turn_unit}."
+        if winner == self.viewer:
+            return "You win!"
+        if self.viewer is not None and self.same_side(self.viewer, winner):
+            return f"Your team wins ({self.seat_name(winner)} finished)."
+        return f"{self.seat_name(winner)} ({player}) wins."
+
+    # ---- the browser game's page (JSON) ----------------------------------------------------
+    def page(self, state: np.ndarray) -> dict:
+        """What the page shows of the position (a view's fields)."""
+        return {"text": self.position(state)}
+
+    def page_after(self, state: np.ndarray) -> dict:
+        """What the page shows of the position after a move (an event's fields)."""
+        return {"text_after": self.position(state)}
+
+    def page_moves(self, state: np.ndarray) -> list[dict]:
+        """The viewer's legal moves as the page offers them."""
+        return [{"action": action, "description": words} for action, words in self.options(state)]
+
+    def page_move(self, before: np.ndarray, action: int) -> dict:
+        """What the page keeps of a move played, besides its text (a log entry's fields)."""
+        return {"name": self.seat_name(self.game.to_move(before))}
+
 
 class MoveNarrator:
     """Says the moves of one game in words, move by move from its start (:meth:`Game.move_narrator`):
@@ -366,6 +447,12 @@ def game_class(game_id: str) -> type[Game]:
     if not isinstance(game_id, str) or game_id not in games:
         raise ValueError(f"unknown game {game_id!r}; registered games: {sorted(games)}")
     return games[game_id]
+
+
+def default_game_id() -> str:
+    """The first built-in game's id (:data:`GAME_MODULES`: the board game's), what is played
+    when no game is named."""
+    return builtin_game_types()[0].id
 
 
 def game_type(game_id: str) -> GameType:

@@ -39,7 +39,8 @@ def test_the_toy_game_is_played_in_the_terminal_with_bad_answers_answered(monkey
         monkeypatch, capsys, ["--game", "toy_race", "--players", "3", "--seed", "4"], "x\n0\n" + "1\n" * 200
     )
     assert code == 0
-    assert "Race (toy): you are player_0 (seat 0). Opponents: player_1 = greedy, player_2 = greedy" in out
+    assert "Playing Race (toy) (rules standard)." in out
+    assert "You are player_0 (seat 0). Opponents: player_1 = greedy, player_2 = greedy" in out
     assert "'x' is not one of the moves: type a number from 1 to" in out and "'0' is not one of the moves" in out
     assert "player_0 at 0/12" in out  # the position, drawn by the game's render_text
     assert "   1. advance " in out  # the legal moves in the game's words (describe_action)
@@ -52,14 +53,15 @@ def test_an_express_game_against_its_own_agents_and_quitting(monkeypatch, capsys
         monkeypatch, capsys, ["--game", "express", "--players", "3", "--opponents", "heuristic", "random"], "1\n1\nq\n"
     )
     assert code == 1 and "Game abandoned: you quit." in out
-    assert "Sorry! Express: you are player_0 (seat 0). Opponents: player_1 = heuristic, player_2 = random" in out
+    assert "Playing Sorry! Express (rules standard)." in out
+    assert "You are player_0 (seat 0). Opponents: player_1 = heuristic, player_2 = random" in out
     assert "dice left:" in out and "Start base:" in out  # Express's own text of the position
 
 
 def test_a_whole_express_game_in_the_terminal_ends_with_a_result(monkeypatch, capsys):
     code, out, _ = run_terminal(monkeypatch, capsys, ["--game", "express", "--seat", "1", "--seed", "2"], "1\n" * 400)
     assert code == 0
-    assert "you are player_1 (seat 1)" in out and "player_0 = heuristic" in out
+    assert "You are player_1 (seat 1)" in out and "player_0 = heuristic" in out
     assert "You win!" in out or "player_0 (heuristic) wins." in out
 
 

@@ -91,8 +91,7 @@ def test_play_for_points_shows_your_hand_only():
 
 
 def test_a_split_seven_is_offered_once_per_outcome():
-    from sorry_env import game
-    from sorry_env.agents.play.terminal import distinct_options
+    from sorry_env import game, games
     from sorry_env.rules import get_rules
     from sorry_env.state_io import state_from_dict
 
@@ -103,7 +102,7 @@ def test_a_split_seven_is_offered_once_per_outcome():
     }
     state = state_from_dict(d, get_rules("hasbro2003"), 0)
     legal = game.legal_actions(state, "hasbro2003")
-    shown = distinct_options(state, "hasbro2003", legal)
+    shown = [action for action, _ in games.load_game("sorry", "hasbro2003").play_view(state, 0).options(state)]
     assert len(shown) == len(game.equivalent_actions(state, "hasbro2003")) < len(legal)
     assert len({game.after_move(state, "hasbro2003", a).tobytes() for a in shown}) == len(shown)
 

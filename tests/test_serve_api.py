@@ -23,8 +23,9 @@ from sorry_env import engine as E
 from sorry_env import game, get_rules, state_from_dict, state_to_dict
 from sorry_env.agents.play.serve import main as serve_main
 from sorry_env.agents.play.serve.app import DEFAULT_CHECKPOINTS, GameServer, create_app
-from sorry_env.agents.play.serve.games import GameStore, cell_key, click_plan
-from sorry_env.narrate import PawnLabels, trace_move
+from sorry_env.agents.play.serve.games import GameStore
+from sorry_env.board_view import cell_key, click_plan
+from sorry_env.narrate import trace_move
 
 
 class Clock:
@@ -66,9 +67,9 @@ def new_game(client, **body):
 def check_view(client, view):
     """The view agrees with the game on the server, and every legal move has a click plan."""
     session = store(client).get(view["id"])
-    assert view["state"] == session.public_state()
+    assert view["state"] == session.shown.page(session.state)["state"]
     assert view["version"] == session.version
-    legal = game.legal_actions(session.state, session.rules) if not session.over else []
+    legal = game.legal_actions(session.state, session.game.agent_rules) if not session.over else []
     if not session.over and game.to_move(session.state) == view["you"]:
         assert sorted(m["action"] for m in view["legal"]) == sorted(int(a) for a in legal)
         for m in view["legal"]:
@@ -217,9 +218,9 @@ def test_unknown_games_routes_and_methods_get_json_errors(client):
     "body, words",
     [
         ({"rules": "monopoly"}, "unknown rules preset"),
-        ({"rules": 3}, "rules must be a preset name"),
-        ({"players": 5}, "num_players must be 2, 3 or 4"),
-        ({"players": "2"}, "num_players must be 2, 3 or 4"),
+        ({"rules": 3}, "rules must be one of the board game Sorry!'s rule sets"),
+        ({"players": 5}, "num_players must be one of 2, 3, 4"),
+        ({"players": "2"}, "num_players must be one of 2, 3, 4"),
         ({"rules": "hasbro2003_teams", "players": 2}, "team rules"),
         ({"seat": 1}, "seat must be one of the seats in play [0, 2]"),
         ({"seed": -1}, "seed must be a non-negative integer"),
@@ -395,7 +396,7 @@ def test_moves_are_told_with_their_consequences_and_pawns_keep_their_labels():
         ],
     }
     session.state = state_from_dict(d, r, seed=0)
-    session.labels = PawnLabels(session.state, r)
+    session.shown = session.game.play_view(session.state, session.human_seat)
     view = session.view()
     assert view["labels"] == [["R1", "R2", "R3", "R4"], None, ["Y1", "Y2", "Y3", "Y4"], None]
     assert view["state"]["pawns"][0][1] == ["track", 20]  # R2 stands on square 20
@@ -472,7 +473,7 @@ def test_moves_reaching_the_same_position_are_listed_once():
         "pawns": [[["track", 20], ["track", 40], ["start"], ["start"]], None, [["start"]] * 4, None],
     }
     session.state = state_from_dict(d, r, seed=0)
-    session.labels = PawnLabels(session.state, r)
+    session.shown = session.game.play_view(session.state, session.human_seat)
     legal = session.view()["legal"]
     listed = [m for m in legal if m["listed"]]
     assert len(legal) == len(game.legal_actions(session.state, r))  # every order stays playable

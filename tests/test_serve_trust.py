@@ -234,7 +234,7 @@ def test_only_listed_policies_play_and_a_damaged_one_is_a_refusal(tmp_path):
         (b'{"seed": Infinity}', 400, "Infinity"),
         (b'{"seed": 4294967296}', 422, "seed must be below 4294967296"),
         (b'{"seed": 1e400}', 422, "seed must be a non-negative integer"),
-        (b'{"rules": "' + b"x" * 50_000 + b'"}', 422, "rules must be a preset name"),
+        (b'{"rules": "' + b"x" * 50_000 + b'"}', 422, "rules must be one of the board game Sorry!'s rule sets"),
         (b'{"opponents": ["' + b"x" * 5_000 + b'"]}', 422, "at most 200 characters"),
     ],
 )

@@ -1,5 +1,6 @@
-"""What the terminal games of every registered game share: asking a person to pick one of a
-numbered list, and the opponents' seats in turn order after the person's."""
+"""What the terminal and browser games share: asking a person to pick one of a numbered list,
+the opponents' seats in turn order after the person's, a game's default opponent and what an
+agent is shown when it must move."""
 
 from __future__ import annotations
 
@@ -7,6 +8,18 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sorry_env.agent import one_per_seat
+from sorry_env.agents import agents_of_game
+
+# A game's default opponent and hint agent (and the browser game's fallback when a search runs
+# out of time): the first of these the game offers (its own heuristic, else the generic one-ply
+# greedy, else random play).
+QUICK_AGENTS = ("heuristic", "greedy", "random")
+
+
+def first_offered(game_id: str, names: tuple[str, ...] = QUICK_AGENTS) -> str:
+    """The first of `names` the registered game `game_id` offers as an agent."""
+    offered = agents_of_game(game_id)
+    return next(name for name in names if name in offered)
 
 
 class Quit(Exception):

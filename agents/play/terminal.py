@@ -1,26 +1,30 @@
-"""Play Sorry! in the terminal against scripted agents and trained policies (any other
-registered game with ``--game ID``: :mod:`sorry_env.agents.play.game_terminal`).
+"""Play any registered game (:mod:`sorry_env.games`; the board game Sorry! unless ``--game ID``)
+in the terminal against scripted agents and trained policies.
 
     sorry-play                                         # you vs the heuristic, 2 players
     sorry-play --players 4 --opponents heuristic random checkpoints/sorry-4p.safetensors
     sorry-play --opponents checkpoints/sorry-2p.safetensors --seed 7
     sorry-play --rules hasbro2013 --players 4 --opponents trained   # the shipped policy for that game
     sorry-play --list                                  # the shipped policies (agents.catalog)
+    sorry-play --game ID --players 3 --opponents heuristic random
 
 ``--opponents`` lists the other seats in turn order after yours (one entry: every opponent
-is that agent); each entry is an agent name, a policy file, a shipped policy's catalog name
+is that agent); each entry is an agent spec of the game (:func:`sorry_env.agents.make_agent`
+with ``game=``: an agent name, a policy file, ``package.module:Name``) and, for a game whose
+policies ship (``GameType.shipped_policies``), a shipped policy's catalog name
 (``hasbro2013-4p``) or ``trained``: the shipped policy for the game's rules and player count.
 ``--estimate`` prints, before each of your moves, the win chance a policy file's value
-network gives you (the shipped policy of the game unless ``--estimate FILE`` names one). The board is drawn before each
-of your moves, your legal moves are listed in words, and you answer with a move's number
-(``q`` quits). Opponents' moves are printed as they happen.
+network gives you (the shipped policy of the game unless ``--estimate FILE`` names one). The
+position is drawn before each of your moves, your legal moves are listed in words, and you
+answer with a move's number (``q`` quits). Opponents' moves are printed as they happen.
 
-Every move is told with its consequences (bumps and whose pawn went back to Start, slides
-and who was swept off them, pawns reaching Home, swaps), in the words of
-:mod:`sorry_env.narrate`; your options are listed the same way before you choose. A move of
-yours that is forced (the only legal one) plays itself, with one line saying what happened.
-Pawns keep their label (``R1`` .. ``R4``) all game, and the square numbers in the texts are
-printed round the board's edge. Under play for points your hand is shown with the board.
+What you are shown is the game's :meth:`sorry_env.games.Game.play_view`: for most games its
+``render_text`` and ``describe_action``; the board game's (:mod:`sorry_env.board_view`) tells
+every move with its consequences (bumps and whose pawn went back to Start, slides and who was
+swept off them, pawns reaching Home, swaps) in the words of :mod:`sorry_env.narrate`, lists
+each distinct outcome once, keeps pawn labels (``R1`` .. ``R4``) all game and shows your hand
+under play for points. A move of yours that is forced (the only one) plays itself, with one
+line saying what happened.
 """
 
 from __future__ import annotations
@@ -32,52 +36,20 @@ from collections.abc import Callable
 
 import numpy as np
 
-from sorry_env import engine as E
-from sorry_env import game, games
-from sorry_env.agents import AGENTS, Turn, make_agent, set_torch_threads
+from sorry_env import games
+from sorry_env.agents import make_agent, set_torch_threads
 from sorry_env.agents.catalog import TRAINED, catalog_rows, resolve_spec
-from sorry_env.narrate import PawnLabels, narrate, option_text
-from sorry_env.render import COLOUR_NAMES, render_ansi
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS, Rules, get_rules
+from sorry_env.rules import PRESETS
 
-from .prompt import Quit, ask_choice, seats_after
+from .prompt import QUICK_AGENTS, Quit, ask_choice, first_offered, seats_after
 
-__all__ = ["Quit", "ask_move", "build_opponents", "distinct_options", "main", "play"]
-
-
-def distinct_options(state: np.ndarray, rules: Rules | str, legal: np.ndarray) -> np.ndarray:
-    """`legal` with each distinct outcome once: of actions leading to the same position
-    (sorry_env.game.equivalent_actions, e.g. a split seven's two orders), the first is kept."""
-    group_of = {a: k for k, group in enumerate(game.equivalent_actions(state, rules)) for a in group}
-    seen: set[int] = set()
-    kept = []
-    for action in legal:
-        group = group_of.get(int(action), -1 - int(action))  # not legal here: kept as it is
-        if group not in seen:
-            seen.add(group)
-            kept.append(int(action))
-    return np.array(kept, dtype=np.int64)
-
-
-def ask_move(
-    state: np.ndarray,
-    rules: Rules | str,
-    legal: np.ndarray,
-    read: Callable[[str], str] = input,
-    labels: PawnLabels | None = None,
-) -> int:
-    """The action the person picks from `legal`; re-asks until the answer is a listed number.
-    Options are told with their consequences (pawns named by `labels`, a PawnLabels)."""
-    labels = labels if labels is not None else PawnLabels(state, rules)
-    legal = distinct_options(state, rules, legal)
-    options = [option_text(state, rules, int(action), labels) for action in legal]
-    return int(legal[ask_choice(options, read)])
+__all__ = ["Quit", "build_opponents", "main", "play"]
 
 
 def play(
+    game: games.Game,
     human_seat: int,
     opponents: dict,
-    rules: Rules | str,
     num_players: int,
     seed: int,
     max_turns: int,
@@ -85,64 +57,66 @@ def play(
     estimator=None,
 ) -> int | None:
     """One game; `opponents` maps each other seat to (label, agent). Returns the winner seat
-    (None if the game was truncated). `estimator` (a PolicyAgent with a value network) adds
-    its win-chance estimate for you before each of your moves."""
-    rng = np.random.default_rng(seed)
-    state = game.new_state(rules, num_players, seed=seed)
-    ppp = rules.pawns_per_player
-    labels = PawnLabels(state, rules)  # stable pawn names for the whole game
-    hand = human_seat if rules.hand_size else None  # your hand is shown; the others' stay hidden
-    teams = rules.teams != "none"
-    while E.is_running(state, max_turns):
-        seat = int(E.to_move(state))
-        legal = game.legal_actions(state, rules)
-        forced = seat == human_seat and len(distinct_options(state, rules, legal)) == 1
-        if seat == human_seat and not forced:
-            print("\n" + render_ansi(state, ppp, labels, hand, teams, rules.fire_ice))
-            if estimator is not None:
-                chance = estimator.win_chance(state, rules, human_seat)
-                print(f"Win chance ({estimator.name}): {chance:.0%}")
-            action = ask_move(state, rules, legal, read, labels)
-        elif seat == human_seat:
-            action = int(legal[0])  # forced: no question to ask
+    (None if the game reached `max_turns` of the game's turns). `estimator` (a policy agent
+    with a value network) adds its win-chance estimate for you before each of your moves."""
+    rng = np.random.default_rng(seed)  # the opponents' re-drawn views of hidden parts
+    state = game.new_state(num_players, seed=seed)
+    view = game.play_view(state, human_seat)  # follows the game: every move goes through view.told
+    while game.winner(state) is None and game.turn(state) < max_turns:
+        seat = game.to_move(state)
+        if seat == human_seat:
+            options = view.options(state)
+            forced = len(options) == 1
+            if not forced:
+                print("\n" + view.position(state))
+                if estimator is not None:
+                    chance = estimator.win_chance(state, game.agent_rules, human_seat)
+                    print(f"Win chance ({estimator.name}): {chance:.0%}")
+            action = options[0 if forced else ask_choice([words for _, words in options], read)][0]
         else:
-            agent = opponents[seat][1]
-            action = agent.act(Turn.from_state(state, rules, rng, legal))
-        before = state.copy()
-        E.step(state, game.rules_array(rules), int(action))
-        move = labels.advance(before, int(action), state)
-        text = narrate(before, rules, int(action), move, labels.previous)[len(COLOUR_NAMES[seat]) :]
-        if seat == human_seat:  # "Red plays 5: ..." -> "You play 5: ..."
-            text = "You" + text.replace(" plays ", " play ", 1).replace(" discards ", " discard ", 1)
-            print(text + (" (forced: your only move)" if forced else ""))
+            label, agent = opponents[seat]
+            legal = game.legal_actions(state)
+            action = agent.act(game.agent_turn(state, rng, legal))
+            if action not in legal:
+                raise Quit(f"{label} chose action {action!r}, not one of the legal {legal.tolist()}")
+        before, state = state, game.apply(state, int(action))
+        if seat == human_seat:
+            print(view.told(before, int(action), state, None) + (" (forced: your only move)" if forced else ""))
         else:
-            print(f"{COLOUR_NAMES[seat]} ({opponents[seat][0]}){text}")
-    print("\n" + render_ansi(state, ppp, labels, hand, teams, rules.fire_ice))
+            print(view.told(before, int(action), state, opponents[seat][0]))
+    print("\n" + view.position(state))
     return game.winner(state)
 
 
 def build_opponents(
-    specs: list[str], seats: tuple[int, ...], human_seat: int, rules: Rules | str, num_players: int, seed: int
+    game: games.Game, specs: list[str], seats: tuple[int, ...], human_seat: int, num_players: int, seed: int
 ) -> dict:
     """seat -> (label, agent) for the seats other than the human's, in turn order after it.
-    A policy made for other rules or another player count is refused here, before play."""
+    An agent of another game, or a policy made for other rules or another player count, is
+    refused here (ValueError), before play."""
     opponents = {}
     for k, (seat, spec) in enumerate(seats_after(specs, seats, human_seat)):
-        agent = make_agent(resolve_spec(spec, rules, num_players), seed=seed + 1 + k)
-        agent.check_game(rules, num_players)
-        opponents[seat] = (os.path.basename(spec), agent)  # a policy file shows as its file name
+        # a policy file shows as its file name
+        opponents[seat] = (os.path.basename(spec), _agent(game, spec, num_players, seed + 1 + k))
     return opponents
 
 
-def build_estimator(spec: str, rules: Rules, num_players: int):
+def _agent(game: games.Game, spec: str, num_players: int, seed: int | None = None):
+    """The agent `spec` names (``trained``: the game's shipped policy, for a game whose policies
+    ship), checked against the game; ValueError if it cannot play it."""
+    if game.game_type.shipped_policies:
+        spec = resolve_spec(spec, game.agent_rules, num_players)
+    agent = make_agent(spec, seed=seed, game=game)
+    game.check_agent(agent, num_players)
+    return agent
+
+
+def build_estimator(spec: str, game: games.Game, num_players: int):
     """The policy agent whose value network estimates your win chance (--estimate), checked
     against the game; ValueError if the spec is not a policy with a value network."""
-    from sorry_env.agents.specs import needs_torch
-
-    agent = make_agent(resolve_spec(spec, rules, num_players))
-    if not isinstance(agent, needs_torch("policy").PolicyAgent):
+    agent = _agent(game, spec, num_players)
+    if not callable(getattr(agent, "win_chance", None)):
         raise ValueError(f"{spec}: not a policy file")
-    agent.check_game(rules, num_players)
     if not agent.has_value:
         raise ValueError(f"{spec}: {agent.path} holds no value network (files exported before it was kept)")
     return agent
@@ -178,23 +152,22 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argpars
     p = argparse.ArgumentParser(
         prog="sorry-play", description="Play Sorry! (or another registered game) in the terminal against agents."
     )
-    others = [kind for kind in games.builtin_game_types() if kind.id != "sorry"]
     p.add_argument(
         "--game",
-        default="sorry",
-        help="the registered game to play: sorry (the board game, default) or "
-        + ", ".join(f"{kind.id} ({kind.long_name})" for kind in others)
-        + "; the other games take their own agent specs (random, greedy, their own agents, their policy files)",
+        default=None,
+        help="the registered game to play, one of "
+        + ", ".join(f"{kind.id} ({kind.long_name})" for kind in games.builtin_game_types())
+        + " (default: the first); each game takes its own agent specs",
     )
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--players", type=int, default=2, help="players (default 2)")
     p.add_argument(
         "--opponents",
         nargs="+",
         default=None,
         metavar="AGENT",
-        help=f"agent names ({', '.join(sorted(AGENTS))}), policy files, shipped policy names (--list) "
-        f"or {TRAINED!r} (the shipped policy for this game), one per opponent in turn order after you, or one for all "
-        "(default: heuristic; with --game, the game's heuristic, else greedy)",
+        help=f"agent names of the game, policy files, shipped policy names (--list) or {TRAINED!r} (the shipped "
+        "policy for this game), one per opponent in turn order after you, or one for all "
+        f"(default: the first the game offers of {', '.join(QUICK_AGENTS)})",
     )
     p.add_argument("--list", action="store_true", help="list the shipped trained policies and exit")
     p.add_argument(
@@ -210,16 +183,14 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argpars
         "--rules",
         default=None,
         metavar="RULES",
-        help=f"the board game's rules, one of {', '.join(sorted(PRESETS))} (default {DEFAULT_PRESET}); "
-        "with --game, one of that game's variants",
+        help=f"the game's rules, one of its variants (default: its first; the board game's: {', '.join(PRESETS)})",
     )
     p.add_argument("--seed", type=int, default=0, help="shuffles the pack (rolls the dice) and picks who starts")
     p.add_argument(
         "--max-turns",
         type=int,
         default=None,
-        help=f"call the game a draw after this many cards (default {DEFAULT_MAX_TURNS}; with --game, that "
-        "many of the game's turns, default its own limit)",
+        help="call the game a draw after this many of its turns (the board game: cards; default: the game's own limit)",
     )
     args = p.parse_args(argv)
     if (args.max_turns is not None and args.max_turns < 1) or args.seed < 0:
@@ -229,66 +200,56 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argpars
 
 def _main(argv: list[str] | None = None) -> int:
     p, args = parse_args(argv)
-    if args.game != "sorry":
-        return _play_other_game(p, args)
-    if args.rules is not None and args.rules not in PRESETS:
-        p.error(f"argument --rules: invalid choice: {args.rules!r} (choose from {', '.join(sorted(PRESETS))})")
-    args.rules = args.rules or DEFAULT_PRESET
-    args.max_turns = DEFAULT_MAX_TURNS if args.max_turns is None else args.max_turns
-    args.opponents = args.opponents or ["heuristic"]
+    game_id = games.default_game_id() if args.game is None else args.game
+    try:
+        kind = games.game_type(game_id)
+    except ValueError as exc:  # an unknown game id
+        p.error(f"--game {game_id[:60]}: {exc}")
+    try:
+        game = games.load_game(game_id, args.rules)
+    except ValueError as exc:  # a variant the game does not have
+        p.error(f"argument --rules: invalid choice: {args.rules[:60]!r} ({exc})")
+    if (args.list or args.estimate is not None) and not kind.shipped_policies:
+        p.error(f"--list and --estimate name a game's shipped policies; {kind.long_name} has none")
     if args.list:
         print_catalog()
         return 0
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # a stray non-UTF-8 byte is a wrong answer, not a crash
-
-    rules = get_rules(args.rules)
     try:
-        seats = game.seats_for(args.players, rules=rules)
-    except ValueError as e:
-        p.error(f"--players {args.players} --rules {args.rules}: {e}")
+        players = kind.check_players(args.players)
+        seats = game.seats(game.new_state(players, seed=0))
+    except ValueError as exc:
+        p.error(f"--players {args.players} --rules {game.variant_name}: {exc}")
+    max_turns = kind.max_turns if args.max_turns is None else args.max_turns
     human_seat = seats[0] if args.seat is None else args.seat
     if human_seat not in seats:
         p.error(f"--seat must be one of the seats in play {list(seats)}")
     try:
-        opponents = build_opponents(args.opponents, seats, human_seat, rules, args.players, args.seed)
+        opponents = build_opponents(
+            game, args.opponents or [first_offered(game_id)], seats, human_seat, players, args.seed
+        )
     except ValueError as exc:
         p.error(f"--opponents: {exc}")
     try:
-        estimator = None if args.estimate is None else build_estimator(args.estimate, rules, args.players)
+        estimator = None if args.estimate is None else build_estimator(args.estimate, game, players)
     except ValueError as exc:
         p.error(f"--estimate: {exc}")
     set_torch_threads()  # policies answer one position at a time: one thread (SORRY_TORCH_THREADS to change)
 
+    view = game.play_view(game.new_state(players, seed=args.seed), human_seat)  # only for the seats' names
+    print(f"Playing {kind.long_name} (rules {game.variant_name}).")
     print(
-        f"You are {COLOUR_NAMES[human_seat]} (seat {human_seat}). Opponents: "
-        + ", ".join(f"{COLOUR_NAMES[s]} = {label}" for s, (label, _) in opponents.items())
+        f"You are {view.seat_name(human_seat)} (seat {human_seat}). Opponents: "
+        + ", ".join(f"{view.seat_name(s)} = {label}" for s, (label, _) in opponents.items())
     )
     try:
-        winner = play(human_seat, opponents, rules, args.players, args.seed, args.max_turns, estimator=estimator)
+        winner = play(game, human_seat, opponents, players, args.seed, max_turns, estimator=estimator)
     except Quit as why:
         print(f"\nGame abandoned: {why}.")
         return 1
-    if winner is None:
-        print(f"No winner after {args.max_turns} cards: a draw.")
-    elif game.same_side(rules, human_seat, winner):
-        print("You win!" if winner == human_seat else f"Your team wins ({COLOUR_NAMES[winner]} finished).")
-    else:
-        print(f"{COLOUR_NAMES[winner]} ({opponents[winner][0]}) wins.")
+    print(view.result(winner, max_turns, "" if winner is None or winner == human_seat else opponents[winner][0]))
     return 0
-
-
-def _play_other_game(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """``--game ID``: any registered game but the board game (agents.play.game_terminal)."""
-    from .game_terminal import run
-
-    try:
-        chosen = games.load_game(args.game, args.rules)
-    except ValueError as exc:  # an unknown game id, or a variant the game does not have
-        p.error(f"--game {args.game[:60]}{'' if args.rules is None else ' --rules ' + args.rules[:60]}: {exc}")
-    if hasattr(sys.stdin, "reconfigure"):
-        sys.stdin.reconfigure(errors="replace")  # a stray non-UTF-8 byte is a wrong answer, not a crash
-    return run(chosen, args, p.error)
 
 
 if __name__ == "__main__":

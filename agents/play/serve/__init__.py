@@ -6,7 +6,8 @@
 The page draws the board in SVG, highlights the legal moves and plays a move from clicks on
 the board; opponents' moves are shown one by one. Every other registered game
 (:mod:`sorry_env.games`) is played over the same API as text (``{"game": ID}``; the page
-``/static/text.html``; :mod:`sorry_env.agents.play.serve.any_game`). Everything it needs is served from the
+``/static/text.html``; one session type for every game, shown through the game's
+``Game.play_view``). Everything it needs is served from the
 package (no network at run time). The server binds 127.0.0.1 unless ``--host`` says
 otherwise. A client picks opponents only from the server's list (registered agents within
 caps, shipped policies, the policy files of ``--checkpoints`` found at start-up): nothing a

@@ -12,8 +12,7 @@ request never changes a game):
 ``POST /api/games``                      a new game: ``{"game"?, "players", "rules",
                                          "opponents", "seat"?, "seed"?}`` -> 201
                                          ``{"game", "events"}`` (``"game"``: a registered
-                                         game's id, default the board game; the others
-                                         are :mod:`sorry_env.agents.play.serve.any_game`'s)
+                                         game's id, default the first, the board game)
 ``GET /api/games/{id}``                  ``{"game": view}``
 ``POST /api/games/{id}/move``            ``{"action", "version"?}`` -> ``{"game", "events"}``
 ``GET /api/games/{id}/hint``             ``{"hint": {"action", "description", "clicks", ...}}``
@@ -22,7 +21,7 @@ request never changes a game):
 
 Every request first passes :class:`sorry_env.agents.play.serve.guard.RequestGuard` (Host, Origin, content
 type) and bodies are read by :func:`sorry_env.agents.play.serve.guard.read_json` (size, depth, digits). An
-opponent is one of :class:`sorry_env.agents.play.serve.opponents.OpponentMenu`'s choices: a client's text is
+opponent is one of the server's choices (:mod:`sorry_env.agents.play.serve.opponents`): a client's text is
 never handed to :func:`agents.make_agent` or to the file system. Moves are made in worker
 threads (search moves in the processes of :mod:`sorry_env.agents.play.serve.workers`, under a time budget),
 so one game's slow opponent never holds up another game or the event loop; each game's lock
@@ -50,21 +49,19 @@ from starlette.staticfiles import StaticFiles
 from sorry_env import board_layout, game, games
 from sorry_env.agents import catalog, make_agent
 from sorry_env.checks import excerpt
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS, get_rules
+from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 
-from ..prompt import seats_after
-from .any_game import HINT_AGENTS, AnyGameSession, choose_agent, first_offered, offered_agents
-from .games import GameError, GameSession, GameStore, Table
+from ..prompt import first_offered, seats_after
+from .games import GameError, GameStore, Session, Table
 from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
-from .opponents import OpponentMenu, parse_agent
-from .workers import MovePool, RemoteAgent
+from .opponents import OpponentMenu, choose_agent, named_agent, offered_agents, parse_agent, remote_agent
+from .workers import MovePool
 
 STATIC = pathlib.Path(__file__).parent / "static"
 # The shipped policies: checkpoints/ beside the package in a source checkout (agents.catalog).
 DEFAULT_CHECKPOINTS = catalog.checkpoints_dir()
 DEFAULT_HINT_AGENT = "montecarlo"  # the strongest search agent on the ladder (docs/agents.md: 56.0% vs the heuristic)
 CREATE_KEYS = {"game", "players", "rules", "opponents", "seat", "seed"}
-BOARD_GAME = "sorry"  # the registered id of the board game (the default "game" of a new game)
 MAX_NAME = 40  # characters of a game id or rules name
 MOVE_KEYS = {"action", "version"}
 SEED_LIMIT = 2**32  # a client's seed is 0 <= seed < SEED_LIMIT (the agents' seeds are derived from it)
@@ -90,7 +87,7 @@ class GameServer:
         store: GameStore,
         checkpoints: pathlib.Path | None,
         hint_agent: str,
-        max_turns: int = DEFAULT_MAX_TURNS,
+        max_turns: int | None = None,
         pool: MovePool | None = None,
     ):
         # The hint agent is the operator's (typed on the command line): make_agent may build
@@ -101,7 +98,7 @@ class GameServer:
         self.store = store
         self.menu = OpponentMenu(checkpoints)  # the files are listed once, here
         self.hint_spec = hint_agent
-        self.max_turns = max_turns
+        self.max_turns = max_turns  # None: every game's own limit
         self.pool = pool if pool is not None else MovePool(DEFAULT_WORKERS, DEFAULT_MOVE_BUDGET)
 
     @property
@@ -134,7 +131,7 @@ class GameServer:
             "policies": [{k: p[k] for k in ("spec", "name", "rules", "players", "shipped")} for p in self.policies],
             "trained": catalog.TRAINED,
             "hint_agent": self.hint_spec,
-            "max_turns": self.max_turns,
+            "max_turns": self.max_turns or DEFAULT_MAX_TURNS,
             "move_budget": self.pool.budget,
             "seed_limit": SEED_LIMIT,
             "defaults": {"players": 2, "rules": DEFAULT_PRESET, "opponents": ["heuristic"]},
@@ -142,14 +139,14 @@ class GameServer:
         }
 
     def other_games(self) -> list[dict]:
-        """The other registered games a client may start ("game" of a new game), each with its
-        variants (``rules``), player counts, the agents offered (by name, default settings)
-        and its hint agent."""
+        """The registered games the page shows as text (not drawn: ``GameType.can_draw``) a
+        client may start ("game" of a new game), each with its variants (``rules``), player
+        counts, the agents offered (by name, default settings) and its hint agent."""
         out = []
-        for game_id, game_class in games.registered_games().items():
-            if game_id == BOARD_GAME:
-                continue
+        for game_class in games.registered_games().values():
             kind = game_class.game_type
+            if kind.can_draw:
+                continue
             out.append(
                 {
                     "id": kind.id,
@@ -157,68 +154,24 @@ class GameServer:
                     "rules": list(kind.variants),
                     "players": list(kind.player_counts),
                     "seat_names": list(kind.seat_names),
-                    "max_turns": kind.max_turns,
+                    "max_turns": self.max_turns or kind.max_turns,
                     "turn_unit": kind.turn_unit,
                     "agents": offered_agents(kind.id),
-                    "hint_agent": first_offered(kind.id, HINT_AGENTS),
-                    "defaults": {"players": kind.player_counts[0], "opponents": [first_offered(kind.id, HINT_AGENTS)]},
+                    "hint_agent": first_offered(kind.id),
+                    "defaults": {"players": kind.player_counts[0], "opponents": [first_offered(kind.id)]},
                 }
             )
         return out
 
-    def _agent(self, text, rules, players: int, seed: int):
-        """(label, agent) for one opponent a client named, from the menu only; ValueError if
-        the menu has no such choice or it cannot play this game."""
-        choice = self.menu.choose(text, rules, players)
-        if choice.search:
-            return choice.label, RemoteAgent(self.pool, choice.agent, choice.settings, seed=seed)
-        try:
-            agent = choice.build(seed=seed)
-        except Exception as exc:  # a listed file damaged since start-up: a refusal, never a 500
-            raise ValueError(f"{choice.label} could not be loaded ({type(exc).__name__})") from None
-        agent.check_game(rules, players)
-        return choice.label, agent
-
-    def _hint(self, seed: int):
-        choice = self.hint_choice
-        if choice is None:  # the operator's own policy file or module:Name
-            return make_agent(self.hint_spec, seed=seed)
-        if choice.search:
-            return RemoteAgent(self.pool, choice.agent, choice.settings, seed=seed)
-        return choice.build(seed=seed)
-
-    def create(self, body: dict) -> GameSession | AnyGameSession:
+    def create(self, body: dict) -> Session:
         """A new game from a request body, every field checked first (ValueError)."""
         unknown = set(body) - CREATE_KEYS
         if unknown:
             raise ValueError(f"unknown fields {excerpt(sorted(unknown))}; a new game takes {sorted(CREATE_KEYS)}")
-        game_id = body.get("game", BOARD_GAME)
+        game_id = body.get("game", games.default_game_id())
         if not isinstance(game_id, str) or len(game_id) > MAX_NAME:
             raise TypeError(f"game must be a registered game's id, got {excerpt(game_id)}")
-        games.game_class(game_id)  # ValueError naming the registered games
-        if game_id != BOARD_GAME:
-            return self._create_other(game_id, body)
-        rules_name = body.get("rules", DEFAULT_PRESET)
-        if not isinstance(rules_name, str) or len(rules_name) > MAX_NAME:
-            raise TypeError(f"rules must be a preset name, got {excerpt(rules_name)}")
-        rules = get_rules(rules_name)
-        players = body.get("players", 2)
-        seats = game.seats_for(players, rules=rules)
-        seat, seed = _seat_and_seed(body, seats)
-        opponents = {}
-        for k, (other, spec) in enumerate(_opponent_specs(body, seats, seat, "heuristic")):
-            try:
-                opponents[other] = self._agent(spec, rules, players, seed + 1 + k)
-            except ValueError as exc:
-                raise ValueError(f"opponent {k + 1}: {exc}") from None
-        hint = (self.hint_spec, self._hint(seed + 99))
-        estimator = self._estimator(rules, players)
-        table = Table(players, seat, opponents, seed, hint, self.max_turns)
-        return GameSession(self.store.new_id(), rules, table, estimator)
-
-    def _create_other(self, game_id: str, body: dict) -> AnyGameSession:
-        """A new game of a registered game other than the board game (agents.play.serve.any_game)."""
-        kind = games.game_type(game_id)
+        kind = games.game_type(game_id)  # ValueError naming the registered games
         variant = body.get("rules", kind.default_variant)
         if not isinstance(variant, str) or len(variant) > MAX_NAME:
             raise TypeError(
@@ -228,28 +181,51 @@ class GameServer:
         players = kind.check_players(body.get("players", kind.player_counts[0]))
         seats = played.seats(played.new_state(players, seed=0))
         seat, seed = _seat_and_seed(body, seats)
-        default = first_offered(game_id, HINT_AGENTS)
         opponents = {}
-        for k, (other, text) in enumerate(_opponent_specs(body, seats, seat, default)):
+        for k, (other, text) in enumerate(_opponent_specs(body, seats, seat, first_offered(game_id))):
             try:
-                choice = choose_agent(played, text)
+                opponents[other] = self._agent(played, text, players, seed + 1 + k)
             except ValueError as exc:
                 raise ValueError(f"opponent {k + 1}: {exc}") from None
-            opponents[other] = (choice.name, choice.build(played, self.pool, seed + 1 + k))
-        hint_choice = choose_agent(played, default)
-        hint = (hint_choice.name, hint_choice.build(played, self.pool, seed + 99))
-        return AnyGameSession(self.store.new_id(), played, Table(players, seat, opponents, seed, hint, kind.max_turns))
+        hint = self._hint(played, players, seed + 99)
+        table = Table(players, seat, opponents, seed, hint, self.max_turns or kind.max_turns)
+        return Session(self.store.new_id(), played, table, self._estimator(played, players))
 
-    def _estimator(self, rules, players: int):
+    def _agent(self, played: games.Game, text, players: int, seed: int):
+        """(label, agent) for one opponent a client named, from the server's choices only
+        (agents.play.serve.opponents); ValueError if there is no such choice or it cannot play
+        this game."""
+        if not played.game_type.shipped_policies:
+            name = choose_agent(played, text)
+            return name, named_agent(self.pool, played, name, seed)
+        offered = self.menu.choose(text, played.agent_rules, players)
+        if offered.search:
+            return offered.label, remote_agent(self.pool, played, offered.agent, offered.settings, seed)  # type: ignore[arg-type]
+        try:
+            agent = offered.build(seed=seed)
+        except Exception as exc:  # a listed file damaged since start-up: a refusal, never a 500
+            raise ValueError(f"{offered.label} could not be loaded ({type(exc).__name__})") from None
+        played.check_agent(agent, players)
+        return offered.label, agent
+
+    def _hint(self, played: games.Game, players: int, seed: int) -> tuple:
+        """(label, agent) answering hints: the operator's hint agent for a game whose policies
+        ship (a registered agent within the caps, like an opponent), else the first quick agent
+        the game offers (prompt.QUICK_AGENTS)."""
+        if not played.game_type.shipped_policies:
+            return self._agent(played, first_offered(played.game_type.id), players, seed)
+        if self.hint_choice is None:  # the operator's own policy file or module:Name
+            return self.hint_spec, make_agent(self.hint_spec, seed=seed)
+        return self._agent(played, self.hint_spec, players, seed)
+
+    def _estimator(self, played: games.Game, players: int):
         """The listed shipped policy of this game if it holds a value network (it tells the
         person's win chance), else None."""
-        path = self.menu.estimator_path(rules, players)
+        path = self.menu.estimator_path(played.agent_rules, players) if played.game_type.shipped_policies else None
         if path is None:
             return None
-        from sorry_env.agents.policy import PolicyAgent
-
         try:
-            return PolicyAgent(path)
+            return make_agent(path, game=played)
         except Exception:  # damaged since start-up: the game goes on without the estimate
             return None
 
@@ -284,7 +260,7 @@ def create_app(
     store: GameStore | None = None,
     checkpoints: pathlib.Path | None = DEFAULT_CHECKPOINTS,
     hint_agent: str = DEFAULT_HINT_AGENT,
-    max_turns: int = DEFAULT_MAX_TURNS,
+    max_turns: int | None = None,
     hosts: frozenset[str] | tuple[str, ...] = LOOPBACK_NAMES,
     workers: int = DEFAULT_WORKERS,
     move_budget: float = DEFAULT_MOVE_BUDGET,
@@ -402,7 +378,7 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return _error("internal error (the server's log has the details)", 500)
 
 
-def _locked(session: GameSession | AnyGameSession, work):
+def _locked(session: Session, work):
     """`work` run under the game's lock (in a worker thread)."""
 
     def run():

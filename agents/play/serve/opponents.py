@@ -1,5 +1,13 @@
 """What a browser client may pick as an opponent: the server's own list, and nothing else.
 
+For a game whose policies ship (``GameType.shipped_policies``: the board game) that list is
+:class:`OpponentMenu`'s, below. For every other game (:func:`choose_agent`) an opponent is the
+*name* of one of the game's registered agents (``random``, ``greedy``, the game's own agents of
+its ``GameType.agents_module``) with its default settings; settings, policy files and
+``module:Name`` are refused before anything is built. Such a game's own agents may be
+searches, so they move in the search processes (the generic random and greedy answer in the
+request's thread).
+
 A client's opponent text is looked up, never interpreted: it is either a registered agent
 name (``heuristic``, ``expectimax:depth=3``) with settings inside the caps of
 :data:`SETTING_CAPS`, a shipped catalog name (``hasbro2013-4p``, or ``trained`` for the
@@ -22,10 +30,13 @@ import pathlib
 import re
 import stat
 
-from sorry_env.agents import AGENTS, ALIASES, catalog
-from sorry_env.agents.base import Agent
+from sorry_env import games
+from sorry_env.agents import AGENTS, ALIASES, Agent, agents_of_game, catalog, make_agent
 from sorry_env.checks import excerpt
 from sorry_env.rules import Rules, get_rules
+
+from ..prompt import first_offered
+from .workers import MovePool, RemoteAgent
 
 # Per agent, the settings a client may give and their inclusive bounds (the type of a bound is
 # the setting's type). Every registered agent needs an entry (a test checks): a new agent is
@@ -53,6 +64,9 @@ SERVER_NETWORKS: dict[tuple[str, int], str] = {("hasbro2003", 2): "value-2p.safe
 # under the per-move time budget (agents.play.serve.workers); the others answer in a millisecond.
 SEARCH_AGENTS = frozenset({"expectimax", "montecarlo", "azsearch"})
 MAX_OPPONENT_TEXT = 200  # characters: far more than any offered choice needs
+# Agents written for every game: quick, so they answer in the request's thread. Every other
+# agent of a game without a menu is its own, maybe a search: it plays in the pool.
+IN_THREAD_AGENTS = ("random", "greedy")
 # A policy file the server offers is a regular file of at most this size (the shipped ones are
 # 0.7-2.2 MB); a larger one, a FIFO, a device or a folder named *.safetensors is left out.
 MAX_POLICY_BYTES = 64 * 1024 * 1024
@@ -193,10 +207,7 @@ class OpponentMenu:
     def choose(self, text, rules: Rules | str, players: int) -> Opponent:
         """The offered choice `text` names for this game; ValueError if it names none. Looks
         nothing up on the disk and imports nothing."""
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"an opponent must be one of the choices of /api/options (text), got {excerpt(text)}")
-        if len(text) > MAX_OPPONENT_TEXT:
-            raise ValueError(f"an opponent is at most {MAX_OPPONENT_TEXT} characters, got {len(text)}")
+        _check_text(text)
         text = original = text.strip()
         agent = parse_agent(text)
         if agent is not None and agent.agent == "azsearch":
@@ -239,3 +250,49 @@ class OpponentMenu:
     def caps(self) -> dict:
         """SETTING_CAPS as JSON: per agent, per setting, [low, high]."""
         return {name: {key: list(bounds) for key, bounds in caps.items()} for name, caps in SETTING_CAPS.items()}
+
+
+def offered_agents(game_id: str) -> list[str]:
+    """The agent names a client may pick for a game without a menu (its registered agents), sorted."""
+    return sorted(agents_of_game(game_id))
+
+
+def remote_agent(pool: MovePool, game: games.Game, name: str, settings: tuple, seed: int) -> RemoteAgent:
+    """The game's agent `name` (with `settings`) moving in the pool; the first quick agent the
+    game offers (prompt.QUICK_AGENTS) moves when the pool gives no answer."""
+    game_id = game.game_type.id
+    fallback = make_agent(first_offered(game_id), seed=seed, allow_code=False, game=game)
+    return RemoteAgent(pool, name, settings, seed, game_id, fallback)
+
+
+def named_agent(pool: MovePool, game: games.Game, name: str, seed: int) -> Agent:
+    """The game's registered agent `name` with its default settings, built from the server's
+    own data: in this thread, or moving in the pool."""
+    if name in IN_THREAD_AGENTS:
+        return make_agent(name, seed=seed, allow_code=False, game=game)
+    return remote_agent(pool, game, name, (), seed)
+
+
+def choose_agent(game: games.Game, text) -> str:
+    """The name of the offered agent `text` names for `game` (a game without a menu);
+    ValueError naming the choices otherwise. Looks nothing up on the disk and imports nothing
+    a client names."""
+    kind = game.game_type
+    offered = offered_agents(kind.id)
+    _check_text(text)
+    name = ALIASES.get(text.strip(), text.strip())
+    if name in offered:
+        return name
+    if name.partition(":")[0] in offered:
+        raise ValueError(
+            f"{kind.long_name}'s agents play with their default settings on this server: choose one of {offered}"
+        )
+    raise ValueError(f"unknown opponent {text!r} for {kind.long_name}: choose one of {offered}")
+
+
+def _check_text(text) -> None:
+    """ValueError unless a client's opponent `text` is non-empty text of at most MAX_OPPONENT_TEXT characters."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"an opponent must be one of the choices of /api/options (text), got {excerpt(text)}")
+    if len(text) > MAX_OPPONENT_TEXT:
+        raise ValueError(f"an opponent is at most {MAX_OPPONENT_TEXT} characters, got {len(text)}")

@@ -23,26 +23,17 @@ from collections import OrderedDict
 
 import numpy as np
 
-from sorry_env.agent import GameTurn
-from sorry_env.agents.base import Agent, Turn
-from sorry_env.agents.heuristic import HeuristicAgent
+from sorry_env.agents import Agent, agents_of_game
 
 # Agents a worker keeps built, by (game, name, settings): each distinct setting of a search agent
 # holds its own tables (azsearch about 0.8 MB), so the cache is bounded, least recently used out.
 MAX_CACHED_AGENTS = 32
 STARTUP_SECONDS = 120.0  # a fresh worker imports the agents and loads their compiled code
-BOARD_GAME = "sorry"  # the registered id of the board game, whose agents are sorry_env.agents.AGENTS
 
 
 def _maker(game_id: str, name: str):
-    """The registered agent class (or maker) `name` of game `game_id`: the board game's
-    AGENTS, or another registered game's (sorry_env.agents.any_game.agent_makers)."""
-    if game_id == BOARD_GAME:
-        from sorry_env.agents import AGENTS  # the registered classes only: a job names one of them
-
-        return AGENTS[name]
-    from sorry_env.agents import agents_of_game
-
+    """The registered agent class (or maker) `name` of game `game_id` (agents.agents_of_game:
+    the registered makers only, so a job names one of them)."""
     return agents_of_game(game_id)[name]
 
 
@@ -141,9 +132,7 @@ class MovePool:
         for _ in range(missing):
             threading.Thread(target=self._spawn, daemon=True, name="sorry-serve-spawn").start()
 
-    def choose(
-        self, name: str, settings: tuple, seed: int, turn: Turn | GameTurn, game_id: str = BOARD_GAME
-    ) -> tuple[int | None, str | None]:
+    def choose(self, name: str, settings: tuple, seed: int, turn, game_id: str) -> tuple[int | None, str | None]:
         """(action, None) from a worker, or (None, why) when the budget ran out or the agent
         failed. `name` is an agent of registered game `game_id`."""
         if self._closed:
@@ -183,24 +172,16 @@ class MovePool:
 class RemoteAgent(Agent):
     """A search agent of registered game `game_id` whose moves run in `pool`; each move's seed
     is drawn from this agent's own generator, so a game's seed fixes the moves whichever
-    worker makes them. When the pool gives no answer, `fallback` (default: the board game's
-    heuristic) moves instead and `note` says why (else None)."""
+    worker makes them. When the pool gives no answer, `fallback` (a quick agent of the same
+    game) moves instead and `note` says why (else None)."""
 
-    def __init__(
-        self,
-        pool: MovePool,
-        name: str,
-        settings: tuple,
-        seed: int | None = None,
-        game_id: str = BOARD_GAME,
-        fallback: Agent | None = None,
-    ):
+    def __init__(self, pool: MovePool, name: str, settings: tuple, seed: int | None, game_id: str, fallback: Agent):
         self.pool, self.name, self.settings, self.game_id = pool, name, settings, game_id
-        self.fallback = fallback if fallback is not None else HeuristicAgent(seed=seed)
+        self.fallback = fallback
         self.note: str | None = None
         self.reset(seed)
 
-    def act(self, turn: Turn | GameTurn) -> int:
+    def act(self, turn) -> int:
         legal = np.asarray(turn.legal, dtype=np.int64)
         self.note = None
         if len(legal) == 1:
