@@ -20,7 +20,7 @@ import os
 import numpy as np
 
 from sorry_env import games
-from sorry_env.agent import agent_label, checked_action  # one home: the core (its envs label opponents too)
+from sorry_env.agent import agent_label, agent_turn, checked_action  # one home: the core (its envs label opponents too)
 from sorry_env.numba_cache import clear_stale
 
 # Agents compile code that calls the engine: recompile when either changes (one rule for every
@@ -183,7 +183,7 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
         raise ValueError("the game is over (won or truncated): nobody is to move")
     legal = played.legal_actions(state)
     check_plays(agent, played, len(played.seats(state)))
-    turn = played.agent_turn(state, rng if rng is not None else np.random.default_rng(), legal)
+    turn = agent_turn(played, state, rng if rng is not None else np.random.default_rng(), legal)
     return checked_action(agent.act(turn), legal, f"agent {agent_label(agent)!r}", f"for {mover}")
 
 

@@ -54,28 +54,11 @@ class ShippedPolicy:
         return self.default and self.players == players and games.load_game(self.game, self.rules) == played
 
 
-def _entry(rules: str, players: int, file: str | None = None) -> ShippedPolicy:
-    name = f"{rules}-{players}p"
-    return ShippedPolicy(name, rules, players, file or f"{name}.safetensors")
-
-
-# The two oldest files keep their names (sorry-2p, sorry-4p: README and configs point at them).
-CATALOG: tuple[ShippedPolicy, ...] = (
-    _entry("hasbro2003", 2, "sorry-2p.safetensors"),
-    _entry("hasbro2003", 3),
-    _entry("hasbro2003", 4, "sorry-4p.safetensors"),
-    _entry("hasbro2003_teams", 4),
-    _entry("parker1958_teams", 4),
-    _entry("hasbro2013", 2),
-    _entry("hasbro2013", 4),
-    _entry("hasbro2003_points", 2),
-    _entry("hasbro2003_points", 4),
-    _entry("hasbro2013_fire_ice", 2),
-    # Learned from random weights by self-play alone (configs/tabula-rasa-2p.yaml): played by its
-    # name; the game's default stays the stronger hasbro2003-2p.
-    ShippedPolicy("tabula-rasa-2p", "hasbro2003", 2, "tabula-rasa-2p.safetensors", default=False),
-    # Sorry! Express (one rule set): training.game_ppo's 2-player policy.
-    ShippedPolicy("express-2p", "standard", 2, "express-2p.safetensors", game="express"),
+# Every registered built-in game's shipped files (GameType.policy_files), the board game first.
+CATALOG: tuple[ShippedPolicy, ...] = tuple(
+    ShippedPolicy(f.name, f.variant, f.players, f.file, f.default, game=kind.id)
+    for kind in games.builtin_game_types()
+    for f in kind.policy_files
 )
 BY_NAME = {entry.name: entry for entry in CATALOG}
 

@@ -36,8 +36,8 @@ records its rules (``GameType.policy_records_rules``)::
       "evaluation": {...}
     }
 
-A game of one rule set records its id instead of rules (Sorry! Express:
-``sorry_express_policy``, version 1)::
+A game of one rule set (``GameType.policy_records_rules`` False) records its id instead of
+rules, in format version 1::
 
     {
       "format": <policy_format>, "format_version": 1, "game": <game id>,

@@ -15,7 +15,7 @@ import argparse
 import json
 import os
 import pathlib
-import resource
+import signal
 import struct
 import subprocess
 import sys
@@ -243,34 +243,51 @@ REPRODUCERS = {
 }
 
 
+# Runs one command under an address-space cap and writes "<peak RSS KB> <wait status>" to a file.
+# A child forked straight from a large process (a pytest worker of a long run) would inherit its
+# RSS high-water mark at exec, so the command is forked from this small launcher instead: its
+# peak is its own.
+_LAUNCHER = """
+import os, resource, sys
+cap, out = int(sys.argv[1]), sys.argv[2]
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[3], sys.argv[3:])
+_, status, usage = os.wait4(pid, 0)
+with open(out, "w") as f:
+    f.write(f"{usage.ru_maxrss} {status}")
+"""
+
+
 def run_capped(argv: list[str], cap_kb: int, timeout: float = 120.0) -> dict:
     """Run `argv` (from the repository root, this tree first on the path) with its address space
     capped at `cap_kb` KB; its exit code, wall seconds, peak RSS (MB) and stderr."""
-
-    def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (cap_kb * 1024, cap_kb * 1024))
-
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     start = time.perf_counter()
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=limit, env=env)
-        deadline = start + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.05)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "peak")
+        launcher = [sys.executable, "-c", _LAUNCHER, str(cap_kb * 1024), report, *argv]
+        proc = subprocess.Popen(
+            launcher, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, env=env, start_new_session=True
+        )
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the launcher and the command it runs
+            proc.wait()
+        try:
+            with open(report) as f:
+                peak_kb, status = (int(word) for word in f.read().split())
+            returncode = os.waitstatus_to_exitcode(status)
+        except (OSError, ValueError):  # killed at the deadline before it could report
+            peak_kb, returncode = 0, -signal.SIGKILL
         err.seek(0)
         stderr = err.read().decode("utf-8", "replace")
     return {
-        "returncode": proc.returncode,
+        "returncode": returncode,
         "seconds": time.perf_counter() - start,
-        "peak_mb": usage.ru_maxrss / 1024,
+        "peak_mb": peak_kb / 1024,
         "stderr": stderr,
     }
 

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> Path:
         p.error(f"{args.config} has no distillation decisions: there is no teacher to play")
     if cfg["distillation"]["value"] is not None:
         try:
-            check_network_file(cfg, "value")  # the teacher's value network, as sorry-train checks it
+            check_network_file(cfg, "distillation.value")  # the teacher's value network, as sorry-train checks it
         except ValueError as e:
             p.error(str(e))
     run_dir = Path(args.runs_dir) / cfg["name"]

@@ -211,3 +211,12 @@ def one_per_seat(items: list, seats: int, what: str) -> list:
         counts = "1" if seats == 1 else f"1 (for every seat) or {seats}"
         raise ValueError(f"{what}: give {counts}, got {len(items)}")
     return list(items)
+
+
+def agent_turn(game: games.Game, state: np.ndarray, rng: np.random.Generator, legal=None) -> Turn | GameTurn:
+    """What the agent of the seat to move in the true `state` of `game` is shown, everything
+    that seat cannot see re-drawn from `rng`: a :class:`GameTurn`, or a :class:`Turn` for a
+    game whose agents read its own rules object (``Game.agent_rules``: the board game's Rules,
+    for its search and afterstates)."""
+    rules = game.agent_rules
+    return GameTurn.from_state(game, state, rng, legal) if rules is game else Turn.from_state(state, rules, rng, legal)

@@ -9,13 +9,19 @@ import numpy as np
 
 from . import engine as E
 from . import game
-from .games import Game, GameType, MoveNarrator, check_first_seat, register_game
+from .games import Game, GameType, MoveNarrator, PolicyFile, check_first_seat, register_game
 from .geometry import N_SEATS
 from .observation import OBS_SIZE
 from .render import COLOUR_NAMES
 from .rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules, rules_from_json, rules_to_json
 from .state_io import state_from_dict, state_to_dict
 from .version import ENV_ID, ENV_NAME, ENV_VERSION
+
+
+def _policy(rules: str, players: int, file: str | None = None) -> PolicyFile:
+    name = f"{rules}-{players}p"
+    return PolicyFile(name, rules, players, file or f"{name}.safetensors")
+
 
 GAME_TYPE = GameType(
     id="sorry",
@@ -44,6 +50,22 @@ GAME_TYPE = GameType(
     original_replay_format=True,
     batched_step=True,
     shipped_policies=True,
+    # The two oldest files keep their names (sorry-2p, sorry-4p: README and configs point at them).
+    policy_files=(
+        _policy("hasbro2003", 2, "sorry-2p.safetensors"),
+        _policy("hasbro2003", 3),
+        _policy("hasbro2003", 4, "sorry-4p.safetensors"),
+        _policy("hasbro2003_teams", 4),
+        _policy("parker1958_teams", 4),
+        _policy("hasbro2013", 2),
+        _policy("hasbro2013", 4),
+        _policy("hasbro2003_points", 2),
+        _policy("hasbro2003_points", 4),
+        _policy("hasbro2013_fire_ice", 2),
+        # Learned from random weights by self-play alone (configs/tabula-rasa-2p.yaml): played
+        # by its name; the game's default stays the stronger hasbro2003-2p.
+        PolicyFile("tabula-rasa-2p", "hasbro2003", 2, "tabula-rasa-2p.safetensors", default=False),
+    ),
 )
 
 
@@ -136,12 +158,6 @@ class SorryGame(Game):
 
     def public_view(self, state: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return game.public_view(state, self.variant, rng)
-
-    def agent_turn(self, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray | None = None) -> Any:
-        # The board game's agents read its Turn: the rules and the engine state (search, afterstates).
-        from .agent import Turn
-
-        return Turn.from_state(state, self.variant, rng, legal)
 
     @property
     def agent_rules(self) -> Rules:

@@ -39,6 +39,19 @@ GAME_MODULES: tuple[str, ...] = (
 
 
 @dataclasses.dataclass(frozen=True)
+class PolicyFile:
+    """A trained policy of a game shipped in the checkpoints folder (its catalog entry:
+    ``sorry_env.agents.catalog``): played by `name`, or as the game's ``trained`` agent for
+    `variant` and `players` when `default`."""
+
+    name: str
+    variant: str
+    players: int
+    file: str  # the file's name in the checkpoints folder
+    default: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
 class GameType:
     """The facts of one game, each written once here.
 
@@ -100,6 +113,8 @@ class GameType:
     # --estimate, the "trained" agent spec, and the browser game's menu of policy files, agent
     # settings (within caps) and win-chance estimate. Without: agents by name, default settings.
     shipped_policies: bool = False
+    # The policy files it ships (the catalog lists every game's, in the registry's order).
+    policy_files: tuple[PolicyFile, ...] = ()
 
     @property
     def default_variant(self) -> str:
@@ -281,18 +296,12 @@ class Game(abc.ABC):
         """Its PettingZoo AEC env (raw, unwrapped)."""
 
     # ---- what agents and policies are shown ---------------------------------------------
-    def agent_turn(self, state: np.ndarray, rng: np.random.Generator, legal: np.ndarray | None = None) -> Any:
-        """What an agent of this game is shown when the seat to move in the true `state` must
-        act, everything that seat cannot see re-drawn from `rng`: a
-        :class:`sorry_env.agent.GameTurn` (a game whose agents read more overrides this)."""
-        from .agent import GameTurn  # the agent interface imports this module
-
-        return GameTurn.from_state(self, state, rng, legal)
-
     @property
     def agent_rules(self) -> Any:
         """What ``Agent.check_game`` is given as the game played (a turn's ``rules``): the
-        Game itself (a game whose agents read their own rules object overrides this)."""
+        Game itself, whose agents are shown a :class:`sorry_env.agent.GameTurn`; a game whose
+        agents read their own rules object (the board game's Rules, in a ``Turn``) overrides
+        this (:func:`sorry_env.agent.agent_turn`)."""
         return self
 
     def policy_input(self, state: np.ndarray, seat: int) -> np.ndarray:

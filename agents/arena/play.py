@@ -20,7 +20,7 @@ import numpy as np
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import engine as E
 from sorry_env import game, games
-from sorry_env.agent import checked_action
+from sorry_env.agent import agent_turn, checked_action
 from sorry_env.rules import Rules
 from sorry_env.scoring import scores
 
@@ -219,7 +219,7 @@ class GameTable:
         state = game.new_state(len(self.agents), seed=engine_seed, first=first_seat)
         while game.winner(state) is None and game.turn(state) < self.max_turns:
             legal = game.legal_actions(state)
-            turn = game.agent_turn(state, view_rng, legal)
+            turn = agent_turn(game, state, view_rng, legal)
             entry = entry_at_seat[turn.seat]
             action = checked_action(
                 self.agents[entry].act(turn), legal, f"agent {self.labels[entry]!r}", f"in game {game_index}"

@@ -37,6 +37,7 @@ from collections.abc import Callable
 import numpy as np
 
 from sorry_env import games
+from sorry_env.agent import agent_turn
 from sorry_env.agents import make_agent, set_torch_threads
 from sorry_env.agents.catalog import TRAINED, catalog_rows, resolve_spec
 from sorry_env.rules import PRESETS
@@ -76,7 +77,7 @@ def play(
         else:
             label, agent = opponents[seat]
             legal = game.legal_actions(state)
-            action = agent.act(game.agent_turn(state, rng, legal))
+            action = agent.act(agent_turn(game, state, rng, legal))
             if action not in legal:
                 raise Quit(f"{label} chose action {action!r}, not one of the legal {legal.tolist()}")
         before, state = state, game.apply(state, int(action))

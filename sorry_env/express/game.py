@@ -16,7 +16,7 @@ Example::
 import numpy as np
 
 from ..game import check_seed
-from ..games import GameType
+from ..games import GameType, PolicyFile
 from ..render import COLOUR_NAMES
 from . import engine as E
 
@@ -52,6 +52,8 @@ GAME_TYPE = GameType(
     variants=(VARIANT,),
     turn_unit="rolls",
     agents_module="sorry_env.express.agents",
+    # training.game_ppo's 2-player policy (docs/express.md has its command).
+    policy_files=(PolicyFile("express-2p", VARIANT, 2, "express-2p.safetensors"),),
 )
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sorry_env import games
+from sorry_env.agent import agent_turn
 from sorry_env.agents import Agent
 from sorry_env.checks import excerpt
 
@@ -146,7 +147,7 @@ class Session:
         if not legal:
             raise GameError("no hint: it is not your turn" if not self.over else "no hint: the game is over")
         actions = np.array([m["action"] for m in legal], dtype=np.int64)
-        action = int(self.hint_agent.act(self.game.agent_turn(self.state, self.hint_rng, actions)))
+        action = int(self.hint_agent.act(agent_turn(self.game, self.state, self.hint_rng, actions)))
         move = next(m for m in legal if m["action"] == action)
         note = getattr(self.hint_agent, "note", None)  # a search over its time budget
         return {"agent": self.hint_label, "version": self.version, "note": note, **move}
@@ -176,7 +177,7 @@ class Session:
         while not self.over and self.mover() != self.human_seat:
             legal = self.game.legal_actions(self.state)
             label, agent = self.opponents[self.mover()]
-            action = agent.act(self.game.agent_turn(self.state, self.rng, legal))
+            action = agent.act(agent_turn(self.game, self.state, self.rng, legal))
             if action not in legal:  # a server-side agent's fault: an error the operator sees
                 raise RuntimeError(f"{label} chose action {action!r}, not one of {legal.tolist()}")
             events.append(self._apply(int(action), getattr(agent, "note", None)))
