@@ -2,8 +2,8 @@
 (``ISMCTSBot``), searching the ``python_sorry`` game of :mod:`sorry_env.openspiel`.
 
 Specs: ``"openspiel_mcts:simulations=200,uct_c=2.0"``, ``"openspiel_ismcts:simulations=200"``.
-Both need ``open_spiel`` (``pip install open_spiel``, in the test extra); it is imported when
-the agent is made, so the other agents work without it.
+Both need ``open_spiel``, the ``openspiel`` extra (``pip install "sorry-env[openspiel]"``; the
+test extra has it too); it is imported when the agent is made, so the other agents work without it.
 
 The bot searches from the agent's :class:`~agents.base.Turn`, whose hidden parts (the draw
 order; with hands the other hands) are already re-drawn (:func:`sorry_env.agents.base.public_view`):
@@ -20,6 +20,7 @@ import numpy as np
 
 from sorry_env import engine as E
 from sorry_env import game
+from sorry_env.extras import extra_for, needs_extra_line
 from sorry_env.rules import PRESETS, Rules
 
 from .base import ChoosingAgent, Turn
@@ -30,10 +31,10 @@ def _pyspiel():
         import pyspiel
 
         import sorry_env.openspiel  # noqa: F401  (registers python_sorry)
-    except ImportError as error:
-        raise ValueError(
-            f"the OpenSpiel agents need open_spiel ({error}); install it: pip install open_spiel"
-        ) from None
+    except ModuleNotFoundError as missing:
+        if extra_for(missing) is None:
+            raise
+        raise ValueError(needs_extra_line("the OpenSpiel agents", missing)) from None
     return pyspiel
 
 

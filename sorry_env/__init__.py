@@ -23,7 +23,10 @@ try:
 except ImportError:  # PettingZoo 1.26 has no registry: pettingzoo.make needs 1.27, the env itself does not
     _register = None
 
+from .extras import guard_module_run as _guard_module_run
 from .numba_cache import clear_stale as _clear_stale
+
+_guard_module_run()  # python -m sorry_env...: a missing extra ends the run with one line (extras)
 
 _clear_stale("sorry_env")  # the engine depends on no other package (see numba_cache)
 

@@ -164,6 +164,10 @@ CARD_STEP.setflags(write=False)
 #   vectorize into hundreds of instructions is written as one flat loop (_send_to_start_at,
 #   _lay_out), and a slice copy ``a[:] = b``, which compiles numba's shape-mismatch error
 #   with its string formatting, is a loop (copy_state).
+# - for the same reason every compiled function is a module of its own that re-optimizes all
+#   it calls: a thin wrapper over large callees (play, _apply_move) or a helper with a single
+#   caller (_card_actions) is ``inline="always"``, compiled inside its caller only. Not a
+#   body that would be inlined into two callers: that compiles it twice.
 
 
 # ---- named access to the state (for code outside this package) ------------------------------
@@ -554,7 +558,7 @@ def copy_state(source, target):
         target[k] = source[k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _split_check(state, rules, me, i, j, a, scratch):
     """The ordered split: pawn i moves a forward and resolves fully (bumps, slides), then
     pawn j moves 7 - a from wherever it then stands."""
@@ -588,33 +592,99 @@ def _split_check(state, rules, me, i, j, a, scratch):
 @njit(cache=True)
 def legal_actions(state, rules, out):
     """Write the legal action indices into `out` (length num_actions); return their count.
-    Without hands: the moves of the state's card, or the single action PASS. With hands:
-    every move of every card held that moves a pawn (or declines an 11 swap); if no card
-    can move, discarding any card held."""
-    if rules[R_HAND_SIZE] == 0:
-        if rules[R_FIRE_ICE]:
-            return _fire_ice_actions(state, rules, out)
-        return _card_actions(state, rules, out)
+    Without hands: the moves of the state's card, or the single action PASS (Fire and Ice:
+    each after its token choices, see the module docstring). With hands: every move of
+    every card held that moves a pawn (or declines an 11 swap); if no card can move,
+    discarding any card held."""
+    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, n_card = action_offsets(rules)
+    hands = rules[R_HAND_SIZE] != 0
+    tokens = rules[R_FIRE_ICE] != 0 and not hands  # Fire and Ice
+    if tokens and state[FIRE_PENDING]:
+        out[0] = (T + 1) * n_card  # no fire move
+        out[1] = (T + 1) * n_card + 1  # the fire move
+        return 2
+    card = state[CARD]
+    saved_ice = state[ICE]
+    ice = tokens and card == C1
+    # The card moves are listed once per variant of the position, each block at its own
+    # offset: with hands once per card held; on a Fire and Ice 1 once per opponent pawn on the
+    # track that Ice may go on (the moves judged with Ice there), or if there is none once
+    # with Ice in the middle; else once. One call site of _card_actions: each call site is
+    # compiled code of its own (see COMPILE COST).
+    n = 0
+    for v in range(N_CARDS if hands else (T + 1 if ice else 1)):
+        base = _enter_variant(state, rules, v, hands, ice, n, n_card)
+        if base == -2:
+            break
+        if base < 0:
+            continue
+        m = _card_actions(state, rules, out[n:])  # listed after those before, then offset to its block
+        if hands and m == 1 and out[n] == 0:
+            continue  # this card cannot move a pawn
+        for x in range(n, n + m):
+            out[x] += base
+        n += m
+    state[ICE] = saved_ice
+    if hands:
+        state[CARD] = -1
+        if n == 0:
+            n = _discard_actions(state, out, n_card)
+    if tokens and card == C2:
+        n = _fire_choices(state, out, n, P, n_card)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _enter_variant(state, rules, v, hands, ice, n, n_card):
+    """Set up variant `v` of legal_actions' listing (`n` actions listed so far): with hands
+    card v becomes the card in play; on a Fire and Ice 1, Ice goes onto target slot v (v = T:
+    to the middle). Returns the offset of the variant's block, -1 to skip it (no such card,
+    no opponent pawn on the track there) or -2 to stop (Ice went onto a pawn before)."""
+    if hands:
+        if state[HANDS + state[TO_MOVE] * N_CARDS + v] == 0:
+            return -1
+        state[CARD] = v
+        return v * n_card
+    if not ice:
+        return 0
+    if v == action_offsets(rules)[1]:
+        if n > 0:
+            return -2
+        state[ICE] = 0
+        return 0
+    seat, slot = target_pawn(state, rules, state[TO_MOVE], v)
+    if seat < 0 or same_side(rules, state[TO_MOVE], seat) or state[PAWNS + seat * MAX_SLOTS + slot] >= TRACK:
+        return -1
+    state[ICE] = state[PAWNS + seat * MAX_SLOTS + slot] + 1
+    return (1 + v) * n_card
+
+
+@njit(cache=True, inline="always")
+def _discard_actions(state, out, n_card):
+    """With hands, when no card held can move a pawn: discarding any card held."""
     me = state[TO_MOVE]
-    n_card = action_offsets(rules)[8]
-    buf = np.empty(n_card, dtype=np.int64)
     n = 0
     for c in range(N_CARDS):
-        if state[HANDS + me * N_CARDS + c] == 0:
-            continue
-        state[CARD] = c
-        m = _card_actions(state, rules, buf)
-        if m == 1 and buf[0] == 0:
-            continue  # this card cannot move a pawn
-        for k in range(m):
-            out[n] = c * n_card + buf[k]
+        if state[HANDS + me * N_CARDS + c] > 0:
+            out[n] = N_CARDS * n_card + c
             n += 1
-    state[CARD] = -1
-    if n == 0:
-        for c in range(N_CARDS):
-            if state[HANDS + me * N_CARDS + c] > 0:
-                out[n] = N_CARDS * n_card + c
-                n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _fire_choices(state, out, n, P, n_card):
+    """Fire and Ice, a 2: the `n` card moves listed (Fire stays, k = 0) again after each
+    choice of moving Fire onto an own pawn in play (k = 1 + i); where Fire is does not change
+    what the card may do."""
+    me = state[TO_MOVE]
+    m = n
+    for k in range(1, P + 1):
+        code = state[PAWNS + me * MAX_SLOTS + k - 1]
+        if code >= HOME or state[FIRE] == me * MAX_SLOTS + k:  # not in play, or Fire is there
+            continue
+        for x in range(m):
+            out[n] = k * n_card + out[x]
+            n += 1
     return n
 
 
@@ -631,7 +701,7 @@ def _record(check, action, out, n, partner_moves, n_partner):
     return n, n_partner
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _card_actions(state, rules, out):
     """The legal actions of the state's card (CARD); PASS alone if none. Listed in a fixed
     order (starts, the card's own moves, then its special moves, then moves onto a partner),
@@ -696,7 +766,7 @@ def _start_actions(state, rules, out, partner_moves):
     return n, n_partner
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _split_actions(state, rules, out, n, partner_moves, n_partner):
     """A seven split between two pawns: pawn i moves a (1..6), then pawn j moves 7 - a."""
     P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
@@ -793,58 +863,6 @@ def fire_move_target(state, rules, seat):
                 return -1
             return sq
     return -1
-
-
-@njit(cache=True)
-def _fire_ice_actions(state, rules, out):
-    """Fire and Ice: the fire decision, or the card's actions each after its token choices
-    (see the module docstring)."""
-    P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N0 = action_offsets(rules)
-    if state[FIRE_PENDING]:
-        out[0] = (T + 1) * N0  # no fire move
-        out[1] = (T + 1) * N0 + 1  # the fire move
-        return 2
-    card = state[CARD]
-    me = state[TO_MOVE]
-    if card != C1 and card != C2:
-        return _card_actions(state, rules, out)
-    buf = np.empty(N0, dtype=np.int64)
-    n = 0
-    if card == C1:
-        # Ice must go onto an opponent's pawn on the track (the one it is on counts); the
-        # card's moves are judged with Ice already there.
-        saved = state[ICE]
-        for t in range(T):
-            seat, slot = target_pawn(state, rules, me, t)
-            if seat < 0 or same_side(rules, me, seat):
-                continue
-            code = state[PAWNS + seat * MAX_SLOTS + slot]
-            if code >= TRACK:
-                continue
-            state[ICE] = code + 1
-            m = _card_actions(state, rules, buf)
-            for x in range(m):
-                out[n] = (1 + t) * N0 + buf[x]
-                n += 1
-        state[ICE] = saved
-        if n > 0:
-            return n
-        state[ICE] = 0  # no eligible pawn: Ice goes to the middle
-        m = _card_actions(state, rules, out)
-        state[ICE] = saved
-        return m
-    # A 2: Fire may move onto an own pawn in play (k = 1 + i) or stay (k = 0); where Fire
-    # is does not change what the card may do.
-    m = _card_actions(state, rules, buf)
-    for k in range(P + 1):
-        if k > 0:
-            code = state[PAWNS + me * MAX_SLOTS + k - 1]
-            if code >= HOME or state[FIRE] == me * MAX_SLOTS + k:  # not in play, or Fire is there
-                continue
-        for x in range(m):
-            out[n] = k * N0 + buf[x]
-            n += 1
-    return n
 
 
 @njit(cache=True)
@@ -977,7 +995,7 @@ def apply_move_events(state, rules, action, events):
     _apply_move(state, rules, action, events)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_move(state, rules, action, events):
     card, kind, i, j, first, target = decode_action(rules, action)
     if rules[R_FIRE_ICE]:
@@ -1336,7 +1354,7 @@ def shuffle_draw_pile(state, rules):
         state[DECK + r] = tmp
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play(state, rules, action):
     """Move and end the turn (with hands, the mover first draws a replacement card), leaving
     the next card undrawn. A part of a split seven that leaves steps to move keeps the turn

@@ -266,7 +266,7 @@ def _backward_gain(chances, seat, code):
     return gain
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def seat_equities(state, rules, w, equity):
     """equity[seat] for every active seat (0 for empty seats) of a position with no card in
     play (after a move's end of turn)."""

@@ -4,8 +4,9 @@ The environment alone (``pip install sorry-env`` / ``pip install -e .``) has num
 Gymnasium, PettingZoo and Pillow; training, evaluation tables, the browser game, Ray and
 OpenSpiel come with extras (pyproject.toml ``[project.optional-dependencies]``). A command
 that reaches for a package it does not have ends with one line that names the extra to add
-(:func:`run_command`, the console scripts' launcher), exit code 2, no traceback; library
-code raises ModuleNotFoundError with the same words (:func:`missing_extra_error`).
+(:func:`run_command`, the console scripts' launcher; :func:`guard_module_run` for a
+``python -m sorry_env...`` run), exit code 2, no traceback; library code raises
+ModuleNotFoundError with the same words (:func:`missing_extra_error`).
 """
 
 from __future__ import annotations
@@ -69,3 +70,45 @@ def run_command(command: str, target: str) -> int | None:
             raise
         print(needs_extra_line(command, missing), file=sys.stderr)
         return 2
+
+
+# Python's options that take the next argument as their value (python -X importtime -m ...).
+_OPTIONS_WITH_VALUE = ("-X", "-W", "--check-hash-based-pycs")
+
+
+def module_run(argv: list[str]) -> str | None:
+    """The module of a ``python [options] -m MODULE ...`` command line (`argv` as
+    ``sys.orig_argv`` gives it), or None for a script, ``-c`` or an interactive run."""
+    k = 1
+    while k < len(argv):
+        arg = argv[k]
+        if arg == "-m":
+            return argv[k + 1] if k + 1 < len(argv) else None
+        if arg in _OPTIONS_WITH_VALUE:
+            k += 2
+            continue
+        if not arg.startswith("-") or arg in ("-c", "-", "--"):
+            return None  # a script, a command or stdin: what follows are its arguments
+        k += 1
+    return None
+
+
+def guard_module_run() -> None:
+    """In a ``python -m sorry_env...`` run, make a missing extra end it as :func:`run_command`
+    ends a console script: one line naming the extra on stderr, exit code 2. The module's own
+    imports run before its ``if __name__ == "__main__":`` block could catch anything, so this
+    is an exception hook, installed when sorry_env is imported on the way to that module (and
+    in no other process): it handles only an uncaught ModuleNotFoundError of an extra's
+    package and leaves every other error to the previous hook."""
+    module = module_run(list(getattr(sys, "orig_argv", [])))
+    if module is None or module.split(".")[0] != __name__.split(".")[0]:
+        return
+    previous = sys.excepthook
+
+    def hook(kind, error, traceback) -> None:
+        if isinstance(error, ModuleNotFoundError) and extra_for(error) is not None:
+            print(needs_extra_line(f"python -m {module}", error), file=sys.stderr)
+            raise SystemExit(2)  # from an exception hook: the interpreter exits with this code
+        previous(kind, error, traceback)
+
+    sys.excepthook = hook

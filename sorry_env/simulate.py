@@ -14,7 +14,7 @@ from sorry_env.geometry import N_SEATS
 from sorry_env.rules import N_CARDS, R_HAND_SIZE, R_PACK, R_PACK_SIZE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def after_move_into(child, state, rules, action):
     """`child` := `state` after `action` (E.play: the move and the end of the turn, the next
     card not drawn yet). Without hands that is a chance node, the end of the game, or the

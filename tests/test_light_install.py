@@ -120,3 +120,39 @@ def test_every_console_script_goes_through_the_launcher():
     for target in commands.COMMANDS.values():  # each names a real main
         module, function = target.split(":")
         assert callable(getattr(importlib.import_module(module), function))
+
+
+# `python -m` runs of the same commands (the module, then arguments that reach the extra).
+MODULE_RUNS = {
+    "sorry_env.agents.arena.cli": COMMAND_ARGS["sorry-eval"],
+    "sorry_env.training.train": COMMAND_ARGS["sorry-train"],
+    "sorry_env.training.bench": COMMAND_ARGS["sorry-bench"],
+    "sorry_env.agents.play.serve": COMMAND_ARGS["sorry-serve"],
+}
+
+
+def test_without_the_extras_a_module_run_ends_with_one_line_naming_the_extra(tmp_path):
+    """`python -m sorry_env.X` goes through the same guard as the console scripts
+    (sorry_env.extras.guard_module_run): exit code 2, one line naming the extra. The extras are
+    hidden from the interpreter by a sitecustomize module, which runs before anything else."""
+    hidden = [m for m in NOT_IN_THE_BASE_INSTALL if m not in ("agents", "training")]
+    (tmp_path / "sitecustomize.py").write_text(f"import sys\nfor name in {hidden!r}:\n    sys.modules[name] = None\n")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}", "OMP_NUM_THREADS": "1"}
+    for module, args in MODULE_RUNS.items():
+        result = subprocess.run(
+            [sys.executable, "-m", module, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        )
+        lines = [line for line in result.stderr.splitlines() if "compiling machine code" not in line]
+        assert result.returncode == 2 and len(lines) == 1, (module, result.returncode, result.stderr[-2000:])
+        names_the_extra = r'needs the (train|eval|serve) extra \(\w+ is not installed\): pip install "sorry-env\[\1\]"'
+        assert re.match(rf"python -m {re.escape(module)}: {names_the_extra}", lines[0]), lines[0]
+
+
+def test_module_run_reads_the_interpreter_command_line():
+    from sorry_env.extras import module_run
+
+    assert module_run(["python", "-m", "sorry_env.training.train", "x.yaml"]) == "sorry_env.training.train"
+    assert module_run(["python", "-X", "importtime", "-O", "-m", "sorry_env.replay"]) == "sorry_env.replay"
+    assert module_run(["python", "script.py", "-m", "sorry_env.replay"]) is None
+    assert module_run(["python", "-c", "pass", "-m", "sorry_env.replay"]) is None
+    assert module_run(["python"]) is None

@@ -8,7 +8,7 @@ from sorry_env import engine as E
 from sorry_env import game as G
 from sorry_env.observation import OBS_SIZE
 
-pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install open_spiel)")
+pyspiel = pytest.importorskip("pyspiel", reason='open_spiel is not installed (pip install "sorry-env[openspiel]")')
 
 import sorry_env.openspiel  # noqa: E402,F401  (registers python_sorry)
 
