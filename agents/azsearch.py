@@ -566,7 +566,7 @@ class AZSearchAgent(ChoosingAgent):
         self.params, self.sizes, self.net_meta = pack(net)
         if policy is None:
             self.policy_params, self.policy_sizes = np.zeros(0, np.float32), np.zeros(0, np.int64)
-            self.policy_meta = None
+            self.policy_meta: dict | None = None
         else:
             self.policy_params, self.policy_sizes, self.policy_meta = pack(policy)
         for path, sizes in ((net, self.sizes), (policy, self.policy_sizes)):
@@ -578,8 +578,9 @@ class AZSearchAgent(ChoosingAgent):
         self.prior_temperature = float(prior_temperature)
         self.noise_alpha = float(noise_alpha)
         self.noise_fraction = float(noise_fraction)
-        self._checked = None
-        self.last_policy = None  # (actions, visit shares, values) of the last search
+        self._checked: tuple[Rules | str, int] | None = None
+        # (actions, visit shares, values) of the last search
+        self.last_policy: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.reset(seed)
 
     def check_game(self, rules: Rules | str, num_players: int) -> None:
@@ -596,7 +597,7 @@ class AZSearchAgent(ChoosingAgent):
         from .policy import check_trained_for  # torch is loaded already: pack() used it
 
         check_trained_for(self.net, self.net_meta, r, num_players)
-        if self.policy is not None:
+        if self.policy is not None and self.policy_meta is not None:  # both set together (__init__)
             check_trained_for(self.policy, self.policy_meta, r, num_players)
         self._checked = (rules, num_players)
 

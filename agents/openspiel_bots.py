@@ -131,6 +131,10 @@ class _OpenSpielAgent(ChoosingAgent):
             self._bots[key] = self._make_bot(self._games[key])
         return self._games[key], self._bots[key]
 
+    def _make_bot(self, spiel_game):
+        """The OpenSpiel bot playing `spiel_game` (each kind builds its own)."""
+        raise NotImplementedError
+
     def _evaluator(self):
         if self.rollout == "engine":
             return EngineRolloutEvaluator(self.rollouts, self.rng)

@@ -70,7 +70,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -100,7 +101,8 @@ class MLP(nn.Module):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
-        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        # an nn.ModuleList (registers the layers); its stubs type the items as Module, these are Linear
+        self.layers = cast("Sequence[nn.Linear]", nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])))
         self.activation = ACTIVATIONS[activation]()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -137,11 +139,18 @@ class Actor(nn.Module):
         # kept so the file can tell its estimate of a position (PolicyAgent.win_chance).
         self.value = None if value_hidden is None else MLP([self.obs_size, *value_hidden, 1], activation)
 
+    @property
+    def afterstate_rules(self) -> np.ndarray:
+        """The rules array the afterstate kind scores its afterstates under."""
+        if self.rules_array is None:
+            raise ValueError(f"a {self.kind!r} network scores actions, not afterstates")
+        return self.rules_array
+
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         if self.kind == "mlp":
             return self.net(inputs[:, : self.obs_size])
         states = inputs[:, self.obs_size :].detach().round().to(torch.int64).numpy()
-        obs, rows, actions = afterstates(states, self.rules_array)
+        obs, rows, actions = afterstates(states, self.afterstate_rules)
         scores = self.net(torch.from_numpy(obs))[:, 0]
         logits = torch.zeros(len(inputs), self.n_actions, dtype=scores.dtype)
         return logits.index_put((torch.from_numpy(rows), torch.from_numpy(actions)), scores)
@@ -266,7 +275,7 @@ def actor_tensors(
 ) -> dict[str, tuple[str, tuple]]:
     """name -> (dtype, shape) of the tensors an Actor of this shape holds (what a policy file
     must contain), computed without building it."""
-    tensors = {}
+    tensors: dict[str, tuple[str, tuple]] = {}
     for prefix, sizes in actor_layers(kind, hidden, n_actions, value_hidden, obs_size):
         for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
             tensors[f"{prefix}.layers.{k}.weight"] = ("F32", (b, a))
@@ -380,7 +389,7 @@ class PolicyAgent(Agent):
         self.num_players = int(self.metadata["num_players"])
         self.sample = sample
         self.name = f"policy:{self.metadata.get('name', self.path)}"
-        self._checked = None  # the last (rules, num_players) found compatible
+        self._checked: tuple[Any, int] | None = None  # the last (rules, num_players) found compatible
         self.reset(seed)
 
     def check_game(self, rules: Any, num_players: int) -> None:
@@ -447,7 +456,7 @@ class PolicyAgent(Agent):
         """act_batch's argmax for one decision, without the full logits row: score the legal
         moves' afterstates and keep the lowest action index among the best (argmax's tie
         rule). The public view's hidden parts do not matter: afterstates draw no card."""
-        obs, _, actions = afterstates(turn.state[None], self.actor.rules_array)
+        obs, _, actions = afterstates(turn.state[None], self.actor.afterstate_rules)
         scores = self.actor.net(torch.from_numpy(obs))[:, 0].numpy()
         return int(actions[scores == scores.max()].min())
 

@@ -128,11 +128,12 @@ class SB3Agent(Agent):
                 "train extra: pip install -c constraints.txt -e '.[train]'"
             ) from None
 
+        space: spaces.Space
         if self.flat is None:
             space = observation_space(self.rules, self.num_players)
         else:  # as the batched env (sorry_env.vector_opponents) made it
             space = flat_space(self.rules, self.num_players, self.flat)
-        custom = {
+        custom: dict[str, object] = {  # SB3's custom_objects
             "observation_space": space,
             "action_space": spaces.Discrete(game.num_actions(self.rules)),
             "lr_schedule": lambda _: 0.0,
@@ -176,7 +177,7 @@ class SB3Agent(Agent):
 
     def act(self, turn: Turn) -> int:
         obs = turn.observation()
-        features = obs
+        features: dict | np.ndarray = obs
         if self.flat == "policy_input":
             features = policy_input(turn.state, game.rules_array(turn.rules), turn.seat)
         elif self.flat == "observation":

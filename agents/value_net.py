@@ -19,7 +19,7 @@ games' trees), each row exactly as :func:`net_logit` would, on any CPU.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import njit
@@ -27,7 +27,7 @@ from numba import njit
 from sorry_env.observation import observe
 
 if TYPE_CHECKING:
-    import torch
+    from .policy import MLP
 
 # No network: search agents take an empty packed array to mean "use the hand-written evaluation".
 NO_NET = (np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64))
@@ -48,7 +48,7 @@ def pack(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, dict]:
     return (*pack_mlp(actor.net), meta)
 
 
-def pack_mlp(mlp: torch.nn.Module) -> tuple[np.ndarray, np.ndarray]:
+def pack_mlp(mlp: MLP) -> tuple[np.ndarray, np.ndarray]:
     """(params, sizes) of a relu MLP with one output (agents.policy.MLP); its input is the
     observation, or for an experiment a longer vector that starts with it."""
     parts, sizes = [], [mlp.layers[0].in_features]
@@ -143,7 +143,7 @@ class ValueLeaves:
             self.params, self.sizes = NO_NET
         else:
             self.params, self.sizes, self.value_meta = pack(value)
-        self._checked = None  # the last (rules, num_players) the value network was checked for
+        self._checked: tuple[Any, int] | None = None  # the last (rules, num_players) the value network was checked for
 
     def check_game(self, rules, num_players: int) -> None:
         """ValueError if the value network was trained for other rules or another player count."""

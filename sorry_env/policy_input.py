@@ -50,7 +50,7 @@ def layout(rules) -> dict:
 rules_dict = rules_to_json
 
 
-def rules_from_dict(d: dict, path="rules") -> Rules:
+def rules_from_dict(d: object, path="rules") -> Rules:
     """The Rules of their JSON form; ValueError (naming `path`) if it is not one."""
     return rules_from_json(d, path)
 

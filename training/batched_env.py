@@ -188,7 +188,7 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
         self.external_moves = 0  # opponent moves chosen outside the compiled loop
         self._rng = np.random.default_rng(seed)
         self._seed = seed
-        self._actions = None
+        self._actions: np.ndarray | None = None
         self._start_time = time.perf_counter()
         self.render_mode = None
         observation_space = spaces.Box(-1.0, np.inf, (INPUT_SIZE,), dtype=np.float32)
@@ -198,6 +198,7 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
     def _code(self, b: int, opponent) -> int:
         """The seat code of one opponent drawn by the pool (an agent name, or an agent object
         shared by every game: a PolicyAgent or one added with ``OpponentPool.add_agent``)."""
+        key: tuple[str | int, str] | int
         if isinstance(opponent, str):
             name = ALIASES.get(opponent, opponent)
             if name in OPPONENT_KINDS:

@@ -67,7 +67,7 @@ def save(model, path) -> None:
     """Write `model`'s weights, optimizer state, counters and generator states to `path`
     (atomically: a temporary file, then a rename)."""
     tensors = {f"policy/{k}": v.detach().cpu().clone().contiguous() for k, v in model.policy.state_dict().items()}
-    scalars = {}
+    scalars: dict[str, dict] = {}
     for index, entry in model.policy.optimizer.state_dict()["state"].items():
         for key, value in entry.items():
             if torch.is_tensor(value):

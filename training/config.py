@@ -25,7 +25,7 @@ from sorry_env import checks, files
 from sorry_env.checks import excerpt
 from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
-DEFAULTS = {
+DEFAULTS: dict[str, Any] = {
     "name": "run",  # run directory: <runs_dir>/<name>
     "seed": 0,
     "game": {
@@ -552,7 +552,7 @@ def check_agent_specs(specs: list, where: str, rules=None, num_players: int | No
             raise ValueError(f"config: {where}: agent specs are text, got {excerpt(spec)}")
         try:
             agent = agents.make_agent(spec)
-            if rules is not None:
+            if rules is not None and num_players is not None:
                 agent.check_game(rules, num_players)
         except (ValueError, TypeError) as e:
             raise ValueError(f"config: {where}: {spec!r}: {e}") from None

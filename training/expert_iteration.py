@@ -220,7 +220,7 @@ class WorkerPool:
         crash = set(crash_batches)
         todo = sorted(batches)
         results: dict[int, dict] = {}
-        running = {}  # object ref -> (batch, actor index)
+        running: dict[object, tuple[int, int]] = {}  # object ref -> (batch, actor index)
         while todo or running:
             busy = {i for _, i in running.values()}
             for i in range(len(self.actors)):
@@ -378,7 +378,8 @@ def train_candidate(current: str, data: dict, cfg: dict, seed: int, log=print):
 # ---- the loop ----------------------------------------------------------------------------------
 def _save_npz(path: Path, data: dict) -> None:
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **{k: np.asarray(v) for k, v in data.items()})
+    # numpy's stub lets **kwds also fill savez's allow_pickle: bool, so mypy checks the arrays against bool
+    np.savez(tmp, **{k: np.asarray(v) for k, v in data.items()})  # type: ignore[arg-type]
     os.replace(tmp, path)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from sorry_env import files
 from sorry_env.agents.policy import PolicyAgent, save_policy
@@ -25,6 +25,8 @@ from .config import validate
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
+
+    from .sb3_policy import ActorCritic
 
 
 def export_model(
@@ -37,9 +39,10 @@ def export_model(
 ) -> None:
     """Write the model's actor and critic to `path` atomically (a reader never sees half a file)."""
     policy = model.policy
-    critic = {f"critic.{k}": v for k, v in policy.mlp_extractor.critic.state_dict().items()}
+    extractor = cast("ActorCritic", policy.mlp_extractor)  # typed as sb3's MlpExtractor; SelfPlayPolicy's
+    critic = {f"critic.{k}": v for k, v in extractor.critic.state_dict().items()}
     critic.update({f"value_net.{k}": v for k, v in policy.value_net.state_dict().items()})
-    actor = checkpoint.with_value(policy.mlp_extractor.actor, critic, config)
+    actor = checkpoint.with_value(extractor.actor, critic, config)
     training = {"config": config, "timesteps": int(timesteps), "wall_seconds": wall_seconds}
     export_actor(actor, path, config, f"{config['name']}@{timesteps}", training, evaluation)
 

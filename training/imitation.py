@@ -13,7 +13,7 @@ noise. Data is generated and consumed in chunks to bound memory.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, SupportsFloat, cast
 
 import numpy as np
 import torch
@@ -24,30 +24,34 @@ from sorry_env.agents import Agent, make_agent
 from .opponents import OpponentPool
 
 if TYPE_CHECKING:
-    import gymnasium
     from sb3_contrib import MaskablePPO
+
+    from sorry_env.gym_env import PolicyInputWrapper
 
 
 def teacher_demonstrations(
-    env: gymnasium.Env, teacher: Agent, samples: int, gamma: float
+    env: PolicyInputWrapper, teacher: Agent, samples: int, gamma: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(observations, masks, actions, returns) of at least `samples` teacher moves; returns
     are the learner's outcome discounted by gamma per learner move to the game's end."""
+    actions: list[int]
+    returns: list[float]
     obs_rows, mask_rows, actions, returns = [], [], [], []
     while len(actions) < samples:
         obs, _ = env.reset()
         game_start = len(actions)
+        reward: SupportsFloat
         done, reward = False, 0.0
         while not done:
             mask = env.action_masks()
-            action = teacher.act(env.unwrapped.turn())
+            action = teacher.act(env.core.turn())
             obs_rows.append(obs)
             mask_rows.append(mask)
             actions.append(action)
             obs, reward, terminated, truncated, _ = env.step(action)
             done = terminated or truncated
         moves = len(actions) - game_start
-        returns.extend(reward * gamma ** np.arange(moves - 1, -1, -1))
+        returns.extend(float(reward) * gamma ** np.arange(moves - 1, -1, -1))
     return (np.array(obs_rows), np.array(mask_rows), np.array(actions), np.array(returns, dtype=np.float32))
 
 
@@ -82,7 +86,8 @@ def pretrain(model: MaskablePPO, cfg: dict, log: Callable[[str], object] = print
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg["ppo"]["max_grad_norm"])
                 optimizer.step()
                 losses.append(loss.item())
-                correct += int((dist.distribution.logits.argmax(1) == act_t).sum())
+                categorical = cast(torch.distributions.Categorical, dist.distribution)  # Discrete actions
+                correct += int((categorical.logits.argmax(1) == act_t).sum())
         stats = {"samples": seen, "loss": float(np.mean(losses)), "agreement": correct / len(actions)}
         log(
             f"imitation of {im['teacher']}: {seen} samples, loss {stats['loss']:.3f}, "

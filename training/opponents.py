@@ -33,7 +33,7 @@ def check_mix(mix, rules=None, num_players: int | None = None) -> None:
             continue  # (azsearch needs net=FILE: built below, so a bare name is refused here)
         try:
             agent = make_agent(kind)
-            if rules is not None:
+            if rules is not None and num_players is not None:
                 agent.check_game(rules, num_players)
         except (ValueError, TypeError) as error:
             problems[kind] = str(error)

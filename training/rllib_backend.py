@@ -32,6 +32,7 @@ import socket
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -63,7 +64,14 @@ def _multi_agent_env_base():
     return MultiAgentEnv
 
 
-class SorryMultiAgentEnv(_multi_agent_env_base()):
+# mypy cannot follow a base class chosen at run time: it checks the class as RLlib's MultiAgentEnv
+if TYPE_CHECKING:
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv as _MultiAgentEnvBase
+else:
+    _MultiAgentEnvBase = _multi_agent_env_base()
+
+
+class SorryMultiAgentEnv(_MultiAgentEnvBase):
     """RLlib MultiAgentEnv over the PettingZoo AEC env ``sorry_env.raw_env``.
 
     Turn-based: an observation is returned only for the learning seat to move; frozen
@@ -90,8 +98,8 @@ class SorryMultiAgentEnv(_multi_agent_env_base()):
         self.rng = np.random.default_rng([int(config.get("seed", 0)), worker, vector])
         self.possible_agents = list(self.game.possible_agents)
         self.agents = []
-        self.observation_spaces = dict(self.game.observation_spaces)
-        self.action_spaces = dict(self.game.action_spaces)
+        self.observation_spaces = dict(self.game.observation_spaces.items())  # items(): keys typed as RLlib's AgentID
+        self.action_spaces = dict(self.game.action_spaces.items())
         self.snapshots: list = []  # frozen PolicyAgents, newest last
         self.frozen: dict = {}  # agent -> the frozen Agent playing it this game
         self._scripted: dict = {}
@@ -271,8 +279,14 @@ def start_ray(address: str | None) -> None:
     if ray.is_initialized():
         return
     env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
-    local = {"include_dashboard": False} if address is None else {}
-    ray.init(address=address or "local", runtime_env={"env_vars": env}, logging_level="WARNING", **local)
+    dashboard = False if address is None else None  # None: ray.init's default
+    # ray annotates logging_level as int yet defaults it to "info": it takes a level's name
+    ray.init(
+        address=address or "local",
+        runtime_env={"env_vars": env},
+        logging_level="WARNING",  # type: ignore[arg-type]
+        include_dashboard=dashboard,
+    )
 
 
 def build_algorithm(cfg: dict):
@@ -350,7 +364,7 @@ class RLlibRun:
         self.checkpoint_dir = run_dir / "checkpoint"
         self.pool_dir = run_dir / "pool"
         self.policy_path = run_dir / "policy.safetensors"
-        self.state = {
+        self.state: dict[str, Any] = {  # JSON: the marker file
             "config": cfg,
             "iteration": 0,
             "env_steps": 0,

@@ -7,6 +7,8 @@ of the policy input; it is a training aid and is never exported.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import torch
 from numba import njit
@@ -83,7 +85,8 @@ def _transposed(layer: nn.Linear) -> torch.Tensor:
     cached = getattr(layer, "_sparse_weight_t", None)
     if cached is None or cached[0] != version or cached[1].shape[::-1] != layer.weight.shape:
         cached = (version, layer.weight.detach().t().contiguous())
-        layer._sparse_weight_t = cached
+        # torch's stubs type Module.__setattr__'s value as Tensor | Module; any object is kept as a plain attribute
+        layer._sparse_weight_t = cached  # type: ignore[assignment]
     return cached[1]
 
 
@@ -128,7 +131,7 @@ def actor_logits(actor: Actor, inputs: torch.Tensor) -> torch.Tensor:
     if actor.kind == "mlp":
         return sparse_mlp(actor.net, inputs[:, :OBS_SIZE].detach().numpy())
     states = inputs[:, OBS_SIZE:].detach().round().to(torch.int64).numpy()
-    obs, rows, actions = sparse_afterstates(states, actor.rules_array)
+    obs, rows, actions = sparse_afterstates(states, actor.afterstate_rules)
     scores = sparse_mlp(actor.net, obs)[:, 0]
     logits = torch.zeros(len(inputs), actor.n_actions, dtype=scores.dtype)
     return logits.index_put((torch.from_numpy(rows), torch.from_numpy(actions)), scores)
@@ -154,7 +157,8 @@ class ActorCritic(nn.Module):
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         if len(self.critic) == 0:  # value_hidden: []
             return features[:, :OBS_SIZE]
-        h = sparse_linear(self.critic[0], features[:, :OBS_SIZE].detach().numpy())
+        first = cast(nn.Linear, self.critic[0])  # nn.Sequential's stubs type its items as Module
+        h = sparse_linear(first, features[:, :OBS_SIZE].detach().numpy())
         return self.critic[1:](h)
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -185,7 +189,7 @@ class SelfPlayPolicy(MaskableActorCriticPolicy):
         features = self.extract_features(obs)
         n = len(features)
         states = features[:, OBS_SIZE:].detach().round().to(torch.int64).numpy()
-        after_obs, rows, moves = sparse_afterstates(states, actor.rules_array)
+        after_obs, rows, moves = sparse_afterstates(states, actor.afterstate_rules)
         taken = moves == actions.detach().to(torch.int64).numpy()[rows]
         if not np.array_equal(np.bincount(rows[taken], minlength=n), np.ones(n, dtype=np.int64)) or (
             action_masks is not None

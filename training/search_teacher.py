@@ -23,7 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import torch
@@ -40,7 +40,7 @@ from sorry_env.evaluation import DEFAULT_WEIGHTS
 from sorry_env.policy_input import public_state, sparse_afterstates
 from sorry_env.rules import DEFAULT_MAX_TURNS
 from sorry_env.scripted_choices import heuristic_choice
-from sorry_env.training.sb3_policy import sparse_mlp
+from sorry_env.training.sb3_policy import ActorCritic, sparse_mlp
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
@@ -207,7 +207,8 @@ def teacher_data(cfg: dict, path: Path, log: Callable[[str], object] = print) ->
         "seconds": np.array(time.time() - start + (0.0 if reused is None else float(reused["seconds"]))),
         "made_by": np.array(made_by),
     }
-    np.savez(path, **data)
+    # numpy's stub lets **kwds also fill savez's allow_pickle: bool, so mypy checks the arrays against bool
+    np.savez(path, **data)  # type: ignore[arg-type]
     log(
         f"distillation: {len(data['counts'])} decisions from {int(data['games'])} games "
         f"in {float(data['seconds']):.0f} s"
@@ -285,7 +286,8 @@ def warm_start(model: MaskablePPO, cfg: dict, run_dir: Path, log: Callable[[str]
     """Distil the config's search teacher into the model's actor (optionally starting from
     another afterstate network's weights). Returns statistics for the run state."""
     d = cfg["distillation"]
-    actor = model.policy.mlp_extractor.actor  # an afterstate actor: training.config.validate checked
+    # typed as sb3's MlpExtractor; the native trainer's SelfPlayPolicy builds an ActorCritic
+    actor = cast(ActorCritic, model.policy.mlp_extractor).actor  # an afterstate actor: training.config.validate checked
     if d["init"] is not None:  # validate checked its sizes too
         actor.net.load_state_dict(load_policy(d["init"])[0].net.state_dict())
     data = teacher_data(cfg, run_dir / "teacher.npz", log)

@@ -140,7 +140,7 @@ def sparse_batch(samples: list) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarra
 def update(actor: Actor, optimizer, samples: list, batch_size: int, epochs: int, rng) -> float:
     """Regress the expected outcome tanh(score / 2) on the lambda-returns; returns the last
     epoch's mean squared error."""
-    losses = []
+    losses: list[float] = []
     for _ in range(epochs):
         order = rng.permutation(len(samples))
         losses = []
@@ -193,6 +193,7 @@ def train(args, evaluate=None) -> dict:
     finished = np.empty(n, dtype=np.int64)
     trajectories = Trajectories(n, args.lam, rules)
     decisions, games_done, updates, start, cpu_start = 0, 0, 0, time.perf_counter(), time.process_time()
+    curve: list[dict]
     next_check, curve, path, agent = 0, [], Path(args.out), None
 
     def check():
@@ -216,7 +217,7 @@ def train(args, evaluate=None) -> dict:
             check()
             next_check += args.eval_every
         games_done += settle(states, rules, args.max_turns, seeds, counters, active, finished)
-        for b in np.flatnonzero(finished != -1):
+        for b in np.flatnonzero(finished != -1).tolist():
             trajectories.finish(b, int(finished[b]))
         (columns, values, offsets), rows, actions = sparse_afterstates(states, rules)
         with torch.no_grad():

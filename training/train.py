@@ -255,6 +255,7 @@ def make_envs(cfg: dict, pool: OpponentPool, seed: int) -> VecEnv:
     """The rollout env of `cfg`: ``envs`` games, batched (config ``rollout: batched``, the
     default: :class:`sorry_env.training.batched_env.BatchedSelfPlayEnv`) or one Gymnasium env each
     (``rollout: per_game``)."""
+    venv: VecEnv
     if cfg["rollout"] == "batched":
         venv = BatchedSelfPlayEnv(cfg, pool)
     else:

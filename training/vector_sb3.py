@@ -23,16 +23,21 @@ env's seed scheme); without it a reset draws fresh seeds.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 
 class BatchVecEnvMethods:
     """The parts of SB3's VecEnv interface that every batched env here answers the same way:
     its games share one set of attributes, the only per-game method is ``action_masks`` (what
     sb3-contrib's MaskablePPO calls through ``env_method``), nothing is wrapped or rendered."""
+
+    # declared only (no attribute here): the batched env and SB3's VecEnv it is mixed into supply them
+    action_masks: Callable[[], np.ndarray]
+    _get_indices: Callable[[VecEnvIndices], Iterable[int]]
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         raise AttributeError(f"the batched env's attributes are shared by all games; cannot set {attr_name!r}")

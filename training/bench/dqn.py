@@ -13,13 +13,14 @@ reward is the env's: +1 / -1 at the end of a game (0 on truncation), 0 otherwise
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .selfplay_env import SNAPSHOT_EVERY
 from .tasks import SELF_PLAY, Task
 
-SETTINGS = {
+SETTINGS: dict[str, Any] = {
     "envs": 32,
     "hidden": [256, 256],
     "learning_rate": 1.0e-4,
@@ -157,5 +158,5 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
             frozen.load_state_dict(online.state_dict())
             last_refresh = steps
     curve.finish(steps, agent)
-    save_network(online, run_dir / "q_network.safetensors", "dqn", task.rules, task.players)
+    save_network(online, run_dir / "q_network.safetensors", "dqn", task.preset, task.players)
     return agent

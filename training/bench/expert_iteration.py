@@ -73,7 +73,7 @@ def _fresh_network(path: Path, task: Task, seed: int) -> None:
     from sorry_env.agents.policy import Actor, save_policy
 
     torch.manual_seed(seed)
-    actor = Actor("afterstate", list(SETTINGS["hidden"]), "relu", task.rules)
+    actor = Actor("afterstate", list(SETTINGS["hidden"]), "relu", task.preset)
     network = {"kind": "afterstate", "hidden": list(SETTINGS["hidden"]), "activation": "relu"}
     training = {"expert_iteration": {"generation": 0, "seed": seed}}
     name = f"bench-expit-{task.name}-gen0"
@@ -103,7 +103,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         params, sizes, _ = pack(current)
         first = (generation - 1) * SETTINGS["games"]
         data = expit.selfplay_games(
-            params, sizes, task.rules, task.players, DEFAULT_MAX_TURNS, search,
+            params, sizes, task.preset, task.players, DEFAULT_MAX_TURNS, search,
             list(range(first, first + SETTINGS["games"])), seed * 1000 + generation,
         )  # fmt: skip
         steps += int(data["decisions"])

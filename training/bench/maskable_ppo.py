@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 from .selfplay_env import SNAPSHOT_EVERY
 from .tasks import SELF_PLAY, Task
 
 # sb3-contrib's defaults except the rollout shape (64 games x 64 steps) and gamma (games are
 # long: about 60 learner moves in 2-player games).
-SETTINGS = {
+SETTINGS: dict[str, Any] = {
     "envs": 64,
     "n_steps": 64,
     "batch_size": 512,

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 from .tasks import SELF_PLAY, Task
 
 # Fixed settings of this baseline (over training.config.DEFAULTS): the shipped configs'
 # rollout shape (128 games x 64 steps) with PPO's common defaults; no warm start.
-SETTINGS = {
+SETTINGS: dict[str, Any] = {
     "network": {"kind": "afterstate", "hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
     "ppo": {
         "learning_rate": 3.0e-4,

@@ -32,8 +32,8 @@ class NetworkAgent(Agent):
 
     acts_in_batches = True
 
-    def __init__(self, scores: Callable, name: str, sample: bool = False):
-        self.scores = scores
+    def __init__(self, scores: Callable | None, name: str, sample: bool = False):
+        self.scores = scores  # None until it is set, before the first game (a self-play opponent's copy)
         self.name = name
         self.sample = sample
         self.reset(None)
@@ -43,6 +43,8 @@ class NetworkAgent(Agent):
 
         if not turns:
             return np.zeros(0, dtype=np.int64)
+        if self.scores is None:
+            raise RuntimeError(f"agent {self.name!r} has no network yet")
         views = [turn.observation() for turn in turns]
         obs = torch.as_tensor(np.stack([v["observation"] for v in views]))
         masks = torch.as_tensor(np.stack([v["action_mask"] for v in views]).astype(bool))

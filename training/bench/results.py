@@ -131,7 +131,7 @@ def read_curve(path: pathlib.Path) -> list[dict]:
         if reader.fieldnames is None or not set(CURVE_FIELDS) <= set(reader.fieldnames):
             raise ValueError(f"{path}: needs the columns {', '.join(CURVE_FIELDS)}")
         for i, raw in enumerate(reader, start=2):
-            row = {}
+            row: dict[str, float | None] = {}
             for key in CURVE_FIELDS:
                 text = raw[key]
                 if key == "normalized" and text == "":
@@ -141,6 +141,7 @@ def read_curve(path: pathlib.Path) -> list[dict]:
                     value = float(text)
                 except (TypeError, ValueError):
                     raise ValueError(f"{path} line {i}: {key} {excerpt(text)} is not a number") from None
+                low: float
                 low, high = (0, 1) if key in ("win_rate", "ci_low", "ci_high") else (0, math.inf)
                 if key == "normalized":
                     low = -math.inf

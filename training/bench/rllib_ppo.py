@@ -13,10 +13,11 @@ from __future__ import annotations
 import copy
 import math
 from pathlib import Path
+from typing import Any
 
 from .tasks import SELF_PLAY, Task
 
-SETTINGS = {
+SETTINGS: dict[str, Any] = {
     "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
     "ppo": {"train_batch_size": 4000, "minibatch_size": 512, "num_epochs": 4, "lr": 3.0e-4, "gamma": 0.995},
     "env_runners": {"num_env_runners": 1, "num_envs_per_env_runner": 1, "rollout_fragment_length": 200},

@@ -34,6 +34,8 @@ def selfplay_env(task: Task, envs: int, seed: int, opponent):
     class EnvObservations(VecEnvWrapper):
         """The batched env's policy inputs seen through the env's observation only."""
 
+        venv: BatchedSelfPlayEnv
+
         def __init__(self, venv):
             # the env's own observation space, as the fixed-opponent learners see it, with its
             # game recorded (a model trained here plays again as an sb3 .zip spec)

@@ -60,6 +60,13 @@ class Task:
     def id(self) -> str:
         return f"{self.name}-v{self.version}"
 
+    @property
+    def preset(self) -> str:
+        """The board-game task's rules preset; ValueError for a task of another game."""
+        if self.rules is None:
+            raise ValueError(f"task {self.name!r} plays {self.game_id}, which has no rules preset")
+        return self.rules
+
     def lineup(self, agent) -> list:
         """The evaluation lineup with `agent` as entry 0 (under team rules entry 2 is its partner)."""
         return [agent, *self.eval_opponents]
