@@ -332,7 +332,12 @@ def create_app(
         Route("/api/games/{game_id}/hint", hint, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    handlers = {GameError: _game_error, BodyError: _body_error, HTTPException: _http_error, Exception: _server_error}
+    handlers: dict[Any, Any] = {
+        GameError: _game_error,
+        BodyError: _body_error,
+        HTTPException: _http_error,
+        Exception: _server_error,
+    }
     guard = Middleware(RequestGuard, hosts=frozenset(hosts))
     app = Starlette(routes=routes, exception_handlers=handlers, middleware=[guard], lifespan=lifespan)
     app.state.server = server

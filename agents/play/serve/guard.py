@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 
 from starlette.requests import ClientDisconnect, Request
 
@@ -98,7 +99,7 @@ class RequestGuard:
         )
         await send_secured({"type": "http.response.body", "body": body})
 
-    def refusal(self, scope, headers: dict[str, str], repeated: list[str] = ()) -> tuple[int, str] | None:
+    def refusal(self, scope, headers: dict[str, str], repeated: Sequence[str] = ()) -> tuple[int, str] | None:
         """(status, message) for a refused request, else None. `repeated`: the SINGLE_HEADERS
         the request gives more than once."""
         if "host" in repeated:

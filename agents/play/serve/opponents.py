@@ -93,6 +93,8 @@ class Opponent:
             return AGENTS[self.agent](seed=seed, **dict(self.settings))
         from sorry_env.agents.policy import PolicyAgent  # imports torch: only when a policy plays
 
+        if self.path is None:
+            raise ValueError("an opponent choice names an agent or a policy file")  # every choice is made with one
         check_policy_file(pathlib.Path(self.path))  # it may have changed since start-up
         return PolicyAgent(self.path, seed=seed)
 
