@@ -25,7 +25,7 @@ from sorry_env.numba_cache import clear_stale
 
 # Agents compile code that calls the engine: recompile when either changes (one rule for every
 # caching package: sorry_env.numba_cache).
-clear_stale("sorry_env.agents", "sorry_env")
+clear_stale("sorry_env.agents", "sorry_env", "sorry_env.board")
 
 from .azsearch import AZSearchAgent  # noqa: E402
 from .base import Agent, CallableAgent, Turn, public_view  # noqa: E402

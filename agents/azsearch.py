@@ -42,11 +42,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env import game
-from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import DEFAULT_MAX_TURNS, N_CARDS, Rules, get_rules
-from sorry_env.simulate import card_chances, is_chance_node, seed_from
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.observation import OBS_SIZE, observe
+from sorry_env.board.rules import DEFAULT_MAX_TURNS, N_CARDS, Rules, get_rules
+from sorry_env.board.simulate import card_chances, is_chance_node, seed_from
 
 from .base import ChoosingAgent, Turn
 from .value_net import net_logits, pack

@@ -22,8 +22,8 @@ import os
 import pathlib
 
 from sorry_env import games
-from sorry_env.board_game import SorryGame
-from sorry_env.rules import Rules
+from sorry_env.board.board_game import SorryGame
+from sorry_env.board.rules import Rules
 
 # The default folder of the shipped files: checkpoints/ beside the package.
 DEFAULT_CHECKPOINTS = pathlib.Path(__file__).resolve().parents[1] / "checkpoints"

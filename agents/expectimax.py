@@ -9,7 +9,7 @@ the search follows the engine's turn order and needs no special case for it.
 
 Depth counts decisions: 1 is the heuristic (score each move's resulting position), 2 adds
 every next card and the reply chosen for it, 3 (the default) one more card and decision, and
-so on. Leaves are scored as chances of winning (:func:`sorry_env.evaluation.win_chance`), so the
+so on. Leaves are scored as chances of winning (:func:`sorry_env.board.evaluation.win_chance`), so the
 search maximizes expected wins rather than expected equity. With ``model_others=1`` the other
 side's decisions are not searched but played as the heuristic would (cheaper, and exact
 against the heuristic).
@@ -22,14 +22,14 @@ determinizations of the hidden cards and adds up the root scores.
 import numpy as np
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env import game
-from sorry_env.evaluation import DEFAULT_WEIGHTS, Weights, seat_equities, seat_score, win_chance
-from sorry_env.geometry import N_SEATS
-from sorry_env.observation import OBS_SIZE
-from sorry_env.rules import N_CARDS
-from sorry_env.scripted_choices import heuristic_choice
-from sorry_env.simulate import (
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS, Weights, seat_equities, seat_score, win_chance
+from sorry_env.board.geometry import N_SEATS
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.rules import N_CARDS
+from sorry_env.board.scripted_choices import heuristic_choice
+from sorry_env.board.simulate import (
     action_buffer,
     after_move_into,
     card_chances,

@@ -1,6 +1,6 @@
 """`greedy`: for the board game (:class:`GreedyAgent`) the move with the most immediate
 progress of its own pawns, Home and the safety zone first (the board game's compiled
-:func:`sorry_env.scripted_choices.greedy_choice`).
+:func:`sorry_env.board.scripted_choices.greedy_choice`).
 Moves are tried with the engine, so bumps and slides count as they happen. For every other
 game (:class:`RankingGreedyAgent`, written once over the registry's API) the move whose result
 ranks highest by the game's own evaluation."""
@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from sorry_env import game
-from sorry_env.scripted_choices import greedy_choice
+from sorry_env.board import game
+from sorry_env.board.scripted_choices import greedy_choice
 
 from .base import Agent, Turn
 

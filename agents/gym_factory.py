@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 from sorry_env.gym_env import SorryGymEnv
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
 from . import as_agent, catalog, set_torch_threads
 from .base import Agent

@@ -1,14 +1,14 @@
 """`heuristic`: a hand-written player. It tries every legal move with the engine and keeps the
-one whose resulting position scores best under :mod:`sorry_env.evaluation` (bumps against the
+one whose resulting position scores best under :mod:`sorry_env.board.evaluation` (bumps against the
 leader, slides, safety and Home, threats weighted by the remaining deck, the backward
-shortcut; the weights are :class:`sorry_env.evaluation.Weights`). The compiled choice is the
-board game's own, :func:`sorry_env.scripted_choices.heuristic_choice`."""
+shortcut; the weights are :class:`sorry_env.board.evaluation.Weights`). The compiled choice is the
+board game's own, :func:`sorry_env.board.scripted_choices.heuristic_choice`."""
 
 import numpy as np
 
-from sorry_env import game
-from sorry_env.evaluation import DEFAULT_WEIGHTS, Weights
-from sorry_env.scripted_choices import heuristic_choice
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS, Weights
+from sorry_env.board.scripted_choices import heuristic_choice
 
 from .base import ChoosingAgent, Turn
 

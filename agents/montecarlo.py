@@ -5,7 +5,7 @@ A playout re-draws what the player cannot see (the draw-pile order; with hands t
 players' hands) from the agent's own generator, plays a root move, then `rollout_plies`
 moves of an epsilon-greedy heuristic player for every seat, and scores the result: 1 for a
 win of the player's side, 0 for a loss, otherwise the heuristic evaluation read as a chance
-of winning (:func:`sorry_env.evaluation.win_chance`), or with ``value=PATH`` the chance a
+of winning (:func:`sorry_env.board.evaluation.win_chance`), or with ``value=PATH`` the chance a
 learned value network gives (:mod:`sorry_env.agents.value_net`, fitted by :mod:`sorry_env.training.value_fit`).
 
 The root moves are compared with common random numbers: in each sampled world (one seed for
@@ -19,13 +19,13 @@ seven that touch nothing between them) are played once.
 import numpy as np
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env import game
-from sorry_env.evaluation import DEFAULT_WEIGHTS, Weights, evaluate, win_chance
-from sorry_env.observation import OBS_SIZE
-from sorry_env.rules import DEFAULT_MAX_TURNS
-from sorry_env.scripted_choices import heuristic_choice
-from sorry_env.simulate import action_buffer, after_move_into, determinize, is_chance_node, seed_from
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS, Weights, evaluate, win_chance
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.rules import DEFAULT_MAX_TURNS
+from sorry_env.board.scripted_choices import heuristic_choice
+from sorry_env.board.simulate import action_buffer, after_move_into, determinize, is_chance_node, seed_from
 
 from .base import ChoosingAgent, Turn
 from .value_net import ValueLeaves, net_win_chance

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from sorry_env import engine as E
-from sorry_env import game
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.rules import PRESETS, Rules
 from sorry_env.extras import extra_for, needs_extra_line
-from sorry_env.rules import PRESETS, Rules
 
 from .base import ChoosingAgent, Turn
 
@@ -80,7 +80,7 @@ def _returns(world: np.ndarray, setup) -> np.ndarray:
     if winner < 0:
         return np.zeros(len(setup.seats))
     if setup.reward == "points":
-        from sorry_env.scoring import scores
+        from sorry_env.board.scoring import scores
 
         points = scores(world, setup.rules)
         return np.array([float(points[s]) for s in setup.seats])

@@ -5,7 +5,7 @@ Policy input
 ------------
 A policy sees one float32 vector per decision (:meth:`sorry_env.games.Game.policy_input`): the
 game's observation of the acting seat, and for the board game
-(:func:`sorry_env.policy_input.policy_input`) the
+(:func:`sorry_env.board.policy_input.policy_input`) the
 env's observation of the acting seat (``OBS_SIZE`` floats) followed by that seat's own view of
 the engine state array (``STATE_SIZE`` small integers; the draw order and, with hands, the
 other hands hidden). Nothing the seat cannot see enters it, so every preset, play for points
@@ -15,7 +15,7 @@ Actor kinds (``network.kind``; a game declares the kinds it plays in ``GameType.
 ----------------------------------------------------------------------------------------------
 - ``mlp``: an MLP maps the observation to one logit per action.
 - ``afterstate``: an MLP scores the observation of the position each legal move leads to
-  (:mod:`sorry_env.policy_input`); the score is that move's logit. One small network, shared by
+  (:mod:`sorry_env.board.policy_input`); the score is that move's logit. One small network, shared by
   all moves, that judges positions: what the heuristic agent does by hand.
 
 Policy file format (one ``.safetensors`` file, loaded without executing code)
@@ -77,11 +77,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from sorry_env import checks, game, games
-from sorry_env.board_game import GAME_TYPE as _BOARD
+from sorry_env import checks, games
+from sorry_env.board import game
+from sorry_env.board.board_game import GAME_TYPE as _BOARD
+from sorry_env.board.policy_input import afterstates
+from sorry_env.board.rules import Rules
 from sorry_env.checks import excerpt
-from sorry_env.policy_input import afterstates
-from sorry_env.rules import Rules
 
 from . import catalog, tensor_file
 from .base import Agent, Turn

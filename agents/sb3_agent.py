@@ -28,11 +28,12 @@ import zipfile
 
 import numpy as np
 
-from sorry_env import files, game
+from sorry_env import files
+from sorry_env.board import game
+from sorry_env.board.policy_input import layout, policy_input, rules_dict, rules_from_dict
+from sorry_env.board.rules import get_rules
 from sorry_env.checks import excerpt
 from sorry_env.gym_space import ENV_ID, FLAT_INPUTS, flat_space, observation_space
-from sorry_env.policy_input import layout, policy_input, rules_dict, rules_from_dict
-from sorry_env.rules import get_rules
 
 from .base import Agent, Turn
 

@@ -23,7 +23,7 @@ ALIASES = {"mcts": "montecarlo"}
 
 # Constructor arguments a spec cannot set: the seed comes from the caller (a tournament seeds
 # every game), and evaluation weights and functions are objects made in code
-# (sorry_env.evaluation.Weights; a game's evaluation for the generic greedy).
+# (sorry_env.board.evaluation.Weights; a game's evaluation for the generic greedy).
 NOT_SETTABLE = ("self", "seed", "weights", "evaluation")
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
-from sorry_env.observation import observe
+from sorry_env.board.observation import observe
 
 if TYPE_CHECKING:
     from .policy import MLP

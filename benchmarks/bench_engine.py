@@ -12,9 +12,9 @@ import time
 import numpy as np
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env import game
-from sorry_env.rules import DEFAULT_PRESET
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.rules import DEFAULT_PRESET
 
 
 @njit  # not cached: it would outlive changes to the engine it inlines

@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env import game
+from sorry_env.board import engine as E
+from sorry_env.board import game
 
 
 def import_base(rev: str, into: Path):

@@ -24,9 +24,10 @@ import time
 
 import numpy as np
 
-from sorry_env import game, raw_env
+from sorry_env import raw_env
 from sorry_env import replay as R
-from sorry_env.rules import DEFAULT_PRESET
+from sorry_env.board import game
+from sorry_env.board.rules import DEFAULT_PRESET
 
 
 def env_positions(render_mode, frames, seed=0):

@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env.agents import Turn, make_agent
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
 
 
 def decision_times(spec: str, rules, games: int, seed: int) -> tuple[list[float], list[float]]:

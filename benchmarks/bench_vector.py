@@ -23,10 +23,10 @@ import time
 import numpy as np
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env import vector as V
-from sorry_env.rules import DEFAULT_PRESET
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.rules import DEFAULT_PRESET
 
 
 @njit  # not cached: benchmarks do not cache compiled code (sorry_env.numba_cache)

@@ -37,12 +37,13 @@ import time
 import numpy as np
 from numba import njit
 
-from sorry_env import PRESETS, game
-from sorry_env import engine as E
+from sorry_env import PRESETS
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.geometry import HOME, SAFE0, START, TRACK
+from sorry_env.board.rules import C1, N_CARDS, R_HAND_SIZE, R_PACK_SIZE, R_PAWNS, R_TEAMS
+from sorry_env.board.state_io import state_from_dict, state_to_dict
 from sorry_env.checks import _token_problem
-from sorry_env.geometry import HOME, SAFE0, START, TRACK
-from sorry_env.rules import C1, N_CARDS, R_HAND_SIZE, R_PACK_SIZE, R_PAWNS, R_TEAMS
-from sorry_env.state_io import state_from_dict, state_to_dict
 
 CHECKS = (
     "no_legal",

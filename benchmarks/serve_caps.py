@@ -16,9 +16,9 @@ import time
 
 import numpy as np
 
-from sorry_env import game
 from sorry_env.agents import Turn, make_agent
-from sorry_env.rules import get_rules
+from sorry_env.board import game
+from sorry_env.board.rules import get_rules
 
 PRESETS = (("hasbro2003", 4), ("hasbro2003_points", 4), ("hasbro2003_teams", 4))
 

@@ -35,9 +35,9 @@ from torch import nn
 from torch.distributions import Categorical
 
 import sorry_env  # noqa: F401  (registers sorry_env/Sorry-v1)
+from sorry_env.board.rules import DEFAULT_PRESET
 from sorry_env.files import make_writable_dir
 from sorry_env.games import BENCH_NETWORK_KEY  # the metadata key of the saved network
-from sorry_env.rules import DEFAULT_PRESET
 
 ENV_ID = "sorry_env/Sorry-v1"
 

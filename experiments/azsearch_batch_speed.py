@@ -16,14 +16,15 @@ import time
 import numpy as np
 import torch
 
-from sorry_env import agents, game
-from sorry_env import engine as E
+from sorry_env import agents
 from sorry_env.agents.azsearch import run_search
 from sorry_env.agents.base import Turn
 from sorry_env.agents.policy import load_policy
 from sorry_env.agents.value_net import pack
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import afterstates
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.policy_input import afterstates
 
 NO_NET = (np.zeros(0, np.float32), np.zeros(0, np.int64))
 C_PUCT, PRIOR_TEMPERATURE = 0.25, 0.1  # the agent's defaults

@@ -17,10 +17,10 @@ import time
 import numpy as np
 import torch
 
-from sorry_env import game
 from sorry_env.agents.policy import load_policy, save_policy
 from sorry_env.agents.value_net import pack
-from sorry_env.policy_input import afterstates
+from sorry_env.board import game
+from sorry_env.board.policy_input import afterstates
 from sorry_env.training import expert_iteration as X
 
 RULES, PLAYERS = "hasbro2003", 2

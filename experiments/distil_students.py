@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from sorry_env import game
 from sorry_env.agents.arena.tournament import run_tournament
 from sorry_env.agents.policy import Actor, load_policy, save_policy
+from sorry_env.board import game
 from sorry_env.training.search_teacher import distil, value_columns
 
 

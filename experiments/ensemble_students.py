@@ -21,7 +21,7 @@ import torch
 from distil_students import against_heuristic  # experiments/ is the script's directory
 
 from sorry_env.agents.policy import Actor, load_policy, save_policy
-from sorry_env.policy_input import rules_from_dict
+from sorry_env.board.policy_input import rules_from_dict
 
 
 def ensemble(actors: list[Actor], rules) -> Actor:

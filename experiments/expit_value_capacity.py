@@ -22,10 +22,11 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from sorry_env import files, game
+from sorry_env import files
 from sorry_env.agents.policy import MLP, load_policy
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import sparse_afterstates
+from sorry_env.board import game
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.policy_input import sparse_afterstates
 from sorry_env.training import expert_iteration as X
 from sorry_env.training.sb3_policy import sparse_mlp
 

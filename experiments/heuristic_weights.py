@@ -1,5 +1,5 @@
 """Is any single weight of the heuristic's evaluation off? Each weight of
-:class:`sorry_env.evaluation.Weights` is scaled (x0.5, x0.75, x1.33, x2 by default) and the
+:class:`sorry_env.board.evaluation.Weights` is scaled (x0.5, x0.75, x1.33, x2 by default) and the
 changed heuristic plays the default one.
 
 Games are paired: each deal (the seed of the shuffles) is played once with the changed
@@ -18,12 +18,12 @@ import numpy as np
 from numba import njit
 from tqdm import tqdm
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env.agents.montecarlo import MAX_TURNS
-from sorry_env.evaluation import DEFAULT_WEIGHTS
-from sorry_env.rules import DEFAULT_PRESET, PRESETS
-from sorry_env.scripted_choices import heuristic_choice
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS
+from sorry_env.board.rules import DEFAULT_PRESET, PRESETS
+from sorry_env.board.scripted_choices import heuristic_choice
 
 # Only the search agents read these (a score as a chance of winning): the heuristic's
 # choices do not depend on them.

@@ -36,8 +36,6 @@ import numpy as np
 from numba import njit
 from tqdm import tqdm
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env.agents.montecarlo import (
     MAX_TURNS,
     SEED_RANGE,
@@ -48,10 +46,12 @@ from sorry_env.agents.montecarlo import (
     playout_result,
 )
 from sorry_env.agents.value_net import NO_NET
-from sorry_env.evaluation import DEFAULT_WEIGHTS
-from sorry_env.rules import CARD_NAMES, DEFAULT_PRESET, PRESETS
-from sorry_env.scripted_choices import heuristic_choice
-from sorry_env.simulate import action_buffer, after_move_into, determinize
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS
+from sorry_env.board.rules import CARD_NAMES, DEFAULT_PRESET, PRESETS
+from sorry_env.board.scripted_choices import heuristic_choice
+from sorry_env.board.simulate import action_buffer, after_move_into, determinize
 
 
 # Not cached: numba cannot cache functions of a module loaded by path (the tests do that).

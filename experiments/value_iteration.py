@@ -42,18 +42,18 @@ from numba import njit, prange
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env.agents.arena.stats import wilson_interval
 from sorry_env.agents.policy import MLP, load_policy
 from sorry_env.agents.value_net import net_logit, pack_mlp
-from sorry_env.evaluation import DEFAULT_WEIGHTS, evaluate, evaluation_logit, win_chance
-from sorry_env.geometry import TRACK
-from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.policy_input import public_state
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, N_CARDS, PRESETS, R_PACK_SIZE, R_PAWNS
-from sorry_env.scripted_choices import heuristic_choice
-from sorry_env.simulate import action_buffer, after_move_into, card_chances, determinize, is_chance_node
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS, evaluate, evaluation_logit, win_chance
+from sorry_env.board.geometry import TRACK
+from sorry_env.board.observation import OBS_SIZE, observe
+from sorry_env.board.policy_input import public_state
+from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, N_CARDS, PRESETS, R_PACK_SIZE, R_PAWNS
+from sorry_env.board.scripted_choices import heuristic_choice
+from sorry_env.board.simulate import action_buffer, after_move_into, card_chances, determinize, is_chance_node
 
 # Compiled functions here are not cached: a cache would outlive changes to the engine and
 # agents they inline (sorry_env.numba_cache only watches the packages).

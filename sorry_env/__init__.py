@@ -1,10 +1,10 @@
 """sorry_env: the board game Sorry! as a fast rules engine and a PettingZoo AEC environment.
 
-- ``env()`` / ``raw_env()``: the PettingZoo environment (:mod:`sorry_env.env`);
+- ``env()`` / ``raw_env()``: the PettingZoo environment (:mod:`sorry_env.board.env`);
   ``parallel_env()``: the same game through PettingZoo's Parallel API, turn-based
   (:mod:`sorry_env.parallel`).
-- :mod:`sorry_env.game`: the engine as plain functions, for search and tools.
-- :mod:`sorry_env.rules`: rule configurations and presets.
+- :mod:`sorry_env.board.game`: the engine as plain functions, for search and tools.
+- :mod:`sorry_env.board.rules`: rule configurations and presets.
 - ``gymnasium.make("sorry_env/Sorry-v1", num_players=2, opponents=["heuristic"])``: a
   single-agent Gymnasium env (one seat learns, agents play the others), defined in
   :mod:`sorry_env.gym_env` and registered here with the entry point
@@ -28,15 +28,18 @@ from .numba_cache import clear_stale as _clear_stale
 
 _guard_module_run()  # python -m sorry_env...: a missing extra ends the run with one line (extras)
 
-_clear_stale("sorry_env")  # the engine depends on no other package (see numba_cache)
+_clear_stale("sorry_env", "sorry_env.board")  # the doors (vector envs) compile against the board game's engine
 
-from .env import env, raw_env
+from .board import game, state_io
+from .board.env import env, raw_env
+from .board.rules import CARD_NAMES, PRESETS, Rules, get_rules
+from .board.state_io import state_from_dict, state_to_dict
 from .parallel import parallel_env
-from .rules import CARD_NAMES, PRESETS, Rules, get_rules
-from .state_io import state_from_dict, state_to_dict
 from .version import ENV_ID, ENV_VERSION, GYM_ENV_ID, LAYOUT_VERSION, __version__
 
 __all__ = [
+    "game",
+    "state_io",
     "env",
     "raw_env",
     "parallel_env",
@@ -56,7 +59,7 @@ __all__ = [
 if _register is not None:
     from .games import other_builtin_game_types as _other_builtin_game_types
 
-    _register("aec", ENV_ID, entry_point="sorry_env.env:env")  # the board game (sorry_env.version)
+    _register("aec", ENV_ID, entry_point="sorry_env.board.env:env")  # the board game (sorry_env.version)
     _register("parallel", ENV_ID, entry_point="sorry_env.parallel:parallel_env")  # turn-based
     # Every other built-in game's env by its id (importing a game's module defines its compiled
     # code but compiles nothing).

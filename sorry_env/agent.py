@@ -22,10 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from . import engine as E
-from . import game, games
-from .observation import OBS_SIZE, observe
-from .rules import Rules, get_rules
+from . import games
+from .board import engine as E
+from .board import game
+from .board.observation import OBS_SIZE, observe
+from .board.rules import Rules, get_rules
 
 
 class Agent:
@@ -63,7 +64,7 @@ def public_view(state: np.ndarray, rules: Rules, rng: np.random.Generator) -> np
     """A copy of `state` with everything the acting player cannot see re-drawn from `rng`:
     the draw-pile order, the other players' hands (play for points; dealt again from the
     unseen cards) and the generator state."""
-    return game.public_view(state, rules, rng)  # one home: sorry_env.game
+    return game.public_view(state, rules, rng)  # one home: sorry_env.board.game
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,7 +93,7 @@ class Turn:
     def game(self) -> games.Game:
         """This turn's game in the registry's API (what the agents written once for every game
         search with: :class:`sorry_env.games.Game`)."""
-        from .board_game import SorryGame
+        from .board.board_game import SorryGame
 
         return SorryGame(self.rules)
 

@@ -1,8 +1,8 @@
 """Input checks at the public edges: short quotes of bad input, and the state array's header.
 
-The compiled functions of :mod:`sorry_env.engine` trust their arguments (numba does not
+The compiled functions of :mod:`sorry_env.board.engine` trust their arguments (numba does not
 check indices; a corrupted state can read or write out of bounds and crash the process).
-The Python-level functions of :mod:`sorry_env.game` call :func:`check_state` once per call,
+The Python-level functions of :mod:`sorry_env.board.game` call :func:`check_state` once per call,
 before any compiled code, so a state array that did not come from the engine is a
 ValueError there instead.
 """
@@ -15,9 +15,9 @@ import unicodedata
 import numpy as np
 from numba import njit
 
-from . import engine as E
-from .geometry import HOME, N_SEATS, START, TRACK
-from .rules import N_CARDS, R_FIRE_ICE, R_PACK, R_PACK_SIZE, R_PAWNS
+from .board import engine as E
+from .board.geometry import HOME, N_SEATS, START, TRACK
+from .board.rules import N_CARDS, R_FIRE_ICE, R_PACK, R_PACK_SIZE, R_PAWNS
 
 _repr = reprlib.Repr()
 _repr.maxlevel, _repr.maxstring, _repr.maxother, _repr.maxlong = 3, 40, 40, 40

@@ -1,5 +1,5 @@
 """The one PettingZoo AEC env of every registered game (:mod:`sorry_env.games`), written over
-its functional API: a game's own env (the board game's :mod:`sorry_env.env`, and the
+its functional API: a game's own env (the board game's :mod:`sorry_env.board.env`, and the
 ``env.py`` of a game's folder) is a thin adaptor that declares what differs (its arguments,
 faster in-place engine calls, rewards under scoring rules, extra infos, pictures) and a game
 without an env of its own uses :class:`GameEnv` as it is.
@@ -25,7 +25,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from .game import check_seed
+from .board.game import check_seed
 from .games import Game, load_game
 
 NO_LIMIT = int(np.iinfo(np.int64).max)  # the max_turns of an env that never truncates

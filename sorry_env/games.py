@@ -33,7 +33,7 @@ import numpy as np
 # The registry line of each built-in game, the board game first: the module whose import
 # registers it. Imported on first use, so `import sorry_env` compiles no game it does not need.
 GAME_MODULES: tuple[str, ...] = (
-    "sorry_env.board_game",
+    "sorry_env.board.board_game",
     "sorry_env.express.express_game",
 )
 
@@ -91,7 +91,7 @@ class GameType:
     policy_format_version: int = 1
     policy_kinds: tuple[str, ...] = ("mlp",)
     policy_records_rules: bool = False
-    # Whether its board has a drawn layout (sorry_env.board_layout, sorry_env.draw): sorry-replay
+    # Whether its board has a drawn layout (sorry_env.board.board_layout, sorry_env.board.draw): sorry-replay
     # --gif and board images draw its positions, and the browser game draws the board and plays
     # it by clicks on the cells (Game.play_view's page); False: the page shows Game.render_text
     # and lists the moves.
@@ -105,7 +105,7 @@ class GameType:
     # seats named by colour, its move texts naming the mover, turns counted as "turns".
     original_replay_format: bool = False
     # True for a game whose compiled engine steps many games at once and scores afterstates
-    # (the board game's sorry_env.engine): the batched trainers need it (sorry-train's
+    # (the board game's sorry_env.board.engine): the batched trainers need it (sorry-train's
     # MaskablePPO, TD(lambda), expert iteration, RLlib and sorry-bench's baselines on them);
     # a game without one trains with the plain-torch PPO over this registry (training/game_ppo.py).
     batched_step: bool = False

@@ -6,8 +6,8 @@ Import                 ``gymnasium.make("sorry_env/Sorry-v1", ...)`` after ``imp
                        SorryGymEnv`` (opponents as agents or functions)
 Observation space      ``Dict(observation=Box(0, 1, (1184,), float32),
                        action_mask=Box(0, 1, (n_actions,), int8))``: the PettingZoo env's,
-                       from the same encoder (:func:`sorry_env.observation.observe`)
-Action space           ``Discrete(n_actions)``: 142 for the default rules (see ``sorry_env.env``)
+                       from the same encoder (:func:`sorry_env.board.observation.observe`)
+Action space           ``Discrete(n_actions)``: 142 for the default rules (see ``sorry_env.board.env``)
 Legal actions          ``obs["action_mask"]``, or ``env.action_masks()`` (bool; sb3-contrib)
 Reward                 the learner's own: +1 win / -1 loss at the end (``reward="win"``), or its
                        end-of-game points (``reward="points"``); 0 before, 0 on truncation
@@ -36,7 +36,7 @@ render_mode=None, make_opponent=None)``
   ``info["illegal_action"]``; ``"raise"``: ValueError naming the legal actions.
 - ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` (a ``uint8[640, 640, 3]`` picture) or
   ``"human"`` (a pygame window, redrawn after every reset and step): the PettingZoo env's
-  pictures of the board after the last move (:mod:`sorry_env.board_render`).
+  pictures of the board after the last move (:mod:`sorry_env.board.board_render`).
 - ``opponent_sampler``: a function ``(np_random, n) -> n opponents`` called at every reset
   instead of the fixed ``opponents`` (self-play pools: :class:`sorry_env.training.opponents.OpponentPool`).
 
@@ -48,9 +48,9 @@ card. The ``k``-th reset without a seed after ``reset(seed=s)`` deals the game
 ``raw_env().reset(seed=s + k * 2**32)`` deals (the batched envs' episode seeds,
 :mod:`sorry_env.vector`). ``step`` plays the learner's action, then the opponents, until the
 learner must act again or the game ends. Every move is played through the board game's
-PettingZoo env (:class:`sorry_env.env.raw_env`, the same arguments' checks, rewards, end of
+PettingZoo env (:class:`sorry_env.board.env.raw_env`, the same arguments' checks, rewards, end of
 game and pictures); this env is the learner's view of it. Options: ``{"state": STATE_DICT}``
-(:mod:`sorry_env.state_io`), ``{"seat": s}`` (this episode's learner seat). ``info`` from
+(:mod:`sorry_env.board.state_io`), ``{"seat": s}`` (this episode's learner seat). ``info`` from
 ``reset``: ``learner_seat`` and ``opponents`` (their names, in turn order after the
 learner); at the end: ``learner_won``, ``learner_seat``, ``opponents`` and, with scoring
 rules, ``score``.
@@ -72,14 +72,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import game
 from .agent import Agent, CallableAgent, Turn, agent_label, checked_action, one_per_seat
-from .board_render import RENDER_MODES
-from .env import raw_env
+from .board import game
+from .board.board_render import RENDER_MODES
+from .board.env import raw_env
+from .board.observation import OBS_SIZE
+from .board.policy_input import INPUT_SIZE, STATE_SIZE, own_view, public_state
+from .board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as gym_env.X)
-from .observation import OBS_SIZE
-from .policy_input import INPUT_SIZE, STATE_SIZE, own_view, public_state
-from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
 ILLEGAL_REWARD = -1.0
 
@@ -270,7 +270,7 @@ class SorryGymEnv(gymnasium.Env):
         return self._aec._mask.astype(bool) & (not self._over)
 
     def render(self):
-        """The board after the last move (the PettingZoo env's pictures: :mod:`sorry_env.board_render`)."""
+        """The board after the last move (the PettingZoo env's pictures: :mod:`sorry_env.board.board_render`)."""
         return self._aec.render()
 
     def close(self):
@@ -284,15 +284,15 @@ class SorryGymEnv(gymnasium.Env):
 
     def public_state(self) -> np.ndarray:
         """The engine state without its hidden parts (draw-pile order, generator): the extra
-        input of the trained policies (:mod:`sorry_env.policy_input`)."""
+        input of the trained policies (:mod:`sorry_env.board.policy_input`)."""
         out = np.empty(STATE_SIZE, dtype=np.int64)
         public_state(self._aec._game(), out)
         return out
 
     def own_view(self) -> np.ndarray:
-        """What the learner may know of the engine state (:func:`sorry_env.engine.own_view`:
+        """What the learner may know of the engine state (:func:`sorry_env.board.engine.own_view`:
         the public state, with hands also the other hands hidden): the extra input of the
-        trained policies (:mod:`sorry_env.policy_input`)."""
+        trained policies (:mod:`sorry_env.board.policy_input`)."""
         out = np.empty(STATE_SIZE, dtype=np.int64)
         own_view(self._aec._game(), self._aec._rules_array, self.learner_seat, out)
         return out
@@ -306,7 +306,7 @@ class SorryGymEnv(gymnasium.Env):
         )
 
     def state_dict(self) -> dict:
-        """The current position as a JSON-able state dict (see sorry_env.state_io)."""
+        """The current position as a JSON-able state dict (see sorry_env.board.state_io)."""
         return self._aec.state_dict()
 
     # -- internals ----------------------------------------------------------------------
@@ -347,7 +347,7 @@ class SorryGymEnv(gymnasium.Env):
 
 
 class PolicyInputWrapper(gymnasium.ObservationWrapper):
-    """Observations as the trained policies' input vectors (:mod:`sorry_env.policy_input`): the
+    """Observations as the trained policies' input vectors (:mod:`sorry_env.board.policy_input`): the
     env's observation followed by :meth:`SorryGymEnv.own_view`. What the self-play
     trainer learns from; ``action_masks()`` passes through."""
 

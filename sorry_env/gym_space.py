@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from sorry_env import game
-from sorry_env.observation import OBS_SIZE
+from sorry_env.board import game
+from sorry_env.board.observation import OBS_SIZE
 from sorry_env.version import GYM_ENV_ID
 
-from .policy_input import INPUT_SIZE, layout, rules_dict
+from .board.policy_input import INPUT_SIZE, layout, rules_dict
 
 ENV_ID = GYM_ENV_ID  # one home: sorry_env/version.py
 

@@ -9,24 +9,24 @@
 
 Parameters: ``players`` (2, 3 or 4; the env's default seats), ``rules`` (a preset name,
 ``sorry_env.PRESETS``), ``max_turns`` (cards played before the game is a draw; default
-:data:`sorry_env.rules.DEFAULT_MAX_TURNS`), ``reward`` (``"win"``: +1 to the winner's side,
+:data:`sorry_env.board.rules.DEFAULT_MAX_TURNS`), ``reward`` (``"win"``: +1 to the winner's side,
 -1 to the others; ``"points"``: the rules' end-of-game points, play-for-points presets only).
 
 Every random event is a chance node with its probabilities, in the order the game has them:
 the first player (uniform over the seats, outcome = the player id), then each card drawn
-(outcome = the card index of :data:`sorry_env.rules.CARD_NAMES`, probability = its share of
+(outcome = the card index of :data:`sorry_env.board.rules.CARD_NAMES`, probability = its share of
 the draw pile; an empty pile is the discards about to be reshuffled). With hands (play for
 points) the initial deal is one chance node per card, seat by seat, and a player's
 replacement card is a chance node right after the move. Player ids 0..n-1 are the seats in
 play in seat order (2 players: seats 0 and 2). Player actions and their ids are the env's
-(:mod:`sorry_env.engine`, docs/action-space.md).
+(:mod:`sorry_env.board.engine`, docs/action-space.md).
 
 The game type is imperfect information (one registration covers every preset; ISMCTS needs
 that type): without hands no decision depends on anything hidden (every draw is a chance
 node), with hands the other players' hands are private. ``observation_tensor(p)`` is the
-env's observation of player p (:mod:`sorry_env.observation`, 1184 floats), which already
+env's observation of player p (:mod:`sorry_env.board.observation`, 1184 floats), which already
 counts other hands as unseen; ``information_state_tensor(p)`` is the same vector and
-``information_state_string(p)`` the engine's own view (:func:`sorry_env.engine.own_view`)
+``information_state_string(p)`` the engine's own view (:func:`sorry_env.board.engine.own_view`)
 of player p: histories that leave p the same view share one information state (the view is
 Markov: it holds everything public plus p's hand, not the order of past moves).
 ``resample_from_infostate(p, sampler)`` re-deals what p cannot see.
@@ -43,13 +43,13 @@ import json
 import numpy as np
 import pyspiel
 
-from . import engine as E
-from . import game as G
+from .board import engine as E
+from .board import game as G
+from .board.observation import OBS_SIZE, observe
+from .board.rules import CARD_NAMES, DEFAULT_MAX_TURNS, DEFAULT_PRESET, N_CARDS, PRESETS, get_rules
+from .board.scoring import max_points, scores
+from .board.state_io import state_from_dict
 from .checks import check_state, excerpt
-from .observation import OBS_SIZE, observe
-from .rules import CARD_NAMES, DEFAULT_MAX_TURNS, DEFAULT_PRESET, N_CARDS, PRESETS, get_rules
-from .scoring import max_points, scores
-from .state_io import state_from_dict
 
 SHORT_NAME = "python_sorry"
 # OpenSpiel keeps max_game_length (max_turns times the decisions of one card, up to 7) in a
@@ -195,7 +195,7 @@ class SorryGame(pyspiel.Game):
 
     def new_initial_state(self, position: str | dict | None = None) -> SorryState:
         """The start of a game; or, given a position in the project's JSON form (the dict of
-        :func:`sorry_env.state_io.state_to_dict`, or its JSON text), a state there with no
+        :func:`sorry_env.board.state_io.state_to_dict`, or its JSON text), a state there with no
         history, as :meth:`state_from_engine` makes. This is the way to store and restore a
         position: ``pyspiel.serialize_game_and_state`` writes a pickle for Python games, and
         ``pyspiel.deserialize_game_and_state`` unpickles it (docs/integrations.md)."""
@@ -206,7 +206,9 @@ class SorryGame(pyspiel.Game):
             try:
                 data = json.loads(position)
             except (ValueError, RecursionError):
-                raise ValueError(f"{SHORT_NAME}: a position is the JSON of sorry_env.state_io.state_to_dict") from None
+                raise ValueError(
+                    f"{SHORT_NAME}: a position is the JSON of sorry_env.board.state_io.state_to_dict"
+                ) from None
         if not isinstance(data, dict):
             raise ValueError(f"{SHORT_NAME}: a position is a state_io.state_to_dict dict, got {excerpt(data)}")
         state = state_from_dict(data, self.setup.rules, seed=0)
@@ -373,7 +375,7 @@ class SorryState(pyspiel.State):
 
     def resample_from_infostate(self, player_id: int, probability_sampler) -> SorryState:
         """A state `player_id` cannot tell from this one: with hands the other hands and the
-        draw pile re-dealt (:func:`sorry_env.engine.determinize`); without hands, a copy."""
+        draw pile re-dealt (:func:`sorry_env.board.engine.determinize`); without hands, a copy."""
         clone = self.clone()
         if self._game.rules.hand_size:
             seed = int(probability_sampler() * 2**32) & 0xFFFFFFFF
@@ -382,7 +384,7 @@ class SorryState(pyspiel.State):
 
     @property
     def engine_state(self) -> np.ndarray:
-        """A copy of the engine state array (sorry_env.game functions read it)."""
+        """A copy of the engine state array (sorry_env.board.game functions read it)."""
         return self._state.copy()
 
     def __str__(self) -> str:

@@ -7,12 +7,12 @@ move, and ``infos[agent]["active_agent"]`` names that player for every agent (as
 ``turn_based_aec_to_parallel`` does). Turn order is the game's, not a cycle: a 2 lets the same
 player move again, so one agent may act in several steps in a row.
 
-- Arguments: those of :func:`sorry_env.env` (``num_players``, ``seats``, ``rules``,
+- Arguments: those of :func:`sorry_env.board.env` (``num_players``, ``seats``, ``rules``,
   ``max_turns``, ``render_mode``, ``reward``); observations, rewards, ``state()`` and
   ``state_space`` are the AEC env's.
 - Each step returns every agent's observation and the step's reward; when the game ends
   (a win, ``max_turns``, or an illegal move by the player to move: PettingZoo's
-  TerminateIllegalWrapper as in :func:`sorry_env.env`, -1 to the offender), every agent is
+  TerminateIllegalWrapper as in :func:`sorry_env.board.env`, -1 to the offender), every agent is
   terminated or truncated in that step and ``agents`` is empty afterwards.
 - A step without the mover's action, or after the game is over, raises with the reason.
 
@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
-from .env import env
+from .board.env import env
 
 
 def parallel_env(**kwargs: Any) -> SorryParallelEnv:
-    """The board game as a turn-based PettingZoo ParallelEnv (arguments: :func:`sorry_env.env`'s)."""
+    """The board game as a turn-based PettingZoo ParallelEnv (arguments: :func:`sorry_env.board.env`'s)."""
     return SorryParallelEnv(env(**kwargs))
 
 

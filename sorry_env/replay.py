@@ -11,14 +11,14 @@ and everything seen on the way::
 
     {
       "format": "sorry-replay/1",
-      "rules": {...},             # the complete Rules (sorry_env.rules.Rules fields)
+      "rules": {...},             # the complete Rules (sorry_env.board.rules.Rules fields)
       "seats": [0, 2],            # seats in play
-      "seed": 123456789,          # the engine seed of sorry_env.game.new_state
+      "seed": 123456789,          # the engine seed of sorry_env.board.game.new_state
       "first_seat": 2,            # who moved first (sorry-eval rotates it; null: the seed's choice)
       "max_turns": 2000,
       "players": [{"agent": "heuristic", "seat": 2}, ...],    # the lineup, in lineup order
       "source": {"tool": "sorry-eval", "tournament_seed": 0, "game": 0},
-      "initial_state": {...},     # state dict (sorry_env.state_io) before the first move
+      "initial_state": {...},     # state dict (sorry_env.board.state_io) before the first move
       "moves": [{"turn": 0, "seat": 2, "card": "5", "action": 14,
                  "description": "Yellow plays 5: Y1 moves 5 forward from square 34 to square 39.",
                  "state": {...}}, ...],                # the state dict after each move
@@ -36,7 +36,7 @@ Replaying starts a new game from ``seed`` (and ``first_seat``), checks it agains
 legal and that the state after it equals the recorded one; a file whose states, actions or
 result do not match is refused with the first difference named. So a replay is the game
 itself, re-run, never just the file's pictures. Move descriptions come from
-:mod:`sorry_env.narrate` (pawn labels stable through the game). Needs no torch.
+:mod:`sorry_env.board.narrate` (pawn labels stable through the game). Needs no torch.
 """
 
 from __future__ import annotations
@@ -360,7 +360,7 @@ def write_gif(rep: Replay, path, fps: float = 2.0, size: int = 640) -> int:
         raise ReplayError(f"a GIF draws the board game's board; {rep.game_type.long_name} has none")
     from PIL import GifImagePlugin, Image  # Pillow only when pictures are asked for
 
-    from .draw import draw_board
+    from .board.draw import draw_board
 
     def frame(k: int):
         caption = "start of the game" if k == 0 else f"{k}. {rep.descriptions[k - 1]}"

@@ -5,7 +5,7 @@ gives one action per game, for whichever seat is to move in that game. Games tha
 reset in the same call (see *Autoreset* below). The compiled-opponent mode (the caller acts
 for one learner seat, random / greedy / heuristic opponents move inside the compiled loop)
 lives beside it in :mod:`sorry_env.vector_opponents` (its opponents are the board game's
-compiled scripted choices, :mod:`sorry_env.scripted_choices`). Both modes share the per-game
+compiled scripted choices, :mod:`sorry_env.board.scripted_choices`). Both modes share the per-game
 primitives below.
 
 Gymnasium's vector wrappers (``RecordEpisodeStatistics``, ``NormalizeReward``) want one reward
@@ -15,7 +15,7 @@ compiled opponents), not ``SorryVectorEnv``, whose rewards are per seat.
 
 Arrays (``B = num_envs``, ``N = n_actions``)
 ------------------------------------------------
-``observation``  float32[B, 1184]  the single env's observation (:mod:`sorry_env.observation`)
+``observation``  float32[B, 1184]  the single env's observation (:mod:`sorry_env.board.observation`)
                                    of the seat to move in each game
 ``action_mask``  int8[B, N]        1 on the legal actions of that seat
 rewards          float32[B, 4]     per seat (index = seat): +1 to the winning side, -1 to the
@@ -59,12 +59,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from numba import njit, prange
 
-from . import engine as E
-from . import game
+from .board import engine as E
+from .board import game
+from .board.geometry import N_SEATS
+from .board.observation import OBS_SIZE, observe
+from .board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
 from .game_env import check_max_turns
-from .geometry import N_SEATS
-from .observation import OBS_SIZE, observe
-from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
 
 SEED_LIMIT = 2**32  # game seeds must be below this (episode k adds k * 2**32)
 

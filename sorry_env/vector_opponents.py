@@ -4,8 +4,8 @@ opponent move).
 
 Layering: the batched engine core (seeds, autoreset, observation and mask buffers, action
 checks) is :mod:`sorry_env.vector`; the opponents' move choices are the board game's compiled
-scripted choices (:func:`sorry_env.scripted_choices.greedy_choice`,
-:func:`sorry_env.scripted_choices.heuristic_choice`, the ones the ``greedy`` and ``heuristic``
+scripted choices (:func:`sorry_env.board.scripted_choices.greedy_choice`,
+:func:`sorry_env.board.scripted_choices.heuristic_choice`, the ones the ``greedy`` and ``heuristic``
 agents call); this module's compiled loop calls both. Opponents here are named by data
 (:data:`OPPONENT_KINDS`: names of compiled choosers), not agent specs.
 
@@ -22,7 +22,7 @@ agents call); this module's compiled loop calls both. Opponents here are named b
   again or the game ends. Observations and masks are the learner's. ``rewards`` is
   float32[B]: +1 when the learner's side won, -1 when another side won, 0 otherwise.
 - ``policy_input=True`` makes the observation the trained policies' input vector
-  (:mod:`sorry_env.policy_input`: the observation followed by the learner's own view of the
+  (:mod:`sorry_env.board.policy_input`: the observation followed by the learner's own view of the
   state array), as the MaskablePPO trainer uses.
 - ``infos["opponent_moves"]``: opponent moves played in this step, per game (their cost per
   learner step is what ``benchmarks/bench_vector.py`` reports).
@@ -45,16 +45,16 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from numba import njit, prange
 
-from . import engine as E
 from . import vector as V
 from .agent import one_per_seat
-from .evaluation import DEFAULT_WEIGHTS
+from .board import engine as E
+from .board.evaluation import DEFAULT_WEIGHTS
+from .board.observation import OBS_SIZE, observe
+from .board.policy_input import own_view
+from .board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
+from .board.scripted_choices import greedy_choice, heuristic_choice
 from .generator import advance, mix
 from .gym_space import flat_space
-from .observation import OBS_SIZE, observe
-from .policy_input import own_view
-from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
-from .scripted_choices import greedy_choice, heuristic_choice
 
 OPPONENT_KINDS = ("random", "greedy", "heuristic")
 RANDOM, GREEDY, HEURISTIC = range(3)
@@ -145,7 +145,7 @@ def _start(b, states, rules, active, seats, kinds, weights, game_seeds, episodes
 @njit(cache=True)
 def _write_own_view(state, rules, learner, with_state, out):
     """With `with_state`, the learner's own view of the state array after the observation in
-    `out` (the trained policies' input vector, :mod:`sorry_env.policy_input`)."""
+    `out` (the trained policies' input vector, :mod:`sorry_env.board.policy_input`)."""
     if with_state:
         public = np.empty(E.STATE_SIZE, dtype=np.int64)
         own_view(state, rules, learner, public)

@@ -10,9 +10,10 @@ Home is 6 steps past it, so a pawn on track square 57 is 11 steps from Home, on 
 import numpy as np
 import pytest
 
-from sorry_env import PRESETS, game, state_from_dict
-from sorry_env import engine as E
+from sorry_env import PRESETS, state_from_dict
 from sorry_env.agents import AGENTS, MonteCarloAgent, Turn, make_agent
+from sorry_env.board import engine as E
+from sorry_env.board import game
 
 # Small budgets keep the file fast; the search logic is the same at any budget.
 SPECS = ["random", "greedy", "heuristic", "expectimax", "montecarlo:iterations=24"]

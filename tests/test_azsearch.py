@@ -10,13 +10,14 @@ import pytest
 import torch
 from float_margins import TOLERANCE, decisive  # tests/ is on sys.path (pytest rootdir import mode)
 
-from sorry_env import agents, game
-from sorry_env import engine as E
+from sorry_env import agents
 from sorry_env.agents.azsearch import AZSearchAgent, run_search, run_search_many, search_policy
 from sorry_env.agents.base import Turn
 from sorry_env.agents.policy import PolicyAgent
 from sorry_env.agents.value_net import net_logit, net_logits, pack
-from sorry_env.rules import get_rules
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.rules import get_rules
 from sorry_env.training import expert_iteration as X
 from sorry_env.training.config import EXPIT, merge_config
 
@@ -42,8 +43,8 @@ def _decisions(count, seed=0, min_moves=3, players=2):
 
 def _afterstate_scores(turn, params, sizes):
     """(actions, the compiled network's logit of each legal move's afterstate, torch's)."""
-    from sorry_env.observation import OBS_SIZE
-    from sorry_env.policy_input import afterstates
+    from sorry_env.board.observation import OBS_SIZE
+    from sorry_env.board.policy_input import afterstates
 
     obs, _, actions = afterstates(turn.state[None].astype(np.int64), game.rules_array(turn.rules))
     x = np.ascontiguousarray(obs[:, :OBS_SIZE], dtype=np.float32)
@@ -130,8 +131,8 @@ def test_batched_network_scores_do_not_depend_on_the_batch_and_match_the_one_pos
     """net_logits adds each row's products in net_logit's order without BLAS, so its scores
     are net_logit's bit for bit whatever the batch and the CPU (OpenBLAS's kernels differ: .ci/run
     runs this file under two of them); torch's differ only by float32 rounding."""
-    from sorry_env.observation import OBS_SIZE
-    from sorry_env.policy_input import afterstates
+    from sorry_env.board.observation import OBS_SIZE
+    from sorry_env.board.policy_input import afterstates
 
     params, sizes, _ = pack(VALUE)
     states = np.array([t.state for t in _decisions(30, seed=4)])
@@ -410,7 +411,7 @@ def test_the_value_target_blends_the_outcome_with_the_searchs_value():
 
 
 def test_the_sparse_losses_equal_the_dense_network_and_diagnostics_do_not_depend_on_the_chunk(monkeypatch):
-    from sorry_env.policy_input import afterstates
+    from sorry_env.board.policy_input import afterstates
 
     params, sizes, _ = pack(VALUE)
     settings = {

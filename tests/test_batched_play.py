@@ -6,13 +6,13 @@ import pytest
 import torch
 from float_margins import decisive, near_tie  # tests/ is on sys.path (pytest rootdir import mode)
 
-from sorry_env import game
 from sorry_env.agents import Turn, make_agent
 from sorry_env.agents import policy as policy_module
 from sorry_env.agents.arena.play import Table
 from sorry_env.agents.arena.tournament import run_tournament
 from sorry_env.agents.policy import PolicyAgent
-from sorry_env.policy_input import policy_input
+from sorry_env.board import game
+from sorry_env.board.policy_input import policy_input
 
 POLICY = "checkpoints/sorry-2p.safetensors"
 

@@ -7,11 +7,11 @@ import pytest
 import torch
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env.agents import Agent
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import INPUT_SIZE, policy_input
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.policy_input import INPUT_SIZE, policy_input
 from sorry_env.training import train as T
 from sorry_env.training.batched_env import BatchedSelfPlayEnv
 from sorry_env.training.config import load_config
@@ -282,8 +282,8 @@ def test_per_game_rollouts_still_train_and_a_run_from_before_the_key_resumes_bat
 def test_afterstates_are_the_observations_after_each_legal_move(rules, players):
     """sparse_afterstates (and afterstates, its dense form) against the engine move by move:
     each legal move played before the draw, then observed by the mover."""
-    from sorry_env.observation import observe
-    from sorry_env.policy_input import afterstates, sparse_afterstate_observations, sparse_afterstates
+    from sorry_env.board.observation import observe
+    from sorry_env.board.policy_input import afterstates, sparse_afterstate_observations, sparse_afterstates
     from sorry_env.training.sb3_policy import sparse_rows
 
     cfg = smoke_cfg(rules=rules, num_players=players)

@@ -304,7 +304,7 @@ def test_the_single_file_ppo_saves_a_network_that_plays_as_an_agent(tiny_setting
 
 
 def test_self_play_env_shows_the_learner_the_envs_observation_and_the_copy_plays_the_rest():
-    from sorry_env.observation import OBS_SIZE
+    from sorry_env.board.observation import OBS_SIZE
     from sorry_env.training.bench.network_agent import NetworkAgent
     from sorry_env.training.bench.selfplay_env import selfplay_env
 
@@ -344,7 +344,7 @@ def test_the_self_play_copy_stays_frozen_between_refreshes(
     """The opponents' network, probed at every move they make, changes only when refreshed:
     once in a 256-step run refreshed every 128 steps (both learners update several times in
     between), never without a refresh."""
-    from sorry_env.observation import OBS_SIZE
+    from sorry_env.board.observation import OBS_SIZE
     from sorry_env.training.bench import selfplay_env as module
 
     monkeypatch.setitem(

@@ -1,12 +1,12 @@
-"""Board layout (sorry_env.board_layout): the drawn board's geometry matches the rules' board."""
+"""Board layout (sorry_env.board.board_layout): the drawn board's geometry matches the rules' board."""
 
 import itertools
 import json
 
 import pytest
 
-from sorry_env import board_layout as L
-from sorry_env import geometry as G
+from sorry_env.board import board_layout as L
+from sorry_env.board import geometry as G
 
 
 def _on_edge(cell):

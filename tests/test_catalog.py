@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 import torch
 
-from sorry_env import agents, game, games
+from sorry_env import agents, games
 from sorry_env.agents import catalog, make_agent
 from sorry_env.agents.policy import Actor, PolicyAgent, read_metadata, save_policy
-from sorry_env.rules import get_rules
+from sorry_env.board import game
+from sorry_env.board.rules import get_rules
 
 FAMILIES = [
     ("hasbro2003", 2),

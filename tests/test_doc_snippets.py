@@ -61,8 +61,8 @@ def test_snippet_runs_from_another_folder(key, code, tmp_path):
 
 def test_the_docs_give_the_input_sizes_the_code_has():
     """Every "N floats" in the docs is the observation's size or the trained policies' input size."""
-    from sorry_env.observation import OBS_SIZE
-    from sorry_env.policy_input import INPUT_SIZE
+    from sorry_env.board.observation import OBS_SIZE
+    from sorry_env.board.policy_input import INPUT_SIZE
 
     root = pathlib.Path(__file__).parents[1]
     for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:

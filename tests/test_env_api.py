@@ -9,7 +9,8 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test
 
-from sorry_env import env, game, raw_env
+from sorry_env import env, raw_env
+from sorry_env.board import game
 
 PLAYERS = [2, 3, 4]
 S = ["start"]

@@ -12,16 +12,17 @@ import numpy as np
 import pytest
 import torch
 
-from sorry_env import PRESETS, game, state_from_dict
-from sorry_env import engine as E
+from sorry_env import PRESETS, state_from_dict
 from sorry_env.agents.policy import MLP
 from sorry_env.agents.value_net import pack_mlp
-from sorry_env.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
-from sorry_env.geometry import HOME
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import public_state
-from sorry_env.rules import CARD_INDEX, N_CARDS
-from sorry_env.simulate import card_chances
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
+from sorry_env.board.geometry import HOME
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.policy_input import public_state
+from sorry_env.board.rules import CARD_INDEX, N_CARDS
+from sorry_env.board.simulate import card_chances
 
 EXPERIMENTS = pathlib.Path(__file__).parent.parent / "experiments"
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env import game
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.state_io import state_from_dict, state_to_dict
 from sorry_env.checks import check_state
-from sorry_env.state_io import state_from_dict, state_to_dict
 
 RULES = "hasbro2013_fire_ice"
 R = game.rules_array(RULES)
@@ -298,11 +298,11 @@ def test_every_masked_action_steps_and_every_unmasked_is_refused(seats):
 
 def test_text_render_and_narration_show_the_tokens():
     from sorry_env import raw_env
-    from sorry_env.narrate import describe_move
+    from sorry_env.board.narrate import describe_move
 
     rules = game.get_rules(RULES)
     s = load([track(12), S, S], [track(18), track(17), S], None, fire=[0, 0], ice=[2, 0], fire_decision=True)
-    from sorry_env.render import render_ansi
+    from sorry_env.board.render import render_ansi
 
     text = render_ansi(s, 3, fire_ice=True)
     assert "Fire: R1 (square 12) | Ice: Y1 (square 18)" in text and "decides on a fire move" in text
@@ -322,7 +322,7 @@ def test_text_render_and_narration_show_the_tokens():
 
 def test_image_render_draws_the_tokens():
     pytest.importorskip("PIL")
-    from sorry_env.draw import board_array
+    from sorry_env.board.draw import board_array
 
     s = load([track(12), S, S], [track(18), S, S], "3", fire=[0, 0], ice=[2, 0])
     plain = load([track(12), S, S], [track(18), S, S], "3")
@@ -395,7 +395,7 @@ def test_pettingzoo_api_seed_and_pickle(players):
 
 def test_gymnasium_env_shows_the_fire_decision():
     from sorry_env.agents.gym_factory import make_gym_env
-    from sorry_env.observation import FIRE_DECISION_INDEX, ICE_BASE
+    from sorry_env.board.observation import FIRE_DECISION_INDEX, ICE_BASE
 
     env = make_gym_env(num_players=2, opponents=("heuristic",), rules=RULES, seat=0)
     rng = np.random.default_rng(0)

@@ -18,10 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sorry_env import PRESETS, game
+from sorry_env import PRESETS
+from sorry_env.board import game
+from sorry_env.board.rules import Rules
+from sorry_env.board.state_io import state_from_dict, state_to_dict
 from sorry_env.checks import check_state
-from sorry_env.rules import Rules
-from sorry_env.state_io import state_from_dict, state_to_dict
 
 
 def fuzz(max_examples):
@@ -214,7 +215,8 @@ ARRAY_FUZZ = """
 import sys
 import numpy as np
 import pytest
-from sorry_env import PRESETS, engine as E, game
+from sorry_env import PRESETS
+from sorry_env.board import engine as E, game
 rng = np.random.default_rng(int(sys.argv[1]))
 names = sorted(PRESETS)
 calls = 0
@@ -263,7 +265,7 @@ def test_the_invariant_checker_flags_broken_states():
         import invariants
     finally:
         sys.path.pop(0)
-    from sorry_env import engine as E
+    from sorry_env.board import engine as E
 
     rules = game.rules_array("hasbro2003")
     n = E.num_actions(rules)
@@ -291,7 +293,7 @@ def test_the_invariant_checker_flags_broken_states():
 def test_compiled_random_playouts_end_in_sound_states(rules_name):
     """E.random_playout sized its action buffer for one card: with hands (1,573 actions) the
     legal actions were written past its end."""
-    from sorry_env import engine as E
+    from sorry_env.board import engine as E
 
     rules = game.rules_array(rules_name)
     for seed in range(5):

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from sorry_env import PRESETS, game
-from sorry_env import engine as E
-from sorry_env.geometry import HOME, START
-from sorry_env.rules import CARD_NAMES, get_rules
-from sorry_env.state_io import state_from_dict, state_to_dict
+from sorry_env import PRESETS
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.geometry import HOME, START
+from sorry_env.board.rules import CARD_NAMES, get_rules
+from sorry_env.board.state_io import state_from_dict, state_to_dict
 
 
 @pytest.mark.parametrize("rules", sorted(PRESETS))

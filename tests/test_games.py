@@ -370,9 +370,9 @@ def test_a_tournament_and_a_trained_policy_of_the_toy_game(tmp_path):
 def test_one_rules_codec_for_replays_and_policy_files():
     import dataclasses
 
-    from sorry_env.policy_input import rules_from_dict
+    from sorry_env.board.policy_input import rules_from_dict
+    from sorry_env.board.rules import PRESETS, rules_from_json, rules_to_json
     from sorry_env.replay import ReplayError, game_of_record, record_game
-    from sorry_env.rules import PRESETS, rules_from_json, rules_to_json
 
     data = rules_to_json("hasbro2013_fire_ice")
     assert rules_from_json(json.loads(json.dumps(data))) == PRESETS["hasbro2013_fire_ice"]

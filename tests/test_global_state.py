@@ -7,9 +7,10 @@ import pytest
 from pettingzoo.test.state_test import test_state as pettingzoo_state_test
 from pettingzoo.test.state_test import test_state_space as pettingzoo_state_space_test
 
-from sorry_env import engine as E
-from sorry_env import env, game, raw_env
-from sorry_env.observation import (
+from sorry_env import env, raw_env
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.observation import (
     GLOBAL_STATE_SIZE,
     OBS_SIZE,
     STATE_HANDS_BASE,

@@ -18,9 +18,10 @@ import sys
 import numpy as np
 import pytest
 
-from sorry_env import PRESETS, game
-from sorry_env import engine as E
-from sorry_env.observation import OBS_SIZE, observe
+from sorry_env import PRESETS
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.observation import OBS_SIZE, observe
 from sorry_env.version import ENV_VERSION, LAYOUT_VERSION
 
 GOLDEN = pathlib.Path(__file__).with_name("golden_layout.json")

@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 import sorry_env
-from sorry_env import agents, game
-from sorry_env import engine as E
+from sorry_env import agents
 from sorry_env.agents.gym_factory import make_gym_env
 from sorry_env.agents.policy import Actor, save_policy
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.policy_input import INPUT_SIZE, policy_input
 from sorry_env.gym_env import PolicyInputWrapper, SorryGymEnv
-from sorry_env.policy_input import INPUT_SIZE, policy_input
 from sorry_env.training.opponents import OpponentPool
 
 # Seat 2 is one step from winning: its last pawn is on safe 4 and the draw pile holds only 1s.
@@ -188,7 +189,7 @@ def test_opponents_of_every_kind_play(tmp_path):
     obs, _ = env.reset(seed=1)
     assert [label for label, _ in env.opponents.values()] == ["heuristic", "random", "first_legal"]
     play_out(env, obs, np.random.default_rng(1))
-    assert seen and seen[0] == (sorry_env.observation.OBS_SIZE,)
+    assert seen and seen[0] == (sorry_env.board.observation.OBS_SIZE,)
     env = make_gym_env(2, [policy])
     play_out(env, env.reset(seed=0)[0], np.random.default_rng(0))
 
@@ -263,7 +264,7 @@ def test_vector_envs_gymnasium_sync_async_and_sb3_subproc():
             "sorry_env/Sorry-v1", num_envs=2, vectorization_mode=mode, num_players=2, opponents=["heuristic"]
         )
         obs, _ = venv.reset(seed=0)
-        assert obs["observation"].shape == (2, sorry_env.observation.OBS_SIZE)
+        assert obs["observation"].shape == (2, sorry_env.board.observation.OBS_SIZE)
         for _ in range(5):
             actions = [int(np.flatnonzero(mask)[0]) for mask in obs["action_mask"]]
             obs, _rewards, *_ = venv.step(np.array(actions))
@@ -335,7 +336,7 @@ def test_sb3_make_vec_env_by_id_resets_and_steps():
 
     venv = make_vec_env("sorry_env/Sorry-v1", n_envs=2, seed=0, env_kwargs={"num_players": 2, "opponents": ["random"]})
     obs = venv.reset()
-    assert obs["observation"].shape == (2, sorry_env.observation.OBS_SIZE)
+    assert obs["observation"].shape == (2, sorry_env.board.observation.OBS_SIZE)
     masks = np.stack(venv.env_method("action_masks"))
     for _ in range(3):
         obs, rewards, dones, infos = venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))

@@ -9,8 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from sorry_env import Rules, game, raw_env
-from sorry_env.state_io import state_from_dict
+from sorry_env import Rules, raw_env
+from sorry_env.board import game
+from sorry_env.board.state_io import state_from_dict
 
 START4 = [[["start"]] * 4] * 4
 
@@ -194,7 +195,7 @@ CALLS = [
 def test_corrupted_state_arrays_are_refused_before_compiled_code():
     script = f"""
 import numpy as np
-from sorry_env import engine as E, game
+from sorry_env.board import engine as E, game
 R = "hasbro2003"
 corruptions = {json.dumps(CORRUPTIONS)}
 calls = {json.dumps(CALLS)}

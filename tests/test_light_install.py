@@ -38,7 +38,7 @@ for name in {NOT_IN_THE_BASE_INSTALL!r}:
 import numpy as np
 import pettingzoo
 import sorry_env
-from sorry_env import game
+from sorry_env.board import game
 
 e = sorry_env.env(num_players=2, render_mode="rgb_array")
 e.reset(seed=0)

@@ -11,11 +11,11 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from sorry_env import game
 from sorry_env.agents.policy import Actor, PolicyAgent, load_policy, read_metadata, save_policy
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import policy_input
-from sorry_env.state_io import state_from_dict
+from sorry_env.board import game
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.policy_input import policy_input
+from sorry_env.board.state_io import state_from_dict
 from sorry_env.training import migrate_policy
 from sorry_env.version import LAYOUT_VERSION
 

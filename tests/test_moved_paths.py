@@ -23,8 +23,8 @@ def test_the_board_games_turn_and_callable_agent_are_one_object_each():
     assert agents.Turn is base.Turn is agent.Turn
     assert agents.CallableAgent is base.CallableAgent is agent.CallableAgent
     assert agents.public_view is agent.public_view and agents.agent_label is agent.agent_label
-    assert agents.heuristic.heuristic_choice is sorry_env.scripted_choices.heuristic_choice
-    assert agents.greedy.greedy_choice is sorry_env.scripted_choices.greedy_choice
+    assert agents.heuristic.heuristic_choice is sorry_env.board.scripted_choices.heuristic_choice
+    assert agents.greedy.greedy_choice is sorry_env.board.scripted_choices.greedy_choice
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
@@ -34,7 +34,7 @@ def _run(code: str) -> subprocess.CompletedProcess:
 def test_core_envs_import_nothing_from_agents():
     result = _run(
         "import sys\n"
-        "import sorry_env.gym_env, sorry_env.vector_opponents, sorry_env.scripted_choices, sorry_env.agent\n"
+        "import sorry_env.gym_env, sorry_env.vector_opponents, sorry_env.board.scripted_choices, sorry_env.agent\n"
         "print(sorted(m for m in sys.modules if m.startswith(('sorry_env.agents', 'sorry_env.training'))))\n"
     )
     assert result.returncode == 0, result.stderr[-3000:]

@@ -1,13 +1,14 @@
-"""Move narration and stable pawn labels (sorry_env.narrate) on hand-made positions, and the
+"""Move narration and stable pawn labels (sorry_env.board.narrate) on hand-made positions, and the
 pawn tracking checked against the engine over random games of every preset."""
 
 import numpy as np
 import pytest
 
-from sorry_env import PRESETS, game, state_from_dict
-from sorry_env import engine as E
-from sorry_env.geometry import START
-from sorry_env.narrate import PawnLabels, describe_move, narrate, option_text
+from sorry_env import PRESETS, state_from_dict
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.geometry import START
+from sorry_env.board.narrate import PawnLabels, describe_move, narrate, option_text
 
 RULES = PRESETS["hasbro2003"]
 S = ["start"]

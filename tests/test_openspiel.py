@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from sorry_env import PRESETS, raw_env, state_to_dict
-from sorry_env import engine as E
-from sorry_env import game as G
-from sorry_env.observation import OBS_SIZE
+from sorry_env.board import engine as E
+from sorry_env.board import game as G
+from sorry_env.board.observation import OBS_SIZE
 
 pyspiel = pytest.importorskip("pyspiel", reason='open_spiel is not installed (pip install "sorry-env[openspiel]")')
 

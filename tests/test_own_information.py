@@ -9,15 +9,15 @@ import pytest
 from float_margins import near_tie  # tests/ is on sys.path (pytest rootdir import mode)
 from test_policy import play_game, write_policy
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env.agents import Turn
 from sorry_env.agents.gym_factory import make_gym_env
 from sorry_env.agents.policy import PolicyAgent
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.policy_input import afterstates, policy_input
+from sorry_env.board.rules import CARD_NAMES, PRESETS, get_rules
 from sorry_env.gym_env import PolicyInputWrapper
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import afterstates, policy_input
-from sorry_env.rules import CARD_NAMES, PRESETS, get_rules
 from sorry_env.vector_opponents import VectorOpponentEnv
 
 

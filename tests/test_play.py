@@ -91,9 +91,10 @@ def test_play_for_points_shows_your_hand_only():
 
 
 def test_a_split_seven_is_offered_once_per_outcome():
-    from sorry_env import game, games
-    from sorry_env.rules import get_rules
-    from sorry_env.state_io import state_from_dict
+    from sorry_env import games
+    from sorry_env.board import game
+    from sorry_env.board.rules import get_rules
+    from sorry_env.board.state_io import state_from_dict
 
     d = {
         "to_move": 0,

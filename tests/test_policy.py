@@ -9,11 +9,11 @@ import torch
 from float_margins import near_tie  # tests/ is on sys.path (pytest rootdir import mode)
 from safetensors.torch import save_file
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env.agents import Turn, make_agent
 from sorry_env.agents.policy import Actor, PolicyAgent, masked_logits, save_policy
-from sorry_env.policy_input import INPUT_SIZE, policy_input
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.policy_input import INPUT_SIZE, policy_input
 
 
 def write_policy(path, num_players=2, rules="hasbro2003", kind="afterstate", seed=0):

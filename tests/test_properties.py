@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 from numba import njit
 
-from sorry_env import PRESETS, env, game, state_from_dict, state_to_dict
-from sorry_env import engine as E
-from sorry_env.geometry import SLIDE_OWNER
-from sorry_env.rules import CARD_NAMES
+from sorry_env import PRESETS, env, state_from_dict, state_to_dict
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.geometry import SLIDE_OWNER
+from sorry_env.board.rules import CARD_NAMES
 
 # ---- configurations -----------------------------------------------------------------------
 
@@ -43,7 +44,7 @@ CONFIGS = [(n, seats) for n in PLAIN_PRESETS for seats in SEATINGS.values()]
 for _name in ("hasbro2003", "hasbro2003_fast", "parker1958"):
     assert (_name, (0, 2)) in CONFIGS and (_name, (0, 1, 2, 3)) in CONFIGS
 
-HOME, START, SAFE0 = 65, 66, 60  # pawn codes (state layout documented in sorry_env.geometry)
+HOME, START, SAFE0 = 65, 66, 60  # pawn codes (state layout documented in sorry_env.board.geometry)
 C2, C11 = CARD_NAMES.index("2"), CARD_NAMES.index("11")
 
 

@@ -1,4 +1,4 @@
-"""Pictures of the board (sorry_env.draw) and the env's render modes: rgb_array, human, ansi."""
+"""Pictures of the board (sorry_env.board.draw) and the env's render modes: rgb_array, human, ansi."""
 
 import importlib.util
 
@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from pettingzoo.test import render_test
 
-from sorry_env import PRESETS, game, raw_env, state_from_dict
-from sorry_env import board_layout as L
-from sorry_env.draw import DEFAULT_SIZE, INK, board_array, draw_board
+from sorry_env import PRESETS, raw_env, state_from_dict
+from sorry_env.board import board_layout as L
+from sorry_env.board import game
+from sorry_env.board.draw import DEFAULT_SIZE, INK, board_array, draw_board
 
 S = ["start"]
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sorry_env import game
 from sorry_env import replay as R
 from sorry_env.agents.arena.cli import main as sorry_eval
+from sorry_env.board import game
 
 
 def record_tournament(root, *args) -> tuple[list, list]:

@@ -23,7 +23,8 @@ the slots can be read off the literal.
 import numpy as np
 import pytest
 
-from sorry_env import PRESETS, game, raw_env, state_from_dict, state_to_dict
+from sorry_env import PRESETS, raw_env, state_from_dict, state_to_dict
+from sorry_env.board import game
 
 RULES = PRESETS["hasbro2003"]
 P, T = 4, 12
@@ -792,7 +793,7 @@ def test_two_that_wins_ends_the_game():
 
 
 def test_draw_again_observed():
-    from sorry_env.observation import DRAW_AGAIN_INDEX
+    from sorry_env.board.observation import DRAW_AGAIN_INDEX
 
     e = raw_env(num_players=2)
     e.reset(seed=1, options={"state": two(0, "2", seat(tr(20)), ALL_START)})

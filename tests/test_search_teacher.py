@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env.agents.montecarlo import monte_carlo_choice, monte_carlo_values
 from sorry_env.agents.policy import Actor
 from sorry_env.agents.value_net import NO_NET
-from sorry_env.evaluation import DEFAULT_WEIGHTS
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS
 from sorry_env.training import search_teacher
 from sorry_env.training.config import DEFAULTS
 

@@ -19,13 +19,14 @@ with warnings.catch_warnings():  # Starlette 1.x prefers httpx2 for its TestClie
 
 from test_play import write_policy  # tests/ is on sys.path (pytest rootdir import mode)
 
-from sorry_env import engine as E
-from sorry_env import game, get_rules, state_from_dict, state_to_dict
+from sorry_env import get_rules, state_from_dict, state_to_dict
 from sorry_env.agents.play.serve import main as serve_main
 from sorry_env.agents.play.serve.app import DEFAULT_CHECKPOINTS, GameServer, create_app
 from sorry_env.agents.play.serve.games import GameStore
-from sorry_env.board_view import cell_key, click_plan
-from sorry_env.narrate import trace_move
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.board_view import cell_key, click_plan
+from sorry_env.board.narrate import trace_move
 
 
 class Clock:

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from sorry_env import game
 from sorry_env.agent import Turn
 from sorry_env.agents.policy import PolicyAgent, read_metadata
-from sorry_env.policy_input import sparse_afterstates
+from sorry_env.board import game
+from sorry_env.board.policy_input import sparse_afterstates
 from sorry_env.training import td_afterstate as td
 from sorry_env.training.sb3_policy import sparse_mlp
 

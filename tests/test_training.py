@@ -10,9 +10,9 @@ from float_margins import near_tie  # tests/ is on sys.path (pytest rootdir impo
 
 from sorry_env.agents.gym_factory import make_gym_env
 from sorry_env.agents.policy import PolicyAgent, read_metadata
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.policy_input import INPUT_SIZE, STATE_SIZE
 from sorry_env.gym_env import PolicyInputWrapper
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import INPUT_SIZE, STATE_SIZE
 from sorry_env.training.config import load_config, validate
 from sorry_env.training.export import export_model, export_run
 from sorry_env.training.opponents import OpponentPool

@@ -187,8 +187,8 @@ def test_a_replay_with_too_many_moves_is_refused():
 
 def test_sorry_replay_into_a_closed_pipe_exits_quietly(tmp_path):
     """`sorry-replay FILE | head -1`: the reader closes the pipe after one line."""
-    from sorry_env import game
     from sorry_env import replay as R
+    from sorry_env.board import game
 
     state, actions = game.new_state("hasbro2003", 2, seed=3), []
     for _ in range(300):

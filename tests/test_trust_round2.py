@@ -100,8 +100,9 @@ def test_replay_labels_are_printed_inert():
 
 def test_openspiel_errors_and_json_positions():
     pyspiel = pytest.importorskip("pyspiel")
-    from sorry_env import openspiel, state_io
-    from sorry_env.rules import get_rules
+    from sorry_env import openspiel
+    from sorry_env.board import state_io
+    from sorry_env.board.rules import get_rules
 
     game = pyspiel.load_game("python_sorry", {"players": 2})
     state = game.new_initial_state()

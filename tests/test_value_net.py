@@ -6,13 +6,13 @@ import pytest
 import torch
 from test_policy import play_game  # tests/ is on sys.path (pytest rootdir import mode)
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env.agents import make_agent
 from sorry_env.agents.policy import Actor, load_policy, save_policy
 from sorry_env.agents.value_net import net_logit, pack
-from sorry_env.evaluation import DEFAULT_WEIGHTS
-from sorry_env.observation import OBS_SIZE
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS
+from sorry_env.board.observation import OBS_SIZE
 from sorry_env.training import value_fit
 from sorry_env.training.outcome_data import OutcomeData
 
@@ -104,7 +104,7 @@ def test_expectimax_with_a_value_network_searches_on_its_leaves(tmp_path):
     # differ by more than float noise between numba's and torch's sums); depth 2 plays legal
     # moves; a network for another player count is refused.
     from sorry_env.agent import Turn
-    from sorry_env.policy_input import afterstates
+    from sorry_env.board.policy_input import afterstates
 
     path = write_value_net(tmp_path / "v.safetensors", hidden=(32, 16))
     actor, _ = load_policy(path)

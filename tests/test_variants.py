@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from sorry_env import PRESETS, env, game, raw_env
-from sorry_env import engine as E
-from sorry_env.rules import CARD_NAMES
-from sorry_env.scoring import scores
-from sorry_env.state_io import state_from_dict, state_to_dict
+from sorry_env import PRESETS, env, raw_env
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.rules import CARD_NAMES
+from sorry_env.board.scoring import scores
+from sorry_env.board.state_io import state_from_dict, state_to_dict
 
 START, HOME = ["start"], ["home"]
 
@@ -238,7 +239,7 @@ def test_team_rules_need_four_seats():
 
 
 def test_observation_marks_partner():
-    from sorry_env.observation import TEAM_BASE
+    from sorry_env.board.observation import TEAM_BASE
 
     e = raw_env(num_players=4, rules="hasbro2003_teams")
     e.reset(seed=0)
@@ -631,8 +632,8 @@ def test_random_playout_buffer_holds_every_legal_action_of_a_hand():
     assert n_legal > int(E.action_offsets(r)[8])  # the position really lists more than one card's actions
     code = (
         "import json, sys, numpy as np\n"
-        "from sorry_env import engine as E, game\n"
-        "from sorry_env.state_io import state_from_dict\n"
+        "from sorry_env.board import engine as E, game\n"
+        "from sorry_env.board.state_io import state_from_dict\n"
         "rules = game.get_rules(sys.argv[1])\n"
         "s = state_from_dict(json.loads(sys.argv[2]), rules, 0)\n"
         "print(E.random_playout(s, game.rules_array(rules), int(E.turns_played(s)) + 1))\n"

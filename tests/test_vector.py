@@ -5,14 +5,14 @@ the batch split, masks equal to legal_actions, invariants, and clear errors on b
 import numpy as np
 import pytest
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env import vector as V
 from sorry_env.agents import GreedyAgent, HeuristicAgent, Turn
-from sorry_env.env import raw_env
-from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.policy_input import INPUT_SIZE, policy_input
-from sorry_env.rules import PRESETS
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.env import raw_env
+from sorry_env.board.observation import OBS_SIZE, observe
+from sorry_env.board.policy_input import INPUT_SIZE, policy_input
+from sorry_env.board.rules import PRESETS
 from sorry_env.vector_opponents import VectorOpponentEnv, opponent_codes
 
 CASES = [(name, n) for name, rules in PRESETS.items() for n in ((4,) if rules.teams != "none" else (2, 3, 4))]

@@ -9,7 +9,7 @@ from gymnasium.vector.utils import batch_space
 from gymnasium.wrappers.vector import NormalizeReward, RecordEpisodeStatistics
 
 import sorry_env
-from sorry_env import engine as E
+from sorry_env.board import engine as E
 from sorry_env.vector_opponents import VectorOpponentEnv
 
 ID = "sorry_env/Sorry-v1"

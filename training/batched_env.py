@@ -7,7 +7,7 @@ MaskablePPO (``n_envs = B``), with the per-game trainer env's semantics
 - each episode the learner takes a random seat of the game, and each other seat draws its own
   opponent from the pool (:meth:`sorry_env.training.opponents.OpponentPool.sample`: the mix's agents
   and the learner's snapshots), held for the whole episode;
-- observations are policy inputs float32[B, INPUT_SIZE] (:mod:`sorry_env.policy_input`) of the
+- observations are policy inputs float32[B, INPUT_SIZE] (:mod:`sorry_env.board.policy_input`) of the
   learner's seat; ``action_masks()`` bool[B, n_actions] its legal actions;
 - the reward is the learner's: +1 when its side won (team rules: a partner's win pays the
   learner), -1 when another side won, 0 before the end and on truncation (``max_turns``);
@@ -49,16 +49,16 @@ from gymnasium import spaces
 from numba import njit
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from sorry_env import engine as E
-from sorry_env import game
 from sorry_env import vector as V
 from sorry_env.agent import checked_action
 from sorry_env.agents import ALIASES, Turn, as_agent, is_import_spec
 from sorry_env.agents.policy import PolicyAgent, masked_logits
-from sorry_env.evaluation import DEFAULT_WEIGHTS
-from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.policy_input import INPUT_SIZE
-from sorry_env.rules import get_rules
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS
+from sorry_env.board.observation import OBS_SIZE, observe
+from sorry_env.board.policy_input import INPUT_SIZE
+from sorry_env.board.rules import get_rules
 from sorry_env.vector_opponents import OPPONENT_KINDS, scripted_choice
 
 from .opponents import OpponentPool

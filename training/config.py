@@ -22,8 +22,8 @@ from typing import Any
 import yaml
 
 from sorry_env import checks, files
+from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 from sorry_env.checks import excerpt
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
 DEFAULTS: dict[str, Any] = {
     "name": "run",  # run directory: <runs_dir>/<name>
@@ -531,8 +531,8 @@ PPO = Schema(DEFAULTS, RANGES, CAPS, NULLABLE, _ppo_facts)  # sorry-train's Mask
 def check_board_game(rules, num_players: int, prefix: str = "game.") -> None:
     """ValueError unless `rules` (the key ``<prefix>rules``) names a preset of the board game
     that `num_players` can play."""
-    from sorry_env import game
-    from sorry_env.rules import PRESETS
+    from sorry_env.board import game
+    from sorry_env.board.rules import PRESETS
 
     if rules not in PRESETS:
         raise ValueError(f"config: {prefix}rules must be one of {sorted(PRESETS)}, got {excerpt(rules)}")
@@ -814,8 +814,8 @@ NODE_BYTES = 180  # azsearch's per-node arrays
 
 def expit_memory_mb(cfg: dict) -> float:
     """Megabytes the window of self-play data and the workers' search trees take (upper bound)."""
-    from sorry_env import game
-    from sorry_env.policy_input import STATE_SIZE
+    from sorry_env.board import game
+    from sorry_env.board.policy_input import STATE_SIZE
 
     x = cfg["expert_iteration"]
     n_actions = game.num_actions(cfg["game"]["rules"])
@@ -827,7 +827,7 @@ def expit_memory_mb(cfg: dict) -> float:
 
 def _expit_facts(cfg: dict) -> None:
     from sorry_env.agents.azsearch import MAX_SIMULATIONS
-    from sorry_env.rules import get_rules
+    from sorry_env.board.rules import get_rules
 
     x, g = cfg["expert_iteration"], cfg["game"]
     check_board_game(g["rules"], g["num_players"])

@@ -48,7 +48,7 @@ import numpy as np
 import yaml
 
 from sorry_env import files
-from sorry_env.rules import get_rules
+from sorry_env.board.rules import get_rules
 
 from . import curve
 from .config import EXPIT
@@ -83,11 +83,11 @@ def selfplay_games(
     truncated), ``game``, ``searched`` (the search's value of the chosen move for the mover,
     a win chance); plus ``decisions`` (all decisions made, forced ones included) and
     ``seconds``."""
-    from sorry_env import engine as E
-    from sorry_env import game
     from sorry_env.agents.azsearch import run_search_many, search_policy
     from sorry_env.agents.base import public_view
-    from sorry_env.policy_input import STATE_SIZE
+    from sorry_env.board import engine as E
+    from sorry_env.board import game
+    from sorry_env.board.policy_input import STATE_SIZE
 
     rules = get_rules(rules_name)
     ra = game.rules_array(rules)
@@ -291,7 +291,7 @@ def losses(net, data: dict, idx: np.ndarray, rules_array: np.ndarray, temperatur
     import torch
     from torch.nn import functional as F
 
-    from sorry_env.policy_input import sparse_afterstates
+    from sorry_env.board.policy_input import sparse_afterstates
 
     from .sb3_policy import sparse_mlp
 
@@ -317,7 +317,7 @@ def diagnostics(net, data: dict, rules_array: np.ndarray, temperature: float) ->
     chunks, so a generation of any size fits in memory."""
     import torch
 
-    from sorry_env.policy_input import sparse_afterstates
+    from sorry_env.board.policy_input import sparse_afterstates
 
     from .sb3_policy import sparse_mlp
 
@@ -347,8 +347,8 @@ def train_candidate(current: str, data: dict, cfg: dict, seed: int, log=print):
     """A copy of network file `current`, trained on `data` (see the module doc)."""
     import torch
 
-    from sorry_env import game
     from sorry_env.agents.policy import load_policy
+    from sorry_env.board import game
 
     x = cfg[SECTION]
     actor, meta = load_policy(current)
@@ -431,9 +431,9 @@ def plot_curve(rows: list[dict], out: Path, cfg: dict) -> None:
 
 def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = None, log=print) -> list[dict]:
     """Run (or resume) the expert iteration of `cfg` in directory `out`; the log rows."""
-    from sorry_env import game
     from sorry_env.agents.policy import load_policy, save_policy
     from sorry_env.agents.value_net import pack
+    from sorry_env.board import game
 
     from .rllib_backend import check_address, start_ray
 

@@ -19,7 +19,7 @@ import torch
 from sorry_env.agents.arena.stats import wilson_interval
 from sorry_env.agents.arena.tournament import run_tournament
 from sorry_env.agents.base import Agent
-from sorry_env.rules import DEFAULT_MAX_TURNS, Rules
+from sorry_env.board.rules import DEFAULT_MAX_TURNS, Rules
 
 
 def match(

@@ -34,8 +34,8 @@ from safetensors.torch import load_file
 
 from sorry_env.agents import tensor_file
 from sorry_env.agents.policy import FORMAT, FORMAT_VERSION, read_header
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import STATE_SIZE, layout, rules_dict, rules_from_dict
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.policy_input import STATE_SIZE, layout, rules_dict, rules_from_dict
 from sorry_env.version import LAYOUT_VERSION
 
 # Old layout id -> (its observation size, its state size, where its observation entries are

@@ -8,7 +8,7 @@ the seat that moved; when the game ends, every kept position gets the winner.
 
 The games are played by compiled code (`heuristic_outcome_games`): a million two-player positions
 (about 18,000 games) take about 7 s of one core. Positions are stored as public state arrays
-(:func:`sorry_env.policy_input.public_state`: no draw-pile order) in int16, and observations
+(:func:`sorry_env.board.policy_input.public_state`: no draw-pile order) in int16, and observations
 are built from them batch by batch (:func:`observations`): a million positions take 280 MB.
 """
 
@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env import game
-from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.policy_input import public_state
-from sorry_env.rules import DEFAULT_MAX_TURNS
-from sorry_env.scripted_choices import heuristic_choice
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.observation import OBS_SIZE, observe
+from sorry_env.board.policy_input import public_state
+from sorry_env.board.rules import DEFAULT_MAX_TURNS
+from sorry_env.board.scripted_choices import heuristic_choice
 
 
 @njit(cache=True)

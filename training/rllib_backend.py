@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sorry_env import files
+from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 from sorry_env.checks import excerpt
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 
 from .config import RLLIB, SELF, SNAPSHOTS, check_same_run
 from .export import export_actor
@@ -207,7 +207,7 @@ def _module_class():
     from ray.rllib.core.rl_module.torch import TorchRLModule
 
     from sorry_env.agents.policy import MLP
-    from sorry_env.observation import OBS_SIZE
+    from sorry_env.board.observation import OBS_SIZE
 
     class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
         """Actor ``pi``: MLP over the observation -> one logit per action, illegal actions

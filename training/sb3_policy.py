@@ -17,8 +17,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from sorry_env.agents.policy import ACTIVATIONS, MLP, Actor
-from sorry_env.observation import OBS_SIZE
-from sorry_env.policy_input import sparse_afterstates
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.board.policy_input import sparse_afterstates
 
 
 @njit(cache=True)

@@ -30,16 +30,17 @@ import torch
 from numba import njit
 from tqdm import tqdm
 
-from sorry_env import engine as E
-from sorry_env import files, game
+from sorry_env import files
 from sorry_env.agents import set_torch_threads
 from sorry_env.agents.montecarlo import monte_carlo_values
 from sorry_env.agents.policy import Actor, load_policy
 from sorry_env.agents.value_net import NO_NET, pack
-from sorry_env.evaluation import DEFAULT_WEIGHTS
-from sorry_env.policy_input import public_state, sparse_afterstates
-from sorry_env.rules import DEFAULT_MAX_TURNS
-from sorry_env.scripted_choices import heuristic_choice
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS
+from sorry_env.board.policy_input import public_state, sparse_afterstates
+from sorry_env.board.rules import DEFAULT_MAX_TURNS
+from sorry_env.board.scripted_choices import heuristic_choice
 from sorry_env.training.sb3_policy import ActorCritic, sparse_mlp
 
 if TYPE_CHECKING:

@@ -34,10 +34,11 @@ import numpy as np
 import torch
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env import files, game
+from sorry_env import files
 from sorry_env.agents.policy import Actor, save_policy
-from sorry_env.policy_input import sparse_afterstates
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.policy_input import sparse_afterstates
 
 from . import match
 from .config import TD_LAMBDA, parse_settings, settings_parser

@@ -28,10 +28,10 @@ import torch
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from sorry_env import game
 from sorry_env.agents.policy import Actor, save_policy
-from sorry_env.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
-from sorry_env.rules import DEFAULT_PRESET
+from sorry_env.board import game
+from sorry_env.board.evaluation import DEFAULT_WEIGHTS, evaluate, win_chance
+from sorry_env.board.rules import DEFAULT_PRESET
 
 from .outcome_data import OutcomeData
 

@@ -30,10 +30,11 @@ from pathlib import Path
 import numpy as np
 
 import sorry_env
-from sorry_env import agents, game, games
+from sorry_env import agents, games
 from sorry_env.agent import GameTurn
+from sorry_env.board import game
+from sorry_env.board.rules import DEFAULT_PRESET, PRESETS
 from sorry_env.game_env import wrap_env
-from sorry_env.rules import DEFAULT_PRESET, PRESETS
 
 from .config import load_config
 

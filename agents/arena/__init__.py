@@ -27,7 +27,7 @@ move first. Every ``n`` consecutive games put each agent once in every seat and 
 the first mover's seat; every ``n**2`` games play each (seating, first mover) pair once, so
 with ``games`` a multiple of ``n**2`` both are exactly balanced (``seating_balanced`` in the
 results). The engine draws the first player from the game's seed; we overwrite the
-player to move (``engine.set_to_move``) of the fresh :func:`sorry_env.game.new_state` before anything is
+player to move (``engine.set_to_move``) of the fresh :func:`sorry_env.board.game.new_state` before anything is
 played (the first card or the hands are already dealt, but they do not depend on who
 plays first).
 
@@ -42,7 +42,7 @@ Game length is measured in the same turns.
 Under team rules (4 players) lineup entries ``i`` and ``i + 2`` are partners (the rotation
 keeps them opposite): both are credited with their side's wins, so equal strength means a
 1/2 win rate, and the ratings rate them as one openskill team. Under play-for-points rules
-each agent's mean end-of-game score (:func:`sorry_env.scoring.scores`) is reported too.
+each agent's mean end-of-game score (:func:`sorry_env.board.scoring.scores`) is reported too.
 
 Reproducibility
 ---------------

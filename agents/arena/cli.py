@@ -12,7 +12,7 @@ import time
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import games
 from sorry_env.agent import IllegalMove
-from sorry_env.rules import DEFAULT_PRESET, PRESETS
+from sorry_env.board.rules import DEFAULT_PRESET, PRESETS
 from sorry_env.version import made_by
 
 from .output import format_table, write_outputs

@@ -32,7 +32,7 @@ import numpy as np
 import openskill.models
 from matplotlib.figure import Figure
 
-from sorry_env.rules import DEFAULT_PRESET, get_rules
+from sorry_env.board.rules import DEFAULT_PRESET, get_rules
 
 from .output import percent, rating_header, rating_row, write_csv
 from .stats import agent_labels, wilson_interval
@@ -59,7 +59,7 @@ def run_league(
     log=print,
 ) -> dict:
     """Play every lineup (see the module doc) and return the league results dict."""
-    from sorry_env.rules import DEFAULT_MAX_TURNS
+    from sorry_env.board.rules import DEFAULT_MAX_TURNS
 
     agent_specs = list(agent_specs)
     if get_rules(rules).teams != "none":

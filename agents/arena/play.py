@@ -18,11 +18,12 @@ from typing import Any
 import numpy as np
 
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
-from sorry_env import engine as E
-from sorry_env import game, games
+from sorry_env import games
 from sorry_env.agent import agent_turn, checked_action
-from sorry_env.rules import Rules
-from sorry_env.scoring import scores
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.rules import Rules
+from sorry_env.board.scoring import scores
 
 from ..catalog import policy_game
 from .stats import agent_labels

@@ -10,8 +10,8 @@ from concurrent.futures.process import BrokenProcessPool
 from tqdm import tqdm
 
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
+from sorry_env.board.rules import Rules
 from sorry_env.games import Game
-from sorry_env.rules import Rules
 
 from .play import Table
 

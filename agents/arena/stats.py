@@ -9,8 +9,8 @@ import numpy as np
 import openskill.models
 
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
-from sorry_env import game
-from sorry_env.rules import Rules, get_rules
+from sorry_env.board import game
+from sorry_env.board.rules import Rules, get_rules
 
 Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 

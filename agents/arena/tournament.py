@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 
 from sorry_env import games as registry
-from sorry_env.game import check_seed
-from sorry_env.rules import DEFAULT_PRESET, Rules
+from sorry_env.board.game import check_seed
+from sorry_env.board.rules import DEFAULT_PRESET, Rules
 
 from ..catalog import policy_game
 from .play import game_seats, table_class

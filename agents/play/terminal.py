@@ -19,9 +19,9 @@ position is drawn before each of your moves, your legal moves are listed in word
 answer with a move's number (``q`` quits). Opponents' moves are printed as they happen.
 
 What you are shown is the game's :meth:`sorry_env.games.Game.play_view`: for most games its
-``render_text`` and ``describe_action``; the board game's (:mod:`sorry_env.board_view`) tells
+``render_text`` and ``describe_action``; the board game's (:mod:`sorry_env.board.board_view`) tells
 every move with its consequences (bumps and whose pawn went back to Start, slides and who was
-swept off them, pawns reaching Home, swaps) in the words of :mod:`sorry_env.narrate`, lists
+swept off them, pawns reaching Home, swaps) in the words of :mod:`sorry_env.board.narrate`, lists
 each distinct outcome once, keeps pawn labels (``R1`` .. ``R4``) all game and shows your hand
 under play for points. A move of yours that is forced (the only one) plays itself, with one
 line saying what happened.
@@ -40,7 +40,7 @@ from sorry_env import games
 from sorry_env.agent import agent_turn
 from sorry_env.agents import make_agent, set_torch_threads
 from sorry_env.agents.catalog import TRAINED, catalog_rows, resolve_spec
-from sorry_env.rules import PRESETS
+from sorry_env.board.rules import PRESETS
 
 from .prompt import QUICK_AGENTS, Quit, ask_choice, first_offered, seats_after
 

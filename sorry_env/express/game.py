@@ -15,9 +15,9 @@ Example::
 
 import numpy as np
 
-from ..game import check_seed
+from ..board.game import check_seed
+from ..board.render import COLOUR_NAMES
 from ..games import GameType, PolicyFile
-from ..render import COLOUR_NAMES
 from . import engine as E
 
 # The turn limit of the Express env and tournaments: turns (rolls), not dice. Random play

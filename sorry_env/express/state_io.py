@@ -25,9 +25,9 @@ the dice in face order, so ``state_to_dict(state_from_dict(d, seed))`` equals ``
 
 import numpy as np
 
+from ..board.game import check_seed
+from ..board.render import COLOUR_NAMES
 from ..checks import excerpt
-from ..game import check_seed
-from ..render import COLOUR_NAMES
 from . import engine as E
 from .game import FACE_NAMES, PLAYER_COUNTS
 

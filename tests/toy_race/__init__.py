@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from sorry_env.game import check_seed
+from sorry_env.board.game import check_seed
 from sorry_env.games import Game, GameType, check_first_seat, register_game
 
 GOAL = 12

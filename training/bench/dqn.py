@@ -56,7 +56,7 @@ def _masked(q, masks):
 def agent(path: str = "", seed: int | None = None):
     """A network this baseline trained (its run's ``q_network.safetensors``) as an agent:
     ``sorry_env.training.bench.dqn:agent:path=FILE`` wherever an agent spec goes."""
-    from sorry_env.observation import OBS_SIZE
+    from sorry_env.board.observation import OBS_SIZE
 
     from .network_agent import SavedNetworkAgent, load_network
 

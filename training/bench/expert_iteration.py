@@ -49,7 +49,7 @@ SETTINGS: dict[str, Any] = {
 
 def fits(task: Task) -> str | None:
     """None if expert iteration can train on `task`, else why not."""
-    from sorry_env.rules import get_rules
+    from sorry_env.board.rules import get_rules
 
     from .algorithms import batched_game_only
 
@@ -83,7 +83,7 @@ def _fresh_network(path: Path, task: Task, seed: int) -> None:
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int) -> str:
     from sorry_env.agents.policy import save_policy
     from sorry_env.agents.value_net import pack
-    from sorry_env.rules import DEFAULT_MAX_TURNS
+    from sorry_env.board.rules import DEFAULT_MAX_TURNS
     from sorry_env.training import expert_iteration as expit
 
     keys = ("simulations", "c_puct", "prior_temperature", "noise_alpha", "noise_fraction", "sample_moves")

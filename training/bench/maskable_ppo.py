@@ -2,7 +2,7 @@
 (the task's opponents moving inside the compiled loop) through :class:`sorry_env.training.vector_sb3.SB3VecEnv`,
 or in a self-play task against a frozen copy of its policy (moves sampled from it) refreshed
 every ``self_play_snapshot_every`` learner steps (:mod:`sorry_env.training.bench.selfplay_env`).
-The observation is the env's (``sorry_env.observation``), the same vector a
+The observation is the env's (``sorry_env.board.observation``), the same vector a
 :class:`agents.Turn` gives (:meth:`agents.Turn.observation`), so the trained policy plays
 tournaments as a batched network agent in this process."""
 

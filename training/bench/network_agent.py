@@ -16,9 +16,9 @@ from collections.abc import Callable
 import numpy as np
 
 from sorry_env.agents.base import Agent, Turn
+from sorry_env.board.policy_input import rules_dict
+from sorry_env.board.rules import get_rules
 from sorry_env.games import BENCH_NETWORK_KEY
-from sorry_env.policy_input import rules_dict
-from sorry_env.rules import get_rules
 
 # The metadata key of a baseline's network file: JSON {"algorithm", "rules", "players"}.
 GAME_KEY = BENCH_NETWORK_KEY
@@ -74,8 +74,8 @@ def load_network(build: Callable, path: str, algorithm: str):
     the metadata, whose shape settings `build` checks before it allocates anything); the
     header is checked first (a bounded regular file; exactly that network's tensor names,
     dtypes and shapes), then the finite weights are read. `game`: {"rules", "players"}."""
-    from sorry_env import game as engine
     from sorry_env.agents import tensor_file
+    from sorry_env.board import game as engine
 
     what = f"sorry-bench {algorithm} network file"
     if not path:

@@ -22,7 +22,7 @@ def check_fits(agent, task: Task) -> None:
         except (ValueError, TypeError) as error:
             raise ValueError(f"{agent!r} cannot play task {task.name} ({game.game_type.long_name}): {error}") from None
         return
-    from sorry_env.rules import get_rules
+    from sorry_env.board.rules import get_rules
 
     try:
         made = agents.make_agent(agent) if isinstance(agent, str) else agents.as_agent(agent)

@@ -25,9 +25,9 @@ def selfplay_env(task: Task, envs: int, seed: int, opponent):
     import numpy as np
     from stable_baselines3.common.vec_env.base_vec_env import VecEnvWrapper
 
+    from sorry_env.board.observation import OBS_SIZE
+    from sorry_env.board.rules import DEFAULT_MAX_TURNS
     from sorry_env.gym_space import flat_space
-    from sorry_env.observation import OBS_SIZE
-    from sorry_env.rules import DEFAULT_MAX_TURNS
     from sorry_env.training.batched_env import BatchedSelfPlayEnv
     from sorry_env.training.opponents import OpponentPool
 

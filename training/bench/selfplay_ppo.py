@@ -27,7 +27,7 @@ def agent(path: str = "", seed: int | None = None):
     """A network saved by the single file (``--save``, or a sorry-bench run's
     ``network.safetensors``) as an agent: ``sorry_env.training.bench.selfplay_ppo:agent:path=FILE``
     wherever an agent spec goes. It plays its greedy (argmax) move."""
-    from sorry_env.observation import OBS_SIZE
+    from sorry_env.board.observation import OBS_SIZE
 
     from .network_agent import SavedNetworkAgent, load_network
 

@@ -40,7 +40,7 @@ class Task:
     version: int
     summary: str
     game: str  # BOARD, or the id of another registered game (sorry_env.games)
-    rules: str | None  # a preset of sorry_env.rules.PRESETS (board game), None for another game
+    rules: str | None  # a preset of sorry_env.board.rules.PRESETS (board game), None for another game
     players: int
     learner: str  # ONE_SEAT or SELF_PLAY
     opponents: tuple[str, ...]  # the fixed opponents' agent names, one per other seat (empty: self-play)

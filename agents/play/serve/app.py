@@ -5,7 +5,7 @@ request never changes a game):
 
 =======================================  ====================================================
 ``GET /``                                the page (static files under ``/static/``)
-``GET /api/layout``                      the board geometry (:func:`sorry_env.board_layout.layout`)
+``GET /api/layout``                      the board geometry (:func:`sorry_env.board.board_layout.layout`)
 ``GET /api/options``                     presets (with their player counts), the agents a
                                          client may pick and their settings' caps, the
                                          policies on offer, the hint agent, the defaults
@@ -46,10 +46,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from sorry_env import board_layout, game, games
+from sorry_env import games
 from sorry_env.agents import catalog, make_agent
+from sorry_env.board import board_layout, game
+from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 from sorry_env.checks import excerpt
-from sorry_env.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 
 from ..prompt import first_offered, seats_after
 from .games import GameError, GameStore, Session, Table

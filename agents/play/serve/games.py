@@ -3,7 +3,7 @@ against agents, in any registered game) and a :class:`GameStore` that holds many
 each under its own lock, and forgets the ones left idle.
 
 What the page shows of a game is the game's :meth:`sorry_env.games.Game.play_view`: the board
-game's (:mod:`sorry_env.board_view`) gives the state dict, stable pawn labels and each legal
+game's (:mod:`sorry_env.board.board_view`) gives the state dict, stable pawn labels and each legal
 move's click plan for the drawn board; every other game's gives its position as text
 (``Game.render_text``) and its moves in words (``Game.describe_action``).
 

@@ -32,8 +32,8 @@ import stat
 
 from sorry_env import games
 from sorry_env.agents import AGENTS, ALIASES, Agent, agents_of_game, catalog, make_agent
+from sorry_env.board.rules import Rules, get_rules
 from sorry_env.checks import excerpt
-from sorry_env.rules import Rules, get_rules
 
 from ..prompt import first_offered
 from .workers import MovePool, RemoteAgent

@@ -1,13 +1,13 @@
 """Text drawing of the board (``render_mode="ansi"`` and the play command).
 
-The board is laid out as :mod:`sorry_env.board_layout` says (the same picture as the images of
-:mod:`sorry_env.draw`): the 60 track squares round the edge of a 16 x 16 grid, Red (seat 0)
+The board is laid out as :mod:`sorry_env.board.board_layout` says (the same picture as the images of
+:mod:`sorry_env.board.draw`): the 60 track squares round the edge of a 16 x 16 grid, Red (seat 0)
 along the bottom, pawns moving clockwise. Every track square's number is printed beside it,
 round the outside of the grid, so the square numbers in move texts can be found on the board.
 Each cell is three characters wide:
 
 - ``R1`` .. ``G4``: a pawn, by colour letter and label (stable through a game when a
-  :class:`sorry_env.narrate.PawnLabels` is given; otherwise numbered by slot);
+  :class:`sorry_env.board.narrate.PawnLabels` is given; otherwise numbered by slot);
 - ``r0`` .. ``r4``: Red's safety squares 0..4 (``b``, ``y``, ``g`` for the others);
 - ``r>``: the triangle of a Red slide, ``-`` the rest of a slide; ``o`` a start square;
 - ``S2`` / ``H1``: how many pawns are in that colour's Start / Home.
@@ -55,7 +55,7 @@ def token_text(state, labels=None) -> str:
 
 
 def render_ansi(state, ppp, labels=None, hand_seat=None, teams=False, fire_ice=False) -> str:
-    """The board as text. `labels`: a :class:`sorry_env.narrate.PawnLabels` following this
+    """The board as text. `labels`: a :class:`sorry_env.board.narrate.PawnLabels` following this
     game (None: pawns numbered by slot); `hand_seat`: show that seat's hand (play for
     points); `teams`: name the partnerships; `fire_ice`: say where Fire and Ice are (shown
     whenever a token is on a pawn, too)."""

@@ -2,7 +2,7 @@
 ``"human"`` and replay GIFs).
 
 Drawing lives here, never in the engine; where things go comes from
-:mod:`sorry_env.board_layout` (the same layout as the text board of :mod:`sorry_env.render`).
+:mod:`sorry_env.board.board_layout` (the same layout as the text board of :mod:`sorry_env.board.render`).
 
 :func:`draw_board` returns a Pillow image of ``size`` x ``size`` pixels (default 640) showing:
 
@@ -11,7 +11,7 @@ Drawing lives here, never in the engine; where things go comes from
 - both slides of every side in their owner's colour (triangle, bar, end disc);
 - each colour's safety zone (five squares) running inward to its Home circle;
 - the Start and Home circles, each with its pawn count and its pawns as labelled discs;
-- every pawn in its colour with its label (``1`` .. ``4``; see :mod:`sorry_env.narrate` for
+- every pawn in its colour with its label (``1`` .. ``4``; see :mod:`sorry_env.board.narrate` for
   labels that stay with a pawn through a game; without a tracker pawns are numbered by slot);
 - in the middle: the card in play, whose turn it is (the mover's Start circle is outlined
   too), the turn number, a draw-again note, the winner when the game is over; an optional
@@ -71,7 +71,7 @@ def _slot_numbers(labels, seat: int, ppp: int) -> list:
 
 def draw_board(state, rules, labels=None, caption: str | None = None, size: int = DEFAULT_SIZE) -> Image.Image:
     """The position `state` under `rules` as an RGB image (see the module docstring).
-    `labels`: a :class:`sorry_env.narrate.PawnLabels` following the game."""
+    `labels`: a :class:`sorry_env.board.narrate.PawnLabels` following the game."""
     rules = get_rules(rules)
     if isinstance(size, bool) or not isinstance(size, int) or size < 160:
         raise ValueError(f"size must be an integer of at least 160 pixels, got {size!r}")

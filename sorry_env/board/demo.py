@@ -1,5 +1,5 @@
 """A demo game in the terminal: random legal moves, the board drawn before the first move
-and every K moves after it, and at the end. Run: python -m sorry_env.demo [--players N]
+and every K moves after it, and at the end. Run: python -m sorry_env.board.demo [--players N]
 [--seed S] [--every K]"""
 
 import argparse

@@ -9,7 +9,7 @@ pawn keeps its number wherever it goes, Start and Home included. A pawn leaving 
 one with the lowest number there.
 
 How pawns are followed: :func:`trace_move` has the engine carry the move out on a copy and
-record what happened pawn by pawn (:func:`sorry_env.engine.apply_move_events`: each pawn's
+record what happened pawn by pawn (:func:`sorry_env.board.engine.apply_move_events`: each pawn's
 movement, bumps, slides and the pawns they swept, in the slots the pawns had before the move),
 so the rules live in the engine alone. The trace then matches the pawns to the slots of the
 state after the move. If that state is not what the action leads to (a caller's mistake),
@@ -44,7 +44,7 @@ class Step:
 
     pawn: Pawn
     kind: str  # "start", "move", "swap", "sorry" or "fire" (a fire move: Fire and Ice)
-    src: int  # pawn code before (sorry_env.geometry codes)
+    src: int  # pawn code before (sorry_env.board.geometry codes)
     dst: int  # pawn code after, slide included
     n: int = 0  # kind "move": squares moved (negative: backward)
     slide: tuple | None = None  # (triangle, end) if the pawn slid

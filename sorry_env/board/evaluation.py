@@ -22,8 +22,8 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env.geometry import (
+from sorry_env.board import engine as E
+from sorry_env.board.geometry import (
     BACKWARD,
     FORWARD,
     HOME,
@@ -36,7 +36,7 @@ from sorry_env.geometry import (
     STEPS_TO_HOME,
     TRACK,
 )
-from sorry_env.rules import (
+from sorry_env.board.rules import (
     C4,
     C7,
     C10,

@@ -1,5 +1,5 @@
 """The board game Sorry! with its presets, registered as ``"sorry"`` in :mod:`sorry_env.games`:
-its facts (:data:`GAME_TYPE`) and the registry's functional API over :mod:`sorry_env.game`."""
+its facts (:data:`GAME_TYPE`) and the registry's functional API over :mod:`sorry_env.board.game`."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from typing import Any
 
 import numpy as np
 
+from ..games import Game, GameType, MoveNarrator, PolicyFile, check_first_seat, register_game
+from ..version import ENV_ID, ENV_NAME, ENV_VERSION
 from . import engine as E
 from . import game
-from .games import Game, GameType, MoveNarrator, PolicyFile, check_first_seat, register_game
 from .geometry import N_SEATS
 from .observation import OBS_SIZE
 from .render import COLOUR_NAMES
 from .rules import DEFAULT_MAX_TURNS, PRESETS, Rules, get_rules, rules_from_json, rules_to_json
 from .state_io import state_from_dict, state_to_dict
-from .version import ENV_ID, ENV_NAME, ENV_VERSION
 
 
 def _policy(rules: str, players: int, file: str | None = None) -> PolicyFile:
@@ -29,7 +29,7 @@ GAME_TYPE = GameType(
     version=ENV_VERSION,
     env_id=ENV_ID,
     env_name=ENV_NAME,
-    env_entry_point="sorry_env.env:env",
+    env_entry_point="sorry_env.board.env:env",
     player_counts=tuple(sorted(game.DEFAULT_SEATS)),
     seat_names=tuple(f"player_{seat}" for seat in range(N_SEATS)),
     seat_colours=COLOUR_NAMES,
@@ -71,7 +71,7 @@ GAME_TYPE = GameType(
 
 @register_game
 class SorryGame(Game):
-    """Sorry! under one :class:`~sorry_env.rules.Rules` (a preset or a custom one)."""
+    """Sorry! under one :class:`~sorry_env.board.rules.Rules` (a preset or a custom one)."""
 
     game_type = GAME_TYPE
 
@@ -164,7 +164,7 @@ class SorryGame(Game):
         return self.variant  # the board game's agents check its Rules
 
     def policy_input(self, state: np.ndarray, seat: int) -> np.ndarray:
-        # The observation followed by the seat's own view of the state (sorry_env.policy_input).
+        # The observation followed by the seat's own view of the state (sorry_env.board.policy_input).
         from .policy_input import policy_input
 
         return policy_input(state, game.rules_array(self.variant), int(seat))
@@ -220,7 +220,7 @@ class SorryGame(Game):
 
 class _PawnNarrator(MoveNarrator):
     """The board game's moves in words with stable pawn labels (R1..R4: a pawn keeps its label
-    all game, :class:`sorry_env.narrate.PawnLabels`), which pictures of the board show too."""
+    all game, :class:`sorry_env.board.narrate.PawnLabels`), which pictures of the board show too."""
 
     def __init__(self, played: SorryGame, state: np.ndarray) -> None:
         from .narrate import PawnLabels

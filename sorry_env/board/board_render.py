@@ -1,13 +1,13 @@
 """What ``render()`` returns in every render mode of the board game's envs: the PettingZoo env
-(:mod:`sorry_env.env`) and the Gymnasium env (:mod:`sorry_env.gym_env`) hold one
+(:mod:`sorry_env.board.env`) and the Gymnasium env (:mod:`sorry_env.gym_env`) hold one
 :class:`BoardRenderer` each, so both show the same pictures.
 
-- ``"ansi"``: the board as text (:func:`sorry_env.render.render_ansi`);
-- ``"rgb_array"``: a ``uint8[640, 640, 3]`` picture (:func:`sorry_env.draw.board_array`), with
+- ``"ansi"``: the board as text (:func:`sorry_env.board.render.render_ansi`);
+- ``"rgb_array"``: a ``uint8[640, 640, 3]`` picture (:func:`sorry_env.board.draw.board_array`), with
   the last move in words under the card;
 - ``"human"``: that picture in a pygame window (:class:`sorry_env.window.Window`).
 
-Pawns keep their label all game (:class:`sorry_env.narrate.PawnLabels`): the env calls
+Pawns keep their label all game (:class:`sorry_env.board.narrate.PawnLabels`): the env calls
 :meth:`BoardRenderer.start` at reset and plays every move through :meth:`BoardRenderer.play`.
 """
 
@@ -18,10 +18,10 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from ..window import Window, require_pygame
 from . import engine as E
 from .narrate import Move, PawnLabels, narrate
 from .render import render_ansi
-from .window import Window, require_pygame
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 

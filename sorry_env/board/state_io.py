@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import excerpt
 from . import engine as E
-from .checks import excerpt
 from .game import same_side, seats_for
 from .geometry import HOME, N_SEATS, SAFE0, SAFE_LEN, SLIDE_END, SLIDE_OWNER, START, TRACK
 from .rules import CARD_INDEX, CARD_NAMES, N_CARDS, Rules

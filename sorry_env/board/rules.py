@@ -33,7 +33,7 @@ MAX_PACK = 5 * N_CARDS
 TEAMS = {"none": 0, "parker1958": 1, "hasbro2003": 2}
 TEAMS_NONE, TEAMS_PARKER1958, TEAMS_HASBRO2003 = 0, 1, 2
 
-# End-of-game point systems (see sorry_env.scoring).
+# End-of-game point systems (see sorry_env.board.scoring).
 SCORING = ("none", "hasbro2003", "parker1939")
 
 # Layout of the rules array handed to the compiled engine.

@@ -1,16 +1,16 @@
 """The engine as plain Python functions: create a state, list legal moves, apply a move to a
 copy. Search agents and tools use this; the PettingZoo env is a thin adapter over the same
-compiled functions in :mod:`sorry_env.engine`.
+compiled functions in :mod:`sorry_env.board.engine`.
 
-Every function takes the state array and the rules (a :class:`~sorry_env.rules.Rules` or a
+Every function takes the state array and the rules (a :class:`~sorry_env.board.rules.Rules` or a
 preset name) and never mutates its input state unless its name says ``_inplace``. Each
 checks the state array's shape, dtype and header ranges (:func:`sorry_env.checks.check_state`)
 once per call before entering compiled code; the compiled functions of
-:mod:`sorry_env.engine` are unchecked (a corrupted array there can crash the process).
+:mod:`sorry_env.board.engine` are unchecked (a corrupted array there can crash the process).
 
 Example::
 
-    from sorry_env import game
+    from sorry_env.board import game
     s = game.new_state("hasbro2003", num_players=2, seed=7)
     moves = game.legal_actions(s, "hasbro2003")
     s2 = game.step(s, "hasbro2003", moves[0])          # next card drawn from the seed
@@ -24,8 +24,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ..checks import check_state, excerpt
 from . import engine as E
-from .checks import check_state, excerpt
 from .geometry import HOME, N_SEATS, SAFE0, START
 from .render import COLOUR_NAMES
 from .rules import CARD_NAMES, DEFAULT_PRESET, N_CARDS, Rules, get_rules
@@ -246,7 +246,7 @@ def winner(state: np.ndarray) -> int | None:
 
 def same_side(rules: Rules | str, seat: int, winner: int) -> bool:
     """True if `seat` shares in the win of `winner` (itself, or its partner under team rules):
-    :func:`sorry_env.engine.same_side`."""
+    :func:`sorry_env.board.engine.same_side`."""
     return bool(E.same_side(rules_array(rules), int(seat), int(winner)))
 
 
@@ -275,7 +275,7 @@ def decode_action(rules: Rules | str, action: int) -> tuple[str, int, int, int, 
     the acting seat's pawns in canonical order, then (team rules) the partner's. Unused fields
     are -1. Fire and Ice adds "no_fire_move" and "fire_move" (the decision before the draw;
     every field -1) and a token choice on the 1 and 2 (:func:`action_token`). The engine's
-    decoder (:func:`sorry_env.engine.decode_action`) in words."""
+    decoder (:func:`sorry_env.board.engine.decode_action`) in words."""
     a = _action_index(rules, action)
     _, kind, i, j, first, target = E.decode_action(rules_array(rules), a)
     return E.ACTION_KINDS[kind], int(i), int(j), int(first), int(target)

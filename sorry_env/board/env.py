@@ -42,13 +42,13 @@ Observation
 -----------
 Player-relative: the observing seat first, then the other seats in turn order; the board is
 rotated so the observer's side is side 0. Index ranges are documented in
-:mod:`sorry_env.observation` and docs/observation.md. ``action_mask`` is 1 exactly on the legal actions
+:mod:`sorry_env.board.observation` and docs/observation.md. ``action_mask`` is 1 exactly on the legal actions
 of the player to move (all zero for the others and after the game ends).
 
 Action space
 ------------
 Player-relative and fixed per rules configuration; layout and decoding formula in
-:mod:`sorry_env.engine` and docs/action-space.md. PASS (index 0) is legal only when nothing else is,
+:mod:`sorry_env.board.engine` and docs/action-space.md. PASS (index 0) is legal only when nothing else is,
 or on an 11 when no pawn can move 11 forward nor (``hasbro2013``) start (declining to swap).
 With hands (play for points) index 0 is never legal: a player plays a card (an 11 may be
 played to decline a swap) or, with no playable card, discards one.
@@ -64,7 +64,7 @@ makes those points the final rewards.
 Reset options
 -------------
 ``reset(seed=None, options={"state": STATE})`` starts from a state dict
-(:mod:`sorry_env.state_io`). The seed shuffles the hidden draw pile and, for new games,
+(:mod:`sorry_env.board.state_io`). The seed shuffles the hidden draw pile and, for new games,
 chooses the first player. ``env.unwrapped.state_dict()`` returns the current state dict.
 
 Errors
@@ -89,15 +89,15 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from ..game_env import NO_LIMIT, GameEnv, wrap_env
+from ..games import load_game
+from ..version import ENV_NAME
 from . import engine as E
 from . import game
 from .board_render import RENDER_MODES, BoardRenderer, check_render_mode
-from .game_env import NO_LIMIT, GameEnv, wrap_env
-from .games import load_game
 from .observation import GLOBAL_STATE_SIZE, OBS_SIZE, global_state, observe
 from .rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, Rules, get_rules
 from .scoring import scores
-from .version import ENV_NAME
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -140,7 +140,7 @@ class raw_env(GameEnv):
         self._rules_array = game.rules_array(self.rules)
         self._active = np.zeros(4, dtype=np.int64)
         self._active[list(self.seats)] = 1
-        # state(): the full game state for centralized critics (layout: sorry_env.observation)
+        # state(): the full game state for centralized critics (layout: sorry_env.board.observation)
         self.state_space = spaces.Box(0.0, 1.0, (GLOBAL_STATE_SIZE,), dtype=np.float32)
         self._renderer = BoardRenderer(self.rules, render_mode, self.metadata["render_fps"])
 
@@ -196,7 +196,7 @@ class raw_env(GameEnv):
     def state(self) -> np.ndarray:
         """The full game state as float32[GLOBAL_STATE_SIZE] in [0, 1] (PettingZoo's state(),
         for centralized critics): every hand included, the draw-pile order left out. Layout in
-        :mod:`sorry_env.observation` and docs/observation.md."""
+        :mod:`sorry_env.board.observation` and docs/observation.md."""
         out = np.empty(GLOBAL_STATE_SIZE, dtype=np.float32)
         global_state(self._game(), self._rules_array, None if self.max_turns == NO_LIMIT else self.max_turns, out)
         return out

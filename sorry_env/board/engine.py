@@ -4,10 +4,10 @@ This module is the only place the rules live. Everything else (the PettingZoo en
 the batched playouts) calls these functions.
 
 Naming: in compiled (numba) code everywhere, a parameter ``rules`` is the int64 rules array
-(:meth:`sorry_env.rules.Rules.array`, read with the ``R_*`` offsets), never a
-:class:`~sorry_env.rules.Rules`. Python-level code holds both: there ``rules`` is a Rules or
+(:meth:`sorry_env.board.rules.Rules.array`, read with the ``R_*`` offsets), never a
+:class:`~sorry_env.board.rules.Rules`. Python-level code holds both: there ``rules`` is a Rules or
 a preset name and a variable holding the array is called ``rules_array``
-(:func:`sorry_env.game.rules_array` makes it).
+(:func:`sorry_env.board.game.rules_array` makes it).
 
 Code outside ``sorry_env`` reads and writes states through the named accessors below
 (:func:`winner`, :func:`to_move`, :func:`turns_played`, :func:`card_index`,
@@ -19,12 +19,12 @@ State array layout (``STATE_SIZE`` int64 entries)
 ===============  =====  ==========================================================
 offset           size   content
 ===============  =====  ==========================================================
-``PAWNS``        16     pawn codes (see :mod:`sorry_env.geometry`), seat*4 + slot;
+``PAWNS``        16     pawn codes (see :mod:`sorry_env.board.geometry`), seat*4 + slot;
                         each seat's pawns kept sorted, most advanced first; unused
                         slots (3-pawn rules, empty seats) hold -1
 ``ACTIVE``       4      1 if the seat is in the game
 ``TO_MOVE``      1      seat to play
-``CARD``         1      card index to play (:data:`sorry_env.rules.CARD_NAMES`), -1: none
+``CARD``         1      card index to play (:data:`sorry_env.board.rules.CARD_NAMES`), -1: none
                         drawn yet (a chance node)
 ``DRAW_AGAIN``   1      1 if the card was drawn as the draw-again of a 2
 ``WINNER``       1      winning seat, -1 while the game runs
@@ -90,7 +90,7 @@ Fire on own pawn slot i (k = 0: Fire stays where it is); other cards use k = 0. 
 import numpy as np
 from numba import njit
 
-from .generator import advance, mix
+from ..generator import advance, mix
 from .geometry import (
     BACKWARD,
     FORWARD,
@@ -198,7 +198,7 @@ def turns_played(state):
 
 @njit(cache=True)
 def card_index(state):
-    """Index of the card in play (:data:`sorry_env.rules.CARD_NAMES`), -1 if none drawn."""
+    """Index of the card in play (:data:`sorry_env.board.rules.CARD_NAMES`), -1 if none drawn."""
     return state[CARD]
 
 
@@ -216,7 +216,7 @@ def is_active(state, seat):
 
 @njit(cache=True)
 def pawn_code(state, seat, slot):
-    """Pawn code (:mod:`sorry_env.geometry`) of `seat`'s pawn in `slot` (canonical order, most
+    """Pawn code (:mod:`sorry_env.board.geometry`) of `seat`'s pawn in `slot` (canonical order, most
     advanced first; -1 for a slot the rules do not use)."""
     return state[PAWNS + seat * MAX_SLOTS + slot]
 
@@ -266,7 +266,7 @@ def seed_generator(state, seed):
 
 
 # ---- action layout ------------------------------------------------------------------------
-# Kinds of action, as decode_action returns them (ACTION_KINDS: their names in sorry_env.game).
+# Kinds of action, as decode_action returns them (ACTION_KINDS: their names in sorry_env.board.game).
 ACT_PASS, ACT_START, ACT_MOVE, ACT_BACK1, ACT_SPLIT, ACT_SEVEN_PART, ACT_SWAP, ACT_SORRY, ACT_DISCARD = range(9)
 ACT_FIRE_DECLINE, ACT_FIRE_MOVE = 9, 10  # Fire and Ice: the decision before the draw
 ACTION_KINDS = (
@@ -378,7 +378,7 @@ def _start_slot(state, seat, ppp):
 
 
 # ---- move events: what a move did, pawn by pawn ---------------------------------------
-# apply_move_events records them (sorry_env.narrate tells them); every other caller passes
+# apply_move_events records them (sorry_env.board.narrate tells them); every other caller passes
 # events=None, and numba compiles the recording away for None.
 EVENT_SIZE = 5  # kind, seat, slot (the pawn's slot BEFORE the move), a, b
 EV_PLACE = 0  # a pawn's own movement (or a swap's exchange): a = code before, b = code after (before any slide)
@@ -932,7 +932,7 @@ def decode_card_action(rules, action):
     slot (ACT_START, ACT_SORRY: the colour, 0 own, 1 partner's); j the second pawn of a
     split; first the distance pawn i moves in a split or a seven part; target the target
     slot. Unused fields are -1. The one decoder: the engine applies actions with it and
-    :func:`sorry_env.game.decode_action` describes them with it."""
+    :func:`sorry_env.board.game.decode_action` describes them with it."""
     P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
     if action == 0:
         return ACT_PASS, -1, -1, -1, -1

@@ -1,17 +1,17 @@
 """Compiled helpers that agents share: successors of a position, the chance layer, and the
 determinization of hidden cards.
 
-They are thin wrappers over :mod:`sorry_env.engine` (the only place rules live), written in
+They are thin wrappers over :mod:`sorry_env.board.engine` (the only place rules live), written in
 numba so that search loops never return to Python.
 """
 
 import numpy as np
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env.engine import action_buffer, determinize  # noqa: F401  (engine functions, kept importable here)
-from sorry_env.geometry import N_SEATS
-from sorry_env.rules import N_CARDS, R_HAND_SIZE, R_PACK, R_PACK_SIZE
+from sorry_env.board import engine as E
+from sorry_env.board.engine import action_buffer, determinize  # noqa: F401  (engine functions, kept importable here)
+from sorry_env.board.geometry import N_SEATS
+from sorry_env.board.rules import N_CARDS, R_HAND_SIZE, R_PACK, R_PACK_SIZE
 
 
 @njit(cache=True, inline="always")

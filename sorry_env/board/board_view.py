@@ -1,7 +1,7 @@
 """The board game as a person plays it in the terminal and the browser (:class:`BoardPlayView`,
 the board game's :meth:`sorry_env.games.Game.play_view`): pawns keep their labels all game
-(:class:`sorry_env.narrate.PawnLabels`), moves are told with their consequences
-(:func:`sorry_env.narrate.describe_move`), the moves on offer list each distinct outcome once, the
+(:class:`sorry_env.board.narrate.PawnLabels`), moves are told with their consequences
+(:func:`sorry_env.board.narrate.describe_move`), the moves on offer list each distinct outcome once, the
 board is drawn with the labels and the viewer's own hand, and the browser page gets the state
 dict, the labels, where the Fire and Ice tokens are and each move's click plan.
 
@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games import Game, PlayView
 from . import engine as E
 from . import game
-from .games import Game, PlayView
 from .geometry import BACKWARD, FORWARD, HOME, SAFE0, START, START_CIRCLE, TRACK
 from .narrate import PawnLabels, describe_move, option_text
 from .render import COLOUR_NAMES, render_ansi

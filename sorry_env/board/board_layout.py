@@ -8,19 +8,19 @@ edge, 16 cells a side with the corners shared, as on the real board. Coordinates
 
 Seat 0 sits along the bottom edge, like a player sitting at a real board; the other seats
 follow in turn order going clockwise round it (seat 1 on the left edge, seat 2 at the top,
-seat 3 on the right), and pawns move clockwise too (:mod:`sorry_env.geometry`: forward is +1).
+seat 3 on the right), and pawns move clockwise too (:mod:`sorry_env.board.geometry`: forward is +1).
 Every feature of seat ``k`` is seat 0's turned a quarter turn clockwise ``k`` times about the
 board's centre, just as every square number is seat 0's plus ``15k``.
 
 Seat 0's side, read from the bottom-right corner (square 0) leftwards:
 
 - square 0 is the corner; squares 1..14 run right to left along the bottom row;
-- the short slide runs 1 -> 4 and the long slide 9 -> 13 (:data:`sorry_env.geometry.SLIDES_0`);
+- the short slide runs 1 -> 4 and the long slide 9 -> 13 (:data:`sorry_env.board.geometry.SLIDES_0`);
 - the safety zone leaves the track at the entry square 2 and runs straight up, inward, five cells
   (safe 0 next to the entry), ending at the Home circle;
 - the Start circle sits just inside the board above the start square 4, where pawns come out.
 
-Consumers: :mod:`sorry_env.draw` (images) and the browser game (``layout()`` as JSON).
+Consumers: :mod:`sorry_env.board.draw` (images) and the browser game (``layout()`` as JSON).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ START_RADIUS = 1.15  # radius of the Start and Home circles, in cell units
 HOME_RADIUS = 1.15
 
 if 4 * GRID - 4 != G.TRACK or GRID - 1 != G.SIDE:
-    raise AssertionError("board_layout.GRID does not match sorry_env.geometry's track")
+    raise AssertionError("board_layout.GRID does not match sorry_env.board.geometry's track")
 
 # Seat 0's features in continuous cell units (x, y); the rest are rotations of these.
 _SAFE_COL_0 = GRID - 1 - G.SAFETY_ENTRY_0  # the column of seat 0's entry square (13)

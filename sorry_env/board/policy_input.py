@@ -2,11 +2,11 @@
 
 The input vector (:func:`policy_input`, ``INPUT_SIZE`` float32) is built from the acting
 seat's own information only: the env's observation of that seat followed by its view of
-the engine state array (:func:`sorry_env.engine.own_view`: small integers; the draw order
+the engine state array (:func:`sorry_env.board.engine.own_view`: small integers; the draw order
 and generator zeroed, and with hands the other seats' hands zeroed and counted with the
 draw pile as unseen cards). Two states that differ only in what the seat cannot see (an
 opponent's hand, the draw order) give the same input. Without hands the view is
-:func:`sorry_env.engine.public_state`, so the inputs of files trained before hands were
+:func:`sorry_env.board.engine.public_state`, so the inputs of files trained before hands were
 supported are unchanged. The self-play envs emit the same vector (:func:`own_view` is the
 one builder of its state part); the policy agent builds it from a Turn.
 
@@ -16,18 +16,18 @@ scores each move by the position it leaves, the way backgammon programs evaluate
 Because nothing hidden is drawn, afterstates need no hidden information: the mover's view
 is enough to compute them. With hands (play for points) the afterstate is the position
 after the card is played and before the mover draws its replacement
-(:func:`sorry_env.engine.play_before_draw`): the replacement is hidden when the mover
+(:func:`sorry_env.board.engine.play_before_draw`): the replacement is hidden when the mover
 chooses.
 """
 
 import numpy as np
 from numba import njit
 
-from sorry_env import engine as E
-from sorry_env import game
-from sorry_env.engine import own_view, public_state  # noqa: F401 (public_state: re-exported)
-from sorry_env.observation import OBS_SIZE, observe
-from sorry_env.rules import Rules, rules_from_json, rules_to_json
+from sorry_env.board import engine as E
+from sorry_env.board import game
+from sorry_env.board.engine import own_view, public_state  # noqa: F401 (public_state: re-exported)
+from sorry_env.board.observation import OBS_SIZE, observe
+from sorry_env.board.rules import Rules, rules_from_json, rules_to_json
 from sorry_env.version import LAYOUT_VERSION
 
 STATE_SIZE = E.STATE_SIZE
@@ -46,7 +46,7 @@ def layout(rules) -> dict:
     }
 
 
-# The rules' one JSON form lives with the rules (sorry_env.rules); these names are kept for callers.
+# The rules' one JSON form lives with the rules (sorry_env.board.rules); these names are kept for callers.
 rules_dict = rules_to_json
 
 

@@ -1,5 +1,5 @@
 """The board game's compiled scripted move choices: ``heuristic_choice`` (the move whose
-resulting position scores best under :mod:`sorry_env.evaluation`) and ``greedy_choice`` (the
+resulting position scores best under :mod:`sorry_env.board.evaluation`) and ``greedy_choice`` (the
 move leaving the mover's own pawns furthest along). Moves are tried with the engine, so bumps
 and slides count as they happen; ties go to the first of the sorted legal actions.
 
@@ -27,7 +27,7 @@ SAFE_RANK = 1_000
 @njit(cache=True)
 def heuristic_choice(state, rules, w, legal, n):
     """The legal action (of legal[:n]) whose resulting position scores best for the player
-    to move under the evaluation weights `w` (:meth:`sorry_env.evaluation.Weights.array`);
+    to move under the evaluation weights `w` (:meth:`sorry_env.board.evaluation.Weights.array`);
     the first one on ties."""
     me = E.to_move(state)
     child = np.empty_like(state)
