@@ -35,7 +35,9 @@ def import_base(rev: str, into: Path):
         tar.extractall(into, filter="data")
     (into / "sorry_env").rename(into / "sorry_env_base")
     sys.path.insert(0, str(into))
-    return importlib.import_module("sorry_env_base.engine"), importlib.import_module("sorry_env_base.game")
+    # The board game's modules live in sorry_env/board/ since issue 38, at the top level before.
+    home = "sorry_env_base.board" if (into / "sorry_env_base" / "board" / "engine.py").exists() else "sorry_env_base"
+    return importlib.import_module(f"{home}.engine"), importlib.import_module(f"{home}.game")
 
 
 def playouts(engine):
