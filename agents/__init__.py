@@ -182,16 +182,9 @@ def action_for(env, agent, rng: np.random.Generator | None = None) -> int:
     if not raw.agents or raw.terminations.get(mover) or raw.truncations.get(mover):
         raise ValueError("the game is over (won or truncated): nobody is to move")
     legal = played.legal_actions(state)
-    check_plays(agent, played, len(played.seats(state)))
+    played.check_agent(agent, len(played.seats(state)))
     turn = agent_turn(played, state, rng if rng is not None else np.random.default_rng(), legal)
     return checked_action(agent.act(turn), legal, f"agent {agent_label(agent)!r}", f"for {mover}")
-
-
-def check_plays(agent: Agent, game: games.Game, num_players: int) -> None:
-    """ValueError unless `agent` can play `game` with `num_players`: its game ids, then its
-    own check_game (a policy file's game, rules and player count)."""
-    agent.check_game_id(game.game_type.id)
-    agent.check_game(game.agent_rules, num_players)
 
 
 def _played(game: "str | games.Game | None") -> games.Game:
@@ -254,7 +247,6 @@ __all__ = [
     "agent_label",
     "set_torch_threads",
     "agents_of_game",
-    "check_plays",
     "AGENTS",
     "RandomAgent",
     "GreedyAgent",

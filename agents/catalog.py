@@ -9,7 +9,7 @@ per preset family and player count (docs/shipped.md).
 A policy plays only the rules and player count it was trained for; :func:`shipped` finds the
 file that fits a game, or says which games have one. The spec ``trained`` means "the shipped
 policy for this game": ``make_agent("trained", game=..., players=N)`` (tournaments, the Gymnasium
-env's opponents), :func:`resolve_spec` (``sorry-play --opponents``). Files live in
+env's opponents, ``sorry-play --opponents``). Files live in
 ``checkpoints/`` beside the package (a source checkout); ``SORRY_CHECKPOINTS`` names another folder.
 
 Looking a game up reads no file and imports no torch.
@@ -96,11 +96,13 @@ def shipped(rules: games.Game | Rules | str, players: int) -> pathlib.Path:
     """Path of the shipped policy trained for this game (a Game, or the board game's rules: a
     preset name or Rules) and `players`; ValueError naming the games that have one if there
     is none, or if its file is missing."""
-    entry = find(rules, players)
+    played = policy_game(rules)
+    entry = find(played, players)
     if entry is None:
         raise ValueError(
-            f"no shipped policy for {_named(policy_game(rules))} with {players} players; "
-            f"shipped: {', '.join(e.name for e in CATALOG)} (sorry-play --list)"
+            f"no shipped policy for {_named(played)} with {players} players; "
+            f"shipped for it: {', '.join(e.name for e in CATALOG if e.game == played.game_type.id) or 'none'} "
+            "(sorry-play --list)"
         )
     if not entry.path.is_file():
         raise ValueError(f"the shipped policy {entry.name} should be {entry.path}, but that file is missing")
@@ -113,13 +115,6 @@ def fitting_hint(rules: games.Game | Rules | str, players: int) -> str:
     if entry is None:
         return f"no shipped policy plays {policy_game(rules).variant_name} with {players} players (sorry-play --list)"
     return f"the shipped policy for {entry.rules} with {players} players is {entry.name} ({entry.path})"
-
-
-def resolve_spec(spec: str, rules: games.Game | Rules | str, players: int) -> str:
-    """An agent spec with ``trained`` replaced by the shipped policy file of this game (other
-    specs, catalog names included, are returned unchanged: :func:`agents.make_agent` knows
-    those)."""
-    return str(shipped(rules, players)) if spec == TRAINED else spec
 
 
 def catalog_rows() -> list[dict]:

@@ -96,22 +96,21 @@ class GameType:
     # it by clicks on the cells (Game.play_view's page); False: the page shows Game.render_text
     # and lists the moves.
     can_draw: bool = False
-    # Whether tournaments play it at the compiled table (sorry_env.agents.arena.play.Table: its
-    # engine stepped in place, team wins, points, policies deciding many games in one batch)
-    # rather than the table over this API (GameTable), and its results keep the rules' name.
-    compiled_table: bool = False
     # Whether its replay files and move lists (sorry_env.replay) keep the first format, from
     # before other games could be recorded: no "game" key (a file without one is this game's),
     # seats named by colour, its move texts naming the mover, turns counted as "turns".
     original_replay_format: bool = False
-    # True for a game whose compiled engine steps many games at once and scores afterstates
-    # (the board game's sorry_env.board.engine): the batched trainers need it (sorry-train's
-    # MaskablePPO, TD(lambda), expert iteration, RLlib and sorry-bench's baselines on them);
-    # a game without one trains with the plain-torch PPO over this registry (training/game_ppo.py).
+    # True for a game whose compiled engine steps games in place, many at once, and scores
+    # afterstates (the board game's sorry_env.board.engine): the batched trainers need it
+    # (sorry-train's MaskablePPO, TD(lambda), expert iteration, RLlib and sorry-bench's
+    # baselines on them; a game without one trains with the plain-torch PPO over this registry,
+    # training/game_ppo.py), and tournaments play it at the compiled table
+    # (sorry_env.agents.arena.play.Table: team wins, points, policies deciding many games in one
+    # batch; results keep the rules' name) rather than the table over this API (GameTable).
     batched_step: bool = False
-    # Its trained policies ship in checkpoints/ (sorry_env.agents.catalog): sorry-play --list and
-    # --estimate, the "trained" agent spec, and the browser game's menu of policy files, agent
-    # settings (within caps) and win-chance estimate. Without: agents by name, default settings.
+    # Whether people play it against a menu of its policy files and agent settings (within caps)
+    # with a win-chance estimate (sorry-play --estimate, the browser game's menu); without: its
+    # agents by name with default settings. (Its shipped files are policy_files, below.)
     shipped_policies: bool = False
     # The policy files it ships (the catalog lists every game's, in the registry's order).
     policy_files: tuple[PolicyFile, ...] = ()

@@ -77,7 +77,7 @@ def test_a_whole_express_game_in_the_terminal_ends_with_a_result(monkeypatch, ca
             "--opponents: opponents for 2 players (the seats after yours): give 1, got 2",
         ),
         (["--game", "express", "--seat", "3"], "--seat must be one of the seats in play [0, 1]"),
-        (["--game", "express", "--list"], "Sorry! Express has none"),
+        (["--game", "toy_race", "--list"], "Race (toy) has none"),  # Express ships express-2p
         (["--game", "express", "--estimate"], "Sorry! Express has none"),
         (["--game", "express", "--max-turns", "0"], "--max-turns must be at least 1"),
         (["--rules", "nope"], "argument --rules: invalid choice: 'nope'"),

@@ -39,8 +39,13 @@ def test_every_family_has_a_shipped_policy_trained_for_it(rules, players):
 
 
 def test_a_game_without_a_shipped_policy_gets_a_clear_error(tmp_path, monkeypatch):
-    with pytest.raises(ValueError, match="no shipped policy for rules 'hasbro2003_fast' with 2 players; shipped: "):
+    with pytest.raises(
+        ValueError, match="no shipped policy for rules 'hasbro2003_fast' with 2 players; shipped for it: "
+    ) as refused:
         agents.shipped("hasbro2003_fast", 2)
+    assert "express-2p" not in str(refused.value)  # only the policies of the game asked for
+    with pytest.raises(ValueError, match=r"Sorry! Express with 3 players; shipped for it: express-2p \("):
+        agents.shipped(games.load_game("express"), 3)
     with pytest.raises(ValueError, match="hasbro2013-4p"):  # the message lists what exists
         agents.shipped("hasbro2013", 3)
     monkeypatch.setenv("SORRY_CHECKPOINTS", str(tmp_path))
@@ -184,5 +189,5 @@ def test_tabula_rasa_plays_by_name_as_its_network_alone_and_trained_is_unchanged
     agent = make_agent("tabula-rasa-2p")
     assert isinstance(agent, PolicyAgent) and agent.metadata == meta
     assert catalog.find("hasbro2003", 2).name == "hasbro2003-2p"  # the game's own policy is still the default
-    assert catalog.resolve_spec(catalog.TRAINED, "hasbro2003", 2) == str(agents.shipped("hasbro2003", 2))
+    assert make_agent(catalog.TRAINED, game="sorry", players=2).path == str(agents.shipped("hasbro2003", 2))
     assert "tabula-rasa-2p" in [row["name"] for row in catalog.catalog_rows()]

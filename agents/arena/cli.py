@@ -157,7 +157,7 @@ def _record_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: float, provenance: dict) -> None:
     from .league import format_league, run_league, write_league
 
-    if not games.game_type(args.game).compiled_table:
+    if not games.game_type(args.game).batched_step:
         board = games.builtin_game_types()[0]
         parser.error(f"--league plays the board game (--game {board.id}) only")
     try:
@@ -187,7 +187,7 @@ def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
     """The results of the tournament the arguments ask for (errors end the command)."""
     try:
         kind = games.game_type(args.game)
-        if args.rules is not None and kind.variant_word != "rules":
+        if args.rules is not None and len(kind.variants) < 2:
             raise ValueError(f"--rules names board-game rules; {kind.long_name} (--game {kind.id}) has none")
         played = games.load_game(args.game, args.rules)
     except ValueError as error:

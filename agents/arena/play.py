@@ -1,7 +1,7 @@
 """Playing tournament games: the fair seating, the seeds of each game, and a lineup of agents
 at one table, one process's share of the games: :class:`GameTable` for any registered game
 over the registry's API, :class:`Table` for a game that declares a compiled table
-(``GameType.compiled_table``: the board game's, with teams, points and batched policy play).
+(``GameType.batched_step``: the board game's, with teams, points and batched policy play).
 The tournament rules: :mod:`sorry_env.agents.arena`.
 
 Fair seating over the game's seats: game ``g`` puts lineup entry ``i`` in seat
@@ -72,7 +72,7 @@ class Table:
         self.max_turns = max_turns
         self.seed = seed
         for agent in self.agents:  # an agent or a network made for another game: refused before any play
-            agents.check_plays(agent, self.game, len(self.agents))
+            self.game.check_agent(agent, len(self.agents))
 
     def play(self, game_index: int) -> dict:
         """One game; returns its record. `winners`: the lineup entries sharing the win (the
@@ -207,7 +207,7 @@ class GameTable:
         self.labels = agent_labels(self.specs)
         self.seats = game_seats(game, len(self.agents))
         for agent in self.agents:  # an agent of another game, or a policy for another player count: refused now
-            agents.check_plays(agent, game, len(self.agents))
+            game.check_agent(agent, len(self.agents))
         self.max_turns = max_turns
         self.seed = seed
 
@@ -238,5 +238,5 @@ class GameTable:
 
 
 def table_class(game: games.Game) -> type:
-    """The table a tournament of `game` is played at (``GameType.compiled_table``)."""
-    return Table if game.game_type.compiled_table else GameTable
+    """The table a tournament of `game` is played at (``GameType.batched_step``)."""
+    return Table if game.game_type.batched_step else GameTable

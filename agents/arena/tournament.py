@@ -20,7 +20,7 @@ def run_tournament(
     players: int | None = None,
     games: int = 1000,
     seed: int = 0,
-    rules: Rules | str | registry.Game = DEFAULT_PRESET,
+    rules: Rules | str | registry.Game | None = None,
     workers: int | None = None,
     max_turns: int | None = None,
     progress: bool = False,
@@ -33,13 +33,17 @@ def run_tournament(
     lineup entry), ``turn_order`` (win rate by position in turn order),
     ``first_mover_advantage``, ``mean_turns``, ``truncated`` and the per-game ``games``
     records. The game: `rules`, a :class:`sorry_env.games.Game` or the board game's rules (a
-    preset name or Rules), or `game`, a registered game's id (its default variant); the
+    preset name or Rules; default its default preset), or `game`, a registered game's id with
+    `rules` its variant (default: its first); the
     results' ``config.rules`` is the rules' name, or the game's id for a game played at the
     table over the registry's API. `max_turns` defaults to the game's ``GameType.max_turns``.
     `workers` defaults to the number of cores; agent objects must pickle to reach them.
     `torch_threads`: torch threads in each playing process (default: SORRY_TORCH_THREADS,
     else 1)."""
-    played = registry.load_game(game) if game is not None else policy_game(rules)
+    if game is not None:
+        played = registry.load_game(game, rules)  # rules None: the game's default variant
+    else:
+        played = policy_game(DEFAULT_PRESET if rules is None else rules)
     kind = played.game_type
     agent_specs = list(agent_specs)
     players = len(agent_specs) if players is None else players
@@ -60,7 +64,7 @@ def run_tournament(
     records = play_games(
         agent_specs, games, seed, played, max_turns, min(pool_size, games), progress, table, torch_threads
     )
-    if kind.compiled_table:
+    if kind.batched_step:
         return summarize(records, agent_specs, seed, played.variant, max_turns, seats=seats)
     return summarize(records, agent_specs, seed, None, max_turns, seats=seats, rules_name=kind.id)
 

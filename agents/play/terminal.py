@@ -39,7 +39,7 @@ import numpy as np
 from sorry_env import games
 from sorry_env.agent import agent_turn
 from sorry_env.agents import make_agent, set_torch_threads
-from sorry_env.agents.catalog import TRAINED, catalog_rows, resolve_spec
+from sorry_env.agents.catalog import TRAINED, catalog_rows
 from sorry_env.board.rules import PRESETS
 
 from .prompt import QUICK_AGENTS, Quit, ask_choice, first_offered, seats_after
@@ -105,9 +105,7 @@ def build_opponents(
 def _agent(game: games.Game, spec: str, num_players: int, seed: int | None = None):
     """The agent `spec` names (``trained``: the game's shipped policy, for a game whose policies
     ship), checked against the game; ValueError if it cannot play it."""
-    if game.game_type.shipped_policies:
-        spec = resolve_spec(spec, game.agent_rules, num_players)
-    agent = make_agent(spec, seed=seed, game=game)
+    agent = make_agent(spec, seed=seed, game=game, players=num_players)
     game.check_agent(agent, num_players)
     return agent
 
@@ -210,7 +208,7 @@ def _main(argv: list[str] | None = None) -> int:
         game = games.load_game(game_id, args.rules)
     except ValueError as exc:  # a variant the game does not have
         p.error(f"argument --rules: invalid choice: {args.rules[:60]!r} ({exc})")
-    if (args.list or args.estimate is not None) and not kind.shipped_policies:
+    if (args.list and not kind.policy_files) or (args.estimate is not None and not kind.shipped_policies):
         p.error(f"--list and --estimate name a game's shipped policies; {kind.long_name} has none")
     if args.list:
         print_catalog()

@@ -46,7 +46,6 @@ GAME_TYPE = GameType(
     policy_kinds=("mlp", "afterstate"),
     policy_records_rules=True,
     can_draw=True,
-    compiled_table=True,
     original_replay_format=True,
     batched_step=True,
     shipped_policies=True,

@@ -18,7 +18,7 @@ def check_fits(agent, task: Task) -> None:
 
         game = games.load_game(task.game_id)
         try:
-            agents.check_plays(agents.as_agent(agent, game=game), game, task.players)
+            game.check_agent(agents.as_agent(agent, game=game), task.players)
         except (ValueError, TypeError) as error:
             raise ValueError(f"{agent!r} cannot play task {task.name} ({game.game_type.long_name}): {error}") from None
         return
