@@ -266,12 +266,6 @@ class Game(abc.ABC):
         seats may see (a hand) is left out; `viewer` None shows only what every seat sees.
         What the terminal and browser games and replays show of a position."""
 
-    def move_narrator(self, state: np.ndarray) -> MoveNarrator:
-        """What says the moves of the game starting at `state` in words, following it move by
-        move (replays' move texts): :meth:`describe_action` by default (a game whose texts
-        depend on the game so far, e.g. stable names of its pieces, overrides this)."""
-        return MoveNarrator(self)
-
     def recorded_move_facts(self, state: np.ndarray) -> dict:
         """What a replay file records of the position a move is made in besides its turn and
         seat (a game's chance drawn for the move, e.g. the card in play): nothing by default."""
@@ -329,7 +323,8 @@ class Game(abc.ABC):
 
     def play_view(self, state: np.ndarray, viewer: int | None) -> PlayView:
         """What a person at seat `viewer` (None: an onlooker, shown what every seat sees) is
-        shown of the game starting at `state`, move by move (the terminal and browser games);
+        shown of the game starting at `state`, move by move (the terminal and browser games;
+        with `viewer` None also replays' move texts and pictures, :meth:`PlayView.recorded`);
         a game with more to tell returns its own PlayView."""
         return PlayView(self, viewer)
 
@@ -363,9 +358,20 @@ class PlayView:
         `player` is who played it (None: the viewer, addressed as "You")."""
         seat, unit = self.game.to_move(before), self.game.game_type.turn_unit
         who = "You" if player is None else f"{self.seat_name(seat)} ({player})"
-        text = f"{who}: {self.game.describe_action(before, action)}"
+        text = f"{who}: {self.recorded(before, action, after)}"
         passed = self.game.turn(after) - self.game.turn(before) - 1  # turns after it that nobody could use
         return text + (f" ({passed} {unit} then passed without a possible move)" if passed > 0 else "")
+
+    def recorded(self, before: np.ndarray, action: int, after: np.ndarray) -> str:
+        """The move `action` that led from `before` to `after` in the game's own words, as
+        replay files record it (:meth:`Game.describe_action` by default). Like :meth:`told`,
+        it follows the game: a replay gives it every move, in order, instead of :meth:`told`."""
+        return self.game.describe_action(before, action)
+
+    def picture_labels(self) -> Any:
+        """What a picture of the current position names its pieces by (a copy that later moves
+        leave alone; None by default: nothing to name)."""
+        return None
 
     def result(self, winner: int | None, max_turns: int, player: str) -> str:
         """The end of the game in words; `player` is who sits at `winner`."""
@@ -393,22 +399,6 @@ class PlayView:
     def page_move(self, before: np.ndarray, action: int) -> dict:
         """What the page keeps of a move played, besides its text (a log entry's fields)."""
         return {"name": self.seat_name(self.game.to_move(before))}
-
-
-class MoveNarrator:
-    """Says the moves of one game in words, move by move from its start (:meth:`Game.move_narrator`):
-    :meth:`describe` each move in order; :meth:`labels` is what a picture of the current
-    position needs to name its pieces (None when nothing)."""
-
-    def __init__(self, game: Game) -> None:
-        self.game = game
-
-    def describe(self, before: np.ndarray, action: int, after: np.ndarray) -> str:
-        """The move `action` that led from `before` to `after`, in words."""
-        return self.game.describe_action(before, action)
-
-    def labels(self) -> Any:
-        return None
 
 
 _REGISTRY: dict[str, type[Game]] = {}

@@ -87,7 +87,7 @@ class ReplayError(ValueError):
 class Replay:
     """A game re-played: ``states[k]`` is the position before move k (``states[-1]`` the end),
     ``labels[k]`` what a picture of it names the pieces by (the board game's pawn labels; None
-    for games without, :meth:`sorry_env.games.Game.move_narrator`), ``descriptions[k]`` move k
+    for games without, :meth:`sorry_env.games.PlayView.picture_labels`), ``descriptions[k]`` move k
     in words. `game` is the registered game played."""
 
     game: games.Game
@@ -140,7 +140,7 @@ def record_game(
     ``Game.apply``), written in its own forms (module docstring)."""
     played = rules if isinstance(rules, games.Game) else _original_format_game()(rules)
     state = played.new_state_in_seats(tuple(seats), seed=seed, first=first_seat)
-    narrator = played.move_narrator(state)
+    view = played.play_view(state, None)
     initial = played.state_to_dict(state)
     moves = []
     for action in actions:
@@ -151,7 +151,7 @@ def record_game(
                 "seat": played.to_move(before),
                 **played.recorded_move_facts(before),
                 "action": int(action),
-                "description": narrator.describe(before, int(action), state),
+                "description": view.recorded(before, int(action), state),
                 "state": played.state_to_dict(state),
             }
         )
@@ -244,8 +244,8 @@ def replay(record: dict) -> Replay:
     played = game_of_record(record)
     state = _start(record, played)
     moves = _moves_of(record, played.seats(state))
-    narrator = played.move_narrator(state)
-    out = Replay(played, [state], [narrator.labels()], [], [], record)
+    view = played.play_view(state, None)
+    out = Replay(played, [state], [view.picture_labels()], [], [], record)
     for k, entry in enumerate(moves):
         if not isinstance(entry, dict) or "action" not in entry or "state" not in entry:
             raise ReplayError(f"move {k}: must be an object with 'action' and 'state'")
@@ -257,7 +257,7 @@ def replay(record: dict) -> Replay:
         except ValueError as error:
             raise ReplayError(f"move {k}: {error}") from None
         before, state = state, played.apply(state, action)
-        description = narrator.describe(before, action, state)
+        description = view.recorded(before, action, state)
         got = played.state_to_dict(state)
         if got != entry["state"]:
             raise ReplayError(
@@ -267,7 +267,7 @@ def replay(record: dict) -> Replay:
         out.actions.append(action)
         out.descriptions.append(description)
         out.states.append(state)
-        out.labels.append(narrator.labels())
+        out.labels.append(view.picture_labels())
     result = _result(played, state)
     if record["result"] != result:
         raise ReplayError(f"the recorded result {record['result']!r} differs from the replayed one {result!r}")

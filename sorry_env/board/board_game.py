@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..games import Game, GameType, MoveNarrator, PolicyFile, check_first_seat, register_game
+from ..games import Game, GameType, PolicyFile, check_first_seat, register_game
 from ..version import ENV_ID, ENV_NAME, ENV_VERSION
 from . import engine as E
 from . import game
@@ -176,9 +176,6 @@ class SorryGame(Game):
     def describe_action(self, state: np.ndarray, action: int) -> str:
         return game.describe_action(state, self.variant, action)
 
-    def move_narrator(self, state: np.ndarray) -> MoveNarrator:
-        return _PawnNarrator(self, state)
-
     def recorded_move_facts(self, state: np.ndarray) -> dict:
         return {"card": game.card(state)}
 
@@ -215,23 +212,3 @@ class SorryGame(Game):
         from .board_view import BoardPlayView
 
         return BoardPlayView(self, state, viewer)
-
-
-class _PawnNarrator(MoveNarrator):
-    """The board game's moves in words with stable pawn labels (R1..R4: a pawn keeps its label
-    all game, :class:`sorry_env.board.narrate.PawnLabels`), which pictures of the board show too."""
-
-    def __init__(self, played: SorryGame, state: np.ndarray) -> None:
-        from .narrate import PawnLabels
-
-        super().__init__(played)
-        self.pawns = PawnLabels(state, played.variant)
-
-    def describe(self, before: np.ndarray, action: int, after: np.ndarray) -> str:
-        from .narrate import narrate
-
-        move = self.pawns.advance(before, action, after)
-        return narrate(before, self.game.variant, action, move, self.pawns.previous)
-
-    def labels(self) -> Any:
-        return self.pawns.copy()

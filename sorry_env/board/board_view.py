@@ -144,13 +144,21 @@ class BoardPlayView(PlayView):
         return [(move["action"], move["description"]) for move in self.page_moves(state) if move["listed"]]
 
     def told(self, before: np.ndarray, action: int, after: np.ndarray, player: str | None) -> str:
-        words = describe_move(before, self.rules, action, after, self.labels)
+        words = self.recorded(before, action, after)
         colour = COLOUR_NAMES[game.to_move(before)]
         if not words.startswith(colour):
             return words
         if player is None:  # "Red plays 5: ..." -> "You play 5: ..."
             return "You" + words[len(colour) :].replace(" plays ", " play ", 1).replace(" discards ", " discard ", 1)
         return f"{colour} ({player}){words[len(colour) :]}"  # "Yellow (heuristic) plays 5: ..."
+
+    def recorded(self, before: np.ndarray, action: int, after: np.ndarray) -> str:
+        """The move as replays record it ("Red plays 5: R1 moves ..."), advancing the labels:
+        :meth:`told` builds on it, so each move advances them once either way."""
+        return describe_move(before, self.rules, action, after, self.labels)
+
+    def picture_labels(self) -> PawnLabels:
+        return self.labels.copy()
 
     # ---- the browser page ------------------------------------------------------------------
     def page(self, state: np.ndarray) -> dict:
