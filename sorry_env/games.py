@@ -104,9 +104,7 @@ class GameType:
     # afterstates (the board game's sorry_env.board.engine): the batched trainers need it
     # (sorry-train's MaskablePPO, TD(lambda), expert iteration, RLlib and sorry-bench's
     # baselines on them; a game without one trains with the plain-torch PPO over this registry,
-    # training/game_ppo.py), and tournaments play it at the compiled table
-    # (sorry_env.agents.arena.play.Table: team wins, points, policies deciding many games in one
-    # batch; results keep the rules' name) rather than the table over this API (GameTable).
+    # training/game_ppo.py), and its tournament results keep the rules' name.
     batched_step: bool = False
     # Whether people play it against a menu of its policy files and agent settings (within caps)
     # with a win-chance estimate (sorry-play --estimate, the browser game's menu); without: its
@@ -217,6 +215,12 @@ class Game(abc.ABC):
         """A copy after the legal `action`, chance (the next card or roll) drawn from the
         state's own generator."""
 
+    def apply_trusted(self, state: np.ndarray, action: int) -> np.ndarray:
+        """The state after `action`, which the caller has checked is legal (a tournament's hot
+        loop): :meth:`apply` by default; a game with a compiled engine steps `state` in place
+        and returns it, so the caller must use only the returned state."""
+        return self.apply(state, action)
+
     @abc.abstractmethod
     def after_move(self, state: np.ndarray, action: int) -> np.ndarray:
         """A copy after the legal `action` but before chance: a chance node when the move
@@ -236,6 +240,17 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def winner(self, state: np.ndarray) -> int | None:
         """The winning seat, or None while the game runs."""
+
+    def winning_seats(self, state: np.ndarray) -> tuple[int, ...]:
+        """The seats sharing the win: the winner alone by default (a game of teams adds the
+        winner's partner); empty while the game runs."""
+        winner = self.winner(state)
+        return () if winner is None else (winner,)
+
+    def is_running(self, state: np.ndarray, max_turns: int) -> bool:
+        """Whether nobody has won and fewer than `max_turns` turns are finished (a game with a
+        compiled engine answers in one call: the tournament's hot loop asks every turn)."""
+        return self.winner(state) is None and self.turn(state) < max_turns
 
     @abc.abstractmethod
     def to_move(self, state: np.ndarray) -> int: ...

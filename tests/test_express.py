@@ -14,7 +14,6 @@ from sorry_env.agent import GameTurn
 from sorry_env.agents.arena import pool
 from sorry_env.agents.arena.cli import main as sorry_eval
 from sorry_env.agents.arena.output import format_table
-from sorry_env.agents.arena.play import GameTable
 from sorry_env.agents.arena.tournament import run_tournament
 from sorry_env.express import DEFAULT_MAX_TURNS, env, game, raw_env, state_from_dict, state_to_dict
 from sorry_env.express import engine as E
@@ -586,11 +585,11 @@ def test_random_and_greedy_play_every_seat(n):
 
 
 def test_worker_tables_play_the_same_games():
-    # What a pool worker runs (pool._start_worker, _play_in_worker) with the game table,
+    # What a pool worker runs (pool._start_worker, _play_in_worker) with its table,
     # in this process: the same records as workers=1.
     specs = ["greedy", "random", "random"]
     one = run_express_tournament(specs, games=18, seed=4, workers=1)
-    pool._start_worker(specs, EXPRESS, game.DEFAULT_MAX_TURNS, 4, GameTable)
+    pool._start_worker(specs, EXPRESS, game.DEFAULT_MAX_TURNS, 4)
     records = pool._play_in_worker(range(10, 18)) + pool._play_in_worker(range(10))
     assert sorted(records, key=lambda r: r["game"]) == one["games"]
 

@@ -1,8 +1,8 @@
 """Playing tournament games: the fair seating, the seeds of each game, and a lineup of agents
-at one table, one process's share of the games: :class:`GameTable` for any registered game
-over the registry's API, :class:`Table` for a game that declares a compiled table
-(``GameType.batched_step``: the board game's, with teams, points and batched policy play).
-The tournament rules: :mod:`sorry_env.agents.arena`.
+at one :class:`Table`, one process's share of the games, for any registered game over the
+registry's API (:class:`sorry_env.games.Game`; what differs between games is declared by the
+game: who shares a win, points, a compiled in-place step). The tournament rules:
+:mod:`sorry_env.agents.arena`.
 
 Fair seating over the game's seats: game ``g`` puts lineup entry ``i`` in seat
 ``seats[(i + g) % n]`` and lets seat ``seats[(g // n) % n]`` move first. Everything random in
@@ -13,17 +13,13 @@ agents' views) comes from ``numpy.random.SeedSequence([seed, g])``. A game still
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 import numpy as np
 
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import games
 from sorry_env.agent import agent_turn, checked_action
-from sorry_env.board import engine as E
-from sorry_env.board import game
 from sorry_env.board.rules import Rules
-from sorry_env.board.scoring import scores
 
 from ..catalog import policy_game
 from .stats import agent_labels
@@ -62,13 +58,12 @@ class Table:
 
     def __init__(self, agent_specs: list, rules: Rules | str | games.Game, max_turns: int, seed: int):
         self.specs = list(agent_specs)  # specs, Agent objects or functions (agents.as_agent)
+        # the Game played (the board game's Rules or preset name: the board game with them)
         self.game = policy_game(rules)
         # "trained": the shipped policy of this game and player count (agents.make_agent)
         self.agents = [agents.as_agent(spec, game=self.game, players=len(self.specs)) for spec in self.specs]
         self.labels = agent_labels(self.specs)
-        self.rules = self.game.variant
-        self.rules_array = game.rules_array(self.rules)
-        self.seats = game.DEFAULT_SEATS[len(self.agents)]
+        self.seats = game_seats(self.game, len(self.agents))
         self.max_turns = max_turns
         self.seed = seed
         for agent in self.agents:  # an agent or a network made for another game: refused before any play
@@ -78,23 +73,21 @@ class Table:
         """One game; returns its record. `winners`: the lineup entries sharing the win (the
         winner, and its partner under team rules; empty if truncated); `scores`: each entry's
         points under play-for-points rules (None otherwise or if truncated)."""
+        game = self.game
         entry_seats, entry_at_seat, first_seat, engine_seed, view_rng = start_game(
             self.agents, self.seats, self.seed, game_index
         )
-
-        state = game.new_state(self.rules, seats=self.seats, seed=engine_seed)
-        E.set_to_move(state, first_seat)
-        while E.is_running(state, self.max_turns):
-            seat = int(E.to_move(state))
-            legal = game.legal_actions(state, self.rules)
-            turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
-            entry = entry_at_seat[seat]
-            self._step(state, game_index, entry, legal, self.agents[entry].act(turn))
+        state = game.new_state(len(self.agents), seed=engine_seed, first=first_seat)
+        while game.is_running(state, self.max_turns):
+            legal = game.legal_actions(state)
+            turn = agent_turn(game, state, view_rng, legal)
+            entry = entry_at_seat[turn.seat]
+            state = self._step(state, game_index, entry, legal, self.agents[entry].act(turn))
         return self._record(game_index, state, entry_seats, first_seat)
 
     def _step(self, state, game_index, entry, legal, action):
         action = checked_action(action, legal, f"agent {self.labels[entry]!r}", f"in game {game_index}")
-        E.step(state, self.rules_array, action)
+        return self.game.apply_trusted(state, action)
 
     def play_many(self, game_indices):
         """Records of these games: in lockstep (:meth:`play_lockstep`) when an agent of the
@@ -110,133 +103,63 @@ class Table:
         as in :meth:`play`. Every game draws its seeds, views and agent seeds exactly as in
         :meth:`play`, so the records are the same (up to ties a batched forward's rounding
         could break differently)."""
+        game = self.game
         batched = {i for i, agent in enumerate(self.agents) if getattr(agent, "acts_in_batches", False)}
-        games = []
+        running = []  # [game index, state, entry seats, first seat, seat -> entry, view rng, players]
         for game_index in game_indices:
-            entry_seats, first_seat = seating(game_index, self.seats)
-            engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(self.agents))
             # a fresh instance per game for the agents that act one at a time (an object
             # given by the caller is copied: games side by side must not share its state)
             players = [
                 agent
                 if i in batched
                 else (
-                    agents.make_agent(spec, game=self.game, players=len(self.specs))
+                    agents.make_agent(spec, game=game, players=len(self.specs))
                     if isinstance(spec, str)
                     else copy.deepcopy(agent)
                 )
                 for i, (agent, spec) in enumerate(zip(self.agents, self.specs))
             ]
-            for agent, reset_seed in zip(players, reset_seeds):
-                agent.reset(reset_seed)
-            state = game.new_state(self.rules, seats=self.seats, seed=engine_seed)
-            E.set_to_move(state, first_seat)
-            games.append(
-                (
-                    game_index,
-                    state,
-                    entry_seats,
-                    first_seat,
-                    {seat: i for i, seat in enumerate(entry_seats)},
-                    np.random.default_rng(view_seed),
-                    players,
-                )
+            entry_seats, entry_at_seat, first_seat, engine_seed, view_rng = start_game(
+                players, self.seats, self.seed, game_index
             )
-        running = games
-        buf = np.empty(E.n_actions(self.rules_array), dtype=np.int64)
+            state = game.new_state(len(self.agents), seed=engine_seed, first=first_seat)
+            running.append([game_index, state, entry_seats, first_seat, entry_at_seat, view_rng, players])
+        played = list(running)
         while running:
             waiting = {i: [] for i in batched}  # entry -> [(game, turn, legal)]
             for g in running:
-                game_index, state, _, _, entry_at_seat, view_rng, players = g
-                while E.is_running(state, self.max_turns):
-                    # game.legal_actions without its checks (the game runs): this loop is hot
-                    legal = np.sort(buf[: E.legal_actions(state, self.rules_array, buf)])
-                    turn = agents.Turn.from_state(state, self.rules, view_rng, legal)
-                    entry = entry_at_seat[int(E.to_move(state))]
+                game_index, _, _, _, entry_at_seat, view_rng, players = g
+                while game.is_running(g[1], self.max_turns):
+                    legal = game.legal_actions(g[1])
+                    turn = agent_turn(game, g[1], view_rng, legal)
+                    entry = entry_at_seat[turn.seat]
                     if entry not in batched:
-                        self._step(state, game_index, entry, legal, players[entry].act(turn))
+                        g[1] = self._step(g[1], game_index, entry, legal, players[entry].act(turn))
                     elif len(legal) == 1:  # the masked argmax of a lone legal move is that move
-                        self._step(state, game_index, entry, legal, int(legal[0]))
+                        g[1] = self._step(g[1], game_index, entry, legal, int(legal[0]))
                     else:
                         waiting[entry].append((g, turn, legal))
                         break
             for entry, pending in waiting.items():
                 actions = self.agents[entry].act_turns([turn for _, turn, _ in pending]) if pending else []
                 for (g, _, legal), action in zip(pending, actions):
-                    self._step(g[1], g[0], entry, legal, int(action))
-            running = [g for g in running if E.is_running(g[1], self.max_turns)]
-        return [self._record(g[0], g[1], g[2], g[3]) for g in games]
+                    g[1] = self._step(g[1], g[0], entry, legal, int(action))
+            running = [g for g in running if game.is_running(g[1], self.max_turns)]
+        return [self._record(g[0], g[1], g[2], g[3]) for g in played]
 
     def _record(self, game_index, state, entry_seats, first_seat):
-        winner_seat = game.winner(state)
-        winners = (
-            []
-            if winner_seat is None
-            else [i for i, seat in enumerate(entry_seats) if game.same_side(self.rules, seat, winner_seat)]
-        )
-        points = None
-        if winner_seat is not None and self.rules.scoring != "none":
-            seat_points = scores(state, self.rules)
-            points = [seat_points[seat] for seat in entry_seats]
+        won = self.game.winning_seats(state)
+        seat_points = self.game.final_scores(state)
         return {
             "game": game_index,
             "seats": list(entry_seats),
             "first_seat": first_seat,
-            "winners": winners,
-            "scores": points,
-            "turns": int(E.turns_played(state)),
+            "winners": [i for i, seat in enumerate(entry_seats) if seat in won],
+            "scores": None if seat_points is None else [seat_points[seat] for seat in entry_seats],
+            "turns": self.game.turn(state),
         }
 
 
 def game_seats(game: games.Game, players: int) -> tuple[int, ...]:
     """The seats a game of `players` is played in (the game's own choice, e.g. 0..n-1)."""
     return tuple(game.seats(game.new_state(players, seed=0)))
-
-
-class GameTable:
-    """A lineup's agents of any registered game in one process, able to play any game of the
-    tournament by index over the registry's API (the interface of :class:`Table`; in its
-    `rules` slot the :class:`sorry_env.games.Game` played)."""
-
-    def __init__(self, agent_specs: list, game: games.Game, max_turns: int, seed: int):
-        if not isinstance(game, games.Game):
-            raise TypeError(f"a GameTable plays a sorry_env.games.Game, got {game!r}")
-        self.game = game
-        self.specs = list(agent_specs)
-        self.agents = [agents.as_agent(spec, game=game, players=len(self.specs)) for spec in self.specs]
-        self.labels = agent_labels(self.specs)
-        self.seats = game_seats(game, len(self.agents))
-        for agent in self.agents:  # an agent of another game, or a policy for another player count: refused now
-            game.check_agent(agent, len(self.agents))
-        self.max_turns = max_turns
-        self.seed = seed
-
-    def play(self, game_index: int) -> dict[str, Any]:
-        """One game; returns its record in the form of :meth:`Table.play`."""
-        game = self.game
-        entry_seats, entry_at_seat, first_seat, engine_seed, view_rng = start_game(
-            self.agents, self.seats, self.seed, game_index
-        )
-        state = game.new_state(len(self.agents), seed=engine_seed, first=first_seat)
-        while game.winner(state) is None and game.turn(state) < self.max_turns:
-            legal = game.legal_actions(state)
-            turn = agent_turn(game, state, view_rng, legal)
-            entry = entry_at_seat[turn.seat]
-            action = checked_action(
-                self.agents[entry].act(turn), legal, f"agent {self.labels[entry]!r}", f"in game {game_index}"
-            )
-            state = game.apply(state, action)
-        winner_seat = game.winner(state)
-        return {
-            "game": game_index,
-            "seats": list(entry_seats),
-            "first_seat": first_seat,
-            "winners": [] if winner_seat is None else [entry_seats.index(winner_seat)],
-            "scores": None,
-            "turns": game.turn(state),
-        }
-
-
-def table_class(game: games.Game) -> type:
-    """The table a tournament of `game` is played at (``GameType.batched_step``)."""
-    return Table if game.game_type.batched_step else GameTable

@@ -18,21 +18,14 @@ from .play import Table
 _worker_table = None  # the Table of a worker process
 
 
-def _start_worker(agent_specs, rules, max_turns, seed, table_class, torch_threads=None):
+def _start_worker(agent_specs, rules, max_turns, seed, torch_threads=None):
     global _worker_table
-    _worker_table = table_class(agent_specs, rules, max_turns, seed)
+    _worker_table = Table(agent_specs, rules, max_turns, seed)
     agents.set_torch_threads(torch_threads)  # torch is loaded if a policy plays: one thread per worker
 
 
-def _play_many(table, game_indices):
-    """A table's records of these games (lockstep when it can: Table.play_many)."""
-    if hasattr(table, "play_many"):
-        return table.play_many(game_indices)
-    return [table.play(g) for g in game_indices]
-
-
 def _play_in_worker(game_indices):
-    return _play_many(_worker_table, game_indices)
+    return _worker_table.play_many(game_indices)
 
 
 LOCKSTEP_CHUNK = 250  # games played side by side per job when a policy acts in batches
@@ -57,21 +50,20 @@ def play_games(
     agent_specs: list,
     games: int,
     seed: int,
-    rules: Rules | str | Game | None,  # the board game's rules, or the Game a GameTable plays
+    rules: Rules | str | Game,  # the Game played, or the board game's rules
     max_turns: int,
     workers: int,
     progress: bool,
-    table_class: type = Table,
     torch_threads: int | None = None,
 ) -> list[dict]:
     """Records of games 0..games-1 in index order, played by `workers` processes, each with
-    a `table_class` (play.table_class: Table or GameTable) and
+    a :class:`sorry_env.agents.arena.play.Table` and
     `torch_threads` torch threads (default: SORRY_TORCH_THREADS, else 1)."""
     # Built here first so that a bad agent spec fails before any worker starts.
-    table = table_class(agent_specs, rules, max_turns, seed)
+    table = Table(agent_specs, rules, max_turns, seed)
     if workers > 1:
         check_picklable(agent_specs)
-    lockstep = hasattr(table, "play_many") and any(getattr(agent, "acts_in_batches", False) for agent in table.agents)
+    lockstep = any(getattr(agent, "acts_in_batches", False) for agent in table.agents)
     chunk = max(1, min(LOCKSTEP_CHUNK, -(-games // workers))) if lockstep else max(1, min(16, games // (8 * workers)))
     if workers == 1:
         agents.set_torch_threads(torch_threads)
@@ -79,12 +71,12 @@ def play_games(
     # compiling happens (so its notice stands on its own line, not after a bar stuck at 0%),
     # and it happens once: spawned workers then load the machine code from the disk cache
     # instead of each compiling it again.
-    records = _play_many(table, range(min(1, games)))
+    records = table.play_many(range(min(1, games)))
     with tqdm(total=games, initial=len(records), unit="game", disable=not progress) as bar:
         if workers == 1:
             step = chunk if lockstep else 1
             for start in range(len(records), games, step):
-                records.extend(_play_many(table, range(start, min(start + step, games))))
+                records.extend(table.play_many(range(start, min(start + step, games))))
                 bar.update(len(records) - bar.n)
             return records
         if games <= len(records):
@@ -97,7 +89,7 @@ def play_games(
         context = multiprocessing.get_context("spawn")
         try:
             with ProcessPoolExecutor(
-                workers, context, _start_worker, (agent_specs, rules, max_turns, seed, table_class, torch_threads)
+                workers, context, _start_worker, (agent_specs, rules, max_turns, seed, torch_threads)
             ) as pool:
                 first = len(records)
                 jobs = [

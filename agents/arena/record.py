@@ -15,7 +15,7 @@ import pathlib
 from sorry_env import files, replay
 
 from ..catalog import policy_game
-from .play import game_seeds, seating, table_class
+from .play import Table, game_seeds, seating
 from .stats import agent_labels
 
 
@@ -60,7 +60,7 @@ def record_games(
     replay file. `tournament_games`: the tournament's per-game records, checked against.
     `rules`: the :class:`sorry_env.games.Game` played, or the board game's rules."""
     played = policy_game(rules)
-    table = table_class(played)(agent_specs, played, max_turns, seed)
+    table = Table(agent_specs, played, max_turns, seed)
     log: list = []
     table.agents = [_LoggingAgent(agent, log) for agent in table.agents]  # type: ignore[misc]  # an Agent by its interface
     paths = []

@@ -1,5 +1,5 @@
 """Tournaments between agents of any registered game: :func:`run_tournament`, one runner for
-every game (the table it plays at: :func:`sorry_env.agents.arena.play.table_class`)."""
+every game (the table it plays at: :class:`sorry_env.agents.arena.play.Table`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sorry_env.board.game import check_seed
 from sorry_env.board.rules import DEFAULT_PRESET, Rules
 
 from ..catalog import policy_game
-from .play import game_seats, table_class
+from .play import game_seats
 from .pool import play_games
 from .stats import summarize
 
@@ -60,10 +60,7 @@ def run_tournament(
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     check_seed(seed)
-    table = table_class(played)
-    records = play_games(
-        agent_specs, games, seed, played, max_turns, min(pool_size, games), progress, table, torch_threads
-    )
+    records = play_games(agent_specs, games, seed, played, max_turns, min(pool_size, games), progress, torch_threads)
     if kind.batched_step:
         return summarize(records, agent_specs, seed, played.variant, max_turns, seats=seats)
     return summarize(records, agent_specs, seed, None, max_turns, seats=seats, rules_name=kind.id)
