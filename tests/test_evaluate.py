@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import sorry_env
+from sorry_env.agents.arena.output import write_outputs
 from sorry_env.agents.arena.play import Table
 from sorry_env.agents.arena.stats import wilson_interval
 from sorry_env.agents.arena.tournament import run_tournament
@@ -56,6 +57,19 @@ def test_wilson_interval_matches_hand_computation():
     # 0/10: the interval is [0, z²/(n + z²)] = [0, 0.2775]
     assert wilson_interval(0, 10) == pytest.approx((0.0, z**2 / (10 + z**2)), abs=1e-12)
     assert wilson_interval(10, 10) == pytest.approx((10 / (10 + z**2), 1.0))
+    # Every tally's interval holds its rate (60/60 rounded to 0.9999999999999998 above 1.0, and
+    # the win-rate chart's error bars refused the negative length).
+    for trials in range(1, 301):
+        for successes in (0, 1, trials - 1, trials):
+            low, high = wilson_interval(successes, trials)
+            assert low <= successes / trials <= high, (successes, trials)
+
+
+def test_a_clean_sweep_is_charted(tmp_path):
+    results = run_tournament(["heuristic", "random"], games=8, seed=6, workers=1)
+    assert results["agents"][0]["wins"] == 8  # a sweep: the rate sits at the interval's end
+    write_outputs(results, tmp_path)
+    assert (tmp_path / "win_rates.png").stat().st_size > 0
 
 
 def test_same_seed_same_results_with_one_or_two_workers():

@@ -22,12 +22,14 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     shrink = 1 + z**2 / trials
     centre = (p + z**2 / (2 * trials)) / shrink
     half_width = z / shrink * math.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2))
-    return centre - half_width, centre + half_width
+    # At 0 or all successes one end is p itself, which rounding can put just past p (60 of 60
+    # gave 0.9999999999999998): the interval always holds p.
+    return min(centre - half_width, p), max(centre + half_width, p)
 
 
 def win_rate_with_interval(wins: int, games: int) -> dict:
     """A tally as {wins, games, win_rate, ci_low, ci_high}: the rate with its Wilson interval
-    (no games are played here; training.match.play_win_rate plays them)."""
+    (no games are played here; training.match.match plays them)."""
     low, high = wilson_interval(wins, games)
     return {"wins": wins, "games": games, "win_rate": wins / games, "ci_low": low, "ci_high": high}
 
