@@ -32,17 +32,12 @@ TRAINED = "trained"
 
 
 @dataclasses.dataclass(frozen=True)
-class ShippedPolicy:
-    """One catalog entry: a policy file of registered game `game` trained for its variant
-    `rules` (a preset name) with `players`."""
+class ShippedPolicy(games.PolicyFile):
+    """One catalog entry: a policy file a registered game declares (``GameType.policy_files``:
+    its catalog name, also an agent spec, its variant and players, its file in the checkpoints
+    folder, whether it is the game's ``trained``), with the id of that game."""
 
-    name: str  # catalog name, also an agent spec: "hasbro2013-4p"
-    rules: str
-    players: int
-    file: str  # file name in the checkpoints folder
-    # the game's policy (what ``trained`` and find() give); other entries are played by name only
-    default: bool = True
-    game: str = SorryGame.game_type.id  # the registered game it plays
+    game: str = ""
 
     @property
     def path(self) -> pathlib.Path:
@@ -51,12 +46,12 @@ class ShippedPolicy:
     def plays(self, played: games.Game, players: int) -> bool:
         """Whether this is the game's policy for `played` (a custom variant equal to the
         preset counts as it) with `players`."""
-        return self.default and self.players == players and games.load_game(self.game, self.rules) == played
+        return self.default and self.players == players and games.load_game(self.game, self.variant) == played
 
 
 # Every registered built-in game's shipped files (GameType.policy_files), the board game first.
 CATALOG: tuple[ShippedPolicy, ...] = tuple(
-    ShippedPolicy(f.name, f.variant, f.players, f.file, f.default, game=kind.id)
+    ShippedPolicy(**dataclasses.asdict(f), game=kind.id)
     for kind in games.builtin_game_types()
     for f in kind.policy_files
 )
@@ -114,12 +109,12 @@ def fitting_hint(rules: games.Game | Rules | str, players: int) -> str:
     entry = find(rules, players)
     if entry is None:
         return f"no shipped policy plays {policy_game(rules).variant_name} with {players} players (sorry-play --list)"
-    return f"the shipped policy for {entry.rules} with {players} players is {entry.name} ({entry.path})"
+    return f"the shipped policy for {entry.variant} with {players} players is {entry.name} ({entry.path})"
 
 
 def catalog_rows() -> list[dict]:
     """The catalog as rows for listings: name, rules, players, path, and whether the file is there."""
     return [
-        {"name": e.name, "rules": e.rules, "players": e.players, "path": str(e.path), "present": e.path.is_file()}
+        {"name": e.name, "rules": e.variant, "players": e.players, "path": str(e.path), "present": e.path.is_file()}
         for e in CATALOG
     ]

@@ -53,8 +53,11 @@ class Task:
 
     @property
     def game_id(self) -> str:
-        """The registered game's id ("sorry" for a board-game task)."""
-        return "sorry" if self.game == BOARD else self.game
+        """The registered game's id: a task naming a rules preset plays the game those presets
+        are of, the default game (its stored `game` reads BOARD: task data older than the registry)."""
+        from sorry_env import games
+
+        return self.game if self.rules is None else games.default_game_id()
 
     @property
     def id(self) -> str:
@@ -85,7 +88,7 @@ def _task(name, summary, rules, players, learner, budget, game=BOARD) -> Task:
         version=1,
         summary=summary,
         game=game,
-        rules=rules if game == BOARD else None,
+        rules=rules,  # a preset for a board-game task, None for another game
         players=players,
         learner=learner,
         opponents=() if learner == SELF_PLAY else ("heuristic",) * (players - 1),
