@@ -20,6 +20,10 @@ to a temporary name and renamed, so a reader never sees half a checkpoint.
 Run directories of older versions hold ``checkpoint.zip`` (SB3's pickle-based format): they
 are refused with a message, never loaded (docs/hardening.md shows how to convert one you
 trust).
+
+:class:`RunDirectory` is the bookkeeping the trainers' run directories share: a state file
+(the config and what a resume needs, replaced whole), learner snapshots in ``pool/``, the
+result ``policy.safetensors``.
 """
 
 from __future__ import annotations
@@ -27,15 +31,19 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import numpy as np
 import torch
 from safetensors.torch import save_file
 
+from sorry_env import files
 from sorry_env.agents.policy import Actor
 from sorry_env.agents.tensor_file import check_expected, load_checked, read_header, spec
 from sorry_env.checks import excerpt
+
+from .config import check_same_run
 
 FILE = "checkpoint.safetensors"
 LEGACY_FILE = "checkpoint.zip"
@@ -247,3 +255,42 @@ def load_actor(path, cfg: dict) -> tuple[Actor, int]:
         ) from None
     actor.eval()
     return actor, meta["num_timesteps"]
+
+
+class RunDirectory:
+    """A trainer's run directory `path` (``<runs_dir>/<name>``) for config `cfg`: its state
+    file `state_name` (JSON holding the config and what a resume needs; sorry-train's
+    ``run_state.json``, sorry-train-rllib's ``rllib_run.json``), learner snapshots in
+    ``pool/`` and the result, ``policy.safetensors``."""
+
+    def __init__(self, cfg: dict, path: Path, state_name: str):
+        self.cfg, self.dir = cfg, path
+        self.state_path = self.dir / state_name
+        self.pool_dir = self.dir / "pool"
+        self.policy_path = self.dir / "policy.safetensors"
+
+    def read_state(self, may_change: Collection[str], max_bytes: int, take: Callable[[dict], object]) -> dict:
+        """The state file of the run to resume (at most `max_bytes`), refused unless a run of
+        this config wrote it (but for the top-level keys that `may_change` on resume) and every
+        snapshot it lists is in ``pool/``; `take` reads the trainer's own fields from it. A
+        field missing or of another type: ValueError saying the file is damaged."""
+        state = files.read_json(self.state_path, max_bytes, "run state")
+        try:
+            check_same_run(state["config"], self.cfg, may_change, self.state_path)
+            for name in state["snapshots"]:
+                self.snapshot_file(name)
+            take(state)
+        except (KeyError, TypeError, AttributeError, RecursionError) as exc:
+            raise ValueError(f"{self.state_path} is damaged ({type(exc).__name__}: {str(exc)[:80]})") from None
+        return state
+
+    def snapshot_file(self, name) -> Path:
+        """A snapshot the state file lists: a file directly in ``pool/`` (no link), nowhere else."""
+        path = self.dir / str(name)
+        if not isinstance(name, str) or path.parent.resolve() != self.pool_dir.resolve() or path.is_symlink():
+            raise ValueError(f"{self.state_path}: snapshot {excerpt(name)} is not a file in {self.pool_dir}")
+        return path
+
+    def write_state(self, state: dict) -> None:
+        """Replace the state file whole: a kill leaves the previous one."""
+        files.write_text_atomic(self.state_path, json.dumps(state, indent=1))

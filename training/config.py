@@ -222,7 +222,8 @@ NULLABLE = {
     "distillation.value": str,
     "distillation.init": str,
 }
-# key -> (test, what it must be); keys not listed only have their type checked.
+# key -> (test, what it must be). One rule for every trainer's config: a number must be > 0
+# unless its key is listed here or in its schema's own ranges (which win over these).
 POSITIVE, AT_LEAST_ZERO = (lambda v: v > 0, "> 0"), (lambda v: v >= 0, ">= 0")
 
 
@@ -231,47 +232,24 @@ def within(low, high) -> tuple[Callable[[Any], bool], str]:
     return (lambda v: low <= v <= high), f"in [{low}, {high}]"
 
 
+# The ranges of every schema's keys, declared once for the keys several trainers share
+# (sorry-train's, sorry-train-rllib's and sorry-expit's: the same key means the same there).
 RANGES = {
     "seed": AT_LEAST_ZERO,
-    "game.max_turns": POSITIVE,
-    "envs": POSITIVE,
-    "torch_threads": POSITIVE,
-    "ppo.learning_rate": POSITIVE,
-    "ppo.n_steps": POSITIVE,
-    "ppo.batch_size": POSITIVE,
-    "ppo.n_epochs": POSITIVE,
     "ppo.gamma": (lambda v: 0 < v <= 1, "in (0, 1]"),
     "ppo.gae_lambda": within(0, 1),
-    "ppo.clip_range": POSITIVE,
     "ppo.ent_coef": AT_LEAST_ZERO,
     "ppo.vf_coef": AT_LEAST_ZERO,
-    "ppo.max_grad_norm": POSITIVE,
-    "ppo.target_kl": POSITIVE,
     "ppo.learning_rate_final": AT_LEAST_ZERO,
-    "opponents.snapshot_every": POSITIVE,
-    "opponents.snapshot_window": POSITIVE,
     "imitation.samples": AT_LEAST_ZERO,
-    "imitation.chunk": POSITIVE,
-    "imitation.epochs": POSITIVE,
-    "imitation.batch_size": POSITIVE,
-    "imitation.learning_rate": POSITIVE,
     "distillation.decisions": AT_LEAST_ZERO,
-    "distillation.iterations": POSITIVE,
     "distillation.rollout_plies": AT_LEAST_ZERO,
-    "distillation.workers": POSITIVE,
-    "distillation.epochs": POSITIVE,
-    "distillation.batch_size": POSITIVE,
-    "distillation.learning_rate": POSITIVE,
-    "distillation.temperature": POSITIVE,
-    "budget.timesteps": POSITIVE,
-    "evaluation.every": POSITIVE,
-    "evaluation.games": POSITIVE,
-    "checkpoint_every": POSITIVE,
 }
 
 
 # Caps on the values that size memory or processes, checked before anything is allocated
-# (each far above the shipped configs; docs/hardening.md lists them).
+# (each far above the shipped configs; docs/hardening.md lists them), for every schema's keys
+# as RANGES (a schema's own caps add to these).
 MAX_INTEGER = 10**18 - 1  # any integer of a config: fits the int64 of numpy and torch
 MAX_SEED = 2**32 - 1  # numpy's and Stable-Baselines3's seeding take 32 bits
 CAPS = {
@@ -297,18 +275,11 @@ MAX_ROLLOUT = 1_048_576  # envs * ppo.n_steps: the rollout buffer's positions (a
 INPUT_BOUND = 2048  # more than any layout's network input, for the parameter estimate
 
 
-def check_types(
-    cfg: dict,
-    defaults: dict,
-    where: str = "",
-    nullable: dict[str, type] = NULLABLE,
-    ranges: dict[str, tuple[Callable[[Any], bool], str]] = RANGES,
-    caps: dict[str, int] = CAPS,
-) -> None:
+def check_types(cfg: dict, defaults: dict, where: str = "", nullable=NULLABLE, ranges=RANGES, caps=CAPS) -> None:
     """ValueError naming the first key of merged config `cfg` whose value is not of its
     default's type (a float key takes any finite number; a `nullable` key also None), outside
-    its `ranges` entry or over its `caps` entry. The same for every config of the project:
-    this module's tables are the defaults, the RLlib backend passes its own."""
+    its `ranges` entry (a number with none: > 0) or over its `caps` entry. The same for every
+    config of the project: :class:`Schema` passes these tables with its own entries over them."""
     for key, default in defaults.items():
         name, value = where + key, cfg[key]
         want = nullable.get(name, type(default))
@@ -339,8 +310,10 @@ def check_types(
             raise ValueError(f"config: {name} must be {noun}, got {excerpt(value)}")
         if want is int and not -MAX_INTEGER <= value <= MAX_INTEGER:  # before any comparison or arithmetic
             raise ValueError(f"config: {name} must be an integer of at most 18 digits, got {excerpt(value)}")
-        if name in ranges and not ranges[name][0](value):
-            raise ValueError(f"config: {name} must be {ranges[name][1]}, got {excerpt(value)}")
+        if want in (int, float) or name in ranges:
+            test, what = ranges.get(name, POSITIVE)
+            if not test(value):
+                raise ValueError(f"config: {name} must be {what}, got {excerpt(value)}")
         if name in caps and value > caps[name]:
             raise ValueError(f"config: {name} must be at most {caps[name]:,}, got {excerpt(value)}")
 
@@ -428,13 +401,18 @@ def _refuse_stored_code(cfg: dict, stored_in: str, trusted: Collection[str], how
 
 def _check_game_and_network(cfg: dict) -> None:
     """validate: the game (rules, players), the rollout kind and the network's shape."""
-    from sorry_env.agents.policy import ACTIVATIONS, KINDS
-
-    g, net = cfg["game"], cfg["network"]
-    check_board_game(g["rules"], g["num_players"])
+    check_board_game(cfg["game"]["rules"], cfg["game"]["num_players"])
     if cfg["rollout"] not in ROLLOUTS:
         raise ValueError(f"config: rollout must be one of {ROLLOUTS}, got {cfg['rollout']!r}")
-    if net["kind"] not in KINDS:
+    check_network(cfg["network"])
+
+
+def check_network(net: dict) -> None:
+    """The network section of a config (sorry-train's, sorry-train-rllib's): its kind (when it
+    has one), activation and the actor's and critic's layer widths."""
+    from sorry_env.agents.policy import ACTIVATIONS, KINDS
+
+    if net.get("kind", KINDS[0]) not in KINDS:
         raise ValueError(f"config: network.kind must be one of {KINDS}, got {net['kind']!r}")
     if net["activation"] not in ACTIVATIONS:
         raise ValueError(f"config: network.activation must be one of {sorted(ACTIVATIONS)}, got {net['activation']!r}")
@@ -487,11 +465,12 @@ def _check_distillation_files(cfg: dict) -> None:
 class Schema:
     """One trainer's config: every key it may set with its default (a config naming another
     key is refused), and the tests :func:`check_types` applies to the values (`ranges`, `caps`,
-    `nullable` as there); `facts` checks what spans keys, after each value's own test. Every
-    schema has a ``name`` (its run directory under the runs directory) and a ``seed``."""
+    `nullable` as there, over the shared RANGES, CAPS and NULLABLE); `facts` checks what spans
+    keys, after each value's own test. Every schema has a ``seed``; most a ``name`` (its run
+    directory under the runs directory)."""
 
     defaults: dict
-    ranges: dict
+    ranges: dict = dataclasses.field(default_factory=dict)
     caps: dict = dataclasses.field(default_factory=dict)
     nullable: dict = dataclasses.field(default_factory=dict)
     facts: Callable[[dict], None] = lambda cfg: None
@@ -518,14 +497,15 @@ class Schema:
 
     def validate(self, cfg: dict) -> None:
         """ValueError naming the first key whose value cannot make a run."""
-        check_types(cfg, self.defaults, nullable=self.nullable, ranges=self.ranges, caps=self.caps)
+        nullable, ranges, caps = {**NULLABLE, **self.nullable}, {**RANGES, **self.ranges}, {**CAPS, **self.caps}
+        check_types(cfg, self.defaults, "", nullable, ranges, caps)
         problem = run_name_problem(cfg["name"]) if "name" in cfg else None
         if problem:
             raise ValueError(f"config: name must be {problem}, got {excerpt(cfg['name'])}")
         self.facts(cfg)
 
 
-PPO = Schema(DEFAULTS, RANGES, CAPS, NULLABLE, _ppo_facts)  # sorry-train's MaskablePPO
+PPO = Schema(DEFAULTS, facts=_ppo_facts)  # sorry-train's MaskablePPO
 
 
 def check_board_game(rules, num_players: int, prefix: str = "game.") -> None:
@@ -595,20 +575,22 @@ TD_LAMBDA = Schema(
     TD_LAMBDA_DEFAULTS,
     ranges={
         "players": within(2, 4),
-        "decisions": within(1, 10**11),
         "lam": within(0, 1),
         "lr": within(1e-8, 1),
         "lr_final": within(0, 1),
         "epsilon": within(0, 1),
-        "games": within(1, 4096),
-        "update_samples": within(1, 1_000_000),
-        "batch_size": within(1, 65_536),
-        "epochs": within(1, 100),
         "seed": within(0, 2**31 - 1),
-        "threads": within(1, 256),
-        "max_turns": within(1, 1_000_000),
-        "eval_every": within(1, 10**11),
-        "eval_games": within(1, 1_000_000),
+    },
+    caps={
+        "decisions": 10**11,
+        "games": 4096,
+        "update_samples": 1_000_000,
+        "batch_size": 65_536,
+        "epochs": 100,
+        "threads": 256,
+        "max_turns": 1_000_000,
+        "eval_every": 10**11,
+        "eval_games": 1_000_000,
     },
     nullable={"lr_final": float, "out": str},
     facts=_td_lambda_facts,
@@ -619,9 +601,9 @@ TD_LAMBDA = Schema(
 SELF, SNAPSHOTS = "self", "snapshots"  # opponent kinds besides agent names: the learner itself, its snapshots
 RLLIB_DEFAULTS = {
     "name": "rllib",  # run directory: <runs_dir>/<name>
-    "seed": 0,
-    "game": {"num_players": 2, "rules": DEFAULT_PRESET, "max_turns": DEFAULT_MAX_TURNS},
-    "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
+    "seed": DEFAULTS["seed"],
+    "game": DEFAULTS["game"],
+    "network": {key: DEFAULTS["network"][key] for key in ("hidden", "value_hidden", "activation")},
     "ppo": {
         "lr": 3.0e-4,
         "gamma": 0.995,
@@ -653,14 +635,12 @@ RLLIB_DEFAULTS = {
 def _rllib_facts(cfg: dict) -> None:
     from sorry_env.agents import AGENTS
 
-    g, net, p = cfg["game"], cfg["network"], cfg["ppo"]
+    g, p = cfg["game"], cfg["ppo"]
     check_board_game(g["rules"], g["num_players"])
+    check_network(cfg["network"])  # the activations rllib_backend.MaskedMLPModule builds: policy.ACTIVATIONS'
     for key in ("hidden", "value_hidden"):
-        if not net[key]:
+        if not cfg["network"][key]:
             raise ValueError(f"config: network.{key} must be a non-empty list of layer widths, got []")
-        check_layer_sizes(net[key], f"network.{key}")
-    if net["activation"] not in ("relu", "tanh"):  # what rllib_backend.MaskedMLPModule builds
-        raise ValueError(f"config: network.activation must be one of ('relu', 'tanh'), got {net['activation']!r}")
     if p["minibatch_size"] > p["train_batch_size"]:
         raise ValueError(f"config: ppo.minibatch_size must be <= ppo.train_batch_size, got {p['minibatch_size']!r}")
     mix = cfg["opponents"]["mix"]
@@ -680,37 +660,19 @@ def _rllib_facts(cfg: dict) -> None:
 RLLIB = Schema(
     RLLIB_DEFAULTS,
     ranges={
-        "seed": AT_LEAST_ZERO,
         "game.num_players": within(2, 4),
-        "game.max_turns": POSITIVE,
-        "ppo.lr": POSITIVE,
-        "ppo.gamma": RANGES["ppo.gamma"],
         "ppo.lambda": within(0, 1),
-        "ppo.clip_param": POSITIVE,
         "ppo.entropy_coeff": AT_LEAST_ZERO,
         "ppo.vf_loss_coeff": AT_LEAST_ZERO,
-        "ppo.grad_clip": POSITIVE,
-        "ppo.train_batch_size": POSITIVE,
-        "ppo.minibatch_size": POSITIVE,
-        "ppo.num_epochs": POSITIVE,
         "env_runners.num_env_runners": AT_LEAST_ZERO,
-        "env_runners.num_envs_per_env_runner": POSITIVE,
         "env_runners.num_cpus_per_env_runner": AT_LEAST_ZERO,
-        "env_runners.rollout_fragment_length": POSITIVE,
-        "opponents.snapshot_every": POSITIVE,
-        "opponents.snapshot_window": POSITIVE,
-        "budget.iterations": POSITIVE,
-        "checkpoint_every": POSITIVE,
     },
     caps={
-        "seed": MAX_SEED,
-        "game.max_turns": 1_000_000,
         "ppo.train_batch_size": 1_048_576,
         "ppo.num_epochs": 1000,
         "env_runners.num_env_runners": 256,
         "env_runners.num_envs_per_env_runner": 1024,
         "env_runners.rollout_fragment_length": 65_536,
-        "opponents.snapshot_window": 1000,
     },
     facts=_rllib_facts,
 )
@@ -761,17 +723,7 @@ def _game_ppo_facts(cfg: dict) -> None:
 
 GAME_PPO = Schema(
     GAME_PPO_DEFAULTS,
-    ranges={
-        "minutes": POSITIVE,
-        "steps": POSITIVE,
-        "games": POSITIVE,
-        "lr": POSITIVE,
-        "epochs": POSITIVE,
-        "minibatch": POSITIVE,
-        "clip": POSITIVE,
-        "entropy": AT_LEAST_ZERO,
-        "seed": within(0, MAX_SEED),
-    },
+    ranges={"entropy": AT_LEAST_ZERO, "seed": within(0, MAX_SEED)},
     caps={"games": 1_000_000, "epochs": 1000, "minibatch": 1_048_576},
     nullable={"game": str, "steps": int, "out": str},
     facts=_game_ppo_facts,
@@ -849,30 +801,13 @@ def _expit_facts(cfg: dict) -> None:
 EXPIT = Schema(
     EXPIT_DEFAULTS,
     ranges={
-        "seed": RANGES["seed"],
-        "game.max_turns": RANGES["game.max_turns"],
-        "expert_iteration.generations": POSITIVE,
-        "expert_iteration.games": POSITIVE,
-        "expert_iteration.simulations": POSITIVE,
         "expert_iteration.c_puct": AT_LEAST_ZERO,
-        "expert_iteration.prior_temperature": POSITIVE,
-        "expert_iteration.noise_alpha": POSITIVE,
         "expert_iteration.noise_fraction": within(0, 1),
         "expert_iteration.sample_moves": AT_LEAST_ZERO,
-        "expert_iteration.window": POSITIVE,
-        "expert_iteration.epochs": POSITIVE,
-        "expert_iteration.batch_size": POSITIVE,
-        "expert_iteration.learning_rate": POSITIVE,
         "expert_iteration.policy_weight": AT_LEAST_ZERO,
         "expert_iteration.value_target_mix": within(0, 1),
-        "expert_iteration.gate_games": POSITIVE,
         "expert_iteration.gate_threshold": within(0, 1),
-        "expert_iteration.eval_games": POSITIVE,
-        "expert_iteration.workers": POSITIVE,
-        "expert_iteration.lockstep_games": POSITIVE,
-        "expert_iteration.memory_mb": POSITIVE,
     },
-    caps={key: CAPS[key] for key in ("seed", "game.max_turns")},
     nullable={"expert_iteration.gate_threshold": float},
     facts=_expit_facts,
 )

@@ -202,10 +202,8 @@ class WorkerPool:
     def __init__(self, cfg: dict, workers: int):
         self.cls = _worker_class()
         g, x = cfg["game"], cfg[SECTION]
-        keys = ("simulations", "c_puct", "prior_temperature", "noise_alpha", "noise_fraction", "sample_moves")
-        settings = {k: x[k] for k in (*keys, "lockstep_games")}
         self.lockstep_games = x["lockstep_games"]
-        self.args = (g["rules"], g["num_players"], g["max_turns"], settings)
+        self.args = (g["rules"], g["num_players"], g["max_turns"], x)  # the section: the search's settings
         self.actors = [self.cls.remote(*self.args) for _ in range(workers)]
         self.replaced = 0
 
@@ -462,6 +460,9 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
     )
     start_ray(address)
 
+    def write_log(rows: list[dict]) -> None:
+        files.write_text_atomic(log_path, "".join(json.dumps(r) + "\n" for r in rows))
+
     def versus(policy: str, opponent: str, games: int, seed: int) -> dict:
         return match(policy, opponent, g["num_players"], g["rules"], games, seed)
 
@@ -469,7 +470,7 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
         zero = {"generation": 0, "vs_heuristic": versus(x["init"], "heuristic", x["eval_games"], cfg["seed"] * 1000)}
         log(f"generation 0 ({x['init']}) alone vs heuristic {zero['vs_heuristic']}")
         rows.insert(0, zero)
-        files.write_text_atomic(log_path, "".join(json.dumps(r) + "\n" for r in rows))
+        write_log(rows)
         plot_curve(rows, out, cfg)
     pool = WorkerPool(cfg, x["workers"])
     try:
@@ -517,8 +518,7 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
             }
             log(f"  gate {gate}, promoted {promoted}; vs heuristic {row['vs_heuristic']}; vs gen0 {row['vs_gen0']}")
             rows.append(row)
-            with open(log_path, "a") as f:
-                f.write(json.dumps(row) + "\n")
+            write_log(rows)
             if promoted:
                 state["current"] = str(cand)
             state["generation"] = k

@@ -25,7 +25,6 @@ RLlib checkpoints hold pickles: ``--resume`` restores one only with ``--trust-ru
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import socket
@@ -40,17 +39,16 @@ from sorry_env import files
 from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 from sorry_env.checks import excerpt
 
-from .config import RLLIB, SELF, SNAPSHOTS, check_same_run
+from .checkpoint import RunDirectory
+from .config import RLLIB, SELF, SNAPSHOTS
 from .export import export_actor
 
 MODULE_ID = "shared"
 MARKER = "rllib_run.json"
 
 
-def load_config(path) -> dict:
-    """The validated config of YAML file `path` (or a shipped config's name) over
-    :data:`sorry_env.training.config.RLLIB`'s defaults."""
-    return RLLIB.load(path)
+# The validated config of YAML file `path` (or a shipped config's name) over RLLIB's defaults.
+load_config = RLLIB.load
 
 
 # -- the environment ----------------------------------------------------------------------
@@ -294,39 +292,21 @@ def build_algorithm(cfg: dict):
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    g, p, e, o = cfg["game"], cfg["ppo"], cfg["env_runners"], cfg["opponents"]
-    env_config = {
-        "num_players": g["num_players"],
-        "rules": g["rules"],
-        "max_turns": g["max_turns"],
-        "mix": o["mix"],
-        "snapshot_window": o["snapshot_window"],
-        "seed": cfg["seed"],
-    }
+    p, o = cfg["ppo"], cfg["opponents"]
+    # the game's keys (num_players, rules, max_turns), as SorryMultiAgentEnv reads them
+    env_config = {**cfg["game"], "mix": o["mix"], "snapshot_window": o["snapshot_window"], "seed": cfg["seed"]}
     module = RLModuleSpec(module_class=_module_class(), model_config=dict(cfg["network"]))
     config = (
         PPOConfig()
         .environment(SorryMultiAgentEnv, env_config=env_config, disable_env_checking=True)
         .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kw: MODULE_ID)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE_ID: module}))
-        .env_runners(
-            num_env_runners=e["num_env_runners"],
-            num_envs_per_env_runner=e["num_envs_per_env_runner"],
-            num_cpus_per_env_runner=e["num_cpus_per_env_runner"],
-            rollout_fragment_length=e["rollout_fragment_length"],
-        )
+        .env_runners(**cfg["env_runners"])  # the section's keys are PPOConfig.env_runners' arguments
         .learners(num_learners=0)
-        .training(
-            lr=p["lr"],
-            gamma=p["gamma"],
+        .training(  # the ppo section's keys are PPOConfig.training's arguments, but for two
             lambda_=p["lambda"],
-            clip_param=p["clip_param"],
-            entropy_coeff=p["entropy_coeff"],
-            vf_loss_coeff=p["vf_loss_coeff"],
-            grad_clip=p["grad_clip"],
             train_batch_size_per_learner=p["train_batch_size"],
-            minibatch_size=p["minibatch_size"],
-            num_epochs=p["num_epochs"],
+            **{key: value for key, value in p.items() if key not in ("lambda", "train_batch_size")},
         )
         .debugging(seed=cfg["seed"], log_level="ERROR")
         # A failing env runner is a bug here (the env is deterministic code), not a lost node to replace.
@@ -355,15 +335,12 @@ def runner_node_ids(algo) -> list[str]:
 # -- runs ---------------------------------------------------------------------------------
 
 
-class RLlibRun:
+class RLlibRun(RunDirectory):
     """A run directory; the marker file holds what a resume needs besides RLlib's checkpoint."""
 
-    def __init__(self, cfg: dict, run_dir: Path):
-        self.cfg, self.dir = cfg, run_dir
-        self.marker = run_dir / MARKER
-        self.checkpoint_dir = run_dir / "checkpoint"
-        self.pool_dir = run_dir / "pool"
-        self.policy_path = run_dir / "policy.safetensors"
+    def __init__(self, cfg: dict, runs_dir):
+        super().__init__(cfg, Path(runs_dir) / cfg["name"], MARKER)
+        self.checkpoint_dir = self.dir / "checkpoint"
         self.state: dict[str, Any] = {  # JSON: the marker file
             "config": cfg,
             "iteration": 0,
@@ -372,11 +349,6 @@ class RLlibRun:
             "wall_seconds": 0.0,
             "iterations": [],
         }
-
-    def write_state(self) -> None:
-        tmp = self.marker.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.state, indent=1))
-        os.replace(tmp, self.marker)
 
 
 # Caps on what a resume reads from a run directory besides RLlib's own checkpoint.
@@ -389,7 +361,7 @@ def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> 
     with the same config (the budget may grow). Resuming restores RLlib's checkpoint, which
     is pickles: unpickling runs code from that folder, so it needs `trust_run_dir` (the
     user's ``--trust-run-dir``) and is refused without it, before anything is read."""
-    run = RLlibRun(cfg, Path(runs_dir) / cfg["name"])
+    run = RLlibRun(cfg, runs_dir)
     if resume:
         if not trust_run_dir:
             raise ValueError(
@@ -397,32 +369,30 @@ def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> 
                 "from that folder. Add --trust-run-dir only if you made that run directory (or trust whoever "
                 "did); otherwise start a new run"
             )
-        if not run.marker.is_file():
+        if not run.state_path.is_file():
             raise ValueError(
                 f"--resume: {run.dir} is not an RLlib run directory of sorry-train-rllib "
                 f"(no {MARKER}); RLlib checkpoints hold pickles, so only our own run "
                 "directories are resumed"
             )
-        state = files.read_json(run.marker, MAX_MARKER_BYTES, "RLlib run marker")
-        try:
-            # The budget may grow and the number of env runners change; anything else is another run.
-            check_same_run(state["config"], cfg, ("budget", "env_runners"), run.marker)
+
+        def take(state: dict) -> None:
             for name in state["snapshots"]:
                 run_snapshot(run, name)
             for key in ("iteration", "env_steps"):
                 if type(state[key]) is not int or state[key] < 0:
-                    raise ValueError(f"{run.marker}: {key} must be an integer >= 0, got {excerpt(state[key])}")
+                    raise ValueError(f"{run.state_path}: {key} must be an integer >= 0, got {excerpt(state[key])}")
             if type(state["wall_seconds"]) not in (int, float) or not isinstance(state["iterations"], list):
-                raise ValueError(f"{run.marker}: wall_seconds must be a number and iterations a list")
-        except (KeyError, TypeError, AttributeError, RecursionError) as exc:
-            raise ValueError(f"{run.marker} is damaged ({type(exc).__name__}: {str(exc)[:80]})") from None
+                raise ValueError(f"{run.state_path}: wall_seconds must be a number and iterations a list")
+
+        # The budget may grow and the number of env runners change; anything else is another run.
+        state = run.read_state(("budget", "env_runners"), MAX_MARKER_BYTES, take)
         if not (run.checkpoint_dir / "rllib_checkpoint.json").is_file():
             raise ValueError(
                 f"--resume: {run.dir} has no checkpoint yet (stopped before its first one); "
                 f"remove it (rm -r {run.dir}) and start again without --resume"
             )
-        state["config"] = cfg
-        run.state = state
+        run.state = {**state, "config": cfg}
         return run
     if run.dir.exists() and any(run.dir.iterdir()):
         raise ValueError(f"{run.dir} exists and is not empty; use --resume to continue it or another name")
@@ -431,9 +401,7 @@ def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> 
 
 def run_snapshot(run: RLlibRun, name) -> Path:
     """A snapshot the marker lists: a policy file directly in the run's pool/, nowhere else."""
-    path = run.dir / str(name)
-    if not isinstance(name, str) or path.parent.resolve() != run.pool_dir.resolve() or path.is_symlink():
-        raise ValueError(f"{run.marker}: snapshot {excerpt(name)} is not a file in {run.pool_dir}")
+    path = run.snapshot_file(name)
     files.check_regular_file(path, MAX_SNAPSHOT_BYTES, "snapshot")
     return path
 
@@ -454,7 +422,7 @@ def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = F
             _broadcast(algo, snapshots)
         else:
             snapshots = []
-            run.write_state()
+            run.write_state(run.state)
         session_start, wall_before = time.perf_counter(), run.state["wall_seconds"]
         while algo.iteration < cfg["budget"]["iterations"]:
             t0 = time.perf_counter()
@@ -528,7 +496,7 @@ def checkpoint(algo, run: RLlibRun) -> None:
             "backend": "rllib",
         },
     )
-    run.write_state()
+    run.write_state(run.state)
 
 
 def main(argv=None) -> None:
@@ -549,12 +517,8 @@ def main(argv=None) -> None:
     p.add_argument("--num-env-runners", type=int, help="override env_runners.num_env_runners")
     args = p.parse_args(argv)
     try:
-        cfg = load_config(args.config)
-        if args.iterations is not None:
-            cfg["budget"]["iterations"] = args.iterations
-        if args.num_env_runners is not None:
-            cfg["env_runners"]["num_env_runners"] = args.num_env_runners
-        RLLIB.validate(cfg)
+        given = {"budget.iterations": args.iterations, "env_runners.num_env_runners": args.num_env_runners}
+        cfg = RLLIB.load(args.config, {key: value for key, value in given.items() if value is not None})
         if args.address is not None:
             check_address(args.address)
         run = open_run(cfg, args.runs_dir, args.resume, args.trust_run_dir)

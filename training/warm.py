@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import copy
 import io
 import sys
 import tempfile
@@ -36,7 +35,7 @@ from sorry_env.board import game
 from sorry_env.board.rules import DEFAULT_PRESET, PRESETS
 from sorry_env.game_env import wrap_env
 
-from .config import load_config
+from .config import PPO
 
 QUICK_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "quick.yaml"
 
@@ -134,24 +133,19 @@ def warm_training(runs_dir: Path) -> None:
     drawn again, since the snapshots' batched play compiles code of its own."""
     from .train import open_run, run_training
 
-    cfg = load_config(QUICK_CONFIG) if QUICK_CONFIG.is_file() else load_config_defaults()
-    cfg = copy.deepcopy(cfg)
-    cfg["name"] = "warm"
-    cfg["envs"] = 8
-    cfg["ppo"]["n_steps"] = 64
-    cfg["ppo"]["batch_size"] = 256
-    cfg["ppo"]["n_epochs"] = 1
-    cfg["budget"]["timesteps"] = 2048
-    cfg["evaluation"]["games"] = 2
-    cfg["opponents"]["snapshot_every"] = 512
-    cfg["checkpoint_every"] = 2048
+    small = {
+        "name": "warm",
+        "envs": 8,
+        "ppo.n_steps": 64,
+        "ppo.batch_size": 256,
+        "ppo.n_epochs": 1,
+        "budget.timesteps": 2048,
+        "evaluation.games": 2,
+        "opponents.snapshot_every": 512,
+        "checkpoint_every": 2048,
+    }
+    cfg = PPO.load(QUICK_CONFIG if QUICK_CONFIG.is_file() else None, small)
     run_training(open_run(cfg, runs_dir), resume=False)
-
-
-def load_config_defaults() -> dict:
-    from .config import DEFAULTS
-
-    return copy.deepcopy(DEFAULTS)
 
 
 STEPS: list[tuple[str, Callable]] = [

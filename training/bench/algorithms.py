@@ -5,8 +5,8 @@ run's result file.
 Each algorithm is an :class:`Algorithm`: its name, the tasks it can train on, and a
 ``train(task, seed, budget, run_dir, evaluate)`` function that trains for `budget` learner
 steps, calls ``evaluate(steps, agent)`` every ``curve_every`` steps (and at the end) and
-returns the final agent (an agent spec or an :class:`agents.Agent`). Names listed in
-:data:`PLANNED` are known but not wired yet: asking for one says so.
+returns the final agent (an agent spec or an :class:`agents.Agent`). :data:`ALGORITHMS` is
+the one table of the trainers sorry-bench runs.
 """
 
 from __future__ import annotations
@@ -39,14 +39,6 @@ class Algorithm:
     @property
     def adapter(self):
         return importlib.import_module(f"{__package__}.{self.module}")
-
-    @property
-    def train(self) -> Callable:
-        return self.adapter.train
-
-    @property
-    def settings(self) -> dict:
-        return self.adapter.SETTINGS
 
 
 def batched_game_only(task: Task) -> str | None:
@@ -126,14 +118,10 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
     )
 }
-# Known names not wired into sorry-bench yet, and where they stand.
-PLANNED: dict[str, str] = {}
 
 
 def check_algorithm(name: str, task: Task) -> Algorithm:
     """The algorithm called `name`, able to train on `task`; ValueError listing what exists otherwise."""
-    if name in PLANNED:
-        raise ValueError(f"algorithm {name!r}: {PLANNED[name]}; runnable now: {', '.join(ALGORITHMS)}")
     if name not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {name!r}; the algorithms are: {', '.join(ALGORITHMS)}")
     algorithm = ALGORITHMS[name]
@@ -220,7 +208,7 @@ def run_baseline(
     curve_every = task.curve_every if curve_every is None else curve_every
     start, cpu_start = time.perf_counter(), time.process_time()
     curve = Curve(task, run_dir / "curve.csv", task.curve_games if curve_games is None else curve_games, start)
-    agent = algorithm.train(task, seed, budget, run_dir, curve, curve_every)
+    agent = algorithm.adapter.train(task, seed, budget, run_dir, curve, curve_every)
     train_seconds = time.perf_counter() - start
     # CPU time of this process (not of Ray's workers): on a shared machine wall time says
     # more about the other jobs than about the algorithm.
@@ -238,7 +226,7 @@ def run_baseline(
         "eval_seconds_in_training": round(curve.eval_seconds, 1),
         "score_seconds": final["seconds"],
         "cpu": cpu_model(),
-        "settings": algorithm.settings,
+        "settings": algorithm.adapter.SETTINGS,
         "command": command,
         "score": final,
     }

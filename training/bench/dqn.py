@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .selfplay_env import SNAPSHOT_EVERY
-from .tasks import SELF_PLAY, Task
+from .tasks import Task
 
 SETTINGS: dict[str, Any] = {
     "envs": 32,
@@ -74,28 +74,19 @@ def q_agent(net, name: str = "dqn"):
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
     import torch
 
-    from sorry_env.training.vector_sb3 import SB3VecEnv
-    from sorry_env.vector_opponents import VectorOpponentEnv
-
     from .network_agent import save_network
+    from .selfplay_env import task_env
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     s = SETTINGS
     frozen = None  # self-play: the opponents' copy of the network
-    if task.learner == SELF_PLAY:
-        from .selfplay_env import selfplay_env
-
-        opponent = q_agent(None, "dqn (frozen copy)")  # its network is set below, before any game starts
-        env = selfplay_env(task, s["envs"], seed, opponent)
-    else:
-        env = SB3VecEnv(VectorOpponentEnv(s["envs"], task.players, opponents=list(task.opponents), rules=task.rules))
-        env.seed(seed)
+    env, opponent = task_env(task, s["envs"], seed, "dqn")  # the copy's network is set below, before any game
     B, obs_size, n_actions = env.num_envs, env.observation_space.shape[0], env.action_space.n
     online, target = _network(obs_size, n_actions), _network(obs_size, n_actions)
     target.load_state_dict(online.state_dict())
-    if task.learner == SELF_PLAY:
+    if opponent is not None:
         frozen = _network(obs_size, n_actions).requires_grad_(False)
         frozen.load_state_dict(online.state_dict())
         opponent.scores = frozen

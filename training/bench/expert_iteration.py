@@ -86,8 +86,6 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     from sorry_env.board.rules import DEFAULT_MAX_TURNS
     from sorry_env.training import expert_iteration as expit
 
-    keys = ("simulations", "c_puct", "prior_temperature", "noise_alpha", "noise_fraction", "sample_moves")
-    search = {k: SETTINGS[k] for k in (*keys, "lockstep_games")}
     cfg = {
         "seed": seed,
         "game": {"rules": task.rules, "num_players": task.players, "max_turns": DEFAULT_MAX_TURNS},
@@ -103,7 +101,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         params, sizes, _ = pack(current)
         first = (generation - 1) * SETTINGS["games"]
         data = expit.selfplay_games(
-            params, sizes, task.preset, task.players, DEFAULT_MAX_TURNS, search,
+            params, sizes, task.preset, task.players, DEFAULT_MAX_TURNS, SETTINGS,
             list(range(first, first + SETTINGS["games"])), seed * 1000 + generation,
         )  # fmt: skip
         steps += int(data["decisions"])

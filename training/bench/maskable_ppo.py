@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .selfplay_env import SNAPSHOT_EVERY
-from .tasks import SELF_PLAY, Task
+from .tasks import Task
 
 # sb3-contrib's defaults except the rollout shape (64 games x 64 steps) and gamma (games are
 # long: about 60 learner moves in 2-player games).
@@ -48,24 +48,13 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from sorry_env.training.vector_sb3 import SB3VecEnv
-    from sorry_env.vector_opponents import VectorOpponentEnv
+    from .selfplay_env import task_env
 
     torch.set_num_threads(1)
     frozen = None  # self-play: the opponents' copy of the policy
-    if task.learner == SELF_PLAY:
-        from .network_agent import NetworkAgent
-        from .selfplay_env import selfplay_env
-
-        # Its network is set once the model exists (MaskablePPO needs the env first; no game
-        # starts before learn()).
-        opponent = NetworkAgent(None, "maskable_ppo (frozen copy)", sample=True)
-        env = selfplay_env(task, SETTINGS["envs"], seed, opponent)
-    else:
-        env = SB3VecEnv(
-            VectorOpponentEnv(SETTINGS["envs"], task.players, opponents=list(task.opponents), rules=task.rules)
-        )
-    env.seed(seed)
+    # The copy's network is set once the model exists (MaskablePPO needs the env first; no game
+    # starts before learn()).
+    env, opponent = task_env(task, SETTINGS["envs"], seed, "maskable_ppo", sample=True)
     model = MaskablePPO(
         "MlpPolicy",
         env,
@@ -78,7 +67,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     )
     env.seed(seed)  # MaskablePPO(seed=...) reseeded the env
     agent = policy_agent(model.policy, "maskable_ppo")
-    if task.learner == SELF_PLAY:
+    if opponent is not None:
         frozen = copy.deepcopy(model.policy).requires_grad_(False)
         opponent.scores = actor_logits(frozen)
 

@@ -10,7 +10,6 @@ policy in memory; the policy file is written once, at the end.
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
@@ -36,32 +35,36 @@ SETTINGS: dict[str, Any] = {
 
 
 def make_config(task: Task, seed: int, budget: int, curve_every: int, curve_games: int) -> dict:
-    from sorry_env.training.config import DEFAULTS
+    """The trainer's validated config for this task (SETTINGS over its defaults)."""
+    from sorry_env.training.config import PPO
 
-    cfg = copy.deepcopy(DEFAULTS)
-    cfg["name"] = "native-ppo"
-    cfg["seed"] = seed
-    cfg["game"].update(num_players=task.players, rules=task.rules)
-    cfg["network"] = dict(SETTINGS["network"])
-    cfg["ppo"].update(SETTINGS["ppo"])
-    cfg["envs"] = SETTINGS["envs"]
     mix = {"snapshots": 1.0} if task.learner == SELF_PLAY else {name: 1.0 for name in set(task.opponents)}
-    cfg["opponents"].update(mix=mix, snapshot_every=SETTINGS["snapshot_every"])
-    cfg["budget"]["timesteps"] = budget
-    cfg["evaluation"].update(every=curve_every, games=curve_games, opponents=list(task.eval_opponents[:1]))
-    cfg["checkpoint_every"] = curve_every
-    return cfg
+    given = {
+        "name": "native-ppo",
+        "seed": seed,
+        "game.num_players": task.players,
+        "game.rules": task.rules,
+        "network": dict(SETTINGS["network"]),
+        **{f"ppo.{key}": value for key, value in SETTINGS["ppo"].items()},
+        "envs": SETTINGS["envs"],
+        "opponents.mix": mix,
+        "opponents.snapshot_every": SETTINGS["snapshot_every"],
+        "budget.timesteps": budget,
+        "evaluation.every": curve_every,
+        "evaluation.games": curve_games,
+        "evaluation.opponents": list(task.eval_opponents[:1]),
+        "checkpoint_every": curve_every,
+    }
+    return PPO.load(None, given)
 
 
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
-    from sorry_env.training.config import validate
     from sorry_env.training.train import Run, make_envs, make_model, run_training
 
     def evaluate(steps: int, agent) -> dict:  # the trainer's hook: the task's evaluation, in memory
         return {task.eval_opponents[0]: curve.evaluate(steps, agent)["win_rate"]}
 
     cfg = make_config(task, seed, budget, curve_every, curve.games)
-    validate(cfg)
     run = Run(cfg, run_dir / "trainer", evaluate)
     run.dir.mkdir(parents=True, exist_ok=True)
     if task.learner == SELF_PLAY:

@@ -251,18 +251,8 @@ def _run_row(result: dict, curve: list[dict]) -> dict:
     score = result["score"]
     heuristic = ANCHORS.get(result["task"].rpartition("-v")[0], {}).get("heuristic")
     return {
-        "task": result["task"],
-        "algorithm": result["algorithm"],
-        "seed": result["seed"],
-        "steps": result["steps"],
-        "budget": result["budget"],
-        "wins": score["wins"],
-        "games": score["games"],
-        "win_rate": score["win_rate"],
-        "ci_low": score["ci_low"],
-        "ci_high": score["ci_high"],
-        "normalized": score.get("normalized"),
-        "standard": score["standard"],
+        **{key: result[key] for key in ("task", "algorithm", "seed", "steps", "budget")},
+        **{key: score.get(key) for key in ("wins", "games", "win_rate", "ci_low", "ci_high", "normalized", "standard")},
         "first_step_at_heuristic_rate": first_step_reaching(curve, heuristic[0] / heuristic[1]) if heuristic else None,
         "train_seconds": result["train_seconds"],
         "train_cpu_seconds": result.get("train_cpu_seconds"),

@@ -13,10 +13,29 @@ opponents (``VectorOpponentEnv``), so one network shape serves every task.
 
 from __future__ import annotations
 
-from .tasks import Task
+from .tasks import SELF_PLAY, Task
 
 # Learner steps between refreshes of the frozen copy (the native PPO baseline's snapshot interval).
 SNAPSHOT_EVERY = 50_000
+
+
+def task_env(task: Task, envs: int, seed: int, name: str, sample: bool = False) -> tuple:
+    """(an SB3 VecEnv of `envs` games of `task`, seeded with `seed`; the frozen copy's agent
+    or None) for a single-agent learner called `name`: the task's fixed opponents moving in
+    the compiled loop (``VectorOpponentEnv``), or in a self-play task every other seat played
+    by a frozen copy (a :class:`NetworkAgent` sampling its moves if `sample`, whose network the
+    trainer sets before the first game)."""
+    from sorry_env.training.vector_sb3 import SB3VecEnv
+    from sorry_env.vector_opponents import VectorOpponentEnv
+
+    from .network_agent import NetworkAgent
+
+    if task.learner == SELF_PLAY:
+        opponent = NetworkAgent(None, f"{name} (frozen copy)", sample=sample)
+        return selfplay_env(task, envs, seed, opponent), opponent
+    env = SB3VecEnv(VectorOpponentEnv(envs, task.players, opponents=list(task.opponents), rules=task.rules))
+    env.seed(seed)
+    return env, None
 
 
 def selfplay_env(task: Task, envs: int, seed: int, opponent):
