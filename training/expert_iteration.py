@@ -58,8 +58,15 @@ SECTION = "expert_iteration"
 
 
 # ---- self-play ---------------------------------------------------------------------------------
-# What a self-play file keeps per decision with a choice (see selfplay_games).
-RECORD_FIELDS = ("states", "policy", "chosen", "won", "game", "searched")
+# What a self-play file keeps per decision with a choice (see selfplay_games), and its dtype.
+RECORD_FIELDS = {
+    "states": np.int16,
+    "policy": np.float32,
+    "chosen": np.int64,
+    "won": np.float32,
+    "game": np.int64,
+    "searched": np.float32,
+}
 
 
 def selfplay_games(
@@ -156,17 +163,10 @@ def selfplay_games(
                 for m in play["movers"]:
                     records[play["g"]]["won"].append(0.5 if winner is None else float(game.same_side(rules, m, winner)))
         running = [play for play in running if E.is_running(play["state"], max_turns)]
-    ordered = [records[g] for g in game_indices]
-    return {
-        "states": np.array([s for r in ordered for s in r["states"]], np.int16).reshape(-1, STATE_SIZE),
-        "policy": np.array([p for r in ordered for p in r["policy"]], np.float32).reshape(-1, n_actions),
-        "chosen": np.array([c for r in ordered for c in r["chosen"]], np.int64),
-        "won": np.array([w for r in ordered for w in r["won"]], np.float32),
-        "game": np.array([g for r in ordered for g in r["game"]], np.int64),
-        "searched": np.array([v for r in ordered for v in r["searched"]], np.float32),
-        "decisions": decisions,
-        "seconds": time.perf_counter() - start,
-    }
+    out = {k: np.array([v for g in game_indices for v in records[g][k]], RECORD_FIELDS[k]) for k in RECORD_FIELDS}
+    out["states"] = out["states"].reshape(-1, STATE_SIZE)
+    out["policy"] = out["policy"].reshape(-1, n_actions)
+    return {**out, "decisions": decisions, "seconds": time.perf_counter() - start}
 
 
 def _worker_class():

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sorry_env import files
-from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 from sorry_env.checks import excerpt
 
 from .checkpoint import RunDirectory
@@ -83,16 +82,14 @@ class SorryMultiAgentEnv(_MultiAgentEnvBase):
         super().__init__()
         from sorry_env import raw_env
 
+        # RLlib's EnvContext (a dict) says which env runner and vector slot this env is
+        worker, vector = getattr(config, "worker_index", 0), getattr(config, "vector_index", 0)
         config = dict(config or {})
-        self.game = raw_env(
-            num_players=config.get("num_players", 2),
-            rules=config.get("rules", DEFAULT_PRESET),
-            max_turns=config.get("max_turns", DEFAULT_MAX_TURNS),
-        )
+        # the game's rules and max_turns, raw_env's defaults where not given
+        game = {key: config[key] for key in ("rules", "max_turns") if key in config}
+        self.game = raw_env(num_players=config.get("num_players", 2), **game)
         self.mix = {k: float(w) for k, w in config.get("mix", {SELF: 1.0}).items() if w > 0}
         self.snapshot_window = int(config.get("snapshot_window", 5))
-        worker = getattr(config, "worker_index", 0)
-        vector = getattr(config, "vector_index", 0)
         self.rng = np.random.default_rng([int(config.get("seed", 0)), worker, vector])
         self.possible_agents = list(self.game.possible_agents)
         self.agents = []

@@ -125,10 +125,6 @@ def cmd_score(parser, args, argv: list[str] | None = None) -> None:
     from .results import write_scores
     from .scoring import score
 
-    if args.games is not None and args.games < 1:
-        parser.error(f"--games must be at least 1, got {args.games}")
-    if args.workers < 1:
-        parser.error(f"--workers must be at least 1, got {args.workers}")
     if args.out is None:  # one directory per agent (its whole spec: two folders' model.zip differ), for report
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in args.agent.strip("/")).lstrip(".")
         args.out = f"{DEFAULT_RUNS}/score/{safe[:120] or 'agent'}"
@@ -177,14 +173,6 @@ def cmd_run(parser, args) -> None:
     except ValueError as error:
         parser.error(str(error))
     budget = task.budget if args.budget is None else args.budget
-    if budget < 1:
-        parser.error(f"--budget must be at least 1 learner step, got {budget}")
-    if args.seed < 0:
-        parser.error(f"--seed must be non-negative, got {args.seed}")
-    for name in ("curve_games", "curve_every", "final_games"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {value}")
     runs = check_out_dir(parser, args.runs_dir)
     run_dir = runs / task.name / algorithm.name / f"seed-{args.seed}"
     if (run_dir / "result.json").exists() or (run_dir / "curve.csv").exists():
@@ -225,6 +213,19 @@ def cmd_report(parser, args) -> None:
         print(f"wrote {path}")
 
 
+def at_least(low: int):
+    """An argparse type: a whole number of at least `low` (its flag named in the message)."""
+
+    def number(text: str) -> int:
+        value = int(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    number.__name__ = "integer"  # argparse's word for text that is not one
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .algorithms import ALGORITHMS
 
@@ -243,9 +244,11 @@ def build_parser() -> argparse.ArgumentParser:
         "agent", help="an agent spec as sorry-eval's: a name, name:settings, a policy file, package.module:Name"
     )
     p.add_argument("--task", action="append", help=f"a task (repeatable; default: all that fit): {', '.join(TASKS)}")
-    p.add_argument("--games", type=int, help="games (default: the task's; another count is not the standard score)")
-    p.add_argument("--seed", type=int, help="seed (default: the task's; another is not the standard score)")
-    p.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
+    p.add_argument(
+        "--games", type=at_least(1), help="games (default: the task's; another count is not the standard score)"
+    )
+    p.add_argument("--seed", type=at_least(0), help="seed (default: the task's; another is not the standard score)")
+    p.add_argument("--workers", type=at_least(1), default=os.cpu_count(), help="processes (default: all cores)")
     p.add_argument(
         "--out", help=f"directory for scores.json and scores.csv (default: {DEFAULT_RUNS}/score/AGENT, read by report)"
     )
@@ -253,17 +256,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="train a baseline from scratch on a task")
     p.add_argument("algorithm", help=f"one of {', '.join(ALGORITHMS)}")
     p.add_argument("task", help=f"one of {', '.join(TASKS)}")
-    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--seed", type=at_least(0), required=True)
     p.add_argument(
         "--budget",
-        type=int,
+        type=at_least(1),
         help="learner steps (default: the task's budget); learners that collect rollouts stop at the first "
         "rollout that reaches it (ppo: 8,192 steps), and the record says the steps taken",
     )
-    p.add_argument("--curve-every", type=int, help="learner steps between in-run evaluations (default: the task's)")
-    p.add_argument("--curve-games", type=int, help="games per in-run evaluation (default: the task's)")
     p.add_argument(
-        "--final-games", type=int, help="games of the final score (default: the task's; others: not standard)"
+        "--curve-every", type=at_least(1), help="learner steps between in-run evaluations (default: the task's)"
+    )
+    p.add_argument("--curve-games", type=at_least(1), help="games per in-run evaluation (default: the task's)")
+    p.add_argument(
+        "--final-games", type=at_least(1), help="games of the final score (default: the task's; others: not standard)"
     )
     p.add_argument("--runs-dir", default=DEFAULT_RUNS, help="writes RUNS_DIR/TASK/ALGORITHM/seed-S/")
     p = sub.add_parser("report", help="rebuild the results table and learning curves from result files")

@@ -64,17 +64,10 @@ def agent(path: str = "", seed: int | None = None):
     return SavedNetworkAgent(net, "dqn", game)
 
 
-def q_agent(net, name: str = "dqn"):
-    """The network's masked greedy move as an agent playing in lockstep batches."""
-    from .network_agent import NetworkAgent
-
-    return NetworkAgent(net, name)
-
-
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
     import torch
 
-    from .network_agent import save_network
+    from .network_agent import NetworkAgent, save_network
     from .selfplay_env import task_env
 
     torch.set_num_threads(1)
@@ -100,7 +93,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     buf_reward = np.zeros(size, dtype=np.float32)
     buf_done = np.zeros(size, dtype=np.float32)
     filled, cursor, steps, last_target, last_refresh = 0, 0, 0, 0, 0
-    agent = q_agent(online)
+    agent = NetworkAgent(online, "dqn")  # its masked greedy move, in lockstep batches
     while steps < budget:
         curve.check(steps, agent, curve_every)
         epsilon = max(

@@ -12,26 +12,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sorry_env.training.config import GAME_PPO, GAME_PPO_DEFAULTS, SELF
+
 from .tasks import SELF_PLAY, Task
 
 # Fixed settings of this baseline: game_ppo's defaults (those of the shipped policies), the
 # opponents aside (the task's).
-SETTINGS = {
-    "games": 256,
-    "hidden": [128, 128],
-    "lr": 1e-3,
-    "epochs": 4,
-    "minibatch": 512,
-    "clip": 0.2,
-    "entropy": 0.01,
-}
+SETTINGS = {key: GAME_PPO_DEFAULTS[key] for key in ("games", "hidden", "lr", "epochs", "minibatch", "clip", "entropy")}
 
 
 def settings_for(task: Task, seed: int = 0, budget: int | None = None) -> dict:
     """game_ppo's validated config for `task`: SETTINGS with the task's opponents (self-play:
     the policy), learner-step budget and seed (no wall-clock limit)."""
-    from sorry_env.training.config import GAME_PPO, SELF
-
     kinds = [SELF] if task.learner == SELF_PLAY else list(dict.fromkeys(task.opponents))
     task_settings = {"game": task.game_id, "players": task.players, "seed": seed, "minutes": 10.0**9}
     task_settings.update(steps=budget, opponents=kinds, mix=[1.0] * len(kinds))

@@ -36,18 +36,12 @@ def actor_logits(policy):
     return logits
 
 
-def policy_agent(policy, name: str):
-    """The policy's masked argmax move as an agent playing in lockstep batches."""
-    from .network_agent import NetworkAgent
-
-    return NetworkAgent(actor_logits(policy), name)
-
-
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
+    from .network_agent import NetworkAgent
     from .selfplay_env import task_env
 
     torch.set_num_threads(1)
@@ -66,7 +60,7 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         verbose=0,
     )
     env.seed(seed)  # MaskablePPO(seed=...) reseeded the env
-    agent = policy_agent(model.policy, "maskable_ppo")
+    agent = NetworkAgent(actor_logits(model.policy), "maskable_ppo")  # its masked argmax, in lockstep batches
     if opponent is not None:
         frozen = copy.deepcopy(model.policy).requires_grad_(False)
         opponent.scores = actor_logits(frozen)

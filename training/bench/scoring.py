@@ -11,26 +11,14 @@ from .tasks import Task, normalized_score
 def check_fits(agent, task: Task) -> None:
     """ValueError saying why `agent` (a spec or an agents.Agent) cannot play `task`'s game
     (rules, player count, a network made for another layout); nothing is played."""
-    from sorry_env import agents
+    from sorry_env import agents, games
 
-    if task.rules is None:  # a registered game other than the board game: its registry's road
-        from sorry_env import games
-
-        game = games.load_game(task.game_id)
-        try:
-            game.check_agent(agents.as_agent(agent, game=game), task.players)
-        except (ValueError, TypeError) as error:
-            raise ValueError(f"{agent!r} cannot play task {task.name} ({game.game_type.long_name}): {error}") from None
-        return
-    from sorry_env.board.rules import get_rules
-
+    game = games.load_game(task.game_id, task.rules)  # rules None: the game's default variant
     try:
-        made = agents.make_agent(agent) if isinstance(agent, str) else agents.as_agent(agent)
-        made.check_game(get_rules(task.rules), task.players)
+        game.check_agent(agents.as_agent(agent, game=game), task.players)
     except (ValueError, TypeError) as error:
-        raise ValueError(
-            f"{agent!r} cannot play task {task.name} ({task.players} players, {task.rules}): {error}"
-        ) from None
+        what = f"{task.players} players, {task.rules}" if task.rules else game.game_type.long_name
+        raise ValueError(f"{agent!r} cannot play task {task.name} ({what}): {error}") from None
 
 
 def score(
@@ -49,14 +37,10 @@ def score(
     games = task.eval_games if games is None else games
     seed = task.eval_seed if seed is None else seed
     start = time.perf_counter()
-    if task.rules is None:
-        results = run_tournament(
-            task.lineup(agent), task.players, games, seed, workers=workers, progress=progress, game=task.game_id
-        )
-    else:
-        results = run_tournament(
-            task.lineup(agent), task.players, games, seed, task.rules, workers=workers, progress=progress
-        )
+    lineup = task.lineup(agent)
+    results = run_tournament(
+        lineup, task.players, games, seed, task.rules, workers, progress=progress, game=task.game_id
+    )
     row = results["agents"][0]
     label = agent if isinstance(agent, str) else row["agent"]
     return {

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sorry_env.training.config import TD_LAMBDA, TD_LAMBDA_DEFAULTS
+
 from .tasks import Task
 
+# Fixed settings of this baseline: the trainer's defaults (training/config.py's TD_LAMBDA_DEFAULTS).
 SETTINGS = {
-    "hidden": [256, 256],
-    "lam": 0.7,
-    "lr": 3.0e-4,
-    "epsilon": 0.02,  # share of moves played uniformly at random
-    "games": 256,  # games played side by side
-    "update_samples": 16_384,  # finished-game moves per update
-    "batch_size": 512,
-    "epochs": 2,
+    key: TD_LAMBDA_DEFAULTS[key]
+    for key in ("hidden", "lam", "lr", "epsilon", "games", "update_samples", "batch_size", "epochs")
 }
 
 
@@ -27,7 +24,6 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     import argparse
 
     from sorry_env.training import td_afterstate as td
-    from sorry_env.training.config import TD_LAMBDA
 
     out = run_dir / "policy.safetensors"
     given = {"players": task.players, "rules": task.rules, "decisions": budget, "seed": seed}
