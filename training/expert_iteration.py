@@ -539,11 +539,8 @@ def main(argv: list[str] | None = None) -> None:
     if importlib.util.find_spec("ray") is None:  # before anything is read or made
         p.exit(2, "sorry-expit: needs Ray, which is not installed: pip install 'sorry-env[rllib]'\n")
     try:
-        if args.workers is not None and args.workers < 1:
-            raise ValueError(f"--workers must be at least 1, got {args.workers}")
-        cfg = EXPIT.load(args.config)
-        out = Path(args.out or Path("runs") / cfg["name"])
-        run(cfg, out, args.address, args.workers)
+        cfg = EXPIT.load(args.config, {} if args.workers is None else {f"{SECTION}.workers": args.workers})
+        run(cfg, Path(args.out or Path("runs") / cfg["name"]), args.address)
     except (OSError, ValueError, yaml.YAMLError) as e:
         sys.exit(f"sorry-expit: {e}")
 

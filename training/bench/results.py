@@ -104,9 +104,8 @@ def read_result(path: pathlib.Path) -> dict:
         check_name(data.get(key), f"{path}: {key!r}")
     if not isinstance(data.get("cpu"), str):
         raise ValueError(f"{path}: 'cpu' must be text")
-    _number(data.get("seed"), f"{path}: seed", 0, MAX_SEED, integer=True)
-    _number(data.get("steps"), f"{path}: steps", 0, integer=True)
-    _number(data.get("budget"), f"{path}: budget", 1, integer=True)
+    for key, low in (("seed", 0), ("steps", 0), ("budget", 1)):  # whole numbers up to MAX_SEED
+        _number(data.get(key), f"{path}: {key}", low, integer=True)
     _number(data.get("train_seconds"), f"{path}: train_seconds", 0)
     if data.get("train_cpu_seconds") is not None:
         _number(data["train_cpu_seconds"], f"{path}: train_cpu_seconds", 0)
@@ -348,47 +347,28 @@ def _inside(out: pathlib.Path, name: str) -> pathlib.Path:
 
 def _plot_task(task_id: str, task, runs: list[tuple[dict, list[dict]]], path: pathlib.Path) -> bool:
     """Win rate against the task's opponents over learner steps: each algorithm's mean over
-    seeds (seeds evaluated at the same steps) with the range of its seeds shaded."""
-    if not runs:
-        return False
-    import matplotlib
+    seeds (seeds evaluated at the same steps) with the range of its seeds as an error bar,
+    and the task's anchors (training/curve.py draws it)."""
+    from sorry_env.training.curve import plot_win_rates
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with matplotlib.rc_context({"text.parse_math": False}):  # labels are plain text, never TeX ($...$)
-        return _draw_task(plt, task_id, task, runs, path)
-
-
-def _draw_task(plt, task_id: str, task, runs: list[tuple[dict, list[dict]]], path: pathlib.Path) -> bool:
     from .tasks import ANCHORS
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    if not runs:
+        return False
+    series = {}
     for algorithm in sorted({r["algorithm"] for r, _ in runs}):
         curves = [c for r, c in runs if r["algorithm"] == algorithm]
-        steps = sorted({int(p["steps"]) for c in curves for p in c})
-        by_step = {s: [p["win_rate"] for c in curves for p in c if int(p["steps"]) == s] for s in steps}
-        mean = [_mean(by_step[s]) for s in steps]
-        line = ax.plot(steps, mean, marker="o", label=f"{algorithm} ({len(curves)} seed{'s' * (len(curves) > 1)})")
-        if len(curves) > 1:
-            ax.fill_between(
-                steps,
-                [min(by_step[s]) for s in steps],
-                [max(by_step[s]) for s in steps],
-                alpha=0.2,
-                color=line[0].get_color(),
-            )
-    if task is not None:
-        for name, style in (("heuristic", "--"), ("random", ":")):
-            wins, games = ANCHORS[task.name][name]
-            ax.axhline(wins / games, color="grey", linestyle=style, label=f"{name} ({100 * wins / games:.1f}%)")
-    ax.set_xlabel("learner env steps")
-    ax.set_ylabel("win rate vs the task's opponents")
-    ax.set_ylim(0, 1 if task is None or task.players == 2 or task.rules.endswith("teams") else 0.5)
-    ax.set_title(f"{task_id}: in-run evaluations (mean, range over seeds)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+        by_step: dict[int, list[float]] = {}
+        for point in (p for c in curves for p in c):
+            by_step.setdefault(int(point["steps"]), []).append(point["win_rate"])
+        label = f"{algorithm} ({len(curves)} seed{'s' * (len(curves) > 1)})"
+        series[label] = [(step, _mean(rates), min(rates), max(rates)) for step, rates in sorted(by_step.items())]
+    anchors = {name: wins / games for name, (wins, games) in ANCHORS[task.name].items()} if task else {}
+    lines = [(f"{name} ({100 * anchors[name]:.1f}%)", anchors[name], style) for name, style in ANCHOR_LINES if anchors]
+    top = 1 if task is None or task.players == 2 or task.rules.endswith("teams") else 0.5
+    title = f"{task_id}: in-run evaluations (mean, range over seeds)"
+    plot_win_rates(series, path, title, None, "learner env steps", lines, top)
     return True
+
+
+ANCHOR_LINES = (("heuristic", "--"), ("random", ":"))  # the anchors drawn on a task's curve, and their style
