@@ -369,8 +369,8 @@ def test_the_self_play_copy_stays_frozen_between_refreshes(
     assert len(seen) > 10 and changes + 1 == versions
 
 
-@pytest.mark.slow  # Ray starts and restarts its algorithm per segment: about a minute on the shared 2 cores
-def test_rllib_ppo_runs_in_segments_with_an_evaluation_after_each(monkeypatch, capsys, tmp_path):
+@pytest.mark.slow  # Ray starts and trains 2 iterations: about a minute on the shared 2 cores
+def test_rllib_ppo_evaluates_its_policy_at_each_checkpoint(monkeypatch, capsys, tmp_path):
     pytest.importorskip("ray")
     monkeypatch.setitem(rllib_ppo.SETTINGS, "network", {"hidden": [32], "value_hidden": [32], "activation": "relu"})
     monkeypatch.setitem(rllib_ppo.SETTINGS, "ppo", {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1})

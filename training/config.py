@@ -522,6 +522,11 @@ def check_board_game(rules, num_players: int, prefix: str = "game.") -> None:
         raise ValueError(f"config: {prefix.rstrip('.') or 'players'}: {e}") from None
 
 
+def chances(weights) -> bool:
+    """Whether `weights` (an opponent mix's) are finite numbers >= 0 with a positive sum."""
+    return all(type(w) in (int, float) and 0 <= w < math.inf for w in weights) and sum(weights) > 0
+
+
 def check_agent_specs(specs: list, where: str, rules=None, num_players: int | None = None) -> None:
     """ValueError unless every entry of `specs` is an agent spec that can be made (and play
     `rules` with `num_players`, when given)."""
@@ -649,9 +654,7 @@ def _rllib_facts(cfg: dict) -> None:
         raise ValueError(
             f"config: opponents.mix must name kinds among {SELF!r}, {SNAPSHOTS!r}, {sorted(AGENTS)}, got {unknown!r}"
         )
-    weights = list(mix.values())
-    numbers = all(type(w) in (int, float) and math.isfinite(w) for w in weights)
-    if not (numbers and all(w >= 0 for w in weights) and sum(weights) > 0):
+    if not chances(mix.values()):
         raise ValueError(f"config: opponents.mix must have weights >= 0 with a positive sum, got {excerpt(mix)}")
 
 
@@ -711,7 +714,7 @@ def _game_ppo_facts(cfg: dict) -> None:
     game.game_type.check_players(cfg["players"])
     check_layer_sizes(cfg["hidden"], "hidden")
     mix, kinds = cfg["mix"], cfg["opponents"]
-    if len(mix) != len(kinds) or not all(type(w) in (int, float) and 0 <= w < math.inf for w in mix) or sum(mix) <= 0:
+    if len(mix) != len(kinds) or not chances(mix):
         raise ValueError(
             f"config: mix needs {len(kinds)} non-negative chances, one per opponent kind "
             f"({','.join(map(str, kinds))}), got {excerpt(mix)}"

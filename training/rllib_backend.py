@@ -403,8 +403,12 @@ def run_snapshot(run: RLlibRun, name) -> Path:
     return path
 
 
-def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = False, log=print) -> RLlibRun:
-    """Train until budget.iterations; checkpoint every checkpoint_every iterations and at the end."""
+def train(
+    cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = False, log=print, evaluate=None
+) -> RLlibRun:
+    """Train until budget.iterations; checkpoint every checkpoint_every iterations and at the
+    end, then call the evaluation hook `evaluate(env steps, the policy file's path)` if given
+    (sorry-bench's in-run evaluations)."""
     start_ray(address)
     run.dir.mkdir(parents=True, exist_ok=True)
     run.pool_dir.mkdir(exist_ok=True)
@@ -453,6 +457,8 @@ def train(cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = F
             if it % cfg["checkpoint_every"] == 0 or it >= cfg["budget"]["iterations"]:
                 run.state["wall_seconds"] = wall_before + time.perf_counter() - session_start
                 checkpoint(algo, run)
+                if evaluate is not None:
+                    evaluate(run.state["env_steps"], str(run.policy_path))
     finally:
         algo.stop()
     log(

@@ -60,12 +60,14 @@ def warm_envs() -> None:
             warm_game(kind.id)
     from sorry_env.vector import SorryVectorEnv
 
-    vec = SorryVectorEnv(4, num_players=2)
-    obs, _ = vec.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for _ in range(20):
-        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in obs["action_mask"]])
-        obs, *_ = vec.step(actions)
+    _play_vector(SorryVectorEnv(4, num_players=2), 20)
+
+
+def _play_vector(env, rounds: int) -> None:
+    """`rounds` steps of a vector env, each game playing its first legal move."""
+    obs, _ = env.reset(seed=0)
+    for _ in range(rounds):
+        obs, *_ = env.step(np.array([np.flatnonzero(mask)[0] for mask in obs["action_mask"]]))
 
 
 def warm_game(game_id: str) -> None:
@@ -113,11 +115,7 @@ def warm_agents() -> None:
         agent.act(agents.Turn.from_state(state, DEFAULT_PRESET, np.random.default_rng(0), legal))
     from sorry_env.vector_opponents import VectorOpponentEnv
 
-    env = VectorOpponentEnv(4, 2, opponents="heuristic", policy_input=True)
-    obs, _ = env.reset(seed=0)
-    for _ in range(10):
-        masks = obs["action_mask"]
-        obs, *_ = env.step(np.array([np.flatnonzero(mask)[0] for mask in masks]))
+    _play_vector(VectorOpponentEnv(4, 2, opponents="heuristic", policy_input=True), 10)
 
 
 def warm_tournament() -> None:

@@ -1,16 +1,15 @@
 """RLlib PPO (training/rllib_backend.py, new API stack) as a sorry-bench baseline, from scratch.
 
 The backend trains in iterations of ``train_batch_size`` learner env steps and writes its
-policy at checkpoints; this adapter trains in segments of about ``curve_every`` steps
-(each segment resumes the run from its checkpoint), evaluates the policy file after each
-and at the end. Opponents: the task's fixed ones (``mix: {heuristic: 1}``), or in a
-self-play task the shared policy in every seat (``mix: {self: 1}``: every seat learns, and
-the budget counts every learning seat's steps, as the backend counts them).
+policy at checkpoints, about every ``curve_every`` steps here and at the end; its
+evaluation hook plays the task's evaluation with that policy file after each. Opponents:
+the task's fixed ones (``mix: {heuristic: 1}``), or in a self-play task the shared policy
+in every seat (``mix: {self: 1}``: every seat learns, and the budget counts every learning
+seat's steps, as the backend counts them).
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from pathlib import Path
 from typing import Any
@@ -24,33 +23,23 @@ SETTINGS: dict[str, Any] = {
 }
 
 
-def make_config(task: Task, seed: int, budget: int, curve_every: int) -> tuple[dict, int]:
-    """The backend's config for this task, and the iterations per segment."""
+def make_config(task: Task, seed: int, budget: int, curve_every: int) -> dict:
+    """The backend's config for this task: a checkpoint (and an evaluation) about every
+    `curve_every` steps."""
     from sorry_env.training.config import RLLIB
 
     mix = {"self": 1.0} if task.learner == SELF_PLAY else {name: 1.0 for name in set(task.opponents)}
     batch = SETTINGS["ppo"]["train_batch_size"]
-    per_segment = max(1, curve_every // batch)
-    given = {"name": "rllib-ppo", "seed": seed, "opponents.mix": mix, "checkpoint_every": per_segment}
+    given = {"name": "rllib-ppo", "seed": seed, "opponents.mix": mix, "checkpoint_every": max(1, curve_every // batch)}
     given.update({"game.num_players": task.players, "game.rules": task.rules, "network": dict(SETTINGS["network"])})
     given.update({f"{section}.{key}": v for section in ("ppo", "env_runners") for key, v in SETTINGS[section].items()})
-    cfg = RLLIB.load(None, {**given, "budget.iterations": max(1, math.ceil(budget / batch))})
-    return cfg, per_segment
+    return RLLIB.load(None, {**given, "budget.iterations": max(1, math.ceil(budget / batch))})
 
 
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
     from sorry_env.training import rllib_backend as backend
 
-    cfg, per_segment = make_config(task, seed, budget, curve_every)
-    total = cfg["budget"]["iterations"]
-    done = 0
-    while done < total:
-        done = min(total, done + per_segment)
-        segment = copy.deepcopy(cfg)
-        segment["budget"]["iterations"] = done
-        # The checkpoint resumed here is the one this process wrote in the previous segment,
-        # into a run directory sorry-bench refuses to reuse: trusted by construction.
-        run = backend.open_run(segment, run_dir, resume=done > per_segment, trust_run_dir=True)
-        run = backend.train(segment, run, resume=done > per_segment, log=lambda message: None)
-        curve.evaluate(run.state["env_steps"], str(run.policy_path))
+    cfg = make_config(task, seed, budget, curve_every)
+    run = backend.open_run(cfg, run_dir, resume=False)
+    backend.train(cfg, run, log=lambda message: None, evaluate=curve.evaluate)  # the task's evaluation at checkpoints
     return str(run.policy_path)
