@@ -427,7 +427,7 @@ def plot_curve(rows: list[dict], out: Path, cfg: dict) -> None:
     curve.plot_win_rates(series, out / "curve.png", f"expert iteration: {cfg['name']}", even, "generation")
 
 
-def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = None, log=print) -> list[dict]:
+def run(cfg: dict, out: Path, address: str | None = None, log=print) -> list[dict]:
     """Run (or resume) the expert iteration of `cfg` in directory `out`; the log rows."""
     from sorry_env.agents.policy import load_policy, save_policy
     from sorry_env.agents.value_net import pack
@@ -438,8 +438,6 @@ def run(cfg: dict, out: Path, address: str | None = None, workers: int | None = 
     if address is not None:
         check_address(address)  # first: an unreachable cluster fails in seconds
     x, g = cfg[SECTION], cfg["game"]
-    if workers is not None:
-        cfg[SECTION]["workers"] = workers
     EXPIT.validate(cfg)
     out.mkdir(parents=True, exist_ok=True)
     saved = out / "config.json"

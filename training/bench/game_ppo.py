@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sorry_env.training.config import GAME_PPO, GAME_PPO_DEFAULTS, SELF
 
-from .tasks import SELF_PLAY, Task
+from .tasks import Task
 
 # Fixed settings of this baseline: game_ppo's defaults (those of the shipped policies), the
 # opponents aside (the task's).
@@ -24,7 +24,7 @@ SETTINGS = {key: GAME_PPO_DEFAULTS[key] for key in ("games", "hidden", "lr", "ep
 def settings_for(task: Task, seed: int = 0, budget: int | None = None) -> dict:
     """game_ppo's validated config for `task`: SETTINGS with the task's opponents (self-play:
     the policy), learner-step budget and seed (no wall-clock limit)."""
-    kinds = [SELF] if task.learner == SELF_PLAY else list(dict.fromkeys(task.opponents))
+    kinds = list(task.opponent_mix(SELF))
     task_settings = {"game": task.game_id, "players": task.players, "seed": seed, "minutes": 10.0**9}
     task_settings.update(steps=budget, opponents=kinds, mix=[1.0] * len(kinds))
     return GAME_PPO.load(None, {**SETTINGS, **task_settings})

@@ -38,7 +38,6 @@ def make_config(task: Task, seed: int, budget: int, curve_every: int, curve_game
     """The trainer's validated config for this task (SETTINGS over its defaults)."""
     from sorry_env.training.config import PPO
 
-    mix = {"snapshots": 1.0} if task.learner == SELF_PLAY else {name: 1.0 for name in set(task.opponents)}
     given = {
         "name": "native-ppo",
         "seed": seed,
@@ -47,7 +46,7 @@ def make_config(task: Task, seed: int, budget: int, curve_every: int, curve_game
         "network": dict(SETTINGS["network"]),
         **{f"ppo.{key}": value for key, value in SETTINGS["ppo"].items()},
         "envs": SETTINGS["envs"],
-        "opponents.mix": mix,
+        "opponents.mix": task.opponent_mix("snapshots"),
         "opponents.snapshot_every": SETTINGS["snapshot_every"],
         "budget.timesteps": budget,
         "evaluation.every": curve_every,

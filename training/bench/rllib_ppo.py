@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .tasks import SELF_PLAY, Task
+from .tasks import Task
 
 SETTINGS: dict[str, Any] = {
     "network": {"hidden": [256, 256], "value_hidden": [256, 256], "activation": "relu"},
@@ -28,9 +28,13 @@ def make_config(task: Task, seed: int, budget: int, curve_every: int) -> dict:
     `curve_every` steps."""
     from sorry_env.training.config import RLLIB
 
-    mix = {"self": 1.0} if task.learner == SELF_PLAY else {name: 1.0 for name in set(task.opponents)}
     batch = SETTINGS["ppo"]["train_batch_size"]
-    given = {"name": "rllib-ppo", "seed": seed, "opponents.mix": mix, "checkpoint_every": max(1, curve_every // batch)}
+    given = {
+        "name": "rllib-ppo",
+        "seed": seed,
+        "opponents.mix": task.opponent_mix("self"),
+        "checkpoint_every": max(1, curve_every // batch),
+    }
     given.update({"game.num_players": task.players, "game.rules": task.rules, "network": dict(SETTINGS["network"])})
     given.update({f"{section}.{key}": v for section in ("ppo", "env_runners") for key, v in SETTINGS[section].items()})
     return RLLIB.load(None, {**given, "budget.iterations": max(1, math.ceil(budget / batch))})

@@ -70,6 +70,12 @@ class Task:
             raise ValueError(f"task {self.name!r} plays {self.game_id}, which has no rules preset")
         return self.rules
 
+    def opponent_mix(self, itself: str) -> dict[str, float]:
+        """The learner's opponents as a trainer's mix of kinds: `itself` (the trainer's kind for
+        copies of the learner: ``snapshots``, ``self``) in a self-play task, else each of the
+        task's fixed opponents, with equal weights."""
+        return {itself: 1.0} if self.learner == SELF_PLAY else dict.fromkeys(self.opponents, 1.0)
+
     def lineup(self, agent) -> list:
         """The evaluation lineup with `agent` as entry 0 (under team rules entry 2 is its partner)."""
         return [agent, *self.eval_opponents]
