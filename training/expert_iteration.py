@@ -163,10 +163,10 @@ def selfplay_games(
                 for m in play["movers"]:
                     records[play["g"]]["won"].append(0.5 if winner is None else float(game.same_side(rules, m, winner)))
         running = [play for play in running if E.is_running(play["state"], max_turns)]
-    out = {k: np.array([v for g in game_indices for v in records[g][k]], RECORD_FIELDS[k]) for k in RECORD_FIELDS}
-    out["states"] = out["states"].reshape(-1, STATE_SIZE)
-    out["policy"] = out["policy"].reshape(-1, n_actions)
-    return {**out, "decisions": decisions, "seconds": time.perf_counter() - start}
+    arrays = {k: np.array([v for g in game_indices for v in records[g][k]], RECORD_FIELDS[k]) for k in RECORD_FIELDS}
+    arrays["states"] = arrays["states"].reshape(-1, STATE_SIZE)
+    arrays["policy"] = arrays["policy"].reshape(-1, n_actions)
+    return {**arrays, "decisions": decisions, "seconds": time.perf_counter() - start}
 
 
 def _worker_class():
