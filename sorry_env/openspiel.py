@@ -272,12 +272,6 @@ class SorryState(pyspiel.State):
         s = self._state
         return s.item(E.WINNER) >= 0 or s.item(E.TURN) >= self._game.max_turns
 
-    def _is_chance(self) -> bool:
-        if self._first_player_pending or self._deal_to:
-            return True
-        s = self._state
-        return not self._game.hands and s.item(E.CARD) < 0 and s.item(E.FIRE_PENDING) == 0
-
     def _legal_actions(self, player: int) -> list[int]:
         game = self._game
         buf = game.action_buffer  # scratch space shared by the game's states: read out at once
@@ -305,14 +299,13 @@ class SorryState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         s, game = self._state, self._game
         action = int(action)
-        if self.is_terminal():
+        player = self.current_player()
+        if player == pyspiel.PlayerId.TERMINAL:
             raise IllegalActionError("the game is over: no action applies")
-        if self._is_chance():
-            possible = len(game.seats) if self._first_player_pending else N_CARDS
-            if not (0 <= action < possible and (self._first_player_pending or self._pile_counts()[action] > 0)):
-                raise IllegalActionError(
-                    f"chance outcome {action} is impossible here; outcomes: {self.chance_outcomes()}"
-                )
+        if player == pyspiel.PlayerId.CHANCE:
+            outcomes = self.chance_outcomes()
+            if action not in dict(outcomes):
+                raise IllegalActionError(f"chance outcome {action} is impossible here; outcomes: {outcomes}")
             if self._first_player_pending:
                 s[E.TO_MOVE] = game.seats[action]
                 self._first_player_pending = False

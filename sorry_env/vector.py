@@ -110,12 +110,6 @@ def episode_seed(game_seed, episode):
 
 # ---- per-game primitives (shared with vector_opponents) -----------------------------
 @njit(cache=True)
-def new_episode(state, rules, active, game_seed, episode):
-    """Start episode `episode` of the game seeded `game_seed` in `state`."""
-    E.init_state(state, rules, active, episode_seed(game_seed, episode))
-
-
-@njit(cache=True)
 def is_over(state, max_turns):
     return not E.is_running(state, max_turns)
 
@@ -167,9 +161,12 @@ def seat_reward(rules, seat, winner):
 
 @njit(cache=True)
 def next_episode(b, states, rules, active, game_seeds, episodes):
-    """Start game b's next episode in its slot (autoreset; from episode -1: the reset)."""
+    """Start game b's next episode in its slot (autoreset; from episode -1: the reset);
+    returns its engine seed."""
     episodes[b] += 1
-    new_episode(states[b], rules, active, game_seeds[b], episodes[b])
+    seed = episode_seed(game_seeds[b], episodes[b])
+    E.init_state(states[b], rules, active, seed)
+    return seed
 
 
 # ---- stepping --------------------------------------------------------------------------------

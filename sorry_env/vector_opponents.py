@@ -74,26 +74,15 @@ def _rand(rngs, b, n):
 
 
 @njit(cache=True)
-def _turn_position(state, learner, seat):
-    """1 for the first seat in turn order after the learner, 2 for the next, ..."""
-    k = 0
-    for offset in range(1, 4):
-        other = (learner + offset) % 4
-        if E.is_active(state, other):
-            k += 1
-        if other == seat:
-            return k
-    return 0
-
-
-@njit(cache=True)
 def _opponent_action(state, rules, kinds, weights, learner, rngs, b, buf, view):
     n = E.legal_actions(state, rules, buf)
     if n == 1:
         return buf[0]
     legal = np.sort(buf[:n])
-    kind = kinds[_turn_position(state, learner, E.to_move(state)) - 1]
-    return scripted_choice(state, rules, kind, weights, rngs, b, legal, n, view)
+    turn_position = 1  # the seat to move is the turn_position-th seat after the learner's
+    while E.other_seat(state, learner, turn_position) != E.to_move(state):
+        turn_position += 1
+    return scripted_choice(state, rules, kinds[turn_position - 1], weights, rngs, b, legal, n, view)
 
 
 @njit(cache=True)
@@ -132,9 +121,7 @@ def _start_next(b, states, rules, active, seats, kinds, weights, game_seeds, epi
     (an episode that ends before it is skipped: the next one starts); returns their moves."""
     moves = 0
     while True:
-        episodes[b] += 1
-        seed = V.episode_seed(game_seeds[b], episodes[b])
-        V.new_episode(states[b], rules, active, game_seeds[b], episodes[b])
+        seed = V.next_episode(b, states, rules, active, game_seeds, episodes)
         learners[b] = seats[(game_seeds[b] + episodes[b]) % seats.shape[0]]
         rngs[b] = (seed * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
         moves += _play_opponents(b, states[b], rules, kinds, weights, learners[b], rngs, max_turns)
@@ -149,8 +136,7 @@ def _write_own_view(state, rules, learner, with_state, out):
     if with_state:
         public = np.empty(E.STATE_SIZE, dtype=np.int64)
         own_view(state, rules, learner, public)
-        for k in range(E.STATE_SIZE):
-            out[OBS_SIZE + k] = public[k]
+        out[OBS_SIZE:] = public
 
 
 @njit(cache=True)
