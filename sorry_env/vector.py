@@ -317,7 +317,7 @@ class BatchedGames:
         self.episodes = np.zeros(B, dtype=np.int64)
         self._obs = np.zeros((B, OBS_SIZE), dtype=np.float32)
         self._masks = np.zeros((B, self.n_actions), dtype=np.int8)
-        self._rewards = np.zeros((B, N_SEATS), dtype=np.float32)  # by seat (float32[B]: the learner's)
+        self._rewards: np.ndarray = np.zeros((B, N_SEATS), dtype=np.float32)  # by seat (float32[B]: the learner's)
         self._to_move = np.zeros(B, dtype=np.int64)
         self._terminated = np.zeros(B, dtype=np.bool_)
         self._truncated = np.zeros(B, dtype=np.bool_)
