@@ -107,6 +107,11 @@ def _check_params(params: dict) -> dict:
     return p
 
 
+def _cards_in_hands(s: np.ndarray) -> np.ndarray:
+    """Cards of each kind (index of CARD_NAMES) in the players' hands of engine state `s`."""
+    return s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
+
+
 class IllegalActionError(pyspiel.SpielError, ValueError):
     """An action that does not apply to the state: a ``pyspiel.SpielError``, as OpenSpiel's C++
     games raise (RLlib's ``OpenSpielEnv`` catches that one), and a ``ValueError`` as well."""
@@ -143,7 +148,7 @@ class _Setup:
         if s[E.CARD] >= 0:
             s[E.REMAIN + s[E.CARD]] += 1
             s[E.CARD] = -1
-        s[E.REMAIN : E.REMAIN + N_CARDS] += s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
+        s[E.REMAIN : E.REMAIN + N_CARDS] += _cards_in_hands(s)
         s[E.HANDS : E.HANDS + 4 * N_CARDS] = 0
         s[E.DRAW_POS] = 0
         s.setflags(write=False)
@@ -272,6 +277,12 @@ class SorryState(pyspiel.State):
         s = self._state
         return s.item(E.WINNER) >= 0 or s.item(E.TURN) >= self._game.max_turns
 
+    def _is_chance(self) -> bool:
+        if self._first_player_pending or self._deal_to:
+            return True
+        s = self._state
+        return not self._game.hands and s.item(E.CARD) < 0 and s.item(E.FIRE_PENDING) == 0
+
     def _legal_actions(self, player: int) -> list[int]:
         game = self._game
         buf = game.action_buffer  # scratch space shared by the game's states: read out at once
@@ -284,7 +295,7 @@ class SorryState(pyspiel.State):
         s = self._state
         counts = s[E.REMAIN : E.REMAIN + N_CARDS].tolist()
         if sum(counts) == 0:
-            held = s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0).tolist()
+            held = _cards_in_hands(s).tolist()
             counts = [in_pack - in_hands for in_pack, in_hands in zip(self._game.pack, held)]
         return counts
 
@@ -299,13 +310,14 @@ class SorryState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         s, game = self._state, self._game
         action = int(action)
-        player = self.current_player()
-        if player == pyspiel.PlayerId.TERMINAL:
+        if self.is_terminal():
             raise IllegalActionError("the game is over: no action applies")
-        if player == pyspiel.PlayerId.CHANCE:
-            outcomes = self.chance_outcomes()
-            if action not in dict(outcomes):
-                raise IllegalActionError(f"chance outcome {action} is impossible here; outcomes: {outcomes}")
+        if self._is_chance():
+            possible = len(game.seats) if self._first_player_pending else N_CARDS
+            if not (0 <= action < possible and (self._first_player_pending or self._pile_counts()[action] > 0)):
+                raise IllegalActionError(
+                    f"chance outcome {action} is impossible here; outcomes: {self.chance_outcomes()}"
+                )
             if self._first_player_pending:
                 s[E.TO_MOVE] = game.seats[action]
                 self._first_player_pending = False

@@ -301,14 +301,14 @@ def gym_vector_env(
         names = kind_names(opponents)
     except ValueError as error:  # names the way to play agents, functions or other specs
         raise ValueError(f"{error}; for agents, functions or other specs {other_modes}") from None
-    refused = [  # (keyword, its value, refused?, what the compiled env lacks)
-        ("opponent_sampler", opponent_sampler, opponent_sampler is not None, "opponent pools"),
-        ("reward", reward, reward != "win", "reward other than 'win'"),
-        ("illegal_action", illegal_action, illegal_action != "raise", "illegal_action but 'raise' (it refuses them)"),
-        ("render_mode", render_mode, render_mode is not None, "rendering"),
+    refused = [  # (keyword, its value, the one value the compiled env takes, what it lacks)
+        ("opponent_sampler", opponent_sampler, None, "opponent pools"),
+        ("reward", reward, "win", "reward other than 'win'"),
+        ("illegal_action", illegal_action, "raise", "illegal_action but 'raise' (it refuses them)"),
+        ("render_mode", render_mode, None, "rendering"),
     ]
-    for name, value, given, what in refused:
-        if given:
+    for name, value, accepted, what in refused:
+        if value != accepted:
             raise ValueError(f"the compiled vector env has no {what} ({name}={value!r}); {other_modes}")
     return VectorOpponentEnv(
         num_envs,
