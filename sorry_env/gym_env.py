@@ -76,7 +76,6 @@ from .agent import Agent, CallableAgent, Turn, agent_label, checked_action, one_
 from .board import game
 from .board.board_render import RENDER_MODES
 from .board.env import raw_env
-from .board.observation import OBS_SIZE
 from .board.policy_input import INPUT_SIZE, STATE_SIZE, own_view, public_state
 from .board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
 from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as gym_env.X)
@@ -158,18 +157,15 @@ class SorryGymEnv(gymnasium.Env):
         opponents = one_per_seat(list(opponents), n, f"opponents for {self.num_players} players")
         resolved = []
         for k, entry in enumerate(opponents):
-            if isinstance(entry, str) and not fresh and entry in self._made:
-                agent = self._made[entry]
-            else:
-                try:
+            try:  # an entry that makes no agent, or one that cannot play this game
+                if isinstance(entry, str) and not fresh and entry in self._made:
+                    agent = self._made[entry]
+                else:
                     agent = self._agent_of(entry)
-                except (TypeError, ValueError) as error:
-                    raise ValueError(f"opponent {k + 1} ({agent_label(entry)}): {error}") from None
-                if isinstance(entry, str):
-                    self._made[entry] = agent
-            try:
+                    if isinstance(entry, str):
+                        self._made[entry] = agent
                 agent.check_game(self.rules, self.num_players)
-            except ValueError as error:
+            except (TypeError, ValueError) as error:
                 raise ValueError(f"opponent {k + 1} ({agent_label(entry)}): {error}") from None
             resolved.append((agent_label(entry), agent))
         return resolved
@@ -359,10 +355,7 @@ class PolicyInputWrapper(gymnasium.ObservationWrapper):
         self.observation_space = spaces.Box(-1.0, np.inf, (INPUT_SIZE,), dtype=np.float32)
 
     def observation(self, observation: dict) -> np.ndarray:
-        out = np.empty(INPUT_SIZE, dtype=np.float32)
-        out[:OBS_SIZE] = observation["observation"]
-        out[OBS_SIZE:] = self.core.own_view()
-        return out
+        return np.concatenate((observation["observation"], self.core.own_view().astype(np.float32)))
 
     def action_masks(self) -> np.ndarray:
         return self.core.action_masks()

@@ -36,24 +36,23 @@ def flat_tag(rules, num_players: int, kind: str) -> dict:
     return {**game_tag(rules, num_players), "input": kind}
 
 
-def flat_space(rules, num_players: int, kind: str, batch: int | None = None) -> spaces.Box:
+def flat_space(rules, num_players: int, kind: str) -> spaces.Box:
     """The Box of a flat observation vector of `kind` (FLAT_INPUTS) for a game, recording the
-    game (:func:`flat_tag`); with `batch`, the [batch, width] space of that many games."""
+    game (:func:`flat_tag`)."""
     tag = flat_tag(rules, num_players, kind)
     low, high, width = (-1.0, np.inf, INPUT_SIZE) if kind == "policy_input" else (0.0, 1.0, OBS_SIZE)
-    space = spaces.Box(low, high, (width,) if batch is None else (batch, width), dtype=np.float32)
+    space = spaces.Box(low, high, (width,), dtype=np.float32)
     space.sorry_game = tag  # type: ignore[attr-defined]  # saved with the space
     return space
 
 
-def observation_space(rules, num_players: int) -> spaces.Dict:
-    """The observation space of the env (and of the PettingZoo env) for a game."""
-    n_actions = game.num_actions(rules)
-    space = spaces.Dict(
-        {
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (n_actions,), dtype=np.int8),
-        }
-    )
+def observation_space(rules, num_players: int, observation: spaces.Box | None = None) -> spaces.Dict:
+    """The observation space of the env (and of the PettingZoo env) for a game: the
+    observation dict, its ``observation`` the env's Box or `observation` (the compiled
+    opponents' env gives its flat vector's, :func:`flat_space`)."""
+    if observation is None:
+        observation = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+    action_mask = spaces.Box(0, 1, (game.num_actions(rules),), dtype=np.int8)
+    space = spaces.Dict({"observation": observation, "action_mask": action_mask})
     space.sorry_game = game_tag(rules, num_players)  # type: ignore[attr-defined]  # saved with the space
     return space

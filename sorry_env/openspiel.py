@@ -107,6 +107,11 @@ def _check_params(params: dict) -> dict:
     return p
 
 
+def _cards_in_hands(s: np.ndarray) -> np.ndarray:
+    """Cards of each kind (index of CARD_NAMES) in the players' hands of engine state `s`."""
+    return s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
+
+
 class IllegalActionError(pyspiel.SpielError, ValueError):
     """An action that does not apply to the state: a ``pyspiel.SpielError``, as OpenSpiel's C++
     games raise (RLlib's ``OpenSpielEnv`` catches that one), and a ``ValueError`` as well."""
@@ -143,7 +148,7 @@ class _Setup:
         if s[E.CARD] >= 0:
             s[E.REMAIN + s[E.CARD]] += 1
             s[E.CARD] = -1
-        s[E.REMAIN : E.REMAIN + N_CARDS] += s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0)
+        s[E.REMAIN : E.REMAIN + N_CARDS] += _cards_in_hands(s)
         s[E.HANDS : E.HANDS + 4 * N_CARDS] = 0
         s[E.DRAW_POS] = 0
         s.setflags(write=False)
@@ -290,7 +295,7 @@ class SorryState(pyspiel.State):
         s = self._state
         counts = s[E.REMAIN : E.REMAIN + N_CARDS].tolist()
         if sum(counts) == 0:
-            held = s[E.HANDS : E.HANDS + 4 * N_CARDS].reshape(4, N_CARDS).sum(axis=0).tolist()
+            held = _cards_in_hands(s).tolist()
             counts = [in_pack - in_hands for in_pack, in_hands in zip(self._game.pack, held)]
         return counts
 

@@ -57,6 +57,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
 from numba import njit, prange
 
 from .board import engine as E
@@ -65,6 +66,7 @@ from .board.geometry import N_SEATS
 from .board.observation import OBS_SIZE, observe
 from .board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
 from .game_env import check_max_turns
+from .gym_space import observation_space
 
 SEED_LIMIT = 2**32  # game seeds must be below this (episode k adds k * 2**32)
 
@@ -108,12 +110,6 @@ def episode_seed(game_seed, episode):
 
 # ---- per-game primitives (shared with vector_opponents) -----------------------------
 @njit(cache=True)
-def new_episode(state, rules, active, game_seed, episode):
-    """Start episode `episode` of the game seeded `game_seed` in `state`."""
-    E.init_state(state, rules, active, episode_seed(game_seed, episode))
-
-
-@njit(cache=True)
 def is_over(state, max_turns):
     return not E.is_running(state, max_turns)
 
@@ -141,55 +137,65 @@ def first_illegal(masks, actions):
 
 
 @njit(cache=True)
-def record_end(b, state, max_turns, terminated, truncated, ended):
-    """Game b's terminated / truncated / ended flags after a move in `state`; returns the
-    winner (-1 while there is none)."""
+def end_move(b, state, rules, max_turns, viewer, terminated, truncated, ended, final_obs):
+    """After a move in game b (its `state`): its terminated / truncated / ended flags and,
+    when it ended, `viewer`'s observation of its last position in final_obs[b]. Every step
+    kernel (self-play, one seat's reward, against compiled opponents) ends a move here.
+    Returns the winner (-1 while there is none)."""
     winner = state[E.WINNER]
     terminated[b] = winner >= 0
     truncated[b] = winner < 0 and state[E.TURN] >= max_turns
     ended[b] = terminated[b] or truncated[b]
+    if ended[b]:
+        observe(state, rules, viewer, final_obs[b, :OBS_SIZE])
     return winner
 
 
 @njit(cache=True)
+def seat_reward(rules, seat, winner):
+    """+1 when `seat`'s side is the winner's, -1 when another side won, 0 without a winner."""
+    if winner < 0:
+        return 0.0
+    return 1.0 if E.same_side(rules, seat, winner) else -1.0
+
+
+@njit(cache=True)
 def next_episode(b, states, rules, active, game_seeds, episodes):
-    """Start game b's next episode in its slot (autoreset)."""
+    """Start game b's next episode in its slot (autoreset; from episode -1: the reset);
+    returns its engine seed."""
     episodes[b] += 1
-    new_episode(states[b], rules, active, game_seeds[b], episodes[b])
+    seed = episode_seed(game_seeds[b], episodes[b])
+    E.init_state(states[b], rules, active, seed)
+    return seed
 
 
-# ---- self-play stepping ----------------------------------------------------------------------
+# ---- stepping --------------------------------------------------------------------------------
+# Every step kernel takes the games' settings (BatchedGames._args), one action per game and the
+# output buffers (BatchedGames._outputs). The action NEXT_EPISODE starts a game's next episode
+# instead of moving: reset() is one step of it from episode -1, and a NEXT_STEP autoreset
+# is one such action in the slot.
+NEXT_EPISODE = -1
+
+
 @njit(cache=True)
 def _selfplay_one(
-    b,
-    states,
-    rules,
-    active,
-    game_seeds,
-    episodes,
-    max_turns,
-    actions,
-    obs,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    to_move,
-    ended,
-    final_obs,
-):
+    b, states, rules, active, game_seeds, episodes, max_turns, same_step,
+    actions, obs, masks, rewards, terminated, truncated, ended, final_obs, to_move,
+):  # fmt: skip
     state = states[b]
     mover = state[E.TO_MOVE]
-    E.step(state, rules, actions[b])
-    winner = record_end(b, state, max_turns, terminated, truncated, ended)
-    for seat in range(N_SEATS):
-        rewards[b, seat] = 0.0
-        if winner >= 0 and active[seat]:
-            rewards[b, seat] = 1.0 if E.same_side(rules, seat, winner) else -1.0
-    if ended[b]:
-        observe(state, rules, mover, final_obs[b])
+    if actions[b] == NEXT_EPISODE:
         next_episode(b, states, rules, active, game_seeds, episodes)
-    to_move[b] = state[E.TO_MOVE]
+    else:
+        E.step(state, rules, actions[b])
+    winner = end_move(b, state, rules, max_turns, mover, terminated, truncated, ended, final_obs)
+    for seat in range(N_SEATS):
+        rewards[b, seat] = seat_reward(rules, seat, winner) if active[seat] else 0.0
+    if ended[b] and same_step:
+        next_episode(b, states, rules, active, game_seeds, episodes)
+    # NEXT_STEP: an ended game shows its last position, seen by the seat that made the last
+    # move (mask all zero); the next step's NEXT_EPISODE restarts it.
+    to_move[b] = mover if ended[b] and not same_step else state[E.TO_MOVE]
     write_view(state, rules, to_move[b], max_turns, obs[b], masks[b])
 
 
@@ -209,61 +215,6 @@ def selfplay_step_parallel(states, *args):
     independent, so the result is the same)."""
     for b in prange(states.shape[0]):
         _selfplay_one(b, states, *args)
-
-
-# ---- NEXT_STEP autoreset, one seat's reward (Gymnasium's vector wrappers) -----------------------
-@njit(cache=True)
-def _next_step_one(
-    b, states, rules, active, game_seeds, episodes, max_turns, actions, pending, reward_seat,
-    obs, masks, rewards, terminated, truncated, to_move,
-):  # fmt: skip
-    state = states[b]
-    rewards[b] = 0.0
-    terminated[b] = False
-    truncated[b] = False
-    if pending[b]:  # the game ended last step: this step resets it and ignores the action
-        pending[b] = False
-        next_episode(b, states, rules, active, game_seeds, episodes)
-        to_move[b] = state[E.TO_MOVE]
-        write_view(state, rules, to_move[b], max_turns, obs[b], masks[b])
-        return
-    mover = state[E.TO_MOVE]
-    E.step(state, rules, actions[b])
-    ended = np.zeros(1, dtype=np.bool_)
-    term = np.zeros(1, dtype=np.bool_)
-    trunc = np.zeros(1, dtype=np.bool_)
-    winner = record_end(0, state, max_turns, term, trunc, ended)
-    terminated[b], truncated[b] = term[0], trunc[0]
-    if winner >= 0:
-        rewards[b] = 1.0 if E.same_side(rules, reward_seat, winner) else -1.0
-    if ended[0]:  # the last position, seen by the seat that made the last move; mask all zero
-        pending[b] = True
-        to_move[b] = mover
-        write_view(state, rules, mover, max_turns, obs[b], masks[b])
-        return
-    to_move[b] = state[E.TO_MOVE]
-    write_view(state, rules, to_move[b], max_turns, obs[b], masks[b])
-
-
-@njit(cache=True)
-def next_step_all(states, *args):
-    """Step (or, after an ending, reset) every game: arguments those of _next_step_one after `b`."""
-    for b in range(states.shape[0]):
-        _next_step_one(b, states, *args)
-
-
-@njit(cache=True)
-def _reset_one(b, states, rules, active, game_seeds, episodes, max_turns, obs, masks, to_move):
-    episodes[b] = 0
-    new_episode(states[b], rules, active, game_seeds[b], 0)
-    to_move[b] = states[b, E.TO_MOVE]
-    write_view(states[b], rules, to_move[b], max_turns, obs[b], masks[b])
-
-
-@njit(cache=True)
-def reset_all(states, rules, active, game_seeds, episodes, max_turns, obs, masks, to_move):
-    for b in range(states.shape[0]):
-        _reset_one(b, states, rules, active, game_seeds, episodes, max_turns, obs, masks, to_move)
 
 
 # ---- Python side -----------------------------------------------------------------------------
@@ -296,7 +247,8 @@ def game_seeds_for(seed, num_envs: int) -> np.ndarray:
 def check_actions(actions, num_envs: int, masks: np.ndarray, describe, ignored: np.ndarray | None = None) -> np.ndarray:
     """`actions` as int64[num_envs] after checking shape, dtype and legality; a ValueError
     naming the first bad game (and its legal actions) otherwise. `describe(b)` names game b.
-    `ignored` (bool[num_envs]): games whose actions are not played (set to 0, not checked)."""
+    `ignored` (bool[num_envs]): games whose actions are not played, not checked: they become
+    NEXT_EPISODE (the games that ended last step in NEXT_STEP autoreset)."""
     arr = np.asarray(actions)
     if arr.shape != (num_envs,):
         raise ValueError(f"actions must have shape ({num_envs},), one per game; got shape {arr.shape}")
@@ -307,7 +259,7 @@ def check_actions(actions, num_envs: int, masks: np.ndarray, describe, ignored: 
         bad = first_illegal(masks, arr)
     else:
         arr = arr.astype(np.int64)
-        arr[ignored] = 0
+        arr[ignored] = NEXT_EPISODE
         running = np.flatnonzero(~ignored)
         bad = first_illegal(masks[running], arr[running])
         bad = int(running[bad]) if bad >= 0 else -1
@@ -320,8 +272,17 @@ def check_actions(actions, num_envs: int, masks: np.ndarray, describe, ignored: 
 
 
 class BatchedGames:
-    """The state shared by both modes: B engine states, their seeds and episode counters,
-    and the output buffers."""
+    """What the batched envs share: B engine states, their seeds and episode counters, the
+    output buffers, and reset / step through the subclass's compiled step (``_kernels``:
+    serial and parallel). The autoreset mode in ``metadata`` decides what ``step`` does with
+    the games that ended: SAME_STEP restarts them in the kernel and reports their last
+    observations (``infos["final_obs"]``), NEXT_STEP restarts them at the next step,
+    ignoring the actions given for them."""
+
+    metadata: ClassVar[dict]
+    # The compiled step: (serial, parallel), indexed by the parallel flag (the compiled
+    # opponents' env has its own).
+    _kernels: ClassVar[tuple] = (selfplay_step_serial, selfplay_step_parallel)
 
     # The VectorEnv spaces, set by _set_spaces.
     single_observation_space: gymnasium.Space
@@ -331,11 +292,11 @@ class BatchedGames:
 
     def __init__(
         self,
-        num_envs,
-        num_players=2,
+        num_envs: int,
+        num_players: int = 2,
         seats=None,
         rules=DEFAULT_PRESET,
-        max_turns=DEFAULT_MAX_TURNS,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
         parallel: bool = False,
         copy: bool = True,
     ):
@@ -356,44 +317,68 @@ class BatchedGames:
         self.episodes = np.zeros(B, dtype=np.int64)
         self._obs = np.zeros((B, OBS_SIZE), dtype=np.float32)
         self._masks = np.zeros((B, self.n_actions), dtype=np.int8)
+        self._rewards: np.ndarray = np.zeros((B, N_SEATS), dtype=np.float32)  # by seat (float32[B]: the learner's)
         self._to_move = np.zeros(B, dtype=np.int64)
         self._terminated = np.zeros(B, dtype=np.bool_)
         self._truncated = np.zeros(B, dtype=np.bool_)
         self._ended = np.zeros(B, dtype=np.bool_)
         self._final_obs = np.zeros((B, OBS_SIZE), dtype=np.float32)
         self._started = False
+        self._set_spaces(observation_space(self.rules, self.num_players))
 
-    def _set_spaces(self, single: spaces.Box | None = None, batched: spaces.Box | None = None) -> None:
-        """The single and batched spaces: the observation Box of one game and of all (default:
-        the env's observation) beside the action mask, and the actions."""
-        n, B = self.n_actions, self.num_envs
-        if single is None or batched is None:
-            single = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
-            batched = spaces.Box(0.0, 1.0, (B, OBS_SIZE), dtype=np.float32)
-        self.single_observation_space = spaces.Dict(
-            {"observation": single, "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8)}
-        )
-        self.single_action_space = spaces.Discrete(n)
-        self.observation_space = spaces.Dict(
-            {"observation": batched, "action_mask": spaces.Box(0, 1, (B, n), dtype=np.int8)}
-        )
-        self.action_space = spaces.MultiDiscrete(np.full(B, n))
+    def _set_spaces(self, single: spaces.Dict) -> None:
+        """The spaces of one game (`single`: the observation dict's) and of all B."""
+        self.single_observation_space = single
+        self.single_action_space = spaces.Discrete(self.n_actions)
+        self.observation_space = batch_space(single, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+    @property
+    def _same_step(self) -> bool:
+        return self.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
 
     def _args(self):
-        """The compiled calls' leading arguments: the games and their settings."""
-        return (self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns)
+        """The compiled step's leading arguments: the games and their settings."""
+        return (self.states, self._rules, self._active, self.game_seeds, self.episodes, self.max_turns, self._same_step)
+
+    def _outputs(self):
+        """The compiled step's buffers, after the actions."""
+        return (self._obs, self._masks, self._rewards, self._terminated, self._truncated, self._ended,
+                self._final_obs, self._to_move)  # fmt: skip
+
+    def _infos(self) -> dict:
+        return {"to_move": self._to_move.copy()}
+
+    def _run(self, actions: np.ndarray) -> None:
+        self._kernels[self.parallel](*self._args(), actions, *self._outputs())
 
     def reset(self, *, seed=None, options=None):
         """Start every game's episode 0 from its game seed (see the module docstring).
-        Returns (observation dict, infos with ``to_move``)."""
+        Returns (observation dict, infos)."""
         self.game_seeds[:] = game_seeds_for(seed, self.num_envs)
-        reset_all(*self._args(), self._obs, self._masks, self._to_move)
+        self.episodes[:] = -1
+        self._run(np.full(self.num_envs, NEXT_EPISODE, dtype=np.int64))
         self._started = True
-        return self._observation(), {"to_move": self._to_move.copy()}
+        return self._observation(), self._infos()
 
-    def _require_reset(self):
+    def step(self, actions):
+        """One move in every game (see the class docstring for the games that ended); returns
+        (observation dict, rewards, terminations, truncations, infos)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
+        ignored = None if self._same_step else self._ended
+        self._run(check_actions(actions, self.num_envs, self._masks, self.describe, ignored))
+        infos = self._infos()
+        if self._same_step:  # the finished games' last observations
+            ended = self._ended.copy()
+            infos["final_obs"] = np.empty(self.num_envs, dtype=object)
+            for b in np.flatnonzero(ended):
+                infos["final_obs"][b] = self._final_obs[b].copy()
+            infos["_final_obs"] = ended
+        return (self._observation(), self._reward(), self._terminated.copy(), self._truncated.copy(), infos)
+
+    def _reward(self) -> np.ndarray:
+        return self._rewards.copy()
 
     def _out(self, array):
         return array.copy() if self.copy else array
@@ -403,16 +388,6 @@ class BatchedGames:
 
     def close(self, **kwargs):
         pass
-
-    def _final_info(self, infos):
-        """SAME_STEP autoreset: the finished games' last observations."""
-        ended = self._ended.copy()
-        final = np.empty(self.num_envs, dtype=object)
-        for b in np.flatnonzero(ended):
-            final[b] = self._final_obs[b].copy()
-        infos["final_obs"] = final
-        infos["_final_obs"] = ended
-        return infos
 
     def describe(self, b: int) -> str:
         """Game b's position in words, for error messages."""
@@ -429,8 +404,12 @@ class BatchedGames:
 
 class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
     """B games of Sorry! in self-play (the caller acts for the seat to move in each game);
-    see the module docstring for the arrays, seeds and autoreset.
+    see the module docstring for the arrays, seeds and autoreset. ``step`` returns
+    (observation dict, rewards float32[B, 4] by seat, terminations, truncations, infos with
+    ``to_move``, ``final_obs``, ``_final_obs``); ``reset``, infos with ``to_move``.
 
+    Arguments: ``SorryVectorEnv(num_envs, num_players=2, seats=None, rules=DEFAULT_PRESET,
+    max_turns=DEFAULT_MAX_TURNS, parallel=False, copy=True)``.
     ``parallel=True`` spreads the games over numba's threads (``NUMBA_NUM_THREADS``; the
     results are the same). It is off by default: on a machine whose cores are busy with
     other work the threads wait for each other and a step gets several times slower
@@ -439,41 +418,6 @@ class SorryVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
     copies, as Gymnasium's ``copy`` flag does."""
 
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # type: ignore[misc]
-
-    def __init__(
-        self,
-        num_envs: int,
-        num_players: int = 2,
-        seats=None,
-        rules=DEFAULT_PRESET,
-        max_turns: int | None = DEFAULT_MAX_TURNS,
-        parallel: bool = False,
-        copy: bool = True,
-    ):
-        BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
-        self._set_spaces()
-        self._rewards = np.zeros((self.num_envs, 4), dtype=np.float32)
-
-    def step(self, actions):
-        """One move in every game; returns (observation dict, rewards float32[B, 4] by seat,
-        terminations, truncations, infos with ``to_move``, ``final_obs``, ``_final_obs``)."""
-        self._require_reset()
-        actions = check_actions(actions, self.num_envs, self._masks, self.describe)
-        run = selfplay_step_parallel if self.parallel else selfplay_step_serial
-        run(
-            *self._args(),
-            actions,
-            self._obs,
-            self._masks,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-            self._to_move,
-            self._ended,
-            self._final_obs,
-        )
-        infos = self._final_info({"to_move": self._to_move.copy()})
-        return (self._observation(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos)
 
 
 class SorrySeatVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
@@ -487,9 +431,10 @@ class SorrySeatVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
     a game ends, that step returns its last position (seen by the seat that made the last
     move, mask all zero) with the reward and flags; the next ``step`` starts the next episode
     in that slot, ignores the action given for it and returns reward 0 (Gymnasium's
-    NEXT_STEP contract). To train one seat against fixed opponents use
-    :class:`sorry_env.vector_opponents.VectorOpponentEnv` instead: its rewards are already the
-    learner's."""
+    NEXT_STEP contract). ``step`` returns (observation dict, rewards float32[B] of
+    reward_seat, terminations, truncations, infos with ``to_move``). To train one seat
+    against fixed opponents use :class:`sorry_env.vector_opponents.VectorOpponentEnv`
+    instead: its rewards are already the learner's."""
 
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # type: ignore[misc]
 
@@ -511,28 +456,6 @@ class SorrySeatVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         if reward_seat not in self.seats:
             raise ValueError(f"reward_seat {reward_seat} is not in play; seats: {self.seats}")
         self.reward_seat = int(reward_seat)
-        self._set_spaces()
-        self._rewards = np.zeros(self.num_envs, dtype=np.float32)
-        self._pending = np.zeros(self.num_envs, dtype=np.bool_)
 
-    def reset(self, *, seed=None, options=None):
-        """Start every game's episode 0 (seeds as SorryVectorEnv's). Returns (observation
-        dict, infos with ``to_move``)."""
-        self._pending[:] = False
-        return super().reset(seed=seed, options=options)
-
-    def step(self, actions):
-        """One move in every running game (the games that ended last step are reset instead and
-        their actions ignored); returns (observation dict, rewards float32[B] of reward_seat,
-        terminations, truncations, infos with ``to_move``)."""
-        self._require_reset()
-        arr = check_actions(actions, self.num_envs, self._masks, self.describe, ignored=self._pending)
-        next_step_all(*self._args(), arr, self._pending, self.reward_seat, self._obs, self._masks, self._rewards,
-                      self._terminated, self._truncated, self._to_move)  # fmt: skip
-        return (
-            self._observation(),
-            self._rewards.copy(),
-            self._terminated.copy(),
-            self._truncated.copy(),
-            {"to_move": self._to_move.copy()},
-        )
+    def _reward(self) -> np.ndarray:
+        return self._rewards[:, self.reward_seat].copy()  # the self-play step rewards every seat

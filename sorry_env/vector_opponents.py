@@ -49,12 +49,12 @@ from . import vector as V
 from .agent import one_per_seat
 from .board import engine as E
 from .board.evaluation import DEFAULT_WEIGHTS
-from .board.observation import OBS_SIZE, observe
+from .board.observation import OBS_SIZE
 from .board.policy_input import own_view
 from .board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
 from .board.scripted_choices import greedy_choice, heuristic_choice
 from .generator import advance, mix
-from .gym_space import flat_space
+from .gym_space import flat_space, observation_space
 
 OPPONENT_KINDS = ("random", "greedy", "heuristic")
 RANDOM, GREEDY, HEURISTIC = range(3)
@@ -74,26 +74,15 @@ def _rand(rngs, b, n):
 
 
 @njit(cache=True)
-def _turn_position(state, learner, seat):
-    """1 for the first seat in turn order after the learner, 2 for the next, ..."""
-    k = 0
-    for offset in range(1, 4):
-        other = (learner + offset) % 4
-        if E.is_active(state, other):
-            k += 1
-        if other == seat:
-            return k
-    return 0
-
-
-@njit(cache=True)
 def _opponent_action(state, rules, kinds, weights, learner, rngs, b, buf, view):
     n = E.legal_actions(state, rules, buf)
     if n == 1:
         return buf[0]
     legal = np.sort(buf[:n])
-    kind = kinds[_turn_position(state, learner, E.to_move(state)) - 1]
-    return scripted_choice(state, rules, kind, weights, rngs, b, legal, n, view)
+    turn_position = 1  # the seat to move is the turn_position-th seat after the learner's
+    while E.other_seat(state, learner, turn_position) != E.to_move(state):
+        turn_position += 1
+    return scripted_choice(state, rules, kinds[turn_position - 1], weights, rngs, b, legal, n, view)
 
 
 @njit(cache=True)
@@ -127,19 +116,17 @@ def _play_opponents(b, state, rules, kinds, weights, learner, rngs, max_turns):
 
 
 @njit(cache=True)
-def _start(b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns):
-    """Start game b's current episode and play the opponents up to the learner's first move
-    (an episode that ends before it is skipped: the next one starts)."""
+def _start_next(b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns):
+    """Start game b's next episode and play the opponents up to the learner's first move
+    (an episode that ends before it is skipped: the next one starts); returns their moves."""
     moves = 0
     while True:
-        seed = V.episode_seed(game_seeds[b], episodes[b])
-        V.new_episode(states[b], rules, active, game_seeds[b], episodes[b])
+        seed = V.next_episode(b, states, rules, active, game_seeds, episodes)
         learners[b] = seats[(game_seeds[b] + episodes[b]) % seats.shape[0]]
         rngs[b] = (seed * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
         moves += _play_opponents(b, states[b], rules, kinds, weights, learners[b], rngs, max_turns)
         if not V.is_over(states[b], max_turns):
             return moves
-        episodes[b] += 1
 
 
 @njit(cache=True)
@@ -149,82 +136,30 @@ def _write_own_view(state, rules, learner, with_state, out):
     if with_state:
         public = np.empty(E.STATE_SIZE, dtype=np.int64)
         own_view(state, rules, learner, public)
-        for k in range(E.STATE_SIZE):
-            out[OBS_SIZE + k] = public[k]
-
-
-@njit(cache=True)
-def _write(b, states, rules, learners, max_turns, with_state, obs, masks):
-    V.write_view(states[b], rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
-    _write_own_view(states[b], rules, learners[b], with_state, obs[b])
-
-
-@njit(cache=True)
-def reset_all(
-    states,
-    rules,
-    active,
-    seats,
-    kinds,
-    weights,
-    game_seeds,
-    episodes,
-    learners,
-    rngs,
-    max_turns,
-    with_state,
-    obs,
-    masks,
-    opponent_moves,
-):
-    for b in range(states.shape[0]):
-        episodes[b] = 0
-        opponent_moves[b] = _start(
-            b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns
-        )
-        _write(b, states, rules, learners, max_turns, with_state, obs, masks)
+        out[OBS_SIZE:] = public
 
 
 @njit(cache=True)
 def _learner_one(
-    b,
-    states,
-    rules,
-    active,
-    seats,
-    kinds,
-    weights,
-    game_seeds,
-    episodes,
-    learners,
-    rngs,
-    max_turns,
-    with_state,
-    actions,
-    obs,
-    masks,
-    rewards,
-    terminated,
-    truncated,
-    ended,
-    final_obs,
-    opponent_moves,
-):
+    b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns, with_state,
+    actions, obs, masks, rewards, terminated, truncated, ended, final_obs, opponent_moves,
+):  # fmt: skip
     state = states[b]
-    E.step(state, rules, actions[b])
+    starts = (b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns)
+    if actions[b] == V.NEXT_EPISODE:
+        moves = _start_next(*starts)
+    else:
+        E.step(state, rules, actions[b])
+        moves = _play_opponents(b, state, rules, kinds, weights, learners[b], rngs, max_turns)
     learner = learners[b]
-    moves = _play_opponents(b, state, rules, kinds, weights, learner, rngs, max_turns)
-    winner = V.record_end(b, state, max_turns, terminated, truncated, ended)
-    rewards[b] = 0.0 if winner < 0 else (1.0 if E.same_side(rules, learner, winner) else -1.0)
-    if ended[b]:
-        observe(state, rules, learner, final_obs[b, :OBS_SIZE])
+    winner = V.end_move(b, state, rules, max_turns, learner, terminated, truncated, ended, final_obs)
+    rewards[b] = V.seat_reward(rules, learner, winner)
+    if ended[b]:  # SAME_STEP autoreset
         _write_own_view(state, rules, learner, with_state, final_obs[b])
-        episodes[b] += 1
-        moves += _start(
-            b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns
-        )
+        moves += _start_next(*starts)
     opponent_moves[b] = moves
-    _write(b, states, rules, learners, max_turns, with_state, obs, masks)
+    V.write_view(state, rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
+    _write_own_view(state, rules, learners[b], with_state, obs[b])
 
 
 # As in sorry_env.vector, the drivers pass their arguments on as one tuple (those of
@@ -243,21 +178,37 @@ def learner_step_parallel(states, *args):
         _learner_one(b, states, *args)
 
 
-def opponent_codes(opponents, num_players: int) -> np.ndarray:
-    """int64[num_players - 1] kind codes from one kind name (for every opponent seat) or one each."""
-    names = [opponents] if isinstance(opponents, str) else list(opponents)
-    names = one_per_seat(names, num_players - 1, f"compiled opponents for {num_players} players")
+def kind_names(opponents) -> list[str]:
+    """The compiled opponents named by `opponents` (one kind name, or a list of them); a
+    ValueError naming :data:`OPPONENT_KINDS` for anything else."""
+    names = [opponents] if isinstance(opponents, str) else opponents
+    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
+        raise ValueError(f"the compiled vector env plays opponents named {list(OPPONENT_KINDS)}, got {opponents!r}")
     unknown = [name for name in names if name not in OPPONENT_KINDS]
     if unknown:
-        raise ValueError(f"unknown compiled opponents {unknown}; choose from {list(OPPONENT_KINDS)}")
+        raise ValueError(
+            f"unknown compiled opponents: the compiled vector env plays only the opponents {list(OPPONENT_KINDS)} "
+            f"(without options), not {unknown}"
+        )
+    return list(names)
+
+
+def opponent_codes(opponents, num_players: int) -> np.ndarray:
+    """int64[num_players - 1] kind codes from one kind name (for every opponent seat) or one each."""
+    names = one_per_seat(kind_names(opponents), num_players - 1, f"compiled opponents for {num_players} players")
     return np.array([OPPONENT_KINDS.index(name) for name in names], dtype=np.int64)
 
 
 class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
     """B games, the caller playing one learner seat in each against compiled opponents; see
-    the module docstring."""
+    the module docstring. ``reset`` starts every game's episode 0 and plays the opponents up
+    to the learner's first move; ``step`` plays the learner's move in every game, then the
+    opponents', and returns (observation dict, learner rewards float32[B], terminations,
+    truncations, infos with ``learner_seat``, ``opponent_moves``, ``final_obs``,
+    ``_final_obs``)."""
 
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # type: ignore[misc]
+    _kernels = (learner_step_serial, learner_step_parallel)
 
     def __init__(
         self,
@@ -285,16 +236,14 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         self._seats = np.array(self.seats if learner_seat is None else [learner_seat], dtype=np.int64)
         self.policy_input = bool(policy_input)
         # The flat vector records its game: sb3 saves it with a model (agents.sb3_agent plays it).
-        kind = "policy_input" if self.policy_input else "observation"
-        flat = flat_space(self.rules, self.num_players, kind)
-        width = flat.shape[0]
-        self._obs = np.zeros((self.num_envs, width), dtype=np.float32)
-        self._final_obs = np.zeros((self.num_envs, width), dtype=np.float32)
+        flat = flat_space(self.rules, self.num_players, "policy_input" if self.policy_input else "observation")
+        self._obs = np.zeros((self.num_envs, flat.shape[0]), dtype=np.float32)
+        self._final_obs = np.zeros_like(self._obs)
         self.learners = np.zeros(self.num_envs, dtype=np.int64)
         self._rngs = np.zeros(self.num_envs, dtype=np.int64)
         self._rewards = np.zeros(self.num_envs, dtype=np.float32)
         self._opponent_moves = np.zeros(self.num_envs, dtype=np.int64)
-        self._set_spaces(flat, flat_space(self.rules, self.num_players, kind, batch=self.num_envs))
+        self._set_spaces(observation_space(self.rules, self.num_players, flat))
 
     def _args(self):
         return (
@@ -312,37 +261,11 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
             self.policy_input,
         )
 
+    def _outputs(self):
+        return (*super()._outputs()[:-1], self._opponent_moves)
+
     def _infos(self):
         return {"learner_seat": self.learners.copy(), "opponent_moves": self._opponent_moves.copy()}
-
-    def reset(self, *, seed=None, options=None):
-        """Start every game's episode 0 and play the opponents up to the learner's first move."""
-        self.game_seeds[:] = V.game_seeds_for(seed, self.num_envs)
-        reset_all(*self._args(), self._obs, self._masks, self._opponent_moves)
-        self._started = True
-        return self._observation(), self._infos()
-
-    def step(self, actions):
-        """The learner's move in every game, then the opponents'; returns (observation dict,
-        learner rewards float32[B], terminations, truncations, infos with ``learner_seat``,
-        ``opponent_moves``, ``final_obs``, ``_final_obs``)."""
-        self._require_reset()
-        actions = V.check_actions(actions, self.num_envs, self._masks, self.describe)
-        run = learner_step_parallel if self.parallel else learner_step_serial
-        run(
-            *self._args(),
-            actions,
-            self._obs,
-            self._masks,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-            self._ended,
-            self._final_obs,
-            self._opponent_moves,
-        )
-        infos = self._final_info(self._infos())
-        return (self._observation(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos)
 
 
 def gym_vector_env(
@@ -374,31 +297,23 @@ def gym_vector_env(
     (the opponents are compiled, not networks). ``policy_input``, ``parallel`` and ``copy``
     are :class:`VectorOpponentEnv`'s."""
     other_modes = "use vectorization_mode='sync' or 'async' (the single env in each slot)"
-    names = [opponents] if isinstance(opponents, str) else opponents
-    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
-        raise ValueError(
-            f"the compiled vector env plays opponents named {list(OPPONENT_KINDS)}, got {opponents!r}; "
-            f"for agents, functions or other specs {other_modes}"
-        )
-    others = [name for name in names if name not in OPPONENT_KINDS]
-    if others:
-        raise ValueError(
-            f"the compiled vector env plays only the opponents {list(OPPONENT_KINDS)} (without options), "
-            f"not {others}; for other agent specs {other_modes}"
-        )
-    refused = [  # (keyword, its value, refused?, what the compiled env lacks)
-        ("opponent_sampler", opponent_sampler, opponent_sampler is not None, "opponent pools"),
-        ("reward", reward, reward != "win", "reward other than 'win'"),
-        ("illegal_action", illegal_action, illegal_action != "raise", "illegal_action but 'raise' (it refuses them)"),
-        ("render_mode", render_mode, render_mode is not None, "rendering"),
+    try:
+        names = kind_names(opponents)
+    except ValueError as error:  # names the way to play agents, functions or other specs
+        raise ValueError(f"{error}; for agents, functions or other specs {other_modes}") from None
+    refused = [  # (keyword, its value, the one value the compiled env takes, what it lacks)
+        ("opponent_sampler", opponent_sampler, None, "opponent pools"),
+        ("reward", reward, "win", "reward other than 'win'"),
+        ("illegal_action", illegal_action, "raise", "illegal_action but 'raise' (it refuses them)"),
+        ("render_mode", render_mode, None, "rendering"),
     ]
-    for name, value, given, what in refused:
-        if given:
+    for name, value, accepted, what in refused:
+        if value != accepted:
             raise ValueError(f"the compiled vector env has no {what} ({name}={value!r}); {other_modes}")
     return VectorOpponentEnv(
         num_envs,
         num_players,
-        list(names),
+        names,
         rules,
         max_turns,
         policy_input=policy_input,
