@@ -337,22 +337,24 @@ def test_the_browser_game_offers_azsearch_with_the_servers_network_and_bounded_s
     """A client names azsearch and its simulations (within the cap); the network is the
     server's shipped value network for the game, never a file the client names."""
     pytest.importorskip("starlette")
+    from sorry_env import games
     from sorry_env.agents.play.serve.opponents import SETTING_CAPS, OpponentMenu
 
     menu = OpponentMenu(None)
-    choice = menu.choose("azsearch:simulations=32", "hasbro2003", 2)
+    board = games.load_game("sorry", "hasbro2003")
+    choice = menu.choose("azsearch:simulations=32", board, 2)
     settings = dict(choice.settings)
     assert choice.search and settings["simulations"] == 32 and settings["net"].endswith("value-2p.safetensors")
-    low, high = SETTING_CAPS["azsearch"]["simulations"]
+    low, high = SETTING_CAPS[AZSearchAgent]["simulations"]
     for refused, why in [
         (f"azsearch:simulations={high + 1}", "from 1 to 256"),
         (f"azsearch:net={VALUE}", "no setting"),
         ("azsearch:net=/etc/passwd", "no setting"),
     ]:
         with pytest.raises(ValueError, match=why):
-            menu.choose(refused, "hasbro2003", 2)
+            menu.choose(refused, board, 2)
     with pytest.raises(ValueError, match="value network for"):
-        menu.choose("azsearch", "hasbro2003", 4)
+        menu.choose("azsearch", board, 4)
     agent = choice.build(seed=0)  # the server builds it from its own data
     assert agent.simulations == 32
 

@@ -55,7 +55,7 @@ from sorry_env.checks import excerpt
 from ..prompt import first_offered, seats_after
 from .games import GameError, GameStore, Session, Table
 from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
-from .opponents import OpponentMenu, choose_agent, named_agent, offered_agents, parse_agent, remote_agent
+from .opponents import OpponentMenu, offered_agents, parse_agent, remote_agent
 from .workers import MovePool
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -95,16 +95,12 @@ class GameServer:
         # it, and a bad spec is refused at start-up, not at the first hint.
         make_agent(hint_agent)
         # A registered agent answers clients' hints like an opponent: within the same caps.
-        self.hint_choice = parse_agent(hint_agent)
+        self.hint_choice = parse_agent(games.load_game(games.default_game_id()), hint_agent)
         self.store = store
         self.menu = OpponentMenu(checkpoints)  # the files are listed once, here
         self.hint_spec = hint_agent
         self.max_turns = max_turns  # None: every game's own limit
         self.pool = pool if pool is not None else MovePool(DEFAULT_WORKERS, DEFAULT_MOVE_BUDGET)
-
-    @property
-    def policies(self) -> list[dict]:
-        return self.menu.policies
 
     def options(self) -> dict:
         presets = []
@@ -127,9 +123,10 @@ class GameServer:
             )
         return {
             "presets": presets,
-            "agents": sorted(self.menu.caps()),
-            "settings": self.menu.caps(),
-            "policies": [{k: p[k] for k in ("spec", "name", "rules", "players", "shipped")} for p in self.policies],
+            **_menu(games.load_game(games.default_game_id())),
+            "policies": [
+                {k: p[k] for k in ("spec", "name", "rules", "players", "shipped")} for p in self.menu.policies
+            ],
             "trained": catalog.TRAINED,
             "hint_agent": self.hint_spec,
             "max_turns": self.max_turns or DEFAULT_MAX_TURNS,
@@ -142,7 +139,7 @@ class GameServer:
     def other_games(self) -> list[dict]:
         """The registered games the page shows as text (not drawn: ``GameType.can_draw``) a
         client may start ("game" of a new game), each with its variants (``rules``), player
-        counts, the agents offered (by name, default settings) and its hint agent."""
+        counts, the agents offered (``agents``, their caps ``settings``) and its hint agent."""
         out = []
         for game_class in games.registered_games().values():
             kind = game_class.game_type
@@ -157,7 +154,7 @@ class GameServer:
                     "seat_names": list(kind.seat_names),
                     "max_turns": self.max_turns or kind.max_turns,
                     "turn_unit": kind.turn_unit,
-                    "agents": offered_agents(kind.id),
+                    **_menu(games.load_game(kind.id)),
                     "hint_agent": first_offered(kind.id),
                     "defaults": {"players": kind.player_counts[0], "opponents": [first_offered(kind.id)]},
                 }
@@ -196,12 +193,9 @@ class GameServer:
         """(label, agent) for one opponent a client named, from the server's choices only
         (agents.play.serve.opponents); ValueError if there is no such choice or it cannot play
         this game."""
-        if not played.game_type.shipped_policies:
-            name = choose_agent(played, text)
-            return name, named_agent(self.pool, played, name, seed)
-        offered = self.menu.choose(text, played.agent_rules, players)
+        offered = self.menu.choose(text, played, players)
         if offered.search:
-            return offered.label, remote_agent(self.pool, played, offered.agent, offered.settings, seed)  # type: ignore[arg-type]
+            return offered.label, remote_agent(self.pool, played, offered, seed)
         try:
             agent = offered.build(seed=seed)
         except Exception as exc:  # a listed file damaged since start-up: a refusal, never a 500
@@ -222,13 +216,19 @@ class GameServer:
     def _estimator(self, played: games.Game, players: int):
         """The listed shipped policy of this game if it holds a value network (it tells the
         person's win chance), else None."""
-        path = self.menu.estimator_path(played.agent_rules, players) if played.game_type.shipped_policies else None
+        path = self.menu.estimator_path(played, players)
         if path is None:
             return None
         try:
             return make_agent(path, game=played)
         except Exception:  # damaged since start-up: the game goes on without the estimate
             return None
+
+
+def _menu(played: games.Game) -> dict:
+    """The agents a client may pick for `played` (by name) and their settings' caps."""
+    offered = offered_agents(played)
+    return {"agents": list(offered), "settings": offered}
 
 
 def _seat_and_seed(body: dict, seats) -> tuple[int, int]:
