@@ -31,6 +31,7 @@ makes its requests take turns.
 from __future__ import annotations
 
 import contextlib
+import functools
 import pathlib
 import secrets
 import sys
@@ -49,11 +50,11 @@ from starlette.staticfiles import StaticFiles
 from sorry_env import games
 from sorry_env.agents import catalog, make_agent
 from sorry_env.board import board_layout, game
-from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
+from sorry_env.board.rules import PRESETS
 from sorry_env.checks import excerpt
 
-from ..prompt import first_offered, seats_after
-from .games import GameError, GameStore, Session, Table
+from ..prompt import first_offered, seat_opponents
+from .games import GameError, GameStore, Session
 from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
 from .opponents import OpponentMenu, offered_agents, parse_agent, remote_agent
 from .workers import MovePool
@@ -122,72 +123,83 @@ class GameServer:
                 }
             )
         return {
+            **self.game_options(games.default_game_id()),
             "presets": presets,
-            **_menu(games.load_game(games.default_game_id())),
             "policies": [
                 {k: p[k] for k in ("spec", "name", "rules", "players", "shipped")} for p in self.menu.policies
             ],
             "trained": catalog.TRAINED,
-            "hint_agent": self.hint_spec,
-            "max_turns": self.max_turns or DEFAULT_MAX_TURNS,
             "move_budget": self.pool.budget,
             "seed_limit": SEED_LIMIT,
-            "defaults": {"players": 2, "rules": DEFAULT_PRESET, "opponents": ["heuristic"]},
-            "games": self.other_games(),
+            "games": [
+                self.game_options(i) for i, played in games.registered_games().items() if not played.game_type.can_draw
+            ],
         }
 
-    def other_games(self) -> list[dict]:
-        """The registered games the page shows as text (not drawn: ``GameType.can_draw``) a
-        client may start ("game" of a new game), each with its variants (``rules``), player
-        counts, the agents offered (``agents``, their caps ``settings``) and its hint agent."""
-        out = []
-        for game_class in games.registered_games().values():
-            kind = game_class.game_type
-            if kind.can_draw:
-                continue
-            out.append(
-                {
-                    "id": kind.id,
-                    "long_name": kind.long_name,
-                    "rules": list(kind.variants),
-                    "players": list(kind.player_counts),
-                    "seat_names": list(kind.seat_names),
-                    "max_turns": self.max_turns or kind.max_turns,
-                    "turn_unit": kind.turn_unit,
-                    **_menu(games.load_game(kind.id)),
-                    "hint_agent": first_offered(kind.id),
-                    "defaults": {"players": kind.player_counts[0], "opponents": [first_offered(kind.id)]},
-                }
-            )
-        return out
+    def game_options(self, game_id: str) -> dict:
+        """What a client may choose in a new game of the registered game `game_id`: its
+        variants (``rules``), player counts, the agents offered (``agents``, their settings'
+        caps ``settings``), its hint agent and the defaults."""
+        kind = games.game_type(game_id)
+        offered = offered_agents(games.load_game(game_id))
+        return {
+            "id": kind.id,
+            "long_name": kind.long_name,
+            "rules": list(kind.variants),
+            "players": list(kind.player_counts),
+            "seat_names": list(kind.seat_names),
+            "max_turns": self.max_turns or kind.max_turns,
+            "turn_unit": kind.turn_unit,
+            "agents": list(offered),
+            "settings": offered,
+            "hint_agent": self._hint_spec(kind),
+            "defaults": {
+                "players": kind.player_counts[0],
+                "rules": kind.default_variant,
+                "opponents": [first_offered(kind.id)],
+            },
+        }
 
     def create(self, body: dict) -> Session:
         """A new game from a request body, every field checked first (ValueError)."""
         unknown = set(body) - CREATE_KEYS
         if unknown:
             raise ValueError(f"unknown fields {excerpt(sorted(unknown))}; a new game takes {sorted(CREATE_KEYS)}")
-        game_id = body.get("game", games.default_game_id())
-        if not isinstance(game_id, str) or len(game_id) > MAX_NAME:
-            raise TypeError(f"game must be a registered game's id, got {excerpt(game_id)}")
+        game_id = _name(body, "game", games.default_game_id(), "a registered game's id")
         kind = games.game_type(game_id)  # ValueError naming the registered games
-        variant = body.get("rules", kind.default_variant)
-        if not isinstance(variant, str) or len(variant) > MAX_NAME:
-            raise TypeError(
-                f"rules must be one of {kind.long_name}'s rule sets {list(kind.variants)}, got {excerpt(variant)}"
-            )
+        rule_sets = f"one of {kind.long_name}'s rule sets {list(kind.variants)}"
+        variant = _name(body, "rules", kind.default_variant, rule_sets)
         played = games.load_game(game_id, variant)  # ValueError naming its variants
-        players = kind.check_players(body.get("players", kind.player_counts[0]))
-        seats = played.seats(played.new_state(players, seed=0))
-        seat, seed = _seat_and_seed(body, seats)
-        opponents = {}
-        for k, (other, text) in enumerate(_opponent_specs(body, seats, seat, first_offered(game_id))):
-            try:
-                opponents[other] = self._agent(played, text, players, seed + 1 + k)
-            except ValueError as exc:
-                raise ValueError(f"opponent {k + 1}: {exc}") from None
+        seed = body.get("seed")
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        game.check_seed(seed)
+        if seed >= SEED_LIMIT:
+            raise ValueError(f"seed must be below {SEED_LIMIT}, got {excerpt(seed)}")
+        specs = body.get("opponents", [first_offered(game_id)])  # one text for all or one each
+        if not isinstance(specs, (list, str)):
+            raise ValueError(f"opponents must be a list of agent names, got {excerpt(specs)}")
+        players, seat, opponents = seat_opponents(
+            played,
+            body.get("players", kind.player_counts[0]),
+            body.get("seat"),
+            [specs] if isinstance(specs, str) else specs,
+            seed,
+            functools.partial(self._agent, played),
+        )
         hint = self._hint(played, players, seed + 99)
-        table = Table(players, seat, opponents, seed, hint, self.max_turns or kind.max_turns)
-        return Session(self.store.new_id(), played, table, self._estimator(played, players))
+        max_turns = self.max_turns or kind.max_turns
+        return Session(
+            self.store.new_id(),
+            played,
+            players,
+            seat,
+            opponents,
+            seed,
+            max_turns,
+            hint,
+            self._estimator(played, players),
+        )
 
     def _agent(self, played: games.Game, text, players: int, seed: int):
         """(label, agent) for one opponent a client named, from the server's choices only
@@ -207,11 +219,12 @@ class GameServer:
         """(label, agent) answering hints: the operator's hint agent for a game whose policies
         ship (a registered agent within the caps, like an opponent), else the first quick agent
         the game offers (prompt.QUICK_AGENTS)."""
-        if not played.game_type.shipped_policies:
-            return self._agent(played, first_offered(played.game_type.id), players, seed)
-        if self.hint_choice is None:  # the operator's own policy file or module:Name
+        if played.game_type.shipped_policies and self.hint_choice is None:  # the operator's own file or module:Name
             return self.hint_spec, make_agent(self.hint_spec, seed=seed)
-        return self._agent(played, self.hint_spec, players, seed)
+        return self._agent(played, self._hint_spec(played.game_type), players, seed)
+
+    def _hint_spec(self, kind: games.GameType) -> str:
+        return self.hint_spec if kind.shipped_policies else first_offered(kind.id)
 
     def _estimator(self, played: games.Game, players: int):
         """The listed shipped policy of this game if it holds a value network (it tells the
@@ -225,36 +238,13 @@ class GameServer:
             return None
 
 
-def _menu(played: games.Game) -> dict:
-    """The agents a client may pick for `played` (by name) and their settings' caps."""
-    offered = offered_agents(played)
-    return {"agents": list(offered), "settings": offered}
-
-
-def _seat_and_seed(body: dict, seats) -> tuple[int, int]:
-    """The person's seat (default: the first in play) and the game's seed (default: drawn) of
-    a new game's body; ValueError naming the field."""
-    seat = body.get("seat", seats[0])
-    if not _is_int(seat) or seat not in seats:
-        raise ValueError(f"seat must be one of the seats in play {list(seats)}, got {excerpt(seat)}")
-    seed = body.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(2**31)
-    game.check_seed(seed)
-    if seed >= SEED_LIMIT:
-        raise ValueError(f"seed must be below {SEED_LIMIT}, got {excerpt(seed)}")
-    return seat, seed
-
-
-def _opponent_specs(body: dict, seats, seat: int, default: str) -> list[tuple[int, Any]]:
-    """(seat, the client's opponent text) for every seat after the person's in turn order: one
-    text for all or one each (each checked by the game's own menu later); ValueError otherwise."""
-    specs = body.get("opponents", [default])
-    if isinstance(specs, str):
-        specs = [specs]
-    if not isinstance(specs, list):
-        raise ValueError(f"opponents must be a list of agent names, got {excerpt(specs)}")
-    return seats_after(specs, seats, seat)
+def _name(body: dict, key: str, default: str, what: str) -> str:
+    """The name `key` of a new game's body (`default` when absent); TypeError unless it is text
+    of at most MAX_NAME characters (`what` says what it must be)."""
+    value = body.get(key, default)
+    if not isinstance(value, str) or len(value) > MAX_NAME:
+        raise TypeError(f"{key} must be {what}, got {excerpt(value)}")
+    return value
 
 
 def create_app(

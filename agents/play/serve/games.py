@@ -19,7 +19,6 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,6 +26,8 @@ from sorry_env import games
 from sorry_env.agent import agent_turn
 from sorry_env.agents import Agent
 from sorry_env.checks import excerpt
+
+from ..prompt import Table
 
 
 class GameError(Exception):
@@ -37,55 +38,38 @@ class GameError(Exception):
         self.status = status
 
 
-@dataclass(frozen=True)
-class Table:
-    """Who sits where in a new game: the person's seat, the labelled agents at the others,
-    the hint agent, the seed and the turn limit."""
+class Session(Table):
+    """One game of a registered game in the browser: a person at `human_seat` against agents
+    at the other seats (:class:`sorry_env.agents.play.prompt.Table`); `hint` (label, agent)
+    answers the person's hints and `estimator` (a policy agent with a value network, or None)
+    tells the person's win chance."""
 
-    num_players: int
-    human_seat: int
-    opponents: dict[int, tuple[str, Agent]]  # seat -> (label, agent)
-    seed: int
-    hint_agent: tuple[str, Agent]  # (label, agent)
-    max_turns: int
-
-
-class Session:
-    """One game of a registered game: a person at `human_seat` against agents at the other
-    seats; `estimator` (a policy agent with a value network, or None) tells the person's win
-    chance."""
-
-    def __init__(self, session_id: str, game: games.Game, table: Table, estimator=None):
-        self.id = session_id
-        self.game = game
-        self.num_players = table.num_players
-        self.human_seat = table.human_seat
-        self.opponents = table.opponents
-        self.seed = table.seed
-        self.hint_label, self.hint_agent = table.hint_agent
-        self.max_turns = table.max_turns
-        self.estimator = estimator
+    def __init__(
+        self,
+        session_id: str,
+        game: games.Game,
+        num_players: int,
+        human_seat: int,
+        opponents: dict[int, tuple[str, Agent]],
+        seed: int,
+        max_turns: int,
+        hint: tuple[str, Agent],
+        estimator=None,
+    ):
         # Separate generators: asking for a hint must not change the opponents' play.
-        self.rng = np.random.default_rng([table.seed, 0])
-        self.hint_rng = np.random.default_rng([table.seed, 1])
+        super().__init__(game, num_players, human_seat, opponents, seed, max_turns, np.random.default_rng([seed, 0]))
+        self.hint_rng = np.random.default_rng([seed, 1])
+        self.id, self.estimator = session_id, estimator
+        self.hint_label, self.hint_agent = hint
         self.version = 0  # moves applied so far; a move request may name it to refuse stale clicks
         self.log: list[dict] = []
         self.lock = threading.Lock()
         self.last_used = 0.0
-        self.state = game.new_state(table.num_players, seed=table.seed)
-        self.shown = game.play_view(self.state, table.human_seat)  # what the person sees; follows every move
 
     def player_name(self, seat: int) -> str:
         return "you" if seat == self.human_seat else self.opponents[seat][0]
 
     # ---- reading ------------------------------------------------------------------------
-    @property
-    def over(self) -> bool:
-        return self.game.winner(self.state) is not None or self.game.turn(self.state) >= self.max_turns
-
-    def mover(self) -> int:
-        return self.game.to_move(self.state)
-
     def legal_moves(self) -> list[dict]:
         """The person's legal moves as the page offers them (empty when it is not their turn)."""
         if self.over or self.mover() != self.human_seat:
@@ -155,9 +139,8 @@ class Session:
     # ---- changing -----------------------------------------------------------------------
     def _apply(self, action: int, note: str | None = None) -> dict:
         """Play the legal `action` for the seat to move; the event describing it."""
-        before, seat = self.state, self.mover()
-        facts = self.shown.page_move(before, action)
-        self.state = self.game.apply(before, action)  # checks legality once more
+        seat, facts = self.mover(), self.shown.page_move(self.state, action)
+        before = self.move(action)
         self.version += 1
         text = self.shown.told(before, action, self.state, self.player_name(seat))
         entry = {
@@ -175,12 +158,9 @@ class Session:
         """The opponents' moves until it is the person's turn or the game ends."""
         events = []
         while not self.over and self.mover() != self.human_seat:
-            legal = self.game.legal_actions(self.state)
-            label, agent = self.opponents[self.mover()]
-            action = agent.act(agent_turn(self.game, self.state, self.rng, legal))
-            if action not in legal:  # a server-side agent's fault: an error the operator sees
-                raise RuntimeError(f"{label} chose action {action!r}, not one of {legal.tolist()}")
-            events.append(self._apply(int(action), getattr(agent, "note", None)))
+            agent = self.opponents[self.mover()][1]
+            # (an illegal choice is a server-side agent's fault: Quit, an error the operator sees)
+            events.append(self._apply(self.opponent_action(), getattr(agent, "note", None)))
         return events
 
     def play(self, action, version=None) -> list[dict]:
