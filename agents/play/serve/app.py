@@ -55,7 +55,7 @@ from sorry_env.checks import excerpt
 
 from ..prompt import first_offered, seat_opponents
 from .games import GameError, GameStore, Session
-from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
+from .guard import LOOPBACK_NAMES, MAX_BODY, RequestGuard, read_json
 from .opponents import OpponentMenu, offered_agents, parse_agent, remote_agent
 from .workers import MovePool
 
@@ -278,28 +278,25 @@ def create_app(
         def start():
             with session.lock:
                 server.store.add(session, client)  # checked again: another request may have filled it
-                events = session.advance()  # the opponents may move first
-                return {"game": session.view(), "events": events}
+                return session.answer(session.advance())  # the opponents may move first
 
         return JSONResponse(await run_in_threadpool(start), status_code=201)
 
-    async def show(request: Request) -> Response:
-        session = server.store.get(request.path_params["game_id"])
-        return JSONResponse({"game": await run_in_threadpool(_locked(session, session.view))})
+    def on_game(work):
+        """A route on one game: ``work(session, body)`` (a POST's body, else {}) run under the
+        game's lock in a worker thread, its answer as JSON."""
 
-    async def move(request: Request) -> Response:
-        session = server.store.get(request.path_params["game_id"])
-        action, version = _move_request(await read_json(request))
+        async def route(request: Request) -> Response:
+            session = server.store.get(request.path_params["game_id"])
+            body = await read_json(request) if request.method == "POST" else {}
 
-        def play():
-            events = session.play(action, version)
-            return {"game": session.view(), "events": events}
+            def run():
+                with session.lock:
+                    return work(session, body)
 
-        return JSONResponse(await run_in_threadpool(_locked(session, play)))
+            return JSONResponse(await run_in_threadpool(run))
 
-    async def hint(request: Request) -> Response:
-        session = server.store.get(request.path_params["game_id"])
-        return JSONResponse({"hint": await run_in_threadpool(_locked(session, session.hint))})
+        return route
 
     async def delete(request: Request) -> Response:
         server.store.delete(request.path_params["game_id"])
@@ -317,18 +314,13 @@ def create_app(
         Route("/api/layout", _layout),
         Route("/api/options", options),
         Route("/api/games", create, methods=["POST"]),
-        Route("/api/games/{game_id}", show, methods=["GET"]),
+        Route("/api/games/{game_id}", on_game(lambda session, _: {"game": session.view()}), methods=["GET"]),
         Route("/api/games/{game_id}", delete, methods=["DELETE"]),
-        Route("/api/games/{game_id}/move", move, methods=["POST"]),
-        Route("/api/games/{game_id}/hint", hint, methods=["GET"]),
+        Route("/api/games/{game_id}/move", on_game(_move), methods=["POST"]),
+        Route("/api/games/{game_id}/hint", on_game(lambda session, _: {"hint": session.hint()}), methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    handlers: dict[Any, Any] = {
-        GameError: _game_error,
-        BodyError: _body_error,
-        HTTPException: _http_error,
-        Exception: _server_error,
-    }
+    handlers: dict[Any, Any] = dict.fromkeys((GameError, HTTPException, Exception), _error_answer)
     guard = Middleware(RequestGuard, hosts=frozenset(hosts))
     app = Starlette(routes=routes, exception_handlers=handlers, middleware=[guard], lifespan=lifespan)
     app.state.server = server
@@ -343,8 +335,9 @@ async def _layout(request: Request) -> Response:
     return JSONResponse(board_layout.layout())
 
 
-def _move_request(body: dict) -> tuple[int, int | None]:
-    """(action, version) of a move request's body; GameError (422) naming what is wrong."""
+def _move(session: Session, body: dict) -> dict:
+    """The person's move of a move request's body (``{"action", "version"?}``) and the
+    opponents' replies; GameError (422) naming what is wrong with the body."""
     unknown = set(body) - MOVE_KEYS
     if unknown or "action" not in body:
         raise GameError(f'a move is {{"action": index, "version": n (optional)}}, got {excerpt(body)}', status=422)
@@ -353,32 +346,15 @@ def _move_request(body: dict) -> tuple[int, int | None]:
         raise GameError(
             f"action and version must be integers, got {excerpt(action)} and {excerpt(version)}", status=422
         )
-    return action, version
+    return session.answer(session.play(action, version))
 
 
-async def _game_error(request: Request, exc: GameError) -> Response:
-    return _error(str(exc), exc.status)
-
-
-async def _body_error(request: Request, exc: BodyError) -> Response:
-    return _error(str(exc), exc.status)
-
-
-async def _http_error(request: Request, exc: HTTPException) -> Response:
-    return _error(exc.detail or "error", exc.status_code)
-
-
-async def _server_error(request: Request, exc: Exception) -> Response:
-    # The operator sees the traceback; the client learns nothing of the server's insides.
-    traceback.print_exception(exc, file=sys.stderr)
+async def _error_answer(request: Request, exc: Exception) -> Response:
+    """Every error as ``{"error": message}``: a refusal (GameError, BodyError, HTTPException)
+    with its status, anything else a 500 whose traceback only the operator sees."""
+    if isinstance(exc, HTTPException):
+        return _error(exc.detail or "error", exc.status_code)
+    if isinstance(exc, GameError):
+        return _error(str(exc), exc.status)
+    traceback.print_exception(exc, file=sys.stderr)  # the client learns nothing of the server's insides
     return _error("internal error (the server's log has the details)", 500)
-
-
-def _locked(session: Session, work):
-    """`work` run under the game's lock (in a worker thread)."""
-
-    def run():
-        with session.lock:
-            return work()
-
-    return run

@@ -125,6 +125,10 @@ class Session(Table):
             "log": self.log,
         }
 
+    def answer(self, events: list[dict]) -> dict:
+        """A request's answer after `events` (the moves just played): the game's view and them."""
+        return {"game": self.view(), "events": events}
+
     def hint(self) -> dict:
         """The hint agent's choice for the person's move (the game does not change)."""
         legal = self.legal_moves()

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 from starlette.requests import ClientDisconnect, Request
 
+from .games import GameError
+
 MAX_BODY = 64 * 1024  # bytes: far more than any request of this API needs
 MAX_DEPTH = 8  # nesting of [ and {: the deepest body of this API is 2
 MAX_DIGITS = 20  # an integer of this API (seed, action, version) has at most 10
@@ -41,12 +43,11 @@ SECURITY_HEADERS = [
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
-class BodyError(Exception):
-    """A request body refused: `status` is 400 or 413."""
+class BodyError(GameError):
+    """A request body refused: `status` is 400, 408 or 413."""
 
     def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
+        super().__init__(message, status)
 
 
 def host_name(host: str) -> str:
