@@ -50,7 +50,6 @@ from starlette.staticfiles import StaticFiles
 from sorry_env import games
 from sorry_env.agents import catalog, make_agent
 from sorry_env.board import board_layout, game
-from sorry_env.board.rules import PRESETS
 from sorry_env.checks import excerpt
 
 from ..prompt import first_offered, seat_opponents
@@ -104,27 +103,10 @@ class GameServer:
         self.pool = pool if pool is not None else MovePool(DEFAULT_WORKERS, DEFAULT_MOVE_BUDGET)
 
     def options(self) -> dict:
-        presets = []
-        for name, rules in PRESETS.items():
-            seats = {}
-            for n in (2, 3, 4):
-                try:
-                    seats[str(n)] = list(game.seats_for(n, rules=rules))
-                except ValueError:
-                    pass
-            presets.append(
-                {
-                    "name": name,
-                    "players": [int(n) for n in seats],
-                    "seats": seats,
-                    "teams": rules.teams != "none",
-                    "hands": bool(rules.hand_size),
-                    "pawns": rules.pawns_per_player,
-                }
-            )
+        """What the page of the drawn game offers (the default game's options, its policies on
+        offer, the move budget) and, under ``games``, every registered game shown as text."""
         return {
             **self.game_options(games.default_game_id()),
-            "presets": presets,
             "policies": [
                 {k: p[k] for k in ("spec", "name", "rules", "players", "shipped")} for p in self.menu.policies
             ],
@@ -138,14 +120,24 @@ class GameServer:
 
     def game_options(self, game_id: str) -> dict:
         """What a client may choose in a new game of the registered game `game_id`: its
-        variants (``rules``), player counts, the agents offered (``agents``, their settings'
-        caps ``settings``), its hint agent and the defaults."""
+        variants (``rules``; ``presets``: each with its player counts and their seats in play),
+        player counts, the agents offered (``agents``, their settings' caps ``settings``), its
+        hint agent and the defaults."""
         kind = games.game_type(game_id)
         offered = offered_agents(games.load_game(game_id))
+        presets = []
+        for variant in kind.variants:
+            played = games.load_game(game_id, variant)
+            seats = {}
+            for n in kind.player_counts:
+                with contextlib.suppress(ValueError):  # (team rules seat four players only)
+                    seats[str(n)] = list(played.seats(played.new_state(n)))
+            presets.append({"name": variant, "players": [int(n) for n in seats], "seats": seats})
         return {
             "id": kind.id,
             "long_name": kind.long_name,
             "rules": list(kind.variants),
+            "presets": presets,
             "players": list(kind.player_counts),
             "seat_names": list(kind.seat_names),
             "max_turns": self.max_turns or kind.max_turns,
