@@ -90,20 +90,20 @@ def click_plan(state: np.ndarray, rules: Rules, action: int) -> list[str]:
         return prefix + [f"start:{seat}", cell_key(seat, START_CIRCLE[seat])]
     if kind == "sorry":
         return prefix + [f"start:{seat}", pawn(*E.target_pawn(state, r, me, t))]
-    mover = E.movable_pawn(r, me, i)
+    seat, slot = E.movable_pawn(r, me, i)
     if kind == "swap":
-        return prefix + [pawn(*mover), pawn(*E.target_pawn(state, r, me, t))]
+        return prefix + [pawn(seat, slot), pawn(*E.target_pawn(state, r, me, t))]
     steps = {
         "move": int(E.CARD_STEP[card]) if card != CSORRY else rules.sorry_forward,
         "back1": -1,
         "seven_part": first,
     }
     if kind in steps:
-        return prefix + [pawn(*mover), pawn(*mover, steps[kind])]
+        return prefix + [pawn(seat, slot), pawn(seat, slot, steps[kind])]
     # split: the second pawn's cell is where it stands before the seven (the first part can
     # neither bump nor slide onto an own pawn in a legal split).
-    second = E.movable_pawn(r, me, j)
-    return prefix + [pawn(*mover), pawn(*mover, first), pawn(*second), pawn(*second, 7 - first)]
+    seat_j, slot_j = E.movable_pawn(r, me, j)
+    return prefix + [pawn(seat, slot), pawn(seat, slot, first), pawn(seat_j, slot_j), pawn(seat_j, slot_j, 7 - first)]
 
 
 class BoardPlayView(PlayView):

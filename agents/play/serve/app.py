@@ -55,7 +55,7 @@ from sorry_env.checks import excerpt
 from ..prompt import first_offered, seat_opponents
 from .games import GameError, GameStore, Session
 from .guard import LOOPBACK_NAMES, MAX_BODY, RequestGuard, read_json
-from .opponents import OpponentMenu, offered_agents, parse_agent, remote_agent
+from .opponents import OpponentMenu, offered_agents, parse_agent
 from .workers import MovePool
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -197,15 +197,7 @@ class GameServer:
         """(label, agent) for one opponent a client named, from the server's choices only
         (agents.play.serve.opponents); ValueError if there is no such choice or it cannot play
         this game."""
-        offered = self.menu.choose(text, played, players)
-        if offered.search:
-            return offered.label, remote_agent(self.pool, played, offered, seed)
-        try:
-            agent = offered.build(seed=seed)
-        except Exception as exc:  # a listed file damaged since start-up: a refusal, never a 500
-            raise ValueError(f"{offered.label} could not be loaded ({type(exc).__name__})") from None
-        played.check_agent(agent, players)
-        return offered.label, agent
+        return self.menu.choose(text, played, players, seed, self.pool)
 
     def _hint(self, played: games.Game, players: int, seed: int) -> tuple:
         """(label, agent) answering hints: the operator's hint agent for a game whose policies

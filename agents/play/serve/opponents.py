@@ -24,18 +24,16 @@ search processes under the per-move budget (:mod:`sorry_env.agents.play.serve.wo
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import pathlib
 import re
 import stat
-from collections.abc import Callable
-from typing import Any
 
 from sorry_env import games
 from sorry_env.agents import (
     ALIASES,
+    Agent,
     AZSearchAgent,
     ExpectimaxAgent,
     GreedyAgent,
@@ -48,6 +46,7 @@ from sorry_env.agents import (
     agents_of_game,
     catalog,
 )
+from sorry_env.agents.specs import needs_torch
 from sorry_env.checks import excerpt
 
 from ..prompt import first_offered
@@ -90,33 +89,6 @@ _INTEGER = re.compile(r"[0-9]{1,10}")
 _NUMBER = re.compile(r"[0-9]{1,3}(\.[0-9]{1,6})?")
 
 
-@dataclasses.dataclass(frozen=True)
-class Opponent:
-    """One offered choice: a registered agent of the game with settings, or a listed policy file."""
-
-    label: str  # what the page shows as the player's name
-    agent: str | None = None  # a name of the game's agents (agents.agents_of_game)
-    settings: tuple[tuple[str, int | float | str], ...] = ()
-    path: str | None = None  # a policy file the server listed
-    maker: Callable[..., Any] | None = None  # the agent's registered class or maker
-
-    @property
-    def search(self) -> bool:
-        """Whether it moves in the search processes (a registered agent that is not quick)."""
-        return self.maker is not None and _agent_class(self.maker) not in QUICK_AGENTS
-
-    def build(self, seed: int | None = None):
-        """The agent, from the server's own data (a registered maker, or a listed file)."""
-        if self.maker is not None:
-            return self.maker(seed=seed, **dict(self.settings))
-        from sorry_env.agents.policy import PolicyAgent  # imports torch: only when a policy plays
-
-        if self.path is None:
-            raise ValueError("an opponent choice names an agent or a policy file")  # every choice is made with one
-        check_policy_file(pathlib.Path(self.path))  # it may have changed since start-up
-        return PolicyAgent(self.path, seed=seed)
-
-
 def _agent_class(maker) -> type:
     """The class a registered agent maker builds (the generic greedy is a partial of its class)."""
     return getattr(maker, "func", maker)
@@ -143,23 +115,17 @@ def list_policies(folder: pathlib.Path | None) -> list[dict]:
     candidates: list[pathlib.Path] = []
     if folder is not None and folder.is_dir():
         candidates += sorted(folder.glob("*.safetensors"))
-    shipped_dir = catalog.checkpoints_dir()
-    candidates += [shipped_dir / entry.file for entry in catalog.CATALOG]
-    by_file = {(shipped_dir / e.file).resolve(): e.name for e in catalog.CATALOG}
+    candidates += [entry.path for entry in catalog.CATALOG]
+    by_file = {entry.path.resolve(): entry.name for entry in catalog.CATALOG}
     found: dict[pathlib.Path, dict] = {}
     for path in candidates:
-        try:
-            check_policy_file(path)
-        except ValueError:
-            continue
         real = path.resolve()
         if real in found:
             continue
-        from sorry_env.agents.specs import needs_torch  # torch is imported only when there are files to read
-
         try:
-            meta = needs_torch("policy").read_metadata(path)
-            entry = {
+            check_policy_file(path)
+            meta = needs_torch("policy").read_metadata(path)  # torch is imported only when there is a file
+            found[real] = {
                 "spec": f"{path.parent.name}/{path.name}",
                 "path": str(path),
                 "name": str(meta.get("name", path.stem))[:80],
@@ -170,7 +136,6 @@ def list_policies(folder: pathlib.Path | None) -> list[dict]:
             }
         except (ValueError, KeyError, TypeError):  # not a policy of this project (a value network)
             continue
-        found[real] = entry
     return list(found.values())
 
 
@@ -201,34 +166,33 @@ def _setting(name: str, caps: Caps, key: str, text: str) -> int | float:
     return value
 
 
-def parse_agent(game: games.Game, text: str) -> Opponent | None:
-    """An offered agent of `game` with capped settings from `text` (``name`` or
-    ``name:k=v,...``), or None when `text` does not name one."""
+def parse_agent(game: games.Game, text: str) -> tuple[str, tuple] | None:
+    """(name, settings) of the offered agent of `game` that `text` names (``name`` or
+    ``name:k=v,...``, each setting within its cap), or None when `text` names none."""
     name, _, settings = text.partition(":")
     name = ALIASES.get(name, name)
     caps = offered_agents(game).get(name)
     if caps is None:
         return None
-    chosen: dict[str, int | float] = {}
+    chosen: dict[str, int | float | str] = {}
     for item in filter(None, (part.strip() for part in settings.split(","))):
         key, eq, value = (part.strip() for part in item.partition("="))
         if not eq:
             raise ValueError(f"agent setting {excerpt(item)} must look like key=value")
         chosen[key] = _setting(name, caps, key, value)
-    maker = agents_of_game(game)[name]
-    return Opponent(label=text, agent=name, settings=tuple(sorted(chosen.items())), maker=maker)
+    return name, tuple(sorted(chosen.items()))
 
 
-def with_server_network(choice: Opponent, game: games.Game, players: int) -> Opponent:
-    """`choice` (azsearch with a client's capped settings) with the server's value network for
-    this game added as its ``net``; ValueError for a game the server has no network for."""
+def server_network(game: games.Game, players: int) -> str:
+    """The server's value network for this game, which azsearch searches with (its ``net``);
+    ValueError for a game the server has no network for."""
     file = SERVER_NETWORKS.get((game.variant_name, players))
     if file is None:
         offered = ", ".join(f"{preset} with {n} players" for preset, n in SERVER_NETWORKS)
         raise ValueError(f"azsearch plays only the games this server has a value network for: {offered}")
     path = catalog.checkpoints_dir() / file
     check_policy_file(path)
-    return dataclasses.replace(choice, settings=tuple(sorted((*choice.settings, ("net", str(path))))))
+    return str(path)
 
 
 class OpponentMenu:
@@ -240,20 +204,29 @@ class OpponentMenu:
         self._by_spec = {p["spec"]: p for p in self.policies}
         self._by_spec.update({p["shipped"]: p for p in self.policies if p["shipped"]})
 
-    def choose(self, text, game: games.Game, players: int) -> Opponent:
-        """The offered choice `text` names for `game` played by `players`; ValueError if it
-        names none. Looks nothing up on the disk and imports nothing."""
+    def choose(self, text, game: games.Game, players: int, seed: int, pool: MovePool) -> tuple[str, Agent]:
+        """(label, agent) of the offered choice `text` names for `game` played by `players`,
+        built from the server's own data (a registered maker, or a listed file) with `seed`:
+        an agent that is not quick moves in `pool`. ValueError if `text` names no choice or it
+        cannot play this game. Looks nothing up on the disk and imports nothing a client names."""
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"an opponent must be one of the choices of /api/options (text), got {excerpt(text)}")
         if len(text) > MAX_OPPONENT_TEXT:
             raise ValueError(f"an opponent is at most {MAX_OPPONENT_TEXT} characters, got {len(text)}")
         text = original = text.strip()
-        agent = parse_agent(game, text)
-        if agent is not None and _agent_class(agent.maker) is AZSearchAgent:
-            return with_server_network(agent, game, players)
-        if agent is not None:
-            return agent
         kind, name = game.game_type, game.variant_name
+        chosen = parse_agent(game, text)
+        if chosen is not None:
+            agent_name, settings = chosen
+            maker = agents_of_game(game)[agent_name]
+            if _agent_class(maker) is AZSearchAgent:
+                settings = tuple(sorted((*settings, ("net", server_network(game, players)))))
+            if _agent_class(maker) not in QUICK_AGENTS:
+                fallback = agents_of_game(game)[first_offered(kind.id)](seed=seed)
+                return text, RemoteAgent(pool, agent_name, settings, seed, kind.id, fallback)
+            agent = maker(seed=seed, **dict(settings))
+            game.check_agent(agent, players)
+            return text, agent
         if text == catalog.TRAINED and kind.shipped_policies:
             entry = catalog.find(game, players)
             if entry is None or entry.name not in self._by_spec:
@@ -277,18 +250,17 @@ class OpponentMenu:
                 f"{text} was trained for {policy['rules']} with {policy['players']} players, "
                 f"not {name} with {players}{fitting}"
             )
-        return Opponent(label=os.path.basename(original), path=policy["path"])  # as the client chose it
+        label = os.path.basename(original)  # as the client chose it
+        try:
+            check_policy_file(pathlib.Path(policy["path"]))  # it may have changed since start-up
+            agent = needs_torch("policy").PolicyAgent(policy["path"], seed=seed)
+        except Exception as exc:  # a listed file damaged since start-up: a refusal, never a 500
+            raise ValueError(f"{label} could not be loaded ({type(exc).__name__})") from None
+        game.check_agent(agent, players)
+        return label, agent
 
     def estimator_path(self, game: games.Game, players: int) -> str | None:
         """The listed shipped policy of this game if it holds a value network, else None."""
         entry = catalog.find(game, players) if game.game_type.shipped_policies else None
         policy = self._by_spec.get(entry.name) if entry is not None else None
         return policy["path"] if policy is not None and policy["value"] else None
-
-
-def remote_agent(pool: MovePool, game: games.Game, choice: Opponent, seed: int) -> RemoteAgent:
-    """The offered agent `choice` of `game` moving in the pool; the first quick agent the game
-    offers (prompt.QUICK_AGENTS) moves when the pool gives no answer."""
-    game_id = game.game_type.id
-    fallback = agents_of_game(game)[first_offered(game_id)](seed=seed)
-    return RemoteAgent(pool, choice.agent, choice.settings, seed, game_id, fallback)  # type: ignore[arg-type]
