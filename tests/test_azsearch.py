@@ -341,9 +341,9 @@ def test_the_browser_game_offers_azsearch_with_the_servers_network_and_bounded_s
     from sorry_env.agents.play.serve.opponents import SETTING_CAPS, OpponentMenu
     from sorry_env.agents.play.serve.workers import MovePool, RemoteAgent, _maker
 
-    menu, pool = OpponentMenu(None), MovePool(1)  # (no worker starts before a move is asked for)
+    menu = OpponentMenu(None, MovePool(1))  # (no worker starts before a move is asked for)
     board = games.load_game("sorry", "hasbro2003")
-    label, choice = menu.choose("azsearch:simulations=32", board, 2, 0, pool)
+    label, choice = menu.choose(board, "azsearch:simulations=32", 2, 0)
     settings = dict(choice.settings)
     assert isinstance(choice, RemoteAgent) and label == "azsearch:simulations=32"  # a search: in the workers
     assert settings["simulations"] == 32 and settings["net"].endswith("value-2p.safetensors")
@@ -354,9 +354,9 @@ def test_the_browser_game_offers_azsearch_with_the_servers_network_and_bounded_s
         ("azsearch:net=/etc/passwd", "no setting"),
     ]:
         with pytest.raises(ValueError, match=why):
-            menu.choose(refused, board, 2, 0, pool)
+            menu.choose(board, refused, 2, 0)
     with pytest.raises(ValueError, match="value network for"):
-        menu.choose("azsearch", board, 4, 0, pool)
+        menu.choose(board, "azsearch", 4, 0)
     agent = _maker(choice.game_id, choice.name)(**settings)  # as a worker builds it, from the server's own data
     assert agent.simulations == 32
 

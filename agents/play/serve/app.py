@@ -97,10 +97,10 @@ class GameServer:
         # A registered agent answers clients' hints like an opponent: within the same caps.
         self.hint_choice = parse_agent(games.load_game(games.default_game_id()), hint_agent)
         self.store = store
-        self.menu = OpponentMenu(checkpoints)  # the files are listed once, here
         self.hint_spec = hint_agent
         self.max_turns = max_turns  # None: every game's own limit
         self.pool = pool if pool is not None else MovePool(DEFAULT_WORKERS, DEFAULT_MOVE_BUDGET)
+        self.menu = OpponentMenu(checkpoints, self.pool)  # the files are listed once, here
 
     def options(self) -> dict:
         """What the page of the drawn game offers (the default game's options, its policies on
@@ -177,7 +177,7 @@ class GameServer:
             body.get("seat"),
             [specs] if isinstance(specs, str) else specs,
             seed,
-            functools.partial(self._agent, played),
+            functools.partial(self.menu.choose, played),
         )
         hint = self._hint(played, players, seed + 99)
         max_turns = self.max_turns or kind.max_turns
@@ -190,14 +190,8 @@ class GameServer:
             seed,
             max_turns,
             hint,
-            self._estimator(played, players),
+            self.menu.estimator(played, players),
         )
-
-    def _agent(self, played: games.Game, text, players: int, seed: int):
-        """(label, agent) for one opponent a client named, from the server's choices only
-        (agents.play.serve.opponents); ValueError if there is no such choice or it cannot play
-        this game."""
-        return self.menu.choose(text, played, players, seed, self.pool)
 
     def _hint(self, played: games.Game, players: int, seed: int) -> tuple:
         """(label, agent) answering hints: the operator's hint agent for a game whose policies
@@ -205,21 +199,10 @@ class GameServer:
         the game offers (prompt.QUICK_AGENTS)."""
         if played.game_type.shipped_policies and self.hint_choice is None:  # the operator's own file or module:Name
             return self.hint_spec, make_agent(self.hint_spec, seed=seed)
-        return self._agent(played, self._hint_spec(played.game_type), players, seed)
+        return self.menu.choose(played, self._hint_spec(played.game_type), players, seed)
 
     def _hint_spec(self, kind: games.GameType) -> str:
         return self.hint_spec if kind.shipped_policies else first_offered(kind.id)
-
-    def _estimator(self, played: games.Game, players: int):
-        """The listed shipped policy of this game if it holds a value network (it tells the
-        person's win chance), else None."""
-        path = self.menu.estimator_path(played, players)
-        if path is None:
-            return None
-        try:
-            return make_agent(path, game=played)
-        except Exception:  # damaged since start-up: the game goes on without the estimate
-            return None
 
 
 def _name(body: dict, key: str, default: str, what: str) -> str:

@@ -199,15 +199,16 @@ class OpponentMenu:
     """The choices a client may make in every registered game, fixed at start-up from the
     registered agents, the caps and the policy files found then."""
 
-    def __init__(self, folder: pathlib.Path | None):
+    def __init__(self, folder: pathlib.Path | None, pool: MovePool):
+        self.pool = pool  # where agents that are not quick move
         self.policies = list_policies(folder)
         self._by_spec = {p["spec"]: p for p in self.policies}
         self._by_spec.update({p["shipped"]: p for p in self.policies if p["shipped"]})
 
-    def choose(self, text, game: games.Game, players: int, seed: int, pool: MovePool) -> tuple[str, Agent]:
+    def choose(self, game: games.Game, text, players: int, seed: int) -> tuple[str, Agent]:
         """(label, agent) of the offered choice `text` names for `game` played by `players`,
         built from the server's own data (a registered maker, or a listed file) with `seed`:
-        an agent that is not quick moves in `pool`. ValueError if `text` names no choice or it
+        an agent that is not quick moves in the pool. ValueError if `text` names no choice or it
         cannot play this game. Looks nothing up on the disk and imports nothing a client names."""
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"an opponent must be one of the choices of /api/options (text), got {excerpt(text)}")
@@ -223,7 +224,7 @@ class OpponentMenu:
                 settings = tuple(sorted((*settings, ("net", server_network(game, players)))))
             if _agent_class(maker) not in QUICK_AGENTS:
                 fallback = agents_of_game(game)[first_offered(kind.id)](seed=seed)
-                return text, RemoteAgent(pool, agent_name, settings, seed, kind.id, fallback)
+                return text, RemoteAgent(self.pool, agent_name, settings, seed, kind.id, fallback)
             agent = maker(seed=seed, **dict(settings))
             game.check_agent(agent, players)
             return text, agent
@@ -259,8 +260,14 @@ class OpponentMenu:
         game.check_agent(agent, players)
         return label, agent
 
-    def estimator_path(self, game: games.Game, players: int) -> str | None:
-        """The listed shipped policy of this game if it holds a value network, else None."""
+    def estimator(self, game: games.Game, players: int):
+        """The listed shipped policy of this game if it holds a value network (it tells the
+        person's win chance), else None (also when its file was damaged since start-up)."""
         entry = catalog.find(game, players) if game.game_type.shipped_policies else None
         policy = self._by_spec.get(entry.name) if entry is not None else None
-        return policy["path"] if policy is not None and policy["value"] else None
+        if policy is None or not policy["value"]:
+            return None
+        try:
+            return needs_torch("policy").PolicyAgent(policy["path"], game=game)
+        except Exception:  # the game goes on without the estimate
+            return None
