@@ -185,14 +185,6 @@ class Session(Table):
         return [self._apply(int(action))] + self.advance()
 
 
-class StoreFull(GameError):
-    def __init__(self, cap: int, per_client: bool = False):
-        if per_client:
-            super().__init__(f"you are playing {cap} games at once, the most one client may; finish one", status=429)
-        else:
-            super().__init__(f"the server holds its maximum of {cap} games; try again when one expires", status=503)
-
-
 class GameStore:
     """Games by id. A game idle for longer than `ttl` seconds is forgotten (checked on every
     access and every new game); at most `max_games` games are held at once, and at most
@@ -234,21 +226,21 @@ class GameStore:
         self._clients.pop(game_id, None)
 
     def _make_room(self, client: str, evict: bool) -> None:
-        """StoreFull unless a new game of `client` fits; with `evict`, forget the client's least
+        """GameError (429, 503) unless a new game of `client` fits; with `evict`, forget the client's least
         recently used idle game when it holds its share (the lock is held)."""
         own = [gid for gid, c in self._clients.items() if c == client]
         if self.per_client is not None and len(own) >= self.per_client:
             idle = [gid for gid in own if not self._games[gid].lock.locked()]
             if not idle:
-                raise StoreFull(self.per_client, per_client=True)
+                raise GameError(f"you are playing {len(own)} games at once, the most one client may; finish one", 429)
             if evict:
                 self._forget(min(idle, key=lambda gid: self._games[gid].last_used))
             return
         if len(self._games) >= self.max_games:
-            raise StoreFull(self.max_games)
+            raise GameError(f"the server holds its maximum of {self.max_games} games; try again when one expires", 503)
 
     def check_room(self, client: str = "") -> None:
-        """StoreFull unless a new game of `client` would fit now: checked before its agents are
+        """GameError (429, 503) unless a new game of `client` would fit now: checked before its agents are
         built (a full server refuses at once, without loading anything)."""
         self.purge()
         with self._lock:

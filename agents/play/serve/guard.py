@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 
 from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse
 
 from .games import GameError
 
@@ -90,15 +91,7 @@ class RequestGuard:
         if refusal is None:
             return await self.app(scope, receive, send_secured)
         status, message = refusal
-        body = json.dumps({"error": message}).encode()
-        await send_secured(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-            }
-        )
-        await send_secured({"type": "http.response.body", "body": body})
+        await JSONResponse({"error": message}, status_code=status)(scope, receive, send_secured)
 
     def refusal(self, scope, headers: dict[str, str], repeated: Sequence[str] = ()) -> tuple[int, str] | None:
         """(status, message) for a refused request, else None. `repeated`: the SINGLE_HEADERS
