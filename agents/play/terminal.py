@@ -99,10 +99,9 @@ def print_catalog() -> None:
 
 def catalog_lines(rows: list[dict]) -> list[str]:
     """The catalog rows as aligned lines, each column as wide as its longest entry."""
-    name_width = max((len(row["name"]) for row in rows), default=0)
-    rules_width = max((len(row["rules"]) for row in rows), default=0)
+    width = {key: max((len(row[key]) for row in rows), default=0) for key in ("name", "rules")}
     return [
-        f"  {row['name']:<{name_width}}  rules {row['rules']:<{rules_width}}  {row['players']} players  "
+        f"  {row['name']:<{width['name']}}  rules {row['rules']:<{width['rules']}}  {row['players']} players  "
         + (row["path"] if row["present"] else f"{row['path']} (missing)")
         for row in rows
     ]

@@ -228,11 +228,11 @@ class OpponentMenu:
             agent = maker(seed=seed, **dict(settings))
             game.check_agent(agent, players)
             return text, agent
+        shipped = self._shipped(game, players)
         if text == catalog.TRAINED and kind.shipped_policies:
-            entry = catalog.find(game, players)
-            if entry is None or entry.name not in self._by_spec:
+            if shipped is None:
                 raise ValueError(f"no shipped policy on this server plays {name} with {players} players")
-            text = entry.name
+            text = shipped["shipped"]
         policy = self._by_spec.get(text) if kind.shipped_policies else None
         if policy is None:
             policies = ", a shipped policy's name or a policy listed by /api/options" if kind.shipped_policies else ""
@@ -241,11 +241,8 @@ class OpponentMenu:
                 f"({', '.join(offered_agents(game))}; settings within the caps of /api/options){policies}"
             )
         if policy["rules"] != name or policy["players"] != players:
-            entry = catalog.find(game, players)
             fitting = (
-                f"; the shipped policy for {name} with {players} players is {entry.name}"
-                if entry is not None and entry.name in self._by_spec
-                else ""
+                f"; the shipped policy for {name} with {players} players is {shipped['shipped']}" if shipped else ""
             )
             raise ValueError(
                 f"{text} was trained for {policy['rules']} with {policy['players']} players, "
@@ -263,11 +260,15 @@ class OpponentMenu:
     def estimator(self, game: games.Game, players: int):
         """The listed shipped policy of this game if it holds a value network (it tells the
         person's win chance), else None (also when its file was damaged since start-up)."""
-        entry = catalog.find(game, players) if game.game_type.shipped_policies else None
-        policy = self._by_spec.get(entry.name) if entry is not None else None
+        policy = self._shipped(game, players)
         if policy is None or not policy["value"]:
             return None
         try:
             return needs_torch("policy").PolicyAgent(policy["path"], game=game)
         except Exception:  # the game goes on without the estimate
             return None
+
+    def _shipped(self, game: games.Game, players: int) -> dict | None:
+        """The listed shipped policy of this game and player count (its entry), or None."""
+        entry = catalog.find(game, players) if game.game_type.shipped_policies else None
+        return self._by_spec.get(entry.name) if entry is not None else None

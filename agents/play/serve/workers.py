@@ -151,13 +151,14 @@ class MovePool:
                 status, value = worker.conn.recv()
                 self._idle.put(worker)
                 return (value, None) if status == "ok" else (None, f"the agent failed ({value})")
+            why = (
+                f"the search ran out of its {self.budget:g} s budget"  # still searching: its answer would come too late
+            )
         except (EOFError, OSError) as exc:
-            self._retire(worker)
-            self._fill()
-            return None, f"the search worker stopped ({type(exc).__name__})"
-        self._retire(worker)  # still searching: its answer would come too late
+            why = f"the search worker stopped ({type(exc).__name__})"
+        self._retire(worker)
         self._fill()
-        return None, f"the search ran out of its {self.budget:g} s budget"
+        return None, why
 
     def close(self) -> None:
         """Stop every worker (a move waiting on one gets its fallback at once)."""
