@@ -26,6 +26,11 @@ def first_offered(game_id: str, names: tuple[str, ...] = QUICK_AGENTS) -> str:
     return next(name for name in names if name in offered)
 
 
+def is_int(value) -> bool:
+    """Whether `value` is an integer (not a bool, which Python counts as one)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 class Quit(Exception):
     """The game cannot go on: the player typed q, the input ended or an agent chose an illegal move."""
 
@@ -67,7 +72,7 @@ def seat_opponents(
     except ValueError as exc:
         raise ValueError(f"players: {exc}") from None
     seat = seats[0] if seat is None else seat
-    if not isinstance(seat, int) or isinstance(seat, bool) or seat not in seats:
+    if not is_int(seat) or seat not in seats:
         raise ValueError(f"seat must be one of the seats in play {list(seats)}, got {excerpt(seat)}")
     others = [seats[(seats.index(seat) + k) % len(seats)] for k in range(1, len(seats))]
     try:

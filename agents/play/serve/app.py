@@ -52,7 +52,7 @@ from sorry_env.agents import catalog, make_agent
 from sorry_env.board import board_layout, game
 from sorry_env.checks import excerpt
 
-from ..prompt import first_offered, seat_opponents
+from ..prompt import first_offered, is_int, seat_opponents
 from .games import GameError, GameStore, Session
 from .guard import LOOPBACK_NAMES, MAX_BODY, RequestGuard, read_json
 from .opponents import OpponentMenu, offered_agents, parse_agent
@@ -75,10 +75,6 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 class GameServer:
     """The store of games plus what a new game needs: the opponents on offer, the hint agent
     and the pool that runs search moves."""
@@ -99,7 +95,7 @@ class GameServer:
         self.store = store
         self.hint_spec = hint_agent
         self.max_turns = max_turns  # None: every game's own limit
-        self.pool = pool if pool is not None else MovePool(DEFAULT_WORKERS, DEFAULT_MOVE_BUDGET)
+        self.pool = pool if pool is not None else MovePool()
         self.menu = OpponentMenu(checkpoints, self.pool)  # the files are listed once, here
 
     def options(self) -> dict:
@@ -277,8 +273,8 @@ def create_app(
             pool.close()  # the search workers stop with the server
 
     routes = [
-        Route("/", _page),
-        Route("/api/layout", _layout),
+        Route("/", lambda request: FileResponse(STATIC / "index.html")),
+        Route("/api/layout", lambda request: JSONResponse(board_layout.layout())),
         Route("/api/options", options),
         Route("/api/games", create, methods=["POST"]),
         Route("/api/games/{game_id}", on_game(lambda session, _: {"game": session.view()}), methods=["GET"]),
@@ -294,14 +290,6 @@ def create_app(
     return app
 
 
-async def _page(request: Request) -> Response:
-    return FileResponse(STATIC / "index.html")
-
-
-async def _layout(request: Request) -> Response:
-    return JSONResponse(board_layout.layout())
-
-
 def _move(session: Session, body: dict) -> dict:
     """The person's move of a move request's body (``{"action", "version"?}``) and the
     opponents' replies; GameError (422) naming what is wrong with the body."""
@@ -309,7 +297,7 @@ def _move(session: Session, body: dict) -> dict:
     if unknown or "action" not in body:
         raise GameError(f'a move is {{"action": index, "version": n (optional)}}, got {excerpt(body)}', status=422)
     action, version = body["action"], body.get("version")
-    if not _is_int(action) or (version is not None and not _is_int(version)):
+    if not is_int(action) or (version is not None and not is_int(version)):
         raise GameError(
             f"action and version must be integers, got {excerpt(action)} and {excerpt(version)}", status=422
         )

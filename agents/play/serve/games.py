@@ -146,12 +146,13 @@ class Session(Table):
         seat, facts = self.mover(), self.shown.page_move(self.state, action)
         before = self.move(action)
         self.version += 1
-        text = self.shown.told(before, action, self.state, self.player_name(seat))
+        player = self.player_name(seat)
         entry = {
             "seat": seat,
-            "player": self.player_name(seat),
+            "player": player,
             "action": int(action),
-            "text": text + (f" ({note})" if note else ""),  # a search over its time budget (serve.workers)
+            # (a note: a search over its time budget, serve.workers)
+            "text": self.shown.told(before, action, self.state, player) + (f" ({note})" if note else ""),
             "turn": self.game.turn(before),
             **facts,
         }

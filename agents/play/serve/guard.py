@@ -85,8 +85,9 @@ class RequestGuard:
                 message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
             await send(message)
 
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        repeated = [name for name in SINGLE_HEADERS if sum(k.lower() == name.encode() for k, _ in scope["headers"]) > 1]
+        names = [k.decode("latin-1").lower() for k, _ in scope["headers"]]
+        headers = dict(zip(names, (v.decode("latin-1") for _, v in scope["headers"])))
+        repeated = [name for name in SINGLE_HEADERS if names.count(name) > 1]
         refusal = self.refusal(scope, headers, repeated)
         if refusal is None:
             return await self.app(scope, receive, send_secured)

@@ -49,7 +49,6 @@ from sorry_env.agents import (
 from sorry_env.agents.specs import needs_torch
 from sorry_env.checks import excerpt
 
-from ..prompt import first_offered
 from .workers import MovePool, RemoteAgent
 
 Caps = dict[str, tuple[int, int] | tuple[float, float]]
@@ -85,8 +84,11 @@ MAX_OPPONENT_TEXT = 200  # characters: far more than any offered choice needs
 # A policy file the server offers is a regular file of at most this size (the shipped ones are
 # 0.7-2.2 MB); a larger one, a FIFO, a device or a folder named *.safetensors is left out.
 MAX_POLICY_BYTES = 64 * 1024 * 1024
-_INTEGER = re.compile(r"[0-9]{1,10}")
-_NUMBER = re.compile(r"[0-9]{1,3}(\.[0-9]{1,6})?")
+# The text a setting's value may be, by the type of its bounds, and its name in messages.
+_FORMS = {
+    int: (re.compile(r"[0-9]{1,10}"), "an integer"),
+    float: (re.compile(r"[0-9]{1,3}(\.[0-9]{1,6})?"), "a number with at most 6 decimals"),
+}
 
 
 def _agent_class(maker) -> type:
@@ -156,11 +158,10 @@ def _setting(name: str, caps: Caps, key: str, text: str) -> int | float:
         offered = ", ".join(sorted(caps)) or "none (it plays with its default settings on this server)"
         raise ValueError(f"agent {name!r} has no setting {excerpt(key)} a client may give; its settings: {offered}")
     low, high = caps[key]
-    pattern = _INTEGER if isinstance(low, int) else _NUMBER
+    pattern, kind = _FORMS[type(low)]
     if not pattern.fullmatch(text):
-        kind = "an integer" if isinstance(low, int) else "a number with at most 6 decimals"
         raise ValueError(f"{name} setting {key} must be {kind} from {low} to {high}, got {excerpt(text)}")
-    value = int(text) if isinstance(low, int) else float(text)
+    value = type(low)(text)
     if not (low <= value <= high and math.isfinite(value)):
         raise ValueError(f"{name} setting {key} must be from {low} to {high} on this server, got {excerpt(text)}")
     return value
@@ -223,8 +224,7 @@ class OpponentMenu:
             if _agent_class(maker) is AZSearchAgent:
                 settings = tuple(sorted((*settings, ("net", server_network(game, players)))))
             if _agent_class(maker) not in QUICK_AGENTS:
-                fallback = agents_of_game(game)[first_offered(kind.id)](seed=seed)
-                return text, RemoteAgent(self.pool, agent_name, settings, seed, kind.id, fallback)
+                return text, RemoteAgent(self.pool, agent_name, settings, seed, kind.id)
             agent = maker(seed=seed, **dict(settings))
             game.check_agent(agent, players)
             return text, agent
