@@ -53,8 +53,7 @@ def ask_choice(options: Sequence[str], read: Callable[[str], str] = input) -> in
         # At most 6 digits before int(): Python refuses to convert more than 4,300.
         if answer.isascii() and answer.isdigit() and len(answer) <= 6 and 1 <= int(answer) <= count:
             return int(answer) - 1
-        shown = repr(answer) if len(answer) <= 40 else repr(answer[:40]) + f"... ({len(answer)} characters)"
-        print(f"{shown} is not one of the moves: type a number from 1 to {count}, or q to quit.")
+        print(f"{excerpt(answer)} is not one of the moves: type a number from 1 to {count}, or q to quit.")
 
 
 def seat_opponents(
@@ -106,6 +105,15 @@ class Table:
 
     def mover(self) -> int:
         return self.game.to_move(self.state)
+
+    def player_name(self, seat: int) -> str:
+        """Who plays at `seat`: "you", or the agent's label."""
+        return "you" if seat == self.human_seat else self.opponents[seat][0]
+
+    def result_text(self) -> str:
+        """The end of the game in words (the game's play view's)."""
+        winner = self.game.winner(self.state)
+        return self.shown.result(winner, self.max_turns, "" if winner is None else self.player_name(winner))
 
     def opponent_action(self) -> int:
         """The action the agent at the seat to move chooses; Quit if it is not a legal one."""

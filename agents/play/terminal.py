@@ -64,7 +64,7 @@ def play(table: Table, read: Callable[[str], str] = input, estimator=None) -> in
         else:
             action = table.opponent_action()
         before = table.move(int(action))
-        player = None if seat == human_seat else table.opponents[seat][0]
+        player = None if seat == human_seat else table.player_name(seat)
         print(view.told(before, int(action), table.state, player) + (" (forced: your only move)" if forced else ""))
     print("\n" + view.position(table.state))
     return game.winner(table.state)
@@ -209,11 +209,11 @@ def _main(argv: list[str] | None = None) -> int:
         + ", ".join(f"{view.seat_name(s)} = {label}" for s, (label, _) in opponents.items())
     )
     try:
-        winner = play(table, estimator=estimator)
+        play(table, estimator=estimator)
     except Quit as why:
         print(f"\nGame abandoned: {why}.")
         return 1
-    print(view.result(winner, max_turns, "" if winner is None or winner == human_seat else opponents[winner][0]))
+    print(table.result_text())
     return 0
 
 

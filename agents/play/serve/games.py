@@ -66,9 +66,6 @@ class Session(Table):
         self.lock = threading.Lock()
         self.last_used = 0.0
 
-    def player_name(self, seat: int) -> str:
-        return "you" if seat == self.human_seat else self.opponents[seat][0]
-
     # ---- reading ------------------------------------------------------------------------
     def legal_moves(self) -> list[dict]:
         """The person's legal moves as the page offers them (empty when it is not their turn)."""
@@ -80,8 +77,11 @@ class Session(Table):
         if not self.over:
             return None
         w = self.game.winner(self.state)
-        text = self.shown.result(w, self.max_turns, "" if w is None else self.player_name(w))
-        return {"winner": w, "you_win": w is not None and self.shown.same_side(self.human_seat, w), "text": text}
+        return {
+            "winner": w,
+            "you_win": w is not None and self.shown.same_side(self.human_seat, w),
+            "text": self.result_text(),
+        }
 
     def estimate(self) -> dict | None:
         """The estimator's win chance for the person while it is their turn (None otherwise):
