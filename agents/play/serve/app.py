@@ -6,9 +6,11 @@ request never changes a game):
 =======================================  ====================================================
 ``GET /``                                the page (static files under ``/static/``)
 ``GET /api/layout``                      the board geometry (:func:`sorry_env.board.board_layout.layout`)
-``GET /api/options``                     presets (with their player counts), the agents a
-                                         client may pick and their settings' caps, the
-                                         policies on offer, the hint agent, the defaults
+``GET /api/options``                     the board game's menu (presets with their player
+                                         counts, the agents a client may pick and their
+                                         settings' caps, the hint agent, the defaults), the
+                                         policies on offer and every other game's menu
+                                         (``games``), each written by one method
 ``POST /api/games``                      a new game: ``{"game"?, "players", "rules",
                                          "opponents", "seat"?, "seed"?}`` -> 201
                                          ``{"game", "events"}`` (``"game"``: a registered
