@@ -106,9 +106,10 @@ class GameType:
     # baselines on them; a game without one trains with the plain-torch PPO over this registry,
     # training/game_ppo.py), and its tournament results keep the rules' name.
     batched_step: bool = False
-    # Whether people play it against a menu of its policy files and agent settings (within caps)
-    # with a win-chance estimate (sorry-play --estimate, the browser game's menu); without: its
-    # agents by name with default settings. (Its shipped files are policy_files, below.)
+    # Whether people play it against a menu of its policy files with a win-chance estimate
+    # (sorry-play --estimate, the browser game's menu), its agents offered only where their
+    # class's caps are decided; without: no policy files, and its agents without decided caps
+    # are offered with their default settings. (Its shipped files are policy_files, below.)
     shipped_policies: bool = False
     # The policy files it ships (the catalog lists every game's, in the registry's order).
     policy_files: tuple[PolicyFile, ...] = ()

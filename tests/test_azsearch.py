@@ -337,23 +337,27 @@ def test_the_browser_game_offers_azsearch_with_the_servers_network_and_bounded_s
     """A client names azsearch and its simulations (within the cap); the network is the
     server's shipped value network for the game, never a file the client names."""
     pytest.importorskip("starlette")
+    from sorry_env import games
     from sorry_env.agents.play.serve.opponents import SETTING_CAPS, OpponentMenu
+    from sorry_env.agents.play.serve.workers import MovePool, RemoteAgent, _maker
 
-    menu = OpponentMenu(None)
-    choice = menu.choose("azsearch:simulations=32", "hasbro2003", 2)
+    menu = OpponentMenu(None, MovePool(1))  # (no worker starts before a move is asked for)
+    board = games.load_game("sorry", "hasbro2003")
+    label, choice = menu.choose(board, "azsearch:simulations=32", 2, 0)
     settings = dict(choice.settings)
-    assert choice.search and settings["simulations"] == 32 and settings["net"].endswith("value-2p.safetensors")
-    low, high = SETTING_CAPS["azsearch"]["simulations"]
+    assert isinstance(choice, RemoteAgent) and label == "azsearch:simulations=32"  # a search: in the workers
+    assert settings["simulations"] == 32 and settings["net"].endswith("value-2p.safetensors")
+    low, high = SETTING_CAPS[AZSearchAgent]["simulations"]
     for refused, why in [
         (f"azsearch:simulations={high + 1}", "from 1 to 256"),
         (f"azsearch:net={VALUE}", "no setting"),
         ("azsearch:net=/etc/passwd", "no setting"),
     ]:
         with pytest.raises(ValueError, match=why):
-            menu.choose(refused, "hasbro2003", 2)
+            menu.choose(board, refused, 2, 0)
     with pytest.raises(ValueError, match="value network for"):
-        menu.choose("azsearch", "hasbro2003", 4)
-    agent = choice.build(seed=0)  # the server builds it from its own data
+        menu.choose(board, "azsearch", 4, 0)
+    agent = _maker(choice.game_id, choice.name)(**settings)  # as a worker builds it, from the server's own data
     assert agent.simulations == 32
 
 

@@ -144,7 +144,7 @@ def test_a_fire_and_ice_game_played_through_the_api(client):
     rng = random.Random(1)
     seen = set()
     while not view["over"]:
-        assert view["tokens"].startswith("Fire is ") and "Ice is " in view["tokens"]
+        assert view["tokens"].startswith("Fire: ") and " | Ice: " in view["tokens"]
         for move in view["legal"]:
             assert move["clicks"], move
             seen.add(move["kind"])

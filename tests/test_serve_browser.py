@@ -227,7 +227,7 @@ def test_fire_and_ice_by_clicking(server, page):
         chosen = []
         moves, _, view = play(server, page, "hasbro2013_fire_ice", 2, FIRE_SEED, max_moves=30, chosen=chosen)
         assert moves == 30 or view["over"]
-        assert page.text_content("#tokens") == view["tokens"] and view["tokens"].startswith("Fire is ")
+        assert page.text_content("#tokens") == view["tokens"] and view["tokens"].startswith("Fire: ")
         assert not page.errors, page.errors
     kinds = {move["kind"] for move in chosen}
     print(f"{moves} moves clicked: {sorted(kinds)}")

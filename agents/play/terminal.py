@@ -34,77 +34,46 @@ import os
 import sys
 from collections.abc import Callable
 
-import numpy as np
-
 from sorry_env import games
-from sorry_env.agent import agent_turn
 from sorry_env.agents import make_agent, set_torch_threads
 from sorry_env.agents.catalog import TRAINED, catalog_rows
 from sorry_env.board.rules import PRESETS
 
-from .prompt import QUICK_AGENTS, Quit, ask_choice, first_offered, seats_after
+from .prompt import QUICK_AGENTS, Quit, Table, ask_choice, first_offered, seat_opponents
 
-__all__ = ["Quit", "build_opponents", "main", "play"]
+__all__ = ["Quit", "main", "play"]
 
 
-def play(
-    game: games.Game,
-    human_seat: int,
-    opponents: dict,
-    num_players: int,
-    seed: int,
-    max_turns: int,
-    read: Callable[[str], str] = input,
-    estimator=None,
-) -> int | None:
-    """One game; `opponents` maps each other seat to (label, agent). Returns the winner seat
-    (None if the game reached `max_turns` of the game's turns). `estimator` (a policy agent
-    with a value network) adds its win-chance estimate for you before each of your moves."""
-    rng = np.random.default_rng(seed)  # the opponents' re-drawn views of hidden parts
-    state = game.new_state(num_players, seed=seed)
-    view = game.play_view(state, human_seat)  # follows the game: every move goes through view.told
-    while game.winner(state) is None and game.turn(state) < max_turns:
-        seat = game.to_move(state)
+def play(table: Table, read: Callable[[str], str] = input, estimator=None) -> int | None:
+    """One game at `table` (the person against labelled agents). Returns the winner seat (None
+    if the game reached the table's turn limit). `estimator` (a policy agent with a value
+    network) adds its win-chance estimate for you before each of your moves."""
+    game, human_seat = table.game, table.human_seat
+    view = table.shown
+    while not table.over:
+        seat, forced = table.mover(), False
         if seat == human_seat:
-            options = view.options(state)
+            options = view.options(table.state)
             forced = len(options) == 1
             if not forced:
-                print("\n" + view.position(state))
+                print("\n" + view.position(table.state))
                 if estimator is not None:
-                    chance = estimator.win_chance(state, game.agent_rules, human_seat)
+                    chance = estimator.win_chance(table.state, game.agent_rules, human_seat)
                     print(f"Win chance ({estimator.name}): {chance:.0%}")
             action = options[0 if forced else ask_choice([words for _, words in options], read)][0]
         else:
-            label, agent = opponents[seat]
-            legal = game.legal_actions(state)
-            action = agent.act(agent_turn(game, state, rng, legal))
-            if action not in legal:
-                raise Quit(f"{label} chose action {action!r}, not one of the legal {legal.tolist()}")
-        before, state = state, game.apply(state, int(action))
-        if seat == human_seat:
-            print(view.told(before, int(action), state, None) + (" (forced: your only move)" if forced else ""))
-        else:
-            print(view.told(before, int(action), state, opponents[seat][0]))
-    print("\n" + view.position(state))
-    return game.winner(state)
-
-
-def build_opponents(
-    game: games.Game, specs: list[str], seats: tuple[int, ...], human_seat: int, num_players: int, seed: int
-) -> dict:
-    """seat -> (label, agent) for the seats other than the human's, in turn order after it.
-    An agent of another game, or a policy made for other rules or another player count, is
-    refused here (ValueError), before play."""
-    opponents = {}
-    for k, (seat, spec) in enumerate(seats_after(specs, seats, human_seat)):
-        # a policy file shows as its file name
-        opponents[seat] = (os.path.basename(spec), _agent(game, spec, num_players, seed + 1 + k))
-    return opponents
+            action = table.opponent_action()
+        before = table.move(int(action))
+        player = None if seat == human_seat else table.player_name(seat)
+        print(view.told(before, int(action), table.state, player) + (" (forced: your only move)" if forced else ""))
+    print("\n" + view.position(table.state))
+    return game.winner(table.state)
 
 
 def _agent(game: games.Game, spec: str, num_players: int, seed: int | None = None):
     """The agent `spec` names (``trained``: the game's shipped policy, for a game whose policies
-    ship), checked against the game; ValueError if it cannot play it."""
+    ship), checked against the game; ValueError if it cannot play it. An agent of another game,
+    or a policy made for other rules or another player count, is refused here, before play."""
     agent = make_agent(spec, seed=seed, game=game, players=num_players)
     game.check_agent(agent, num_players)
     return agent
@@ -130,10 +99,9 @@ def print_catalog() -> None:
 
 def catalog_lines(rows: list[dict]) -> list[str]:
     """The catalog rows as aligned lines, each column as wide as its longest entry."""
-    name_width = max((len(row["name"]) for row in rows), default=0)
-    rules_width = max((len(row["rules"]) for row in rows), default=0)
+    width = {key: max((len(row[key]) for row in rows), default=0) for key in ("name", "rules")}
     return [
-        f"  {row['name']:<{name_width}}  rules {row['rules']:<{rules_width}}  {row['players']} players  "
+        f"  {row['name']:<{width['name']}}  rules {row['rules']:<{width['rules']}}  {row['players']} players  "
         + (row["path"] if row["present"] else f"{row['path']} (missing)")
         for row in rows
     ]
@@ -215,39 +183,37 @@ def _main(argv: list[str] | None = None) -> int:
         return 0
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # a stray non-UTF-8 byte is a wrong answer, not a crash
-    try:
-        players = kind.check_players(args.players)
-        seats = game.seats(game.new_state(players, seed=0))
-    except ValueError as exc:
-        p.error(f"--players {args.players} --rules {game.variant_name}: {exc}")
     max_turns = kind.max_turns if args.max_turns is None else args.max_turns
-    human_seat = seats[0] if args.seat is None else args.seat
-    if human_seat not in seats:
-        p.error(f"--seat must be one of the seats in play {list(seats)}")
     try:
-        opponents = build_opponents(
-            game, args.opponents or [first_offered(game_id)], seats, human_seat, players, args.seed
+        players, human_seat, opponents = seat_opponents(
+            game,
+            args.players,
+            args.seat,
+            args.opponents or [first_offered(game_id)],
+            args.seed,
+            lambda spec, players, seed: (os.path.basename(spec), _agent(game, spec, players, seed)),  # a file: its name
         )
     except ValueError as exc:
-        p.error(f"--opponents: {exc}")
+        p.error(f"--{exc}")
     try:
         estimator = None if args.estimate is None else build_estimator(args.estimate, game, players)
     except ValueError as exc:
         p.error(f"--estimate: {exc}")
     set_torch_threads()  # policies answer one position at a time: one thread (SORRY_TORCH_THREADS to change)
 
-    view = game.play_view(game.new_state(players, seed=args.seed), human_seat)  # only for the seats' names
+    table = Table(game, players, human_seat, opponents, args.seed, max_turns)
+    view = table.shown
     print(f"Playing {kind.long_name} (rules {game.variant_name}).")
     print(
         f"You are {view.seat_name(human_seat)} (seat {human_seat}). Opponents: "
         + ", ".join(f"{view.seat_name(s)} = {label}" for s, (label, _) in opponents.items())
     )
     try:
-        winner = play(game, human_seat, opponents, players, args.seed, max_turns, estimator=estimator)
+        play(table, estimator=estimator)
     except Quit as why:
         print(f"\nGame abandoned: {why}.")
         return 1
-    print(view.result(winner, max_turns, "" if winner is None or winner == human_seat else opponents[winner][0]))
+    print(table.result_text())
     return 0
 
 

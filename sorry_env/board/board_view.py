@@ -37,7 +37,7 @@ from . import engine as E
 from . import game
 from .geometry import BACKWARD, FORWARD, HOME, SAFE0, START, START_CIRCLE, TRACK
 from .narrate import PawnLabels, describe_move, option_text
-from .render import COLOUR_NAMES, render_ansi
+from .render import COLOUR_NAMES, render_ansi, token_text
 from .rules import CARD_NAMES, CSORRY, Rules, get_rules
 from .state_io import state_to_dict
 
@@ -56,10 +56,6 @@ def cell_key(seat: int, code: int) -> str:
     raise ValueError(f"no cell for pawn code {code}")
 
 
-def _pawn_code(state: np.ndarray, seat: int, slot: int) -> int:
-    return int(state[E.PAWNS + seat * E.MAX_SLOTS + slot])
-
-
 def _landing(seat: int, code: int, step: int) -> int:
     """Where a pawn lands `step` squares away (negative: backward), before any slide."""
     return int(FORWARD[seat, code, step] if step > 0 else BACKWARD[seat, code, -step])
@@ -71,49 +67,43 @@ def click_plan(state: np.ndarray, rules: Rules, action: int) -> list[str]:
     r = game.rules_array(rules)
     me = game.to_move(state)
     kind, i, j, first, t = game.decode_action(rules, action)
+
+    def pawn(seat: int, slot: int, step: int = 0) -> str:
+        """The cell of pawn `slot` of `seat`, or (`step` not 0) where it lands `step` squares away."""
+        code = int(state[E.PAWNS + seat * E.MAX_SLOTS + slot])
+        return cell_key(seat, _landing(seat, code, step) if step else code)
+
     if kind == "discard":
         return [f"discard:{CARD_NAMES[i]}"]
     if kind == "no_fire_move":  # Fire and Ice, before the draw: Pass declines the fire move
         return ["pass"]
     if kind == "fire_move":  # ... and a click on the fire pawn makes it
-        seat, slot = game.tokens(state)["fire"]
-        return [cell_key(seat, _pawn_code(state, seat, slot))]
+        return [pawn(*game.tokens(state)["fire"])]
     card = game.action_card(state, rules, action)
     if card is None:  # (only discards and fire decisions play no card: answered above)
         raise ValueError(f"action {action} plays no card")
     prefix = [f"card:{CARD_NAMES[card]}"] if rules.hand_size else []
+    seat = (me + 2 * i) % 4  # (start and sorry: the seat whose Start the pawn leaves)
     if kind == "pass":
         return prefix + ["pass"]
     if kind == "start":
-        seat = (me + 2 * i) % 4
         return prefix + [f"start:{seat}", cell_key(seat, START_CIRCLE[seat])]
     if kind == "sorry":
-        seat = (me + 2 * i) % 4
-        target_seat, target_slot = E.target_pawn(state, r, me, t)
-        return prefix + [f"start:{seat}", cell_key(target_seat, _pawn_code(state, target_seat, target_slot))]
+        return prefix + [f"start:{seat}", pawn(*E.target_pawn(state, r, me, t))]
     seat, slot = E.movable_pawn(r, me, i)
-    code = _pawn_code(state, seat, slot)
-    pawn = cell_key(seat, code)
     if kind == "swap":
-        target_seat, target_slot = E.target_pawn(state, r, me, t)
-        return prefix + [pawn, cell_key(target_seat, _pawn_code(state, target_seat, target_slot))]
-    if kind == "move":
-        step = int(E.CARD_STEP[card]) if card != CSORRY else rules.sorry_forward
-        return prefix + [pawn, cell_key(seat, _landing(seat, code, step))]
-    if kind == "back1":
-        return prefix + [pawn, cell_key(seat, _landing(seat, code, -1))]
-    if kind == "seven_part":
-        return prefix + [pawn, cell_key(seat, _landing(seat, code, first))]
+        return prefix + [pawn(seat, slot), pawn(*E.target_pawn(state, r, me, t))]
+    steps = {
+        "move": int(E.CARD_STEP[card]) if card != CSORRY else rules.sorry_forward,
+        "back1": -1,
+        "seven_part": first,
+    }
+    if kind in steps:
+        return prefix + [pawn(seat, slot), pawn(seat, slot, steps[kind])]
     # split: the second pawn's cell is where it stands before the seven (the first part can
     # neither bump nor slide onto an own pawn in a legal split).
     seat_j, slot_j = E.movable_pawn(r, me, j)
-    code_j = _pawn_code(state, seat_j, slot_j)
-    return prefix + [
-        pawn,
-        cell_key(seat, _landing(seat, code, first)),
-        cell_key(seat_j, code_j),
-        cell_key(seat_j, _landing(seat_j, code_j, 7 - first)),
-    ]
+    return prefix + [pawn(seat, slot), pawn(seat, slot, first), pawn(seat_j, slot_j), pawn(seat_j, slot_j, 7 - first)]
 
 
 class BoardPlayView(PlayView):
@@ -134,11 +124,6 @@ class BoardPlayView(PlayView):
         rules = self.rules
         hand = self.viewer if rules.hand_size else None  # the viewer's hand is shown; the others' stay hidden
         return render_ansi(state, rules.pawns_per_player, self.labels, hand, rules.teams != "none", rules.fire_ice)
-
-    def listed(self, state: np.ndarray) -> set[int]:
-        """Of actions leading to the same position (game.equivalent_actions, e.g. a split
-        seven's two orders), the first: the move list shows each outcome once."""
-        return {group[0] for group in game.equivalent_actions(state, self.rules)}
 
     def options(self, state: np.ndarray) -> list[tuple[int, str]]:
         return [(move["action"], move["description"]) for move in self.page_moves(state) if move["listed"]]
@@ -175,7 +160,9 @@ class BoardPlayView(PlayView):
 
     def page_moves(self, state: np.ndarray) -> list[dict]:
         """Every legal move (each playable by its clicks; ``listed``: shown in the move list)."""
-        listed = self.listed(state)
+        # Of actions leading to the same position (e.g. a split seven's two orders), the move
+        # list shows the first: each outcome once.
+        listed = {group[0] for group in game.equivalent_actions(state, self.rules)}
         return [
             {
                 "action": int(a),
@@ -196,18 +183,12 @@ class BoardPlayView(PlayView):
         }
 
     def token_text(self, state: np.ndarray) -> str | None:
-        """Fire and Ice: where the tokens are, in words (None under other rules). The moves
-        that place a token say so in their descriptions; several moves may share the clicks
-        of one pawn move and differ only in the token, and the page then asks which."""
+        """Fire and Ice: where the tokens are, with the pawns' labels, as the drawn and text
+        boards say it (:func:`sorry_env.board.render.token_text`; None under other rules). The
+        moves that place a token say so in their descriptions; several moves may share the
+        clicks of one pawn move and differ only in the token, and the page then asks which."""
         if not self.rules.fire_ice:
             return None
-        parts = []
-        for name, where in game.tokens(state).items():
-            if where is None:
-                parts.append(f"{name.capitalize()} is in the middle")
-            else:
-                seat, slot = where
-                parts.append(f"{name.capitalize()} is on {COLOUR_NAMES[seat]} {self.labels.seat_labels(seat)[slot]}")
-        if game.fire_decision(state):
-            parts.append("fire move or Pass, before the draw")
-        return "; ".join(parts) + "."
+        return token_text(state, self.labels) + (
+            " | fire move or Pass, before the draw" if game.fire_decision(state) else ""
+        )

@@ -103,7 +103,7 @@ def main(argv=None) -> int:
     from .app import DEFAULT_CHECKPOINTS, DEFAULT_HINT_AGENT, create_app
     from .connections import BACKLOG, bounded_protocol, connection_cap
     from .games import GameStore
-    from .guard import allowed_hosts
+    from .guard import LOOPBACK_NAMES, allowed_hosts
 
     try:
         max_connections = connection_cap(args.max_connections)
@@ -120,7 +120,7 @@ def main(argv=None) -> int:
         )
     except ValueError as exc:
         p.error(f"--hint-agent: {exc}")
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    if args.host not in LOOPBACK_NAMES:
         print(f"warning: --host {args.host} lets other machines play on this server", file=sys.stderr)
     print(f"Sorry! in the browser: http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
     # A request still running at SIGTERM gets a few seconds (a search move is within its budget).

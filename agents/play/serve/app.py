@@ -6,9 +6,11 @@ request never changes a game):
 =======================================  ====================================================
 ``GET /``                                the page (static files under ``/static/``)
 ``GET /api/layout``                      the board geometry (:func:`sorry_env.board.board_layout.layout`)
-``GET /api/options``                     presets (with their player counts), the agents a
-                                         client may pick and their settings' caps, the
-                                         policies on offer, the hint agent, the defaults
+``GET /api/options``                     the board game's menu (presets with their player
+                                         counts, the agents a client may pick and their
+                                         settings' caps, the hint agent, the defaults), the
+                                         policies on offer and every other game's menu
+                                         (``games``), each written by one method
 ``POST /api/games``                      a new game: ``{"game"?, "players", "rules",
                                          "opponents", "seat"?, "seed"?}`` -> 201
                                          ``{"game", "events"}`` (``"game"``: a registered
@@ -31,6 +33,7 @@ makes its requests take turns.
 from __future__ import annotations
 
 import contextlib
+import functools
 import pathlib
 import secrets
 import sys
@@ -49,13 +52,12 @@ from starlette.staticfiles import StaticFiles
 from sorry_env import games
 from sorry_env.agents import catalog, make_agent
 from sorry_env.board import board_layout, game
-from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, PRESETS
 from sorry_env.checks import excerpt
 
-from ..prompt import first_offered, seats_after
-from .games import GameError, GameStore, Session, Table
-from .guard import LOOPBACK_NAMES, MAX_BODY, BodyError, RequestGuard, read_json
-from .opponents import OpponentMenu, choose_agent, named_agent, offered_agents, parse_agent, remote_agent
+from ..prompt import first_offered, is_int, seat_opponents
+from .games import GameError, GameStore, Session
+from .guard import LOOPBACK_NAMES, MAX_BODY, RequestGuard, read_json
+from .opponents import OpponentMenu, offered_agents, parse_agent
 from .workers import MovePool
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -75,10 +77,6 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 class GameServer:
     """The store of games plus what a new game needs: the opponents on offer, the hint agent
     and the pool that runs search moves."""
@@ -95,166 +93,123 @@ class GameServer:
         # it, and a bad spec is refused at start-up, not at the first hint.
         make_agent(hint_agent)
         # A registered agent answers clients' hints like an opponent: within the same caps.
-        self.hint_choice = parse_agent(hint_agent)
+        self.hint_choice = parse_agent(games.load_game(games.default_game_id()), hint_agent)
         self.store = store
-        self.menu = OpponentMenu(checkpoints)  # the files are listed once, here
         self.hint_spec = hint_agent
         self.max_turns = max_turns  # None: every game's own limit
-        self.pool = pool if pool is not None else MovePool(DEFAULT_WORKERS, DEFAULT_MOVE_BUDGET)
-
-    @property
-    def policies(self) -> list[dict]:
-        return self.menu.policies
+        self.pool = pool if pool is not None else MovePool()
+        self.menu = OpponentMenu(checkpoints, self.pool)  # the files are listed once, here
 
     def options(self) -> dict:
-        presets = []
-        for name, rules in PRESETS.items():
-            seats = {}
-            for n in (2, 3, 4):
-                try:
-                    seats[str(n)] = list(game.seats_for(n, rules=rules))
-                except ValueError:
-                    pass
-            presets.append(
-                {
-                    "name": name,
-                    "players": [int(n) for n in seats],
-                    "seats": seats,
-                    "teams": rules.teams != "none",
-                    "hands": bool(rules.hand_size),
-                    "pawns": rules.pawns_per_player,
-                }
-            )
+        """What the page of the drawn game offers (the default game's options, its policies on
+        offer, the move budget) and, under ``games``, every registered game shown as text."""
         return {
-            "presets": presets,
-            "agents": sorted(self.menu.caps()),
-            "settings": self.menu.caps(),
-            "policies": [{k: p[k] for k in ("spec", "name", "rules", "players", "shipped")} for p in self.policies],
+            **self.game_options(games.default_game_id()),
+            "policies": [
+                {k: p[k] for k in ("spec", "name", "rules", "players", "shipped")} for p in self.menu.policies
+            ],
             "trained": catalog.TRAINED,
-            "hint_agent": self.hint_spec,
-            "max_turns": self.max_turns or DEFAULT_MAX_TURNS,
             "move_budget": self.pool.budget,
             "seed_limit": SEED_LIMIT,
-            "defaults": {"players": 2, "rules": DEFAULT_PRESET, "opponents": ["heuristic"]},
-            "games": self.other_games(),
+            "games": [
+                self.game_options(i) for i, played in games.registered_games().items() if not played.game_type.can_draw
+            ],
         }
 
-    def other_games(self) -> list[dict]:
-        """The registered games the page shows as text (not drawn: ``GameType.can_draw``) a
-        client may start ("game" of a new game), each with its variants (``rules``), player
-        counts, the agents offered (by name, default settings) and its hint agent."""
-        out = []
-        for game_class in games.registered_games().values():
-            kind = game_class.game_type
-            if kind.can_draw:
-                continue
-            out.append(
-                {
-                    "id": kind.id,
-                    "long_name": kind.long_name,
-                    "rules": list(kind.variants),
-                    "players": list(kind.player_counts),
-                    "seat_names": list(kind.seat_names),
-                    "max_turns": self.max_turns or kind.max_turns,
-                    "turn_unit": kind.turn_unit,
-                    "agents": offered_agents(kind.id),
-                    "hint_agent": first_offered(kind.id),
-                    "defaults": {"players": kind.player_counts[0], "opponents": [first_offered(kind.id)]},
-                }
-            )
-        return out
+    def game_options(self, game_id: str) -> dict:
+        """What a client may choose in a new game of the registered game `game_id`: its
+        variants (``rules``; ``presets``: each with its player counts and their seats in play),
+        player counts, the agents offered (``agents``, their settings' caps ``settings``), its
+        hint agent and the defaults."""
+        kind = games.game_type(game_id)
+        offered = offered_agents(games.load_game(game_id))
+        presets = []
+        for variant in kind.variants:
+            played = games.load_game(game_id, variant)
+            seats = {}
+            for n in kind.player_counts:
+                with contextlib.suppress(ValueError):  # (team rules seat four players only)
+                    seats[str(n)] = list(played.seats(played.new_state(n)))
+            presets.append({"name": variant, "players": [int(n) for n in seats], "seats": seats})
+        return {
+            "id": kind.id,
+            "long_name": kind.long_name,
+            "rules": list(kind.variants),
+            "presets": presets,
+            "players": list(kind.player_counts),
+            "seat_names": list(kind.seat_names),
+            "max_turns": self.max_turns or kind.max_turns,
+            "turn_unit": kind.turn_unit,
+            "agents": list(offered),
+            "settings": offered,
+            "hint_agent": self._hint_spec(kind),
+            "defaults": {
+                "players": kind.player_counts[0],
+                "rules": kind.default_variant,
+                "opponents": [first_offered(kind.id)],
+            },
+        }
 
     def create(self, body: dict) -> Session:
         """A new game from a request body, every field checked first (ValueError)."""
         unknown = set(body) - CREATE_KEYS
         if unknown:
             raise ValueError(f"unknown fields {excerpt(sorted(unknown))}; a new game takes {sorted(CREATE_KEYS)}")
-        game_id = body.get("game", games.default_game_id())
-        if not isinstance(game_id, str) or len(game_id) > MAX_NAME:
-            raise TypeError(f"game must be a registered game's id, got {excerpt(game_id)}")
+        game_id = _name(body, "game", games.default_game_id(), "a registered game's id")
         kind = games.game_type(game_id)  # ValueError naming the registered games
-        variant = body.get("rules", kind.default_variant)
-        if not isinstance(variant, str) or len(variant) > MAX_NAME:
-            raise TypeError(
-                f"rules must be one of {kind.long_name}'s rule sets {list(kind.variants)}, got {excerpt(variant)}"
-            )
+        rule_sets = f"one of {kind.long_name}'s rule sets {list(kind.variants)}"
+        variant = _name(body, "rules", kind.default_variant, rule_sets)
         played = games.load_game(game_id, variant)  # ValueError naming its variants
-        players = kind.check_players(body.get("players", kind.player_counts[0]))
-        seats = played.seats(played.new_state(players, seed=0))
-        seat, seed = _seat_and_seed(body, seats)
-        opponents = {}
-        for k, (other, text) in enumerate(_opponent_specs(body, seats, seat, first_offered(game_id))):
-            try:
-                opponents[other] = self._agent(played, text, players, seed + 1 + k)
-            except ValueError as exc:
-                raise ValueError(f"opponent {k + 1}: {exc}") from None
+        seed = body.get("seed")
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        game.check_seed(seed)
+        if seed >= SEED_LIMIT:
+            raise ValueError(f"seed must be below {SEED_LIMIT}, got {excerpt(seed)}")
+        specs = body.get("opponents", [first_offered(game_id)])  # one text for all or one each
+        if not isinstance(specs, (list, str)):
+            raise ValueError(f"opponents must be a list of agent names, got {excerpt(specs)}")
+        players, seat, opponents = seat_opponents(
+            played,
+            body.get("players", kind.player_counts[0]),
+            body.get("seat"),
+            [specs] if isinstance(specs, str) else specs,
+            seed,
+            functools.partial(self.menu.choose, played),
+        )
         hint = self._hint(played, players, seed + 99)
-        table = Table(players, seat, opponents, seed, hint, self.max_turns or kind.max_turns)
-        return Session(self.store.new_id(), played, table, self._estimator(played, players))
-
-    def _agent(self, played: games.Game, text, players: int, seed: int):
-        """(label, agent) for one opponent a client named, from the server's choices only
-        (agents.play.serve.opponents); ValueError if there is no such choice or it cannot play
-        this game."""
-        if not played.game_type.shipped_policies:
-            name = choose_agent(played, text)
-            return name, named_agent(self.pool, played, name, seed)
-        offered = self.menu.choose(text, played.agent_rules, players)
-        if offered.search:
-            return offered.label, remote_agent(self.pool, played, offered.agent, offered.settings, seed)  # type: ignore[arg-type]
-        try:
-            agent = offered.build(seed=seed)
-        except Exception as exc:  # a listed file damaged since start-up: a refusal, never a 500
-            raise ValueError(f"{offered.label} could not be loaded ({type(exc).__name__})") from None
-        played.check_agent(agent, players)
-        return offered.label, agent
+        max_turns = self.max_turns or kind.max_turns
+        return Session(
+            self.store.new_id(),
+            played,
+            players,
+            seat,
+            opponents,
+            seed,
+            max_turns,
+            hint,
+            self.menu.estimator(played, players),
+        )
 
     def _hint(self, played: games.Game, players: int, seed: int) -> tuple:
         """(label, agent) answering hints: the operator's hint agent for a game whose policies
         ship (a registered agent within the caps, like an opponent), else the first quick agent
         the game offers (prompt.QUICK_AGENTS)."""
-        if not played.game_type.shipped_policies:
-            return self._agent(played, first_offered(played.game_type.id), players, seed)
-        if self.hint_choice is None:  # the operator's own policy file or module:Name
+        if played.game_type.shipped_policies and self.hint_choice is None:  # the operator's own file or module:Name
             return self.hint_spec, make_agent(self.hint_spec, seed=seed)
-        return self._agent(played, self.hint_spec, players, seed)
+        return self.menu.choose(played, self._hint_spec(played.game_type), players, seed)
 
-    def _estimator(self, played: games.Game, players: int):
-        """The listed shipped policy of this game if it holds a value network (it tells the
-        person's win chance), else None."""
-        path = self.menu.estimator_path(played.agent_rules, players) if played.game_type.shipped_policies else None
-        if path is None:
-            return None
-        try:
-            return make_agent(path, game=played)
-        except Exception:  # damaged since start-up: the game goes on without the estimate
-            return None
+    def _hint_spec(self, kind: games.GameType) -> str:
+        return self.hint_spec if kind.shipped_policies else first_offered(kind.id)
 
 
-def _seat_and_seed(body: dict, seats) -> tuple[int, int]:
-    """The person's seat (default: the first in play) and the game's seed (default: drawn) of
-    a new game's body; ValueError naming the field."""
-    seat = body.get("seat", seats[0])
-    if not _is_int(seat) or seat not in seats:
-        raise ValueError(f"seat must be one of the seats in play {list(seats)}, got {excerpt(seat)}")
-    seed = body.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(2**31)
-    game.check_seed(seed)
-    if seed >= SEED_LIMIT:
-        raise ValueError(f"seed must be below {SEED_LIMIT}, got {excerpt(seed)}")
-    return seat, seed
-
-
-def _opponent_specs(body: dict, seats, seat: int, default: str) -> list[tuple[int, Any]]:
-    """(seat, the client's opponent text) for every seat after the person's in turn order: one
-    text for all or one each (each checked by the game's own menu later); ValueError otherwise."""
-    specs = body.get("opponents", [default])
-    if isinstance(specs, str):
-        specs = [specs]
-    if not isinstance(specs, list):
-        raise ValueError(f"opponents must be a list of agent names, got {excerpt(specs)}")
-    return seats_after(specs, seats, seat)
+def _name(body: dict, key: str, default: str, what: str) -> str:
+    """The name `key` of a new game's body (`default` when absent); TypeError unless it is text
+    of at most MAX_NAME characters (`what` says what it must be)."""
+    value = body.get(key, default)
+    if not isinstance(value, str) or len(value) > MAX_NAME:
+        raise TypeError(f"{key} must be {what}, got {excerpt(value)}")
+    return value
 
 
 def create_app(
@@ -288,28 +243,25 @@ def create_app(
         def start():
             with session.lock:
                 server.store.add(session, client)  # checked again: another request may have filled it
-                events = session.advance()  # the opponents may move first
-                return {"game": session.view(), "events": events}
+                return session.answer(session.advance())  # the opponents may move first
 
         return JSONResponse(await run_in_threadpool(start), status_code=201)
 
-    async def show(request: Request) -> Response:
-        session = server.store.get(request.path_params["game_id"])
-        return JSONResponse({"game": await run_in_threadpool(_locked(session, session.view))})
+    def on_game(work):
+        """A route on one game: ``work(session, body)`` (a POST's body, else {}) run under the
+        game's lock in a worker thread, its answer as JSON."""
 
-    async def move(request: Request) -> Response:
-        session = server.store.get(request.path_params["game_id"])
-        action, version = _move_request(await read_json(request))
+        async def route(request: Request) -> Response:
+            session = server.store.get(request.path_params["game_id"])
+            body = await read_json(request) if request.method == "POST" else {}
 
-        def play():
-            events = session.play(action, version)
-            return {"game": session.view(), "events": events}
+            def run():
+                with session.lock:
+                    return work(session, body)
 
-        return JSONResponse(await run_in_threadpool(_locked(session, play)))
+            return JSONResponse(await run_in_threadpool(run))
 
-    async def hint(request: Request) -> Response:
-        session = server.store.get(request.path_params["game_id"])
-        return JSONResponse({"hint": await run_in_threadpool(_locked(session, session.hint))})
+        return route
 
     async def delete(request: Request) -> Response:
         server.store.delete(request.path_params["game_id"])
@@ -323,72 +275,43 @@ def create_app(
             pool.close()  # the search workers stop with the server
 
     routes = [
-        Route("/", _page),
-        Route("/api/layout", _layout),
+        Route("/", lambda request: FileResponse(STATIC / "index.html")),
+        Route("/api/layout", lambda request: JSONResponse(board_layout.layout())),
         Route("/api/options", options),
         Route("/api/games", create, methods=["POST"]),
-        Route("/api/games/{game_id}", show, methods=["GET"]),
+        Route("/api/games/{game_id}", on_game(lambda session, _: {"game": session.view()}), methods=["GET"]),
         Route("/api/games/{game_id}", delete, methods=["DELETE"]),
-        Route("/api/games/{game_id}/move", move, methods=["POST"]),
-        Route("/api/games/{game_id}/hint", hint, methods=["GET"]),
+        Route("/api/games/{game_id}/move", on_game(_move), methods=["POST"]),
+        Route("/api/games/{game_id}/hint", on_game(lambda session, _: {"hint": session.hint()}), methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    handlers: dict[Any, Any] = {
-        GameError: _game_error,
-        BodyError: _body_error,
-        HTTPException: _http_error,
-        Exception: _server_error,
-    }
+    handlers: dict[Any, Any] = dict.fromkeys((GameError, HTTPException, Exception), _error_answer)
     guard = Middleware(RequestGuard, hosts=frozenset(hosts))
     app = Starlette(routes=routes, exception_handlers=handlers, middleware=[guard], lifespan=lifespan)
     app.state.server = server
     return app
 
 
-async def _page(request: Request) -> Response:
-    return FileResponse(STATIC / "index.html")
-
-
-async def _layout(request: Request) -> Response:
-    return JSONResponse(board_layout.layout())
-
-
-def _move_request(body: dict) -> tuple[int, int | None]:
-    """(action, version) of a move request's body; GameError (422) naming what is wrong."""
+def _move(session: Session, body: dict) -> dict:
+    """The person's move of a move request's body (``{"action", "version"?}``) and the
+    opponents' replies; GameError (422) naming what is wrong with the body."""
     unknown = set(body) - MOVE_KEYS
     if unknown or "action" not in body:
         raise GameError(f'a move is {{"action": index, "version": n (optional)}}, got {excerpt(body)}', status=422)
     action, version = body["action"], body.get("version")
-    if not _is_int(action) or (version is not None and not _is_int(version)):
+    if not is_int(action) or (version is not None and not is_int(version)):
         raise GameError(
             f"action and version must be integers, got {excerpt(action)} and {excerpt(version)}", status=422
         )
-    return action, version
+    return session.answer(session.play(action, version))
 
 
-async def _game_error(request: Request, exc: GameError) -> Response:
-    return _error(str(exc), exc.status)
-
-
-async def _body_error(request: Request, exc: BodyError) -> Response:
-    return _error(str(exc), exc.status)
-
-
-async def _http_error(request: Request, exc: HTTPException) -> Response:
-    return _error(exc.detail or "error", exc.status_code)
-
-
-async def _server_error(request: Request, exc: Exception) -> Response:
-    # The operator sees the traceback; the client learns nothing of the server's insides.
-    traceback.print_exception(exc, file=sys.stderr)
+async def _error_answer(request: Request, exc: Exception) -> Response:
+    """Every error as ``{"error": message}``: a refusal (GameError, BodyError, HTTPException)
+    with its status, anything else a 500 whose traceback only the operator sees."""
+    if isinstance(exc, HTTPException):
+        return _error(exc.detail or "error", exc.status_code)
+    if isinstance(exc, GameError):
+        return _error(str(exc), exc.status)
+    traceback.print_exception(exc, file=sys.stderr)  # the client learns nothing of the server's insides
     return _error("internal error (the server's log has the details)", 500)
-
-
-def _locked(session: Session, work):
-    """`work` run under the game's lock (in a worker thread)."""
-
-    def run():
-        with session.lock:
-            return work()
-
-    return run

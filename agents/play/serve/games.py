@@ -19,7 +19,6 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,6 +26,8 @@ from sorry_env import games
 from sorry_env.agent import agent_turn
 from sorry_env.agents import Agent
 from sorry_env.checks import excerpt
+
+from ..prompt import Table
 
 
 class GameError(Exception):
@@ -37,55 +38,35 @@ class GameError(Exception):
         self.status = status
 
 
-@dataclass(frozen=True)
-class Table:
-    """Who sits where in a new game: the person's seat, the labelled agents at the others,
-    the hint agent, the seed and the turn limit."""
+class Session(Table):
+    """One game of a registered game in the browser: a person at `human_seat` against agents
+    at the other seats (:class:`sorry_env.agents.play.prompt.Table`); `hint` (label, agent)
+    answers the person's hints and `estimator` (a policy agent with a value network, or None)
+    tells the person's win chance."""
 
-    num_players: int
-    human_seat: int
-    opponents: dict[int, tuple[str, Agent]]  # seat -> (label, agent)
-    seed: int
-    hint_agent: tuple[str, Agent]  # (label, agent)
-    max_turns: int
-
-
-class Session:
-    """One game of a registered game: a person at `human_seat` against agents at the other
-    seats; `estimator` (a policy agent with a value network, or None) tells the person's win
-    chance."""
-
-    def __init__(self, session_id: str, game: games.Game, table: Table, estimator=None):
-        self.id = session_id
-        self.game = game
-        self.num_players = table.num_players
-        self.human_seat = table.human_seat
-        self.opponents = table.opponents
-        self.seed = table.seed
-        self.hint_label, self.hint_agent = table.hint_agent
-        self.max_turns = table.max_turns
-        self.estimator = estimator
+    def __init__(
+        self,
+        session_id: str,
+        game: games.Game,
+        num_players: int,
+        human_seat: int,
+        opponents: dict[int, tuple[str, Agent]],
+        seed: int,
+        max_turns: int,
+        hint: tuple[str, Agent],
+        estimator=None,
+    ):
         # Separate generators: asking for a hint must not change the opponents' play.
-        self.rng = np.random.default_rng([table.seed, 0])
-        self.hint_rng = np.random.default_rng([table.seed, 1])
+        super().__init__(game, num_players, human_seat, opponents, seed, max_turns, np.random.default_rng([seed, 0]))
+        self.hint_rng = np.random.default_rng([seed, 1])
+        self.id, self.estimator = session_id, estimator
+        self.hint_label, self.hint_agent = hint
         self.version = 0  # moves applied so far; a move request may name it to refuse stale clicks
         self.log: list[dict] = []
         self.lock = threading.Lock()
         self.last_used = 0.0
-        self.state = game.new_state(table.num_players, seed=table.seed)
-        self.shown = game.play_view(self.state, table.human_seat)  # what the person sees; follows every move
-
-    def player_name(self, seat: int) -> str:
-        return "you" if seat == self.human_seat else self.opponents[seat][0]
 
     # ---- reading ------------------------------------------------------------------------
-    @property
-    def over(self) -> bool:
-        return self.game.winner(self.state) is not None or self.game.turn(self.state) >= self.max_turns
-
-    def mover(self) -> int:
-        return self.game.to_move(self.state)
-
     def legal_moves(self) -> list[dict]:
         """The person's legal moves as the page offers them (empty when it is not their turn)."""
         if self.over or self.mover() != self.human_seat:
@@ -96,8 +77,11 @@ class Session:
         if not self.over:
             return None
         w = self.game.winner(self.state)
-        text = self.shown.result(w, self.max_turns, "" if w is None else self.player_name(w))
-        return {"winner": w, "you_win": w is not None and self.shown.same_side(self.human_seat, w), "text": text}
+        return {
+            "winner": w,
+            "you_win": w is not None and self.shown.same_side(self.human_seat, w),
+            "text": self.result_text(),
+        }
 
     def estimate(self) -> dict | None:
         """The estimator's win chance for the person while it is their turn (None otherwise):
@@ -141,6 +125,10 @@ class Session:
             "log": self.log,
         }
 
+    def answer(self, events: list[dict]) -> dict:
+        """A request's answer after `events` (the moves just played): the game's view and them."""
+        return {"game": self.view(), "events": events}
+
     def hint(self) -> dict:
         """The hint agent's choice for the person's move (the game does not change)."""
         legal = self.legal_moves()
@@ -155,16 +143,16 @@ class Session:
     # ---- changing -----------------------------------------------------------------------
     def _apply(self, action: int, note: str | None = None) -> dict:
         """Play the legal `action` for the seat to move; the event describing it."""
-        before, seat = self.state, self.mover()
-        facts = self.shown.page_move(before, action)
-        self.state = self.game.apply(before, action)  # checks legality once more
+        seat, facts = self.mover(), self.shown.page_move(self.state, action)
+        before = self.move(action)
         self.version += 1
-        text = self.shown.told(before, action, self.state, self.player_name(seat))
+        player = self.player_name(seat)
         entry = {
             "seat": seat,
-            "player": self.player_name(seat),
+            "player": player,
             "action": int(action),
-            "text": text + (f" ({note})" if note else ""),  # a search over its time budget (serve.workers)
+            # (a note: a search over its time budget, serve.workers)
+            "text": self.shown.told(before, action, self.state, player) + (f" ({note})" if note else ""),
             "turn": self.game.turn(before),
             **facts,
         }
@@ -175,12 +163,9 @@ class Session:
         """The opponents' moves until it is the person's turn or the game ends."""
         events = []
         while not self.over and self.mover() != self.human_seat:
-            legal = self.game.legal_actions(self.state)
-            label, agent = self.opponents[self.mover()]
-            action = agent.act(agent_turn(self.game, self.state, self.rng, legal))
-            if action not in legal:  # a server-side agent's fault: an error the operator sees
-                raise RuntimeError(f"{label} chose action {action!r}, not one of {legal.tolist()}")
-            events.append(self._apply(int(action), getattr(agent, "note", None)))
+            agent = self.opponents[self.mover()][1]
+            # (an illegal choice is a server-side agent's fault: Quit, an error the operator sees)
+            events.append(self._apply(self.opponent_action(), getattr(agent, "note", None)))
         return events
 
     def play(self, action, version=None) -> list[dict]:
@@ -199,14 +184,6 @@ class Session:
             where = "" if 0 <= action < size else f" (out of range: the actions are 0..{size - 1})"
             raise GameError(f"illegal move: action {excerpt(action)} is not one of the legal {legal.tolist()}{where}")
         return [self._apply(int(action))] + self.advance()
-
-
-class StoreFull(GameError):
-    def __init__(self, cap: int, per_client: bool = False):
-        if per_client:
-            super().__init__(f"you are playing {cap} games at once, the most one client may; finish one", status=429)
-        else:
-            super().__init__(f"the server holds its maximum of {cap} games; try again when one expires", status=503)
 
 
 class GameStore:
@@ -250,21 +227,21 @@ class GameStore:
         self._clients.pop(game_id, None)
 
     def _make_room(self, client: str, evict: bool) -> None:
-        """StoreFull unless a new game of `client` fits; with `evict`, forget the client's least
+        """GameError (429, 503) unless a new game of `client` fits; with `evict`, forget the client's least
         recently used idle game when it holds its share (the lock is held)."""
         own = [gid for gid, c in self._clients.items() if c == client]
         if self.per_client is not None and len(own) >= self.per_client:
             idle = [gid for gid in own if not self._games[gid].lock.locked()]
             if not idle:
-                raise StoreFull(self.per_client, per_client=True)
+                raise GameError(f"you are playing {len(own)} games at once, the most one client may; finish one", 429)
             if evict:
                 self._forget(min(idle, key=lambda gid: self._games[gid].last_used))
             return
         if len(self._games) >= self.max_games:
-            raise StoreFull(self.max_games)
+            raise GameError(f"the server holds its maximum of {self.max_games} games; try again when one expires", 503)
 
     def check_room(self, client: str = "") -> None:
-        """StoreFull unless a new game of `client` would fit now: checked before its agents are
+        """GameError (429, 503) unless a new game of `client` would fit now: checked before its agents are
         built (a full server refuses at once, without loading anything)."""
         self.purge()
         with self._lock:

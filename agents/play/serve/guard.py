@@ -22,6 +22,9 @@ import re
 from collections.abc import Sequence
 
 from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse
+
+from .games import GameError
 
 MAX_BODY = 64 * 1024  # bytes: far more than any request of this API needs
 MAX_DEPTH = 8  # nesting of [ and {: the deepest body of this API is 2
@@ -41,12 +44,11 @@ SECURITY_HEADERS = [
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
-class BodyError(Exception):
-    """A request body refused: `status` is 400 or 413."""
+class BodyError(GameError):
+    """A request body refused: `status` is 400, 408 or 413."""
 
     def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
+        super().__init__(message, status)
 
 
 def host_name(host: str) -> str:
@@ -83,21 +85,14 @@ class RequestGuard:
                 message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
             await send(message)
 
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        repeated = [name for name in SINGLE_HEADERS if sum(k.lower() == name.encode() for k, _ in scope["headers"]) > 1]
+        names = [k.decode("latin-1").lower() for k, _ in scope["headers"]]
+        headers = dict(zip(names, (v.decode("latin-1") for _, v in scope["headers"])))
+        repeated = [name for name in SINGLE_HEADERS if names.count(name) > 1]
         refusal = self.refusal(scope, headers, repeated)
         if refusal is None:
             return await self.app(scope, receive, send_secured)
         status, message = refusal
-        body = json.dumps({"error": message}).encode()
-        await send_secured(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-            }
-        )
-        await send_secured({"type": "http.response.body", "body": body})
+        await JSONResponse({"error": message}, status_code=status)(scope, receive, send_secured)
 
     def refusal(self, scope, headers: dict[str, str], repeated: Sequence[str] = ()) -> tuple[int, str] | None:
         """(status, message) for a refused request, else None. `repeated`: the SINGLE_HEADERS

@@ -25,6 +25,8 @@ import numpy as np
 
 from sorry_env.agents import Agent, agents_of_game
 
+from ..prompt import first_offered
+
 # Agents a worker keeps built, by (game, name, settings): each distinct setting of a search agent
 # holds its own tables (azsearch about 0.8 MB), so the cache is bounded, least recently used out.
 MAX_CACHED_AGENTS = 32
@@ -151,13 +153,14 @@ class MovePool:
                 status, value = worker.conn.recv()
                 self._idle.put(worker)
                 return (value, None) if status == "ok" else (None, f"the agent failed ({value})")
+            why = (
+                f"the search ran out of its {self.budget:g} s budget"  # still searching: its answer would come too late
+            )
         except (EOFError, OSError) as exc:
-            self._retire(worker)
-            self._fill()
-            return None, f"the search worker stopped ({type(exc).__name__})"
-        self._retire(worker)  # still searching: its answer would come too late
+            why = f"the search worker stopped ({type(exc).__name__})"
+        self._retire(worker)
         self._fill()
-        return None, f"the search ran out of its {self.budget:g} s budget"
+        return None, why
 
     def close(self) -> None:
         """Stop every worker (a move waiting on one gets its fallback at once)."""
@@ -172,12 +175,12 @@ class MovePool:
 class RemoteAgent(Agent):
     """A search agent of registered game `game_id` whose moves run in `pool`; each move's seed
     is drawn from this agent's own generator, so a game's seed fixes the moves whichever
-    worker makes them. When the pool gives no answer, `fallback` (a quick agent of the same
-    game) moves instead and `note` says why (else None)."""
+    worker makes them. When the pool gives no answer, its fallback (the first quick agent the
+    game offers, prompt.QUICK_AGENTS) moves instead and `note` says why (else None)."""
 
-    def __init__(self, pool: MovePool, name: str, settings: tuple, seed: int | None, game_id: str, fallback: Agent):
+    def __init__(self, pool: MovePool, name: str, settings: tuple, seed: int | None, game_id: str):
         self.pool, self.name, self.settings, self.game_id = pool, name, settings, game_id
-        self.fallback = fallback
+        self.fallback = _maker(game_id, first_offered(game_id))(seed=seed)
         self.note: str | None = None
         self.reset(seed)
 
