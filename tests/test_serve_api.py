@@ -232,6 +232,7 @@ def test_unknown_games_routes_and_methods_get_json_errors(client):
         ({"opponents": [7]}, "one of the choices of /api/options"),
         ({"opponents": ["random", "random"]}, "give 1, got 2"),
         ({"players": 4, "opponents": ["random", "random"]}, "give 1 (for every seat) or 3, got 2"),
+        ({"players": 4, "opponents": ["random", "random", "nobody"]}, "opponent 3: unknown opponent 'nobody'"),
         ({"opponents": ["no/such/file.safetensors"]}, "unknown opponent"),
         ({"colour": "red"}, "unknown fields ['colour']"),
     ],

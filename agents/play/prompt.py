@@ -76,13 +76,15 @@ def seat_opponents(
     others = [seats[(seats.index(seat) + k) % len(seats)] for k in range(1, len(seats))]
     try:
         specs = one_per_seat(specs, len(others), f"opponents for {len(seats)} players (the seats after yours)")
-        return (
-            players,
-            seat,
-            {other: build(spec, players, seed + 1 + k) for k, (other, spec) in enumerate(zip(others, specs))},
-        )
     except ValueError as exc:
         raise ValueError(f"opponents: {exc}") from None
+    built = {}
+    for k, (other, spec) in enumerate(zip(others, specs)):
+        try:
+            built[other] = build(spec, players, seed + 1 + k)
+        except ValueError as exc:  # name the opponent: with one spec each, the k-th is the culprit
+            raise ValueError(f"opponents: opponent {k + 1}: {exc}") from None
+    return players, seat, built
 
 
 class Table:
