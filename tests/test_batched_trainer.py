@@ -395,8 +395,6 @@ def test_the_game_api_env_plays_the_compiled_envs_games(snapshot):
     cfg["envs"] = 6
     g = cfg["game"]
     compiled = trace(lambda pool: BatchedSelfPlayEnv(cfg, pool))
-    generic = trace(
-        lambda pool: SelfPlayEnv(policy_game(g["rules"]), g["num_players"], g["max_turns"], 6, pool, None, INPUT_SIZE)
-    )
+    generic = trace(lambda pool: SelfPlayEnv(policy_game(g["rules"]), g["num_players"], g["max_turns"], 6, pool))
     assert len(compiled) == len(generic) and all(np.array_equal(x, y) for x, y in zip(compiled, generic))
     assert any(trace_dones.any() for trace_dones in compiled[3 : 3 * 80 + 1 : 3])  # games ended and were dealt again

@@ -173,16 +173,15 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
     :class:`sorry_env.games.Game`, for `num_players`) stepped together over its functional API,
     opponents drawn from `pool`, for MaskablePPO: the module docstring's semantics, every
     opponent moving outside a compiled loop (:class:`BatchedSelfPlayEnv` adds the board game's
-    compiled one). Observations are :meth:`sorry_env.games.Game.policy_input` rows of
-    `input_size` (default: the game's observation size)."""
+    compiled one). Observations are the learner's :meth:`sorry_env.games.Game.policy_input`."""
 
     compiled_kinds: tuple[str, ...] = ()  # opponent names played inside a compiled loop (seat codes < EXTERNAL)
     observation_low = -np.inf
 
-    def __init__(self, game, num_players: int, max_turns: int, num_envs: int, pool: OpponentPool, seed=None,
-                 input_size: int | None = None):  # fmt: skip
+    def __init__(self, game, num_players: int, max_turns: int, num_envs: int, pool: OpponentPool, seed=None):
         self.game = game
-        self.seats = tuple(game.seats(game.new_state(num_players)))
+        first = game.new_state(num_players)
+        self.seats = tuple(game.seats(first))
         self.num_players = len(self.seats)
         self.max_turns = int(max_turns)
         self.pool = pool
@@ -194,7 +193,7 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
         self.labels: list[list[str]] = [[] for _ in range(B)]  # each game's opponents, for infos
         self._rngs = np.zeros(B, dtype=np.int64)  # each game's generator of its compiled opponents
         self._waiting = np.full(B, -1, dtype=np.int64)
-        size = input_size or game.observation_size
+        size = len(game.policy_input(first, self.seats[0]))
         self._obs = np.zeros((B, size), dtype=np.float32)
         self._masks = np.zeros((B, self.n_actions), dtype=np.int8)
         self._rewards = np.zeros(B, dtype=np.float32)
@@ -448,7 +447,7 @@ class BatchedSelfPlayEnv(SelfPlayEnv):
         g = cfg["game"]
         self.rules = get_rules(g["rules"])
         self._rules = game.rules_array(self.rules)
-        super().__init__(policy_game(self.rules), g["num_players"], g["max_turns"], cfg["envs"], pool, seed, INPUT_SIZE)
+        super().__init__(policy_game(self.rules), g["num_players"], g["max_turns"], cfg["envs"], pool, seed)
         self._active = np.zeros(4, dtype=np.int64)
         self._active[list(self.seats)] = 1
         self._weights = DEFAULT_WEIGHTS.array()

@@ -37,6 +37,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 import torch
@@ -48,6 +49,7 @@ from sorry_env.agents.policy import Actor, masked_logits, save_policy
 from .batched_env import LearnerPolicy, SelfPlayEnv
 from .config import GAME_PPO, SELF, parse_settings, settings_parser
 from .opponents import SNAPSHOTS, OpponentPool
+from .sb3_policy import ActorCritic
 from .train import make_model
 
 # Learner decisions of every game per update: an Express game gives its learner about 12.
@@ -70,9 +72,9 @@ class UpdateLog(BaseCallback):
     """game_ppo's schedule around MaskablePPO's updates: after each one, the log line and (when
     due) the evaluation hook; the wall-clock budget ends training before the next rollout."""
 
-    def __init__(self, cfg: dict, evaluate, evaluate_every: int | None, log):
+    def __init__(self, cfg: dict, actor: Actor, evaluate, evaluate_every: int | None, log):
         super().__init__()
-        self.cfg, self.evaluate, self.evaluate_every, self.log = cfg, evaluate, evaluate_every, log
+        self.cfg, self.actor, self.evaluate, self.evaluate_every, self.log = cfg, actor, evaluate, evaluate_every, log
         self.next_evaluation = evaluate_every or 0
         self.updates = 0
         self.results: list[tuple[str, bool]] = []  # (opponent kind, learner won) of the games ended
@@ -93,7 +95,7 @@ class UpdateLog(BaseCallback):
 
     def report(self) -> None:
         """The log line of an update not reported yet, then the evaluation hook when it is due."""
-        updates = self.model._n_updates // self.model.n_epochs
+        updates = self.model._n_updates // self.cfg["epochs"]
         if updates == self.updates:
             return
         self.updates, done = updates, self.model.num_timesteps
@@ -110,7 +112,7 @@ class UpdateLog(BaseCallback):
                 f"value {losses['train/value_loss']:.3f} entropy {-losses['train/entropy_loss']:.3f}"
             )
         if self.evaluate and self.evaluate_every and self.next_evaluation <= done < (self.cfg["steps"] or np.inf):
-            self.evaluate(done, greedy(self.model.policy.mlp_extractor.actor))
+            self.evaluate(done, greedy(self.actor))
             while self.next_evaluation <= done:
                 self.next_evaluation += self.evaluate_every
 
@@ -136,9 +138,9 @@ def train(
            "gamma": 1.0, "gae_lambda": 1.0}  # fmt: skip
     network = {"kind": "mlp", "hidden": list(cfg["hidden"]), "value_hidden": list(cfg["hidden"]), "activation": "relu"}
     model = make_model({"network": network, "game": {"rules": game}, "ppo": ppo, "seed": cfg["seed"]}, env, None)
-    actor = model.policy.mlp_extractor.actor
+    actor = cast(ActorCritic, model.policy.mlp_extractor).actor  # typed as sb3's MlpExtractor
     pool.add_agent(LearnerPolicy(actor))  # "self": the current policy, sampled
-    schedule = UpdateLog(cfg, evaluate, evaluate_every, log)
+    schedule = UpdateLog(cfg, actor, evaluate, evaluate_every, log)
     model.learn(cfg["steps"] or 2**62, callback=schedule)
     if not all(torch.isfinite(p).all() for p in actor.parameters()):
         raise FloatingPointError("the policy's weights are no longer finite (lower the learning rate)")
