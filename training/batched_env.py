@@ -458,9 +458,6 @@ class BatchedSelfPlayEnv(SelfPlayEnv):
     def _new_game(self, b: int, seed: int) -> None:
         E.init_state(self.states[b], self._rules, self._active, seed)
 
-    def _running(self, b: int) -> bool:
-        return E.is_running(self.states[b], self.max_turns)
-
     def _advance(self) -> int:
         args = (self.seat_codes, self._weights, self.learners, self._rngs, self.max_turns, self._waiting)
         return advance(self.states, self._rules, *args)
