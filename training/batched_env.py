@@ -1,6 +1,12 @@
 """The self-play trainer's batched rollouts: B learner games stepped together, as an SB3 VecEnv.
 
-``BatchedSelfPlayEnv(cfg, pool, seed)`` plays ``cfg["envs"]`` games at once for
+One env for every registered game: ``SelfPlayEnv(game, num_players, max_turns, B, pool,
+seed)`` steps any game over its functional API (:class:`sorry_env.games.Game`; the rollouts of
+:mod:`sorry_env.training.game_ppo`), and its subclass for the board game,
+``BatchedSelfPlayEnv(cfg, pool, seed)``, replaces the game's steps (dealing, lone moves,
+scripted opponents, views, outcomes) with compiled loops over all the games; the same seed
+deals and plays the same games on both wherever no opponent is compiled.
+``BatchedSelfPlayEnv`` plays ``cfg["envs"]`` games at once for
 MaskablePPO (``n_envs = B``), with the per-game trainer env's semantics
 (:func:`sorry_env.training.train.make_env`: ``PolicyInputWrapper(SorryGymEnv(opponent_sampler=pool.sample))``):
 
