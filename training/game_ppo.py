@@ -103,7 +103,7 @@ class UpdateLog(BaseCallback):
             losses = self.model.logger.name_to_value
             rates = " ".join(
                 f"{name} {np.mean([won for kind, won in self.results if kind == name]):.2f}"
-                for name in self.cfg["opponents"]
+                for name in dict.fromkeys(self.cfg["opponents"])
                 if any(kind == name for kind, _ in self.results)
             )
             self.log(
@@ -129,7 +129,8 @@ def train(
     policy in memory (:func:`greedy`) every `evaluate_every` learner steps and at the end.
     Returns (actor, the training record of its policy file)."""
     game = games.load_game(cfg["game"])
-    mix = {SNAPSHOTS if kind == SELF else kind: weight for kind, weight in zip(cfg["opponents"], cfg["mix"])}
+    kinds = [SNAPSHOTS if kind == SELF else kind for kind in cfg["opponents"]]  # "self": the pool's one snapshot
+    mix = {kind: sum(w for k, w in zip(kinds, cfg["mix"]) if k == kind) for kind in kinds}
     pool = OpponentPool(mix, snapshot_window=1, game=game)
     env = SelfPlayEnv(game, cfg["players"], game.game_type.max_turns, cfg["games"], pool, cfg["seed"])
     rollout = cfg["games"] * ROLLOUT_STEPS
