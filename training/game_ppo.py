@@ -1,5 +1,5 @@
 """Train a small masked policy network for any registered game other than the board game
-(plain torch, one process), written as that game's policy file
+(sorry-train's PPO, one process), written as that game's policy file
 (:mod:`sorry_env.agents.policy`):
 
     python -m sorry_env.training.game_ppo --game ID --players 2 --minutes 8 --out ID-2p.safetensors
