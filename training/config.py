@@ -731,7 +731,7 @@ GAME_PPO_DEFAULTS = {
     "clip": 0.2,
     "entropy": 0.01,
     "opponents": ["greedy", "random", SELF],  # agent specs of the game, or self (the current policy, sampled)
-    "mix": [0.5, 0.2, 0.3],  # chances of the opponent kinds, one draw per game
+    "mix": [0.5, 0.2, 0.3],  # chances of the opponent kinds, one draw per opponent seat and game
     "seed": 0,
     "out": None,  # the policy file to write (.safetensors; its name names the policy)
 }

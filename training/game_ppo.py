@@ -52,7 +52,8 @@ from .opponents import SNAPSHOTS, OpponentPool
 from .sb3_policy import ActorCritic
 from .train import make_model
 
-# Learner decisions of every game per update: an Express game gives its learner about 12.
+# Learner decisions of every game per update: about as many as a learner makes in one whole game
+# of the game its defaults were tuned for (the game of the shipped policies it trained).
 ROLLOUT_STEPS = 12
 
 
