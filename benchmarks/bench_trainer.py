@@ -131,7 +131,7 @@ def use_dense_forward(dense: bool) -> None:
         policy._own_evaluate_actions = policy.evaluate_actions
     if dense:
         cls.forward_actor = lambda self, features: self.actor(features)
-        cls.forward_critic = lambda self, features: self.critic(features[:, : sb3_policy.OBS_SIZE])
+        cls.forward_critic = lambda self, features: self.critic(features[:, : self.actor.obs_size])
         # and sb3's masked distribution over all actions in the update
         policy.evaluate_actions = MaskableActorCriticPolicy.evaluate_actions
     else:

@@ -103,7 +103,7 @@ class GameType:
     # True for a game whose compiled engine steps games in place, many at once, and scores
     # afterstates (the board game's sorry_env.board.engine): the batched trainers need it
     # (sorry-train's MaskablePPO, TD(lambda), expert iteration, RLlib and sorry-bench's
-    # baselines on them; a game without one trains with the plain-torch PPO over this registry,
+    # baselines on them; a game without one trains with the same PPO over this registry,
     # training/game_ppo.py), and its tournament results keep the rules' name.
     batched_step: bool = False
     # Whether people play it against a menu of its policy files with a win-chance estimate

@@ -373,3 +373,28 @@ def test_the_rollout_forward_follows_the_fused_optimizers_steps():
         model.policy.optimizer.zero_grad()
         with torch.no_grad():
             torch.testing.assert_close(actor_logits(actor, inputs), actor(inputs))
+
+
+def test_the_game_api_env_plays_the_compiled_envs_games(snapshot):
+    """SelfPlayEnv, the rollout env of every registered game (over the Game API: game_ppo's),
+    deals and plays the board game as BatchedSelfPlayEnv's compiled loops do when no opponent
+    is compiled: the same seed gives the same observations, masks, rewards and ends."""
+    from sorry_env.agents.catalog import policy_game
+    from sorry_env.training.batched_env import SelfPlayEnv
+
+    def trace(make):
+        pool = OpponentPool({"snapshots": 1.0}, seed=0)
+        pool.add_snapshot(snapshot)
+        env = make(pool)
+        env.seed(5)
+        masks = []
+        trace = play(env, 80, check=lambda *_: masks.append(env.action_masks()))
+        return trace + masks
+
+    cfg = smoke_cfg()
+    cfg["envs"] = 6
+    g = cfg["game"]
+    compiled = trace(lambda pool: BatchedSelfPlayEnv(cfg, pool))
+    generic = trace(lambda pool: SelfPlayEnv(policy_game(g["rules"]), g["num_players"], g["max_turns"], 6, pool))
+    assert len(compiled) == len(generic) and all(np.array_equal(x, y) for x, y in zip(compiled, generic))
+    assert any(trace_dones.any() for trace_dones in compiled[3 : 3 * 80 + 1 : 3])  # games ended and were dealt again

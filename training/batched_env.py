@@ -1,6 +1,12 @@
 """The self-play trainer's batched rollouts: B learner games stepped together, as an SB3 VecEnv.
 
-``BatchedSelfPlayEnv(cfg, pool, seed)`` plays ``cfg["envs"]`` games at once for
+One env for every registered game: ``SelfPlayEnv(game, num_players, max_turns, B, pool,
+seed)`` steps any game over its functional API (:class:`sorry_env.games.Game`; the rollouts of
+:mod:`sorry_env.training.game_ppo`), and its subclass for the board game,
+``BatchedSelfPlayEnv(cfg, pool, seed)``, replaces the game's steps (dealing, lone moves,
+scripted opponents, views, outcomes) with compiled loops over all the games; the same seed
+deals and plays the same games on both wherever no opponent is compiled.
+``BatchedSelfPlayEnv`` plays ``cfg["envs"]`` games at once for
 MaskablePPO (``n_envs = B``), with the per-game trainer env's semantics
 (:func:`sorry_env.training.train.make_env`: ``PolicyInputWrapper(SorryGymEnv(opponent_sampler=pool.sample))``):
 
@@ -50,8 +56,9 @@ from numba import njit
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from sorry_env import vector as V
-from sorry_env.agent import checked_action
+from sorry_env.agent import GameTurn, agent_turn, checked_action
 from sorry_env.agents import ALIASES, Turn, as_agent, is_import_spec
+from sorry_env.agents.catalog import policy_game
 from sorry_env.agents.policy import PolicyAgent, masked_logits
 from sorry_env.board import engine as E
 from sorry_env.board import game
@@ -149,30 +156,51 @@ def outcomes(states, rules, learners, max_turns, rewards, terminated, truncated)
 
 
 # ---- the VecEnv -------------------------------------------------------------------------------
-class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
-    """B self-play learner games for MaskablePPO; see the module docstring. `cfg` is a
-    trainer config (training.config: ``envs``, ``game``), `pool` the run's opponent pool."""
+class LearnerPolicy:
+    """The learner's own network in memory as an opponent (game_ppo's ``self``, added to the
+    pool with ``OpponentPool.add_agent``): its sampled moves, played in batches like a policy
+    file's, with the weights of the moment."""
 
-    def __init__(self, cfg: dict, pool: OpponentPool, seed: int | None = None):
-        g = cfg["game"]
-        self.rules = get_rules(g["rules"])
-        self._rules = game.rules_array(self.rules)
-        self.seats = game.seats_for(g["num_players"], rules=self.rules)
+    sample = True
+    name = "self"
+
+    def __init__(self, actor):
+        self.actor = actor
+
+    def check_game(self, rules, num_players: int) -> None:
+        pass
+
+
+NETWORKS = (PolicyAgent, LearnerPolicy)  # opponents played by one batched forward per round
+
+
+class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
+    """B self-play learner games of any registered game (`game`, a
+    :class:`sorry_env.games.Game`, for `num_players`) stepped together over its functional API,
+    opponents drawn from `pool`, for MaskablePPO: the module docstring's semantics, every
+    opponent moving outside a compiled loop (:class:`BatchedSelfPlayEnv` adds the board game's
+    compiled one). Observations are the learner's :meth:`sorry_env.games.Game.policy_input`."""
+
+    compiled_kinds: tuple[str, ...] = ()  # opponent names played inside a compiled loop (seat codes < EXTERNAL)
+    observation_low = -np.inf
+
+    def __init__(self, game, num_players: int, max_turns: int, num_envs: int, pool: OpponentPool, seed=None):
+        self.game = game
+        first = game.new_state(num_players)
+        self.seats = tuple(game.seats(first))
         self.num_players = len(self.seats)
-        self.max_turns = int(g["max_turns"])
+        self.max_turns = int(max_turns)
         self.pool = pool
-        self.n_actions = game.num_actions(self.rules)
-        B = V.check_num_envs(cfg["envs"])
-        self._active = np.zeros(4, dtype=np.int64)
-        self._active[list(self.seats)] = 1
-        self._weights = DEFAULT_WEIGHTS.array()
-        self.states = np.zeros((B, E.STATE_SIZE), dtype=np.int64)
+        self.n_actions = game.num_actions
+        B = V.check_num_envs(num_envs)
+        self.states = self._new_states(B)
         self.learners = np.zeros(B, dtype=np.int64)
-        self.seat_codes = np.full((B, 4), LEARNER, dtype=np.int64)
+        self.seat_codes = np.full((B, max(self.seats) + 1), LEARNER, dtype=np.int64)
         self.labels: list[list[str]] = [[] for _ in range(B)]  # each game's opponents, for infos
-        self._rngs = np.zeros(B, dtype=np.int64)
+        self._rngs = np.zeros(B, dtype=np.int64)  # each game's generator of its compiled opponents
         self._waiting = np.full(B, -1, dtype=np.int64)
-        self._obs = np.zeros((B, INPUT_SIZE), dtype=np.float32)
+        size = len(game.policy_input(first, self.seats[0]))
+        self._obs = np.zeros((B, size), dtype=np.float32)
         self._masks = np.zeros((B, self.n_actions), dtype=np.int8)
         self._rewards = np.zeros(B, dtype=np.float32)
         self._terminated = np.zeros(B, dtype=np.bool_)
@@ -188,11 +216,64 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
         self.external_moves = 0  # opponent moves chosen outside the compiled loop
         self._rng = np.random.default_rng(seed)
         self._seed = seed
-        self._actions: np.ndarray | None = None
         self._start_time = time.perf_counter()
         self.render_mode = None
-        observation_space = spaces.Box(-1.0, np.inf, (INPUT_SIZE,), dtype=np.float32)
+        observation_space = spaces.Box(self.observation_low, np.inf, (size,), dtype=np.float32)
         super().__init__(B, observation_space, spaces.Discrete(self.n_actions))
+
+    # -- the game's steps (over the Game API; the board game's are compiled) ------------------
+    def _new_states(self, num_envs: int):
+        return [None] * num_envs
+
+    def _new_game(self, b: int, seed: int) -> None:
+        self.states[b] = self.game.new_state(self.num_players, seed=seed)
+
+    def _running(self, b: int) -> bool:
+        return self.game.is_running(self.states[b], self.max_turns)
+
+    def _advance(self) -> int:
+        """Lone legal moves are played in every game until the learner must decide, the game
+        is over, or an opponent must choose: waiting[b] := its seat code, else -1. Returns how
+        many games wait."""
+        for b in range(self.num_envs):
+            self._waiting[b] = -1
+            while self._running(b) and (seat := self.game.to_move(self.states[b])) != self.learners[b]:
+                legal = self.game.legal_actions(self.states[b])
+                if len(legal) > 1:
+                    self._waiting[b] = self.seat_codes[b, seat]
+                    break
+                self.states[b] = self.game.apply(self.states[b], int(legal[0]))
+        return int((self._waiting >= 0).sum())
+
+    def _apply(self, games, actions) -> None:
+        for b, action in zip(games, actions):
+            self.states[b] = self.game.apply(self.states[b], int(action))
+
+    def _inputs(self, games, seats) -> tuple[np.ndarray, np.ndarray]:
+        """(policy inputs, legal-action masks) of `seats` in `games` (no legal action once a
+        game is over)."""
+        inputs = np.zeros((len(games), self._obs.shape[1]), dtype=np.float32)
+        masks = np.zeros((len(games), self.n_actions), dtype=np.int8)
+        for k, (b, seat) in enumerate(zip(games, seats)):
+            inputs[k] = self.game.policy_input(self.states[b], int(seat))
+            masks[k, self.game.legal_actions(self.states[b]) if self._running(b) else []] = 1
+        return inputs, masks
+
+    def _mover_inputs(self, games) -> tuple[np.ndarray, np.ndarray]:
+        return self._inputs(games, [self.game.to_move(self.states[b]) for b in games])
+
+    def _learner_views(self, games) -> None:
+        self._obs[games], self._masks[games] = self._inputs(games, self.learners[games])
+
+    def _outcomes(self) -> int:
+        """Rewards and end flags of every game; returns the number of games that ended."""
+        for b in range(self.num_envs):
+            winner = self.game.winner(self.states[b])
+            self._terminated[b] = winner is not None
+            self._truncated[b] = winner is None and not self._running(b)
+            won = self.learners[b] in self.game.winning_seats(self.states[b])
+            self._rewards[b] = 0.0 if winner is None else 1.0 if won else -1.0
+        return int((self._terminated | self._truncated).sum())
 
     # -- episodes -----------------------------------------------------------------------------
     def _code(self, b: int, opponent) -> int:
@@ -201,8 +282,8 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
         key: tuple[str | int, str] | int
         if isinstance(opponent, str):
             name = ALIASES.get(opponent, opponent)
-            if name in OPPONENT_KINDS:
-                return OPPONENT_KINDS.index(name)
+            if name in self.compiled_kinds:
+                return self.compiled_kinds.index(name)
             if name.endswith(".safetensors") and not is_import_spec(name):
                 key = ("policy", opponent)  # a policy file: one network for all games
             else:
@@ -211,8 +292,8 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
             key = id(opponent)
         code = self._codes.get(key)
         if code is None:
-            agent = opponent if not isinstance(opponent, str) else as_agent(opponent)
-            agent.check_game(self.rules, self.num_players)
+            agent = opponent if not isinstance(opponent, str) else as_agent(opponent, game=self.game)
+            agent.check_game(self.game.agent_rules, self.num_players)
             code = self._next_code
             self._next_code += 1
             self._codes[key] = code
@@ -222,7 +303,7 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
     def _new_episode(self, b: int) -> None:
         """Deal game b a new game: engine seed, learner seat and opponents from the generator."""
         rng = self._rng
-        E.init_state(self.states[b], self._rules, self._active, int(rng.integers(2**32)))
+        self._new_game(b, int(rng.integers(2**32)))
         seat = self.seats[int(rng.integers(len(self.seats)))]
         others = [self.seats[(self.seats.index(seat) + k) % len(self.seats)] for k in range(1, len(self.seats))]
         opponents = self.pool.sample(rng, len(others))
@@ -231,7 +312,7 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
         for other, opponent in zip(others, opponents):
             code = self._code(b, opponent)
             self.seat_codes[b, other] = code
-            if code >= EXTERNAL and not isinstance(self._registry[code], PolicyAgent):
+            if code >= EXTERNAL and not isinstance(self._registry[code], NETWORKS):
                 self._registry[code].reset(int(rng.integers(2**31)))
         self.labels[b] = [o if isinstance(o, str) else o.name for o in opponents]
         self._rngs[b] = int(rng.integers(2**32))
@@ -246,17 +327,8 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
 
     def _play_to_learner(self) -> None:
         """Opponents move (compiled, batched forwards, or per move) in every game until each
-        learner holds a card or its game is over."""
-        while advance(
-            self.states,
-            self._rules,
-            self.seat_codes,
-            self._weights,
-            self.learners,
-            self._rngs,
-            self.max_turns,
-            self._waiting,
-        ):
+        learner must decide or its game is over."""
+        while self._advance():
             self._external_moves()
 
     def _external_moves(self) -> None:
@@ -266,30 +338,26 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
         for code in np.unique(codes):
             games = waiting[codes == code]
             agent = self._registry[int(code)]
-            if isinstance(agent, PolicyAgent):
+            if isinstance(agent, NETWORKS):
                 actions = self._policy_moves(agent, games)
             elif getattr(agent, "acts_in_batches", False):
                 actions = self._batch_agent_moves(agent, games)
             else:
                 actions = np.array([self._agent_move(agent, b) for b in games], dtype=np.int64)
-            apply_actions(self.states, self._rules, games, actions)
+            self._apply(games, actions)
             self.external_moves += len(games)
 
     @torch.no_grad()
-    def _policy_moves(self, agent: PolicyAgent, games: np.ndarray) -> np.ndarray:
-        inputs = np.empty((len(games), INPUT_SIZE), dtype=np.float32)
-        masks = np.zeros((len(games), self.n_actions), dtype=np.int8)
-        mover_inputs(self.states, self._rules, games, inputs, masks)
+    def _policy_moves(self, agent, games: np.ndarray) -> np.ndarray:
+        inputs, masks = self._mover_inputs(games)
         logits = masked_logits(actor_logits(agent.actor, torch.from_numpy(inputs)), masks).numpy()
         self.forwards += 1
         if agent.sample:  # Gumbel-max: a draw from softmax(logits) per row, from the env's generator
             logits = logits + self._rng.gumbel(size=logits.shape)
         return logits.argmax(axis=1).astype(np.int64)
 
-    def _turn(self, b: int) -> Turn:
-        mask = np.zeros(self.n_actions, dtype=np.int8)
-        E.legal_mask(self.states[b], self._rules, mask)
-        return Turn.from_state(self.states[b], self.rules, self._rng, np.flatnonzero(mask))
+    def _turn(self, b: int) -> Turn | GameTurn:
+        return agent_turn(self.game, self.states[b], self._rng, self.game.legal_actions(self.states[b]))
 
     def _batch_agent_moves(self, agent, games: np.ndarray) -> np.ndarray:
         """One call of a batched agent (``acts_in_batches``: ``act_turns``) for all `games`."""
@@ -305,19 +373,19 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
         turn = self._turn(b)
         return self._check_move(agent, b, turn, agent.act(turn))
 
-    def _check_move(self, agent, b: int, turn: Turn, action) -> int:
-        who = f"opponent {agent.name!r} (game {b}, seat {game.to_move(self.states[b])})"
+    def _check_move(self, agent, b: int, turn, action) -> int:
+        who = f"opponent {agent.name!r} (game {b}, seat {self.game.to_move(self.states[b])})"
         return checked_action(action, turn.legal, who)
 
     def _start_games(self, games) -> None:
-        """New episodes in `games`, played up to the learner's first card (an episode that ends
-        before it is dealt again)."""
+        """New episodes in `games`, played up to the learner's first decision (an episode that
+        ends before it is dealt again)."""
         games = list(games)
         while games:
             for b in games:
                 self._new_episode(b)
             self._play_to_learner()
-            games = [b for b in games if not E.is_running(self.states[b], self.max_turns)]
+            games = [b for b in games if not self._running(b)]
 
     # -- VecEnv API ---------------------------------------------------------------------------
     def seed(self, seed: int | None = None):
@@ -330,38 +398,24 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
             self._rng = np.random.default_rng(self._seed)
             self._seed = None
         self._start_games(range(self.num_envs))
-        learner_views(self.states, self._rules, self.learners, self.max_turns, self._all, self._obs, self._masks)
+        self._learner_views(self._all)
         self._started = True
         return self._obs.copy()
 
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions
-
     def step_wait(self):
-        if self._actions is None:
-            raise RuntimeError("step_wait() without step_async()")
         if not getattr(self, "_started", False):
             raise RuntimeError("call reset() before step()")
-        actions, self._actions = self._actions, None
-        actions = V.check_actions(actions, self.num_envs, self._masks, self._describe)
-        apply_actions(self.states, self._rules, self._all, actions)
+        actions = V.check_actions(self.take_actions(), self.num_envs, self._masks, self._describe)
+        self._apply(self._all, actions)
         self._episode_steps += 1
         self._play_to_learner()
-        ended = outcomes(
-            self.states,
-            self._rules,
-            self.learners,
-            self.max_turns,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-        )
+        ended = self._outcomes()
         rewards = self._rewards.copy()
         dones = self._terminated | self._truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if ended:
             finished = np.flatnonzero(dones)
-            learner_views(self.states, self._rules, self.learners, self.max_turns, finished, self._obs, self._masks)
+            self._learner_views(finished)
             now = time.perf_counter() - self._start_time
             for b in finished:
                 infos[b] = {
@@ -375,7 +429,7 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
             self._start_games(finished)
             if len(self._registry) > 2 * (self.pool.snapshot_window + len(self.pool.mix)) + 8:
                 self._forget_unused()
-        learner_views(self.states, self._rules, self.learners, self.max_turns, self._all, self._obs, self._masks)
+        self._learner_views(self._all)
         return self._obs.copy(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
@@ -383,14 +437,52 @@ class BatchedSelfPlayEnv(BatchVecEnvMethods, VecEnv):
         return self._masks.astype(bool)
 
     def _describe(self, b: int) -> str:
-        state = self.states[b]
-        return f"learner seat {int(self.learners[b])}, card {game.card(state)}"
+        return f"learner seat {int(self.learners[b])}"
 
-    def close(self) -> None:
-        pass
 
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+class BatchedSelfPlayEnv(SelfPlayEnv):
+    """B self-play learner games of the board game for MaskablePPO; see the module docstring.
+    `cfg` is a trainer config (training.config: ``envs``, ``game``), `pool` the run's opponent
+    pool. The random, greedy and heuristic opponents, lone legal moves, observations and
+    outcomes are compiled loops over all the games."""
 
-    def has_attr(self, attr_name: str) -> bool:
-        return attr_name == "action_masks" or hasattr(self, attr_name)
+    compiled_kinds = OPPONENT_KINDS
+    observation_low = -1.0
+
+    def __init__(self, cfg: dict, pool: OpponentPool, seed: int | None = None):
+        g = cfg["game"]
+        self.rules = get_rules(g["rules"])
+        self._rules = game.rules_array(self.rules)
+        super().__init__(policy_game(self.rules), g["num_players"], g["max_turns"], cfg["envs"], pool, seed)
+        self._active = np.zeros(4, dtype=np.int64)
+        self._active[list(self.seats)] = 1
+        self._weights = DEFAULT_WEIGHTS.array()
+
+    def _new_states(self, num_envs: int):
+        return np.zeros((num_envs, E.STATE_SIZE), dtype=np.int64)
+
+    def _new_game(self, b: int, seed: int) -> None:
+        E.init_state(self.states[b], self._rules, self._active, seed)
+
+    def _advance(self) -> int:
+        args = (self.seat_codes, self._weights, self.learners, self._rngs, self.max_turns, self._waiting)
+        return advance(self.states, self._rules, *args)
+
+    def _apply(self, games, actions) -> None:
+        apply_actions(self.states, self._rules, games, actions)
+
+    def _mover_inputs(self, games) -> tuple[np.ndarray, np.ndarray]:
+        inputs = np.empty((len(games), INPUT_SIZE), dtype=np.float32)
+        masks = np.zeros((len(games), self.n_actions), dtype=np.int8)
+        mover_inputs(self.states, self._rules, games, inputs, masks)
+        return inputs, masks
+
+    def _learner_views(self, games) -> None:
+        learner_views(self.states, self._rules, self.learners, self.max_turns, games, self._obs, self._masks)
+
+    def _outcomes(self) -> int:
+        args = (self.learners, self.max_turns, self._rewards, self._terminated, self._truncated)
+        return outcomes(self.states, self._rules, *args)
+
+    def _describe(self, b: int) -> str:
+        return f"learner seat {int(self.learners[b])}, card {game.card(self.states[b])}"

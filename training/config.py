@@ -681,14 +681,14 @@ RLLIB = Schema(
 )
 
 
-# The plain-torch PPO of the registered games without a batched step (training/game_ppo.py);
+# The PPO of the registered games without a batched step (training/game_ppo.py);
 # the defaults are those the shipped policies were trained with.
 GAME_PPO_DEFAULTS = {
     "game": None,  # a registered game's id (required)
     "players": 2,
     "minutes": 8.0,  # wall-clock budget
     "steps": None,  # learner-decision budget (stops at whichever comes first)
-    "games": 256,  # games per update
+    "games": 256,  # games in lockstep (each update learns from 12 decisions of each: game_ppo.ROLLOUT_STEPS)
     "hidden": [128, 128],
     "lr": 1e-3,
     "epochs": 4,  # PPO epochs per update
@@ -696,7 +696,7 @@ GAME_PPO_DEFAULTS = {
     "clip": 0.2,
     "entropy": 0.01,
     "opponents": ["greedy", "random", SELF],  # agent specs of the game, or self (the current policy, sampled)
-    "mix": [0.5, 0.2, 0.3],  # chances of the opponent kinds, one draw per game
+    "mix": [0.5, 0.2, 0.3],  # chances of the opponent kinds, one draw per opponent seat and game
     "seed": 0,
     "out": None,  # the policy file to write (.safetensors; its name names the policy)
 }

@@ -20,11 +20,11 @@ from sorry_env.agents.policy import PolicyAgent
 SNAPSHOTS = "snapshots"
 
 
-def check_mix(mix, rules=None, num_players: int | None = None) -> None:
+def check_mix(mix, rules=None, num_players: int | None = None, game=None) -> None:
     """ValueError unless `mix` maps known kinds to weights >= 0 with a positive sum; a kind is
     ``snapshots`` or any agent spec (:func:`agents.make_agent`: a name, a policy file, an sb3
-    model, ``package.module:Name``). With `rules` and `num_players`, each agent is also
-    checked against that game."""
+    model, ``package.module:Name``) of `game` (a registered game's id or Game; default: the
+    board game). With `rules` and `num_players`, each agent is also checked against that game."""
     if not isinstance(mix, dict) or not mix:
         raise ValueError(f"an opponent mix must be a mapping of kind to weight, got {mix!r}")
     problems = {}
@@ -32,7 +32,7 @@ def check_mix(mix, rules=None, num_players: int | None = None) -> None:
         if kind == SNAPSHOTS or ((kind in AGENTS or kind in ALIASES) and kind != "azsearch"):
             continue  # (azsearch needs net=FILE: built below, so a bare name is refused here)
         try:
-            agent = make_agent(kind)
+            agent = make_agent(kind, game=game)
             if rules is not None and num_players is not None:
                 agent.check_game(rules, num_players)
         except (ValueError, TypeError) as error:
@@ -51,9 +51,11 @@ def check_mix(mix, rules=None, num_players: int | None = None) -> None:
 
 
 class OpponentPool:
-    def __init__(self, mix: dict[str, float], snapshot_sample: bool = True, snapshot_window: int = 20, seed: int = 0):
+    def __init__(
+        self, mix: dict[str, float], snapshot_sample: bool = True, snapshot_window: int = 20, seed: int = 0, game=None
+    ):
         try:
-            check_mix(mix)
+            check_mix(mix, game=game)
         except ValueError as e:
             raise ValueError(f"opponent mix: {e}") from None
         self.mix = {k: float(w) for k, w in mix.items() if w > 0}

@@ -17,7 +17,6 @@ from torch import nn
 from torch.nn import functional as F
 
 from sorry_env.agents.policy import ACTIVATIONS, MLP, Actor
-from sorry_env.board.observation import OBS_SIZE
 from sorry_env.board.policy_input import sparse_afterstates
 
 
@@ -98,7 +97,7 @@ def forget_transposed(module: nn.Module) -> None:
 
 
 def sparse_linear(layer: nn.Linear, x) -> torch.Tensor:
-    """``layer(x)`` for observations `x` (float32[n, OBS_SIZE], about 2% nonzero: one-hot
+    """``layer(x)`` for observations `x` (float32[n, observation size], about 2% nonzero: one-hot
     encodings; or already as :func:`sparse_rows`) as a sum of the weight columns of the
     nonzero entries, with its gradient: the same function as the dense product, with much
     less work forward and backward on one thread (docs/research/2026-11-24-trainer-speed.md)."""
@@ -129,8 +128,8 @@ def segment_log_softmax(scores: torch.Tensor, rows: torch.Tensor, n: int) -> tor
 def actor_logits(actor: Actor, inputs: torch.Tensor) -> torch.Tensor:
     """``actor(inputs)`` (the same logits) with the first layer's product sparse."""
     if actor.kind == "mlp":
-        return sparse_mlp(actor.net, inputs[:, :OBS_SIZE].detach().numpy())
-    states = inputs[:, OBS_SIZE:].detach().round().to(torch.int64).numpy()
+        return sparse_mlp(actor.net, inputs[:, : actor.obs_size].detach().numpy())
+    states = inputs[:, actor.obs_size :].detach().round().to(torch.int64).numpy()
     obs, rows, actions = sparse_afterstates(states, actor.afterstate_rules)
     scores = sparse_mlp(actor.net, obs)[:, 0]
     logits = torch.zeros(len(inputs), actor.n_actions, dtype=scores.dtype)
@@ -143,7 +142,7 @@ class ActorCritic(nn.Module):
     def __init__(self, actor: Actor, value_hidden: list[int], activation: str):
         super().__init__()
         self.actor = actor
-        layers, size = [], OBS_SIZE
+        layers, size = [], actor.obs_size
         for width in value_hidden:
             layers += [nn.Linear(size, width), ACTIVATIONS[activation]()]
             size = width
@@ -156,9 +155,9 @@ class ActorCritic(nn.Module):
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         if len(self.critic) == 0:  # value_hidden: []
-            return features[:, :OBS_SIZE]
+            return features[:, : self.actor.obs_size]
         first = cast(nn.Linear, self.critic[0])  # nn.Sequential's stubs type its items as Module
-        h = sparse_linear(first, features[:, :OBS_SIZE].detach().numpy())
+        h = sparse_linear(first, features[:, : self.actor.obs_size].detach().numpy())
         return self.critic[1:](h)
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -188,7 +187,7 @@ class SelfPlayPolicy(MaskableActorCriticPolicy):
             return super().evaluate_actions(obs, actions, action_masks)
         features = self.extract_features(obs)
         n = len(features)
-        states = features[:, OBS_SIZE:].detach().round().to(torch.int64).numpy()
+        states = features[:, actor.obs_size :].detach().round().to(torch.int64).numpy()
         after_obs, rows, moves = sparse_afterstates(states, actor.afterstate_rules)
         taken = moves == actions.detach().to(torch.int64).numpy()[rows]
         if not np.array_equal(np.bincount(rows[taken], minlength=n), np.ones(n, dtype=np.int64)) or (

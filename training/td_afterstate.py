@@ -41,6 +41,7 @@ from sorry_env.board import game
 from sorry_env.board.policy_input import sparse_afterstates
 
 from . import match
+from .batched_env import apply_actions
 from .config import TD_LAMBDA, parse_settings, settings_parser
 from .curve import plot_win_rates
 from .export import policy_agent
@@ -71,12 +72,6 @@ def settle(states, rules, max_turns, seeds, counters, active, finished):
                 break
             E.step(state, rules, buf[0])
     return ended
-
-
-@njit(cache=True)
-def play(states, rules, actions):
-    for b in range(states.shape[0]):
-        E.step(states[b], rules, actions[b])
 
 
 def choose(scores: np.ndarray, rows: np.ndarray, n_games: int, epsilon: float, rng) -> np.ndarray:
@@ -230,7 +225,7 @@ def train(args, evaluate=None) -> dict:
             i = picked[b]
             span = slice(offsets[i], offsets[i + 1])
             trajectories.add(b, int(movers[b]), columns[span].astype(np.int16), values[span].copy(), chosen_values[b])
-        play(states, rules, actions[picked])
+        apply_actions(states, rules, np.arange(n), actions[picked])
         decisions += n
         if len(trajectories.samples) >= args.update_samples:
             if args.lr_final is not None:

@@ -278,7 +278,11 @@ def learning_rate(ppo: dict):
     return lambda progress_remaining: final + (start - final) * progress_remaining
 
 
-def make_model(cfg: dict, venv: VecEnv, tb_dir: str | Path) -> MaskablePPO:
+def make_model(cfg: dict, venv: VecEnv, tb_dir: str | Path | None) -> MaskablePPO:
+    """The MaskablePPO of a run: :class:`SelfPlayPolicy` (the ``network`` section's actor over
+    the ``game`` section's rules: a preset, or any registered game) on `venv`, with the ``ppo``
+    section's settings and TensorBoard logs in `tb_dir` (None: none). Every PPO trainer here
+    builds its model with it (sorry-train's runs, :mod:`sorry_env.training.game_ppo`)."""
     net = cfg["network"]
     policy_kwargs = {
         "kind": net["kind"],
@@ -293,7 +297,7 @@ def make_model(cfg: dict, venv: VecEnv, tb_dir: str | Path) -> MaskablePPO:
         policy_kwargs=policy_kwargs,
         seed=cfg["seed"],
         device="cpu",
-        tensorboard_log=str(tb_dir),
+        tensorboard_log=None if tb_dir is None else str(tb_dir),
         verbose=0,
         **{
             **{key: value for key, value in cfg["ppo"].items() if key != "learning_rate_final"},

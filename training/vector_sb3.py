@@ -33,11 +33,13 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 class BatchVecEnvMethods:
     """The parts of SB3's VecEnv interface that every batched env here answers the same way:
     its games share one set of attributes, the only per-game method is ``action_masks`` (what
-    sb3-contrib's MaskablePPO calls through ``env_method``), nothing is wrapped or rendered."""
+    sb3-contrib's MaskablePPO calls through ``env_method``), nothing is wrapped or rendered or
+    closed, and ``step_async`` keeps the actions for ``step_wait`` (:meth:`take_actions`)."""
 
     # declared only (no attribute here): the batched env and SB3's VecEnv it is mixed into supply them
     action_masks: Callable[[], np.ndarray]
     _get_indices: Callable[[VecEnvIndices], Iterable[int]]
+    _actions: np.ndarray | None = None  # step_async's, until step_wait takes them
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         raise AttributeError(f"the batched env's attributes are shared by all games; cannot set {attr_name!r}")
@@ -54,13 +56,31 @@ class BatchVecEnvMethods:
     def get_images(self):
         raise NotImplementedError(f"{type(self).__name__} does not render")
 
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def take_actions(self) -> np.ndarray:
+        """The actions of the last ``step_async``, once (step_wait's first call)."""
+        actions, self._actions = self._actions, None
+        if actions is None:
+            raise RuntimeError("step_wait() without step_async()")
+        return actions
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return hasattr(self, attr_name)
+
 
 class SB3VecEnv(BatchVecEnvMethods, VecEnv):
     def __init__(self, env):
         self.env = env
         self.render_mode = None
         super().__init__(env.num_envs, env.single_observation_space["observation"], env.single_action_space)
-        self._actions = None
         self._seed = None
 
     # -- VecEnv API -------------------------------------------------------------------------
@@ -73,14 +93,8 @@ class SB3VecEnv(BatchVecEnvMethods, VecEnv):
         self._seed = None  # later resets draw fresh seeds, as SB3's own VecEnvs do
         return obs["observation"]
 
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions
-
     def step_wait(self):
-        if self._actions is None:
-            raise RuntimeError("step_wait() without step_async()")
-        actions, self._actions = self._actions, None
-        obs, rewards, terminated, truncated, infos = self.env.step(actions)
+        obs, rewards, terminated, truncated, infos = self.env.step(self.take_actions())
         dones = terminated | truncated
         game_infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for b in np.flatnonzero(dones):

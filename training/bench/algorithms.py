@@ -98,7 +98,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "game_ppo",
-            "the plain-torch PPO of every registered game but the board game (training/game_ppo.py: masked MLP)",
+            "the PPO of every registered game but the board game (training/game_ppo.py: masked MLP)",
             _other_games_only,
             "game_ppo",
         ),

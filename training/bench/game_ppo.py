@@ -1,4 +1,4 @@
-"""The plain-torch PPO of the registered games other than the board game
+"""The PPO of the registered games other than the board game
 (:mod:`sorry_env.training.game_ppo`) as a sorry-bench baseline, from scratch.
 
 Opponents: the task's fixed opponents (one kind per name, drawn with equal chances), or in a
