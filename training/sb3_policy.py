@@ -2,7 +2,8 @@
 
 The actor is the very module a policy file stores, so export copies its weights unchanged
 and the policy agent computes the same logits. The critic reads only the observation part
-of the policy input; it is a training aid and is never exported.
+of the policy input; export stores it beside the actor (``training.export``) for agents that
+value positions, while the policy agent itself plays from the actor alone.
 """
 
 from __future__ import annotations
