@@ -121,17 +121,14 @@ def make_agent(
                 f"{spec}: sb3 models play {theirs}; {kind.long_name} plays {sorted(makers)} or its policy files"
             )
         return SB3Agent(spec, seed=seed)
-    if spec in BY_NAME or spec == TRAINED:  # a shipped policy: by its catalog name, or this game's
-        if spec in BY_NAME:
-            path = BY_NAME[spec].path
-        elif players is None:
+    if spec == TRAINED:  # the shipped policy of this game
+        if players is None:
             raise ValueError(
                 f"{TRAINED!r} stands for the shipped policy of a game and player count: give make_agent "
                 "players=N (and game=), or name the file or its catalog name (sorry-play --list)"
             )
-        else:
-            path = shipped(_played(game), players)
-        return needs_torch("policy").PolicyAgent(path, seed=seed, game=kind.id)
+        spec = str(shipped(_played(game), players))
+    spec = str(BY_NAME[spec].path) if spec in BY_NAME else spec  # a shipped policy by its catalog name
     if spec.endswith(".safetensors") or os.path.isfile(spec):
         # torch is imported only when a policy is asked for
         return needs_torch("policy").PolicyAgent(spec, seed=seed, game=kind.id)
@@ -192,7 +189,7 @@ def _played(game: "str | games.Game | None") -> games.Game:
     the board game (the first registered); ValueError for an unknown id."""
     if isinstance(game, games.Game):
         return game
-    return games.load_game(games.builtin_game_types()[0].id if game is None else game)
+    return games.load_game(games.default_game_id() if game is None else game)
 
 
 def agents_of_game(game_id: "str | games.Game") -> dict:

@@ -49,7 +49,8 @@ from sorry_env.board.rules import DEFAULT_MAX_TURNS, N_CARDS, Rules, get_rules
 from sorry_env.board.simulate import card_chances, is_chance_node, seed_from
 
 from .base import ChoosingAgent, Turn
-from .value_net import net_logits, pack
+from .catalog import NetworkFiles
+from .value_net import NO_NET, net_logits, pack
 
 MAX_TURNS = DEFAULT_MAX_TURNS
 # Node kinds.
@@ -531,7 +532,7 @@ def run_search(
     return n
 
 
-class AZSearchAgent(ChoosingAgent):
+class AZSearchAgent(NetworkFiles, ChoosingAgent):
     """Network-guided tree search with chance nodes (see the module doc)."""
 
     name = "azsearch"
@@ -564,11 +565,7 @@ class AZSearchAgent(ChoosingAgent):
             )
         self.net, self.policy = net, policy
         self.params, self.sizes, self.net_meta = pack(net)
-        if policy is None:
-            self.policy_params, self.policy_sizes = np.zeros(0, np.float32), np.zeros(0, np.int64)
-            self.policy_meta: dict | None = None
-        else:
-            self.policy_params, self.policy_sizes, self.policy_meta = pack(policy)
+        self.policy_params, self.policy_sizes, self.policy_meta = (*NO_NET, {}) if policy is None else pack(policy)
         for path, sizes in ((net, self.sizes), (policy, self.policy_sizes)):
             if sizes.shape[0] and sizes[0] != OBS_SIZE:
                 raise ValueError(f"{path}: its network reads {sizes[0]} inputs; azsearch gives it the "
@@ -578,7 +575,6 @@ class AZSearchAgent(ChoosingAgent):
         self.prior_temperature = float(prior_temperature)
         self.noise_alpha = float(noise_alpha)
         self.noise_fraction = float(noise_fraction)
-        self._checked: tuple[Rules | str, int] | None = None
         # (actions, visit shares, values) of the last search
         self.last_policy: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.reset(seed)
@@ -586,20 +582,16 @@ class AZSearchAgent(ChoosingAgent):
     def check_game(self, rules: Rules | str, num_players: int) -> None:
         """ValueError if the networks were trained for another game, or the rules have hidden
         hands (no public chance layer to search)."""
-        if (rules, num_players) == self._checked:
-            return
         r = get_rules(rules)
         if r.hand_size:
             raise ValueError(
                 f"azsearch searches the public draw; rules {r.name!r} deal hidden hands (play for points), "
                 "which it does not support"
             )
-        from .policy import check_trained_for  # torch is loaded already: pack() used it
+        super().check_game(rules, num_players)
 
-        check_trained_for(self.net, self.net_meta, r, num_players)
-        if self.policy is not None and self.policy_meta is not None:  # both set together (__init__)
-            check_trained_for(self.policy, self.policy_meta, r, num_players)
-        self._checked = (rules, num_players)
+    def network_files(self) -> list[tuple[str, dict]]:
+        return [(self.net, self.net_meta)] + ([] if self.policy is None else [(self.policy, self.policy_meta)])
 
     def search(self, turn: Turn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(legal moves, times the search chose each, each one's mean value for the mover)."""
@@ -612,13 +604,7 @@ class AZSearchAgent(ChoosingAgent):
         search draws its seed from this agent's generator in the order of `turns`."""
         if not turns:
             return []
-        rules = turns[0].rules
-        self.check_game(rules, len(game.seats(turns[0].state)))
-        for k, turn in enumerate(turns):
-            if turn.rules != rules:
-                raise ValueError(f"azsearch: every turn must be of the same rules ({rules.name!r}), turn {k} is "
-                                 f"{turn.rules.name!r}")  # fmt: skip
-        rules_array = game.rules_array(rules)
+        rules_array = game.rules_array(self.check_turns(turns))
         size = E.n_actions(rules_array)
         seeds = np.array([seed_from(self.rng) & 0x7FFFFFFF for _ in turns], dtype=np.int64)
         group = max(1, min(MAX_LOCKSTEP_GAMES, LOCKSTEP_NODES // self.simulations))
@@ -657,11 +643,8 @@ class AZSearchAgent(ChoosingAgent):
     def act_turns(self, turns: list[Turn]) -> np.ndarray:
         """int64 moves for a list of turns (of any games), searched side by side
         (:meth:`search_many`); a lone legal move is played without a search, as in :meth:`act`."""
-        moves = np.empty(len(turns), dtype=np.int64)
+        moves = np.array([turn.legal[0] for turn in turns], dtype=np.int64)
         searched = [k for k, turn in enumerate(turns) if len(turn.legal) > 1]
-        for k, turn in enumerate(turns):
-            if len(turn.legal) == 1:
-                moves[k] = turn.legal[0]
         for k, result in zip(searched, self.search_many([turns[k] for k in searched])):
             moves[k] = self._pick(*result)
         return moves

@@ -12,7 +12,9 @@ policy for this game": ``make_agent("trained", game=..., players=N)`` (tournamen
 env's opponents, ``sorry-play --opponents``). Files live in
 ``checkpoints/`` beside the package (a source checkout); ``SORRY_CHECKPOINTS`` names another folder.
 
-Looking a game up reads no file and imports no torch.
+Looking a game up reads no file and imports no torch. Nor does checking a network file's
+metadata against a game (:func:`check_trained_for`, :class:`NetworkFiles`): every agent that
+plays network files refuses a game they were not trained for here, with the fitting file's name.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import pathlib
+from typing import Any
 
 from sorry_env import games
 from sorry_env.board.board_game import SorryGame
 from sorry_env.board.rules import Rules
+from sorry_env.checks import excerpt
 
 # The default folder of the shipped files: checkpoints/ beside the package.
 DEFAULT_CHECKPOINTS = pathlib.Path(__file__).resolve().parents[1] / "checkpoints"
@@ -118,3 +122,75 @@ def catalog_rows() -> list[dict]:
         {"name": e.name, "rules": e.variant, "players": e.players, "path": str(e.path), "present": e.path.is_file()}
         for e in CATALOG
     ]
+
+
+def file_game(path, meta: dict) -> games.Game:
+    """The game (with its rules) a policy file's metadata `meta` says it plays; ValueError if
+    its game or rules are not ones this code knows."""
+    kind = next(
+        (
+            cls.game_type
+            for cls in games.registered_games().values()
+            if cls.game_type.policy_format == meta.get("format")
+        ),
+        None,
+    )
+    if kind is None:
+        raise ValueError(f"{path}: unknown policy format {excerpt(meta.get('format'))}")
+    if kind.policy_records_rules:
+        return games.game_class(kind.id).from_json(meta.get("rules"), path)
+    if meta.get("game") != kind.id:
+        raise ValueError(f"{path}: a {kind.long_name} policy file for game {excerpt(meta.get('game'))}")
+    return games.load_game(kind.id)
+
+
+def check_trained_for(path: str | os.PathLike, meta: dict, rules: games.Game | Rules | str, num_players: int) -> None:
+    """ValueError unless the network of file `path` (metadata `meta`) was trained for this
+    game (a Game, or the board game's rules) and player count; the message names what it was
+    trained for and the shipped file that fits the game asked for (:func:`fitting_hint`)."""
+    played, trained = policy_game(rules), file_game(path, meta)
+    kind = trained.game_type
+    if played.game_type.id != kind.id:
+        raise ValueError(f"{path} is a {kind.long_name} policy; it cannot play {played.game_type.long_name}")
+    if played != trained:
+        ours, theirs = played.variant_to_json(), trained.variant_to_json()
+        differs = sorted(k for k, v in ours.items() if theirs.get(k) != v)
+        raise ValueError(
+            f"network {path} was trained for {kind.variant_word} {trained.variant_name!r} with {meta['num_players']} "
+            f"players, not {played.variant_name!r} ({kind.variant_word} differing: {', '.join(differs)}); "
+            f"{fitting_hint(played, num_players)}"
+        )
+    if num_players != int(meta["num_players"]):
+        raise ValueError(
+            f"network {path} was trained for {meta['num_players']} players, not {num_players} "
+            f"({kind.variant_word} {trained.variant_name!r}); {fitting_hint(played, num_players)}"
+        )
+
+
+class NetworkFiles:
+    """For an agent that plays network files (a policy file, azsearch's ``net=`` and
+    ``policy=``, a search's ``value=``): :meth:`check_game` refuses a game (rules, player count)
+    that a file was not trained for, each game checked once."""
+
+    _checked: tuple[Any, int] | None = None  # the last (rules, num_players) found compatible
+
+    def network_files(self) -> list[tuple[str, dict]]:
+        """(file, its metadata) of every network the agent plays."""
+        raise NotImplementedError
+
+    def check_turns(self, turns: list) -> Any:
+        """The rules of `turns` (decided at once: all of one game and player count), once
+        :meth:`check_game` accepts them; ValueError naming the first turn of other rules."""
+        rules = turns[0].rules
+        for k, turn in enumerate(turns):
+            if turn.rules != rules:
+                raise ValueError(f"{turns[0].game.variant_name}: every turn must be of the same rules, turn {k} is not")
+        self.check_game(rules, turns[0].num_players)
+        return rules
+
+    def check_game(self, rules, num_players: int) -> None:
+        """ValueError if a network was trained for other rules or another player count."""
+        if (rules, num_players) != self._checked:
+            for path, meta in self.network_files():
+                check_trained_for(path, meta, rules, num_players)
+            self._checked = (rules, num_players)

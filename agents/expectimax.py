@@ -158,7 +158,7 @@ class ExpectimaxAgent(ValueLeaves, ChoosingAgent):
         self.reset(seed)
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
-        self.check_game(turn.rules, len(game.seats(turn.state)))
+        self.check_turns([turn])
         rules_array = game.rules_array(turn.rules)
         totals = np.zeros(len(legal))
         search = (self.weights, self.params, self.sizes, legal, len(legal), self.depth, self.model_others, totals)

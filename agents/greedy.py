@@ -13,21 +13,20 @@ import numpy as np
 from sorry_env.board import game
 from sorry_env.board.scripted_choices import greedy_choice
 
-from .base import Agent, Turn
+from .base import ChoosingAgent, Turn
 
 
-class GreedyAgent(Agent):
+class GreedyAgent(ChoosingAgent):
     name = "greedy"
 
     def __init__(self, seed: int | None = None):
         self.reset(seed)
 
-    def act(self, turn: Turn) -> int:
-        legal = np.asarray(turn.legal, dtype=np.int64)
+    def choose(self, turn: Turn, legal: np.ndarray) -> int:
         return int(greedy_choice(turn.state, game.rules_array(turn.rules), legal, len(legal)))
 
 
-class RankingGreedyAgent(Agent):
+class RankingGreedyAgent(ChoosingAgent):
     """One ply: tries every legal action with the game's ``after_move`` and keeps the first, in
     action order, whose result ranks highest by `evaluation(state, seat)` (the game's own
     ranking: ``evaluation`` in its agents module)."""
@@ -41,11 +40,9 @@ class RankingGreedyAgent(Agent):
         self.evaluation = evaluation
         self.reset(seed)
 
-    def act(self, turn) -> int:
-        if len(turn.legal) == 1:
-            return int(turn.legal[0])
-        best_action, best = int(turn.legal[0]), None
-        for action in turn.legal:
+    def choose(self, turn, legal: np.ndarray) -> int:
+        best_action, best = int(legal[0]), None
+        for action in legal:
             score = self.evaluation(turn.game.after_move(turn.state, int(action)), turn.seat)
             if best is None or score > best:
                 best_action, best = int(action), score

@@ -10,8 +10,9 @@ and giving torch its threads when an opponent is a policy, is this package's wor
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from sorry_env.board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
+from sorry_env.board.rules import DEFAULT_PRESET
 from sorry_env.gym_env import SorryGymEnv
 
 from . import as_agent, catalog, set_torch_threads
@@ -43,29 +44,21 @@ def make_gym_env(
     num_players: int = 2,
     opponents: Sequence | str | Agent | Callable = ("heuristic",),
     rules=DEFAULT_PRESET,
-    seat: int | None = None,
-    max_turns: int | None = DEFAULT_MAX_TURNS,
-    reward: str = "win",
-    illegal_action: str = "lose",
-    opponent_sampler: Callable | None = None,
+    *,
     torch_threads: int | None = 1,
-    render_mode=None,
+    **env_args: Any,
 ) -> SorryGymEnv:
     """The single-agent Gymnasium env with opponents given as agent specs, Agent objects or
     functions (what ``gymnasium.make("sorry_env/Sorry-v1", ...)`` calls); the arguments are
-    :class:`sorry_env.gym_env.SorryGymEnv`'s, and `torch_threads` as in :class:`OpponentMaker`.
-    An `opponent_sampler` may return specs too."""
+    :class:`sorry_env.gym_env.SorryGymEnv`'s (`env_args`: seat, max_turns, reward,
+    illegal_action, opponent_sampler, render_mode), and `torch_threads` as in
+    :class:`OpponentMaker`. An `opponent_sampler` may return specs too."""
     return SorryGymEnv(
         num_players=num_players,
         opponents=opponents,
         rules=rules,
-        seat=seat,
-        max_turns=max_turns,
-        reward=reward,
-        illegal_action=illegal_action,
-        opponent_sampler=opponent_sampler,
-        render_mode=render_mode,
         make_opponent=OpponentMaker(torch_threads, rules, num_players),
+        **env_args,
     )
 
 

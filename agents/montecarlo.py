@@ -157,7 +157,7 @@ class MonteCarloAgent(ValueLeaves, ChoosingAgent):
         self.reset(seed)
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
-        self.check_game(turn.rules, len(game.seats(turn.state)))
+        self.check_turns([turn])
         return int(
             monte_carlo_choice(
                 turn.state,

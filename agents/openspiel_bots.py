@@ -65,7 +65,7 @@ class EngineRolloutEvaluator:
             E.seed_generator(world, int(self.rng.integers(0, 2**32)))
             E.shuffle_draw_pile(world, setup.rules_array)  # the pile's order in a state is not a real shuffle
             E.random_playout(world, setup.rules_array, setup.max_turns)
-            total += _returns(world, setup)
+            total += setup.returns(world)
         return total / self.rollouts
 
     def prior(self, state) -> list[tuple[int, float]]:
@@ -73,18 +73,6 @@ class EngineRolloutEvaluator:
             return state.chance_outcomes()
         legal = state.legal_actions()
         return [(a, 1.0 / len(legal)) for a in legal]
-
-
-def _returns(world: np.ndarray, setup) -> np.ndarray:
-    winner = E.winner(world)
-    if winner < 0:
-        return np.zeros(len(setup.seats))
-    if setup.reward == "points":
-        from sorry_env.board.scoring import scores
-
-        points = scores(world, setup.rules)
-        return np.array([float(points[s]) for s in setup.seats])
-    return np.array([1.0 if E.same_side(setup.rules_array, s, winner) else -1.0 for s in setup.seats])
 
 
 class _OpenSpielAgent(ChoosingAgent):
@@ -140,10 +128,14 @@ class _OpenSpielAgent(ChoosingAgent):
             return EngineRolloutEvaluator(self.rollouts, self.rng)
         from open_spiel.python.algorithms.mcts import RandomRolloutEvaluator
 
-        return RandomRolloutEvaluator(self.rollouts, np.random.RandomState(self.rng.integers(0, 2**31)))
+        return RandomRolloutEvaluator(self.rollouts, self._random_state())
+
+    def _random_state(self) -> np.random.RandomState:
+        """A generator of numpy's legacy kind (what OpenSpiel takes), seeded from the agent's."""
+        return np.random.RandomState(self.rng.integers(0, 2**31))
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
-        spiel_game, bot = self._game_and_bot(turn.rules, len(game.seats(turn.state)))
+        spiel_game, bot = self._game_and_bot(turn.rules, turn.num_players)
         state = spiel_game.state_from_engine(turn.state)
         return int(bot.step(state))
 
@@ -162,7 +154,7 @@ class OpenSpielMCTSAgent(_OpenSpielAgent):
             self.simulations,
             self._evaluator(),
             solve=False,
-            random_state=np.random.RandomState(self.rng.integers(0, 2**31)),
+            random_state=self._random_state(),
         )
 
 
@@ -179,5 +171,5 @@ class OpenSpielISMCTSAgent(_OpenSpielAgent):
             self._evaluator(),
             self.uct_c,
             self.simulations,
-            random_state=np.random.RandomState(self.rng.integers(0, 2**31)),
+            random_state=self._random_state(),
         )

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent
+from .base import ChoosingAgent
 
 MAX_PLAYOUTS = 100_000  # per decision: a setting beyond it is a typo, not a stronger agent
 
 
-class PlayoutAgent(Agent):
+class PlayoutAgent(ChoosingAgent):
     """Flat Monte Carlo written once for every registered game: each legal action is tried in
     ``playouts`` worlds, each a fresh :meth:`~sorry_env.games.Game.public_view` of the turn
     (what the player cannot see, the coming chance included, re-drawn), played on to the end
@@ -31,16 +31,14 @@ class PlayoutAgent(Agent):
         self.max_turns = max_turns
         self.reset(seed)
 
-    def act(self, turn) -> int:
-        if len(turn.legal) == 1:
-            return int(turn.legal[0])
+    def choose(self, turn, legal: np.ndarray) -> int:
         game = turn.game
         limit = self.max_turns or game.game_type.max_turns
-        wins = np.zeros(len(turn.legal))
-        for k, action in enumerate(turn.legal):
+        wins = np.zeros(len(legal))
+        for k, action in enumerate(legal):
             for _ in range(self.playouts):
                 world = game.apply(game.public_view(turn.state, self.rng), int(action))
-                while game.winner(world) is None and game.turn(world) < limit:
+                while game.is_running(world, limit):
                     world = game.apply(world, int(self.rng.choice(game.legal_actions(world))))
                 wins[k] += game.winner(world) == turn.seat
-        return int(turn.legal[int(np.argmax(wins))])
+        return int(legal[int(np.argmax(wins))])

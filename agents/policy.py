@@ -86,13 +86,14 @@ from sorry_env.checks import excerpt
 
 from . import catalog, tensor_file
 from .base import Agent, Turn
-from .catalog import policy_game
+from .catalog import NetworkFiles, file_game, policy_game
+from .catalog import check_trained_for as check_trained_for  # training.config reads it here
 
 # The board game's file key and version (training.migrate_policy rewrites its older files).
 FORMAT = _BOARD.policy_format
 FORMAT_VERSION = _BOARD.policy_format_version
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
-KINDS = ("mlp", "afterstate")
+KINDS = _BOARD.policy_kinds  # the board game's network kinds (its training configs name one)
 
 
 class MLP(nn.Module):
@@ -239,15 +240,17 @@ def read_metadata(path, game: str | None = None) -> dict:
     return _checked_header(path, game)[0]
 
 
-def check_network(path, network) -> dict:
-    """The `network` metadata entry, checked: kind, activation, and hidden widths as lists
-    within the caps of :func:`sorry_env.checks.check_layer_widths` (the parameter count they
-    imply is checked by the caller, who knows the input and output sizes)."""
+def check_network(path, network, game: games.GameType) -> dict:
+    """The `network` metadata entry of a policy file of `game`, checked: kind (one the game
+    plays), activation, and hidden widths as lists within the caps of
+    :func:`sorry_env.checks.check_layer_widths` (the parameter count they imply is checked by
+    the caller, who knows the input and output sizes)."""
     if not isinstance(network, dict):
         raise ValueError(f"{path}: 'network' must be an object, got {excerpt(network)}")
     kind, hidden, activation = network.get("kind"), network.get("hidden"), network.get("activation")
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise ValueError(f"{path}: network kind must be one of {KINDS}, got {excerpt(kind)}")
+    if not isinstance(kind, str) or kind not in game.policy_kinds:
+        kinds = " or ".join(map(repr, game.policy_kinds))
+        raise ValueError(f"{path}: a {game.long_name} policy network is {kinds}, got {excerpt(kind)}")
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise ValueError(f"{path}: network activation must be one of {sorted(ACTIVATIONS)}, got {excerpt(activation)}")
     checks.check_layer_widths(hidden, f"{path}: network hidden")
@@ -284,26 +287,6 @@ def actor_tensors(
     return tensors
 
 
-def file_game(path, meta: dict) -> games.Game:
-    """The game (with its rules) a policy file's metadata `meta` says it plays; ValueError if
-    its game or rules are not ones this code knows."""
-    kind = next(
-        (
-            cls.game_type
-            for cls in games.registered_games().values()
-            if cls.game_type.policy_format == meta.get("format")
-        ),
-        None,
-    )
-    if kind is None:
-        raise ValueError(f"{path}: unknown policy format {excerpt(meta.get('format'))}")
-    if kind.policy_records_rules:
-        return games.game_class(kind.id).from_json(meta.get("rules"), path)
-    if meta.get("game") != kind.id:
-        raise ValueError(f"{path}: a {kind.long_name} policy file for game {excerpt(meta.get('game'))}")
-    return games.load_game(kind.id)
-
-
 def _checked_header(path, game_id: str | None = None):
     """(metadata, tensor header, Game, expected tensors) of a policy file whose metadata and
     header agree with each other and with this code; ValueError otherwise."""
@@ -325,10 +308,7 @@ def _checked_header(path, game_id: str | None = None):
         raise ValueError(
             f"{path}: num_players must be one of {', '.join(map(str, kind.player_counts))}, got {excerpt(players)}"
         )
-    net_cfg = check_network(path, meta.get("network"))
-    if net_cfg["kind"] not in kind.policy_kinds:
-        kinds = " or ".join(map(repr, kind.policy_kinds))
-        raise ValueError(f"{path}: a {kind.long_name} policy network is {kinds}, got {excerpt(net_cfg['kind'])}")
+    net_cfg = check_network(path, meta.get("network"), kind)
     shape = (net_cfg["kind"], net_cfg["hidden"], want["n_actions"], net_cfg.get("value_hidden"), want["obs_size"])
     layers = actor_layers(*shape)
     checks.check_parameter_count(f"{path}: its metadata", sum(checks.mlp_parameters(sizes) for _, sizes in layers))
@@ -351,30 +331,7 @@ def load_policy(path, game: str | None = None) -> tuple[Actor, dict]:
     return actor, meta
 
 
-def check_trained_for(path: str | os.PathLike, meta: dict, rules: games.Game | Rules | str, num_players: int) -> None:
-    """ValueError unless the network of file `path` (metadata `meta`) was trained for this
-    game (a Game, or the board game's rules) and player count; the message names what it was
-    trained for and the shipped file that fits the game asked for (:mod:`sorry_env.agents.catalog`)."""
-    played, trained = policy_game(rules), file_game(path, meta)
-    kind = trained.game_type
-    if played.game_type.id != kind.id:
-        raise ValueError(f"{path} is a {kind.long_name} policy; it cannot play {played.game_type.long_name}")
-    if played != trained:
-        ours, theirs = played.variant_to_json(), trained.variant_to_json()
-        differs = sorted(k for k, v in ours.items() if theirs.get(k) != v)
-        raise ValueError(
-            f"network {path} was trained for {kind.variant_word} {trained.variant_name!r} with {meta['num_players']} "
-            f"players, not {played.variant_name!r} ({kind.variant_word} differing: {', '.join(differs)}); "
-            f"{catalog.fitting_hint(played, num_players)}"
-        )
-    if num_players != int(meta["num_players"]):
-        raise ValueError(
-            f"network {path} was trained for {meta['num_players']} players, not {num_players} "
-            f"({kind.variant_word} {trained.variant_name!r}); {catalog.fitting_hint(played, num_players)}"
-        )
-
-
-class PolicyAgent(Agent):
+class PolicyAgent(NetworkFiles, Agent):
     """Plays the masked argmax (or a masked sample) of a trained policy file of any registered
     game (`game`: the one it is asked to play, whose files alone are read; default: the file's)."""
 
@@ -390,25 +347,18 @@ class PolicyAgent(Agent):
         self.num_players = int(self.metadata["num_players"])
         self.sample = sample
         self.name = f"policy:{self.metadata.get('name', self.path)}"
-        self._checked: tuple[Any, int] | None = None  # the last (rules, num_players) found compatible
         self.reset(seed)
 
-    def check_game(self, rules: Any, num_players: int) -> None:
-        """ValueError unless this policy was trained for this game (a Game, or the board
-        game's rules) and player count."""
-        if (rules, num_players) == self._checked:
-            return
-        check_trained_for(self.path, self.metadata, rules, num_players)
-        self._checked = (rules, num_players)
+    def network_files(self) -> list[tuple[str, dict]]:
+        """The policy file: check_game refuses a game (a Game, or the board game's rules) and
+        player count it was not trained for."""
+        return [(self.path, self.metadata)]
 
     def act(self, turn: Any) -> int:
-        self.check_game(turn.rules, len(self.game.seats(turn.state)))
         if self.actor.kind == "afterstate" and not self.sample:
+            self.check_turns([turn])
             return self._best_afterstate(turn)
-        inputs = self.game.policy_input(turn.state, turn.seat)
-        mask = np.zeros(self.actor.n_actions, dtype=bool)
-        mask[turn.legal] = True
-        return int(self.act_batch(inputs[None], mask[None])[0])
+        return int(self.act_turns([turn])[0])
 
     @property
     def has_value(self) -> bool:
@@ -440,14 +390,9 @@ class PolicyAgent(Agent):
         """int64 actions for a list of turns (of any games), one forward for all of them."""
         if not turns:
             return np.zeros(0, dtype=np.int64)
-        rules = turns[0].rules
-        self.check_game(rules, len(self.game.seats(turns[0].state)))
+        self.check_turns(turns)
         masks = np.zeros((len(turns), self.actor.n_actions), dtype=bool)
         for k, turn in enumerate(turns):
-            if turn.rules != rules:
-                raise ValueError(
-                    f"act_turns: every turn must be of the same rules ({self.game.variant_name!r}), turn {k} is not"
-                )
             masks[k, turn.legal] = True
         inputs = np.stack([self.game.policy_input(turn.state, turn.seat) for turn in turns])
         return np.asarray(self.act_batch(inputs, masks), dtype=np.int64)

@@ -21,7 +21,7 @@ import torch
 from safetensors.torch import save_file
 
 from sorry_env import files
-from sorry_env.checks import excerpt
+from sorry_env.checks import excerpt, is_integer
 
 MAX_HEADER_BYTES = 16 * 1024 * 1024
 MAX_DIMS = 8  # dimensions of one tensor: the networks here have at most 2
@@ -84,7 +84,7 @@ def read_header(path, max_header_bytes: int = MAX_HEADER_BYTES, what: str = "saf
 
 
 def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+    return is_integer(x) and x >= 0
 
 
 def _check_entry(path, name, entry, data_bytes):

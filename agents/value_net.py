@@ -19,18 +19,20 @@ games' trees), each row exactly as :func:`net_logit` would, on any CPU.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
 from sorry_env.board.observation import observe
 
+from .catalog import NetworkFiles
+
 if TYPE_CHECKING:
     from .policy import MLP
 
 # No network: search agents take an empty packed array to mean "use the hand-written evaluation".
-NO_NET = (np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64))
+NO_NET: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64))
 
 
 def pack(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, dict]:
@@ -70,31 +72,18 @@ def _add_row(acc, scale, params, first):
 
 @njit(cache=True)
 def net_logit(params, sizes, x):
-    """The MLP's output for input x (relu between layers)."""
-    n_in = sizes[0]
-    n_out = sizes[1]
-    h = params[n_in * n_out : n_in * n_out + n_out].copy()  # the bias
-    for j in range(n_in):
-        if x[j] != 0.0:
-            _add_row(h, x[j], params, j * n_out)
-    off = n_in * n_out + n_out
-    for layer in range(2, sizes.shape[0]):
-        n_in = n_out
-        n_out = sizes[layer]
-        out = params[off + n_in * n_out : off + n_in * n_out + n_out].copy()
-        for j in range(n_in):
-            if h[j] > 0.0:  # relu of the previous layer
-                _add_row(out, h[j], params, off + j * n_out)
-        off += n_in * n_out + n_out
-        h = out
-    return h[0]
+    """The MLP's output for input x (relu between layers): :func:`net_logits` of one row, so
+    a position scores the same alone as in any batch."""
+    out = np.empty(1, dtype=np.float32)
+    net_logits(params, sizes, x.reshape((1, x.shape[0])), 1, out)
+    return out[0]
 
 
 @njit(cache=True)
 def net_logits(params, sizes, x, n, out):
-    """out[:n] := the MLP's output for each input row x[:n] (float32), each bit for bit
-    :func:`net_logit`'s: every output starts from its bias and adds the same products in the
-    same order (inputs in index order, zeros skipped), whatever the batch. No BLAS: sgemm's
+    """out[:n] := the MLP's output for each input row x[:n] (float32), each row's the same
+    whatever the batch: every output starts from its bias and adds the same products in the
+    same order (inputs in index order, zeros skipped). No BLAS: sgemm's
     blocking and fused multiply-add differ between OpenBLAS's CPU kernels (Haswell, Zen,
     SkylakeX), so its rows changed with the batch and the CPU. The loop runs input-major so
     that a weight row is read once per batch, not once per position (issue 36)."""
@@ -132,23 +121,14 @@ def net_win_chance(state, rules, params, sizes, viewer, obs):
     return 1.0 / (1.0 + np.exp(-net_logit(params, sizes, obs)))
 
 
-class ValueLeaves:
+class ValueLeaves(NetworkFiles):
     """For a search agent whose leaves an optional value network scores (``value=FILE``, the
     Monte Carlo and expectimax agents): the network packed for compiled code, or
     :data:`NO_NET` for the hand-written evaluation, and the check that it fits the game."""
 
     def load_value(self, value: str | None) -> None:
         self.value = value
-        if value is None:
-            self.params, self.sizes = NO_NET
-        else:
-            self.params, self.sizes, self.value_meta = pack(value)
-        self._checked: tuple[Any, int] | None = None  # the last (rules, num_players) the value network was checked for
+        self.params, self.sizes, self.value_meta = (*NO_NET, {}) if value is None else pack(value)
 
-    def check_game(self, rules, num_players: int) -> None:
-        """ValueError if the value network was trained for other rules or another player count."""
-        if self.value is not None and (rules, num_players) != self._checked:
-            from .policy import check_trained_for  # torch is loaded already: pack() used it
-
-            check_trained_for(self.value, self.value_meta, rules, num_players)
-            self._checked = (rules, num_players)
+    def network_files(self) -> list[tuple[str, dict]]:
+        return [] if self.value is None else [(self.value, self.value_meta)]

@@ -1,5 +1,6 @@
 """The agent interface of every registered game (:mod:`sorry_env.games`): :class:`Agent`
-(``reset(seed)``, ``act(turn)``, ``check_game``), :class:`Turn`, what an agent of the board
+(``reset(seed)``, ``act(turn)``, ``check_game``), :class:`ChoosingAgent` (an agent that
+skips its search when one move is legal), :class:`Turn`, what an agent of the board
 game is shown when it must act, :class:`GameTurn`, the same for every other game, and
 :class:`CallableAgent` (a function of the observation dict as an agent).
 
@@ -25,7 +26,6 @@ import numpy as np
 from . import games
 from .board import engine as E
 from .board import game
-from .board.observation import OBS_SIZE, observe
 from .board.rules import Rules, get_rules
 
 
@@ -58,6 +58,22 @@ class Agent:
         if self.game_ids is not None and game_id not in self.game_ids:
             theirs = " or ".join(games.game_type(g).long_name for g in self.game_ids)
             raise ValueError(f"agent {self.name!r} plays {theirs}; it cannot play {games.game_type(game_id).long_name}")
+
+
+class ChoosingAgent(Agent):
+    """An agent that computes its choice among several legal moves (`choose`); a lone legal
+    move is played at once, without spending search time on it (the search agents of every
+    game)."""
+
+    def act(self, turn: Any) -> int:
+        legal = np.asarray(turn.legal, dtype=np.int64)
+        if len(legal) == 1:
+            return int(legal[0])
+        return int(self.choose(turn, legal))
+
+    def choose(self, turn: Any, legal: np.ndarray) -> int:
+        """The chosen action of `legal` (turn.legal as int64, at least two of them)."""
+        raise NotImplementedError
 
 
 def public_view(state: np.ndarray, rules: Rules, rng: np.random.Generator) -> np.ndarray:
@@ -97,13 +113,13 @@ class Turn:
 
         return SorryGame(self.rules)
 
+    @property
+    def num_players(self) -> int:
+        return len(game.seats(self.state))
+
     def observation(self) -> dict:
-        """The env's observation dict for this seat (for policy agents)."""
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
-        observe(self.state, game.rules_array(self.rules), self.seat, obs)
-        mask = np.zeros(game.num_actions(self.rules), dtype=np.int8)
-        mask[self.legal] = 1
-        return {"observation": obs, "action_mask": mask}
+        """The env's observation dict for this seat (for callable and policy agents)."""
+        return observation_dict(self.game, self.state, self.seat, self.legal)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,9 +154,15 @@ class GameTurn:
 
     def observation(self) -> dict:
         """The env's observation dict for this seat (for callable and policy agents)."""
-        mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        mask[self.legal] = 1
-        return {"observation": self.game.observation(self.state, self.seat), "action_mask": mask}
+        return observation_dict(self.game, self.state, self.seat, self.legal)
+
+
+def observation_dict(played: games.Game, state: np.ndarray, seat: int, legal: np.ndarray) -> dict:
+    """The env's observation dict of `seat` in `state` of `played`, with the `legal` actions as
+    its mask: what either kind of turn shows an agent that reads it."""
+    mask = np.zeros(played.num_actions, dtype=np.int8)
+    mask[legal] = 1
+    return {"observation": played.observation(state, seat), "action_mask": mask}
 
 
 class CallableAgent(Agent):

@@ -34,6 +34,24 @@ def excerpt(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def is_integer(value) -> bool:
+    """Whether `value` is a Python or numpy integer and not a bool (JSON's true is not a count)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_state_keys(d, allowed: set[str], required: tuple[str, ...]) -> None:
+    """ValueError unless `d` is a dict (a game's state dict) with every key of `required` and
+    none outside `allowed`."""
+    if not isinstance(d, dict):
+        raise ValueError(f"state must be a dict, got {type(d).__name__}")  # noqa: TRY004 (bad input: ValueError)
+    unknown = set(d) - allowed
+    if unknown:
+        raise ValueError(f"unknown state keys {excerpt(sorted(map(str, unknown)))}; allowed: {sorted(allowed)}")
+    for key in required:
+        if key not in d:
+            raise ValueError(f"state needs {key!r}")
+
+
 def printable(text: str) -> str:
     """`text` with every control or format character (ESC and the terminal sequences it
     starts, CR, BEL, bidirectional overrides, ...) written as a visible escape: text read from

@@ -26,6 +26,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from .board.game import check_seed
+from .checks import is_integer
 from .games import Game, load_game
 
 NO_LIMIT = int(np.iinfo(np.int64).max)  # the max_turns of an env that never truncates
@@ -36,7 +37,7 @@ def check_max_turns(max_turns: Any) -> int:
     gives."""
     if max_turns is None:
         return NO_LIMIT
-    if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
+    if not is_integer(max_turns) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
     return int(max_turns)
 

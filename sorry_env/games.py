@@ -564,7 +564,7 @@ def random_playout(
     rng = np.random.default_rng(seed)
     state = game.new_state(num_players, seed=seed)
     limit = game.game_type.max_turns if max_turns is None else max_turns
-    while game.winner(state) is None and game.turn(state) < limit:
+    while game.is_running(state, limit):
         legal = game.legal_actions(state)
         state = game.apply(state, int(rng.choice(legal)))
         if check is not None:

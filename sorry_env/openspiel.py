@@ -49,7 +49,7 @@ from .board.observation import OBS_SIZE, observe
 from .board.rules import CARD_NAMES, DEFAULT_MAX_TURNS, DEFAULT_PRESET, N_CARDS, PRESETS, get_rules
 from .board.scoring import max_points, scores
 from .board.state_io import state_from_dict
-from .checks import check_state, excerpt
+from .checks import check_state, excerpt, is_integer
 
 SHORT_NAME = "python_sorry"
 # OpenSpiel keeps max_game_length (max_turns times the decisions of one card, up to 7) in a
@@ -91,11 +91,11 @@ def _check_params(params: dict) -> dict:
         raise ValueError(f"{SHORT_NAME}: unknown parameter(s) {unknown}; parameters: {sorted(DEFAULTS)}")
     p = {**DEFAULTS, **params}
     players, rules, max_turns, reward = p["players"], p["rules"], p["max_turns"], p["reward"]
-    if isinstance(players, bool) or not isinstance(players, int) or players not in (2, 3, 4):
+    if not is_integer(players) or players not in (2, 3, 4):
         raise ValueError(f"{SHORT_NAME}: players must be 2, 3 or 4, got {players!r}")
     if not isinstance(rules, str) or rules not in PRESETS:
         raise ValueError(f"{SHORT_NAME}: rules must be a preset name {sorted(PRESETS)}, got {rules!r}")
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or not 1 <= max_turns <= MAX_TURNS:
+    if not is_integer(max_turns) or not 1 <= max_turns <= MAX_TURNS:
         raise ValueError(
             f"{SHORT_NAME}: max_turns must be a positive integer at most {MAX_TURNS:,}, got {excerpt(max_turns)}"
         )
@@ -138,6 +138,17 @@ class _Setup:
         self.hands = bool(rules.hand_size)
         self.action_buffer = E.action_buffer(self.rules_array)
         self.initial = self._initial_state()
+
+    def returns(self, s: np.ndarray) -> list[float]:
+        """Each player's return in engine state `s` (a game's, or a rollout's end): 0 while
+        running or at the turn limit, else win +1 / loss -1 (partners share), or the points."""
+        winner = int(s[E.WINNER])
+        if winner < 0:  # running, or a draw at the turn limit
+            return [0.0] * len(self.seats)
+        if self.reward == "points":
+            points = scores(s, self.rules)
+            return [float(points[seat]) for seat in self.seats]
+        return [1.0 if G.same_side(self.rules, seat, winner) else -1.0 for seat in self.seats]
 
     def _initial_state(self) -> np.ndarray:
         """The engine state before the first chance node: init_state lays out the pawns and the
@@ -347,7 +358,7 @@ class SorryState(pyspiel.State):
         game = self._game
         if player is None:
             player = self.current_player()
-        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < len(game.seats):
+        if not is_integer(player) or not 0 <= player < len(game.seats):
             raise pyspiel.SpielError(f"observation_tensor: player must be 0..{len(game.seats) - 1}, got {player!r}")
         out = np.empty(OBS_SIZE, dtype=np.float32)
         observe(self._state, game.rules_array, game.seats[player], out)
@@ -369,14 +380,7 @@ class SorryState(pyspiel.State):
             return f"action {action}"
 
     def returns(self) -> list[float]:
-        s, game = self._state, self._game
-        winner = int(s[E.WINNER])
-        if winner < 0:  # running, or a draw at the turn limit
-            return [0.0] * len(game.seats)
-        if game.reward == "points":
-            points = scores(s, game.rules)
-            return [float(points[seat]) for seat in game.seats]
-        return [1.0 if G.same_side(game.rules, seat, winner) else -1.0 for seat in game.seats]
+        return self._game.returns(self._state)
 
     def resample_from_infostate(self, player_id: int, probability_sampler) -> SorryState:
         """A state `player_id` cannot tell from this one: with hands the other hands and the

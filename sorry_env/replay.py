@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from . import files, games
-from .checks import excerpt, printable
+from .checks import excerpt, is_integer, printable
 
 FORMAT = "sorry-replay/1"
 _KEYS = {
@@ -173,18 +173,21 @@ def record_game(
 
 
 def _int(value, what) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_integer(value):
         raise ReplayError(f"{what} must be an integer, got {value!r}")
     return value
 
 
-def _first_difference(got: dict, want) -> str:
+def _check_state(played: games.Game, state: np.ndarray, want, what: str) -> None:
+    """ReplayError saying `what` and naming the first difference unless the dict of the
+    replayed `state` is `want`, the recorded one."""
+    got = played.state_to_dict(state)
+    if got == want:
+        return
     if not isinstance(want, dict):
-        return f"recorded a {type(want).__name__}, not a state dict"
-    for key in sorted(set(got) | set(want)):
-        if got.get(key) != want.get(key):
-            return f"{key!r}: replayed {got.get(key)!r}, recorded {want.get(key)!r}"
-    return "no difference"
+        raise ReplayError(f"{what}: recorded a {type(want).__name__}, not a state dict")
+    key = next(key for key in sorted(set(got) | set(want)) if got.get(key) != want.get(key))
+    raise ReplayError(f"{what}: {key!r}: replayed {got.get(key)!r}, recorded {want.get(key)!r}")
 
 
 def _check_players(players, seats) -> None:
@@ -258,12 +261,12 @@ def replay(record: dict) -> Replay:
             raise ReplayError(f"move {k}: {error}") from None
         before, state = state, played.apply(state, action)
         description = view.recorded(before, action, state)
-        got = played.state_to_dict(state)
-        if got != entry["state"]:
-            raise ReplayError(
-                f"move {k} (action {action}): the state after it differs from the recorded one: "
-                + _first_difference(got, entry["state"])
-            )
+        _check_state(
+            played,
+            state,
+            entry["state"],
+            f"move {k} (action {action}): the state after it differs from the recorded one",
+        )
         out.actions.append(action)
         out.descriptions.append(description)
         out.states.append(state)
@@ -289,7 +292,7 @@ def _start(record: dict, played: games.Game) -> np.ndarray:
     initial state."""
     seed = _int(record["seed"], "'seed'")
     seats, first = record["seats"], record["first_seat"]
-    if not isinstance(seats, list) or not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
+    if not isinstance(seats, list) or not all(map(is_integer, seats)):
         raise ReplayError(f"'seats' must be a list of seats, got {excerpt(seats)}")
     try:
         state = played.new_state_in_seats(
@@ -299,12 +302,7 @@ def _start(record: dict, played: games.Game) -> np.ndarray:
         raise
     except ValueError as error:
         raise ReplayError(f"{played.game_type.long_name}: {error}") from None
-    got = played.state_to_dict(state)
-    if got != record["initial_state"]:
-        raise ReplayError(
-            "the initial state differs from the game the seed starts: "
-            + _first_difference(got, record["initial_state"])
-        )
+    _check_state(played, state, record["initial_state"], "the initial state differs from the game the seed starts")
     return state
 
 

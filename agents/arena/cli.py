@@ -8,6 +8,8 @@ import os
 import pathlib
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import sorry_env.agents as agents  # mypy: see pyproject [tool.mypy]
 from sorry_env import games
@@ -110,19 +112,17 @@ def check_out_dir(out) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser, args = parse_args(argv)
-    try:
-        check_out_dir(args.out)
-    except ValueError as error:
-        parser.error(str(error))
+    _outcome(parser, lambda: check_out_dir(args.out))
     if args.torch_threads is not None and args.torch_threads < 1:
         parser.error(f"--torch-threads must be at least 1, got {args.torch_threads}")
     record = _record_request(parser, args)  # checked before any game is played
     start = time.perf_counter()
+    provenance = made_by("sorry-eval", sys.argv[1:] if argv is None else argv)
     if args.league:
-        _league(parser, args, start, made_by("sorry-eval", sys.argv[1:] if argv is None else argv))
+        _league(parser, args, start, provenance)
         return
     results = _tournament(parser, args)
-    results["made_by"] = made_by("sorry-eval", sys.argv[1:] if argv is None else argv)
+    results["made_by"] = provenance
     elapsed = time.perf_counter() - start
     print(format_table(results))
     print(f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)")
@@ -136,8 +136,8 @@ def main(argv: list[str] | None = None) -> None:
         from .record import record_games
 
         played = games.load_game(args.game, args.rules or None)  # the board game's rules, or another game
-        limit = played.game_type.max_turns if args.max_turns is None else args.max_turns
         record_k, record_dir = record
+        limit = results["config"]["max_turns"]  # the tournament's (the game's own by default)
         for path in record_games(args.agents, record_k, record_dir, args.seed, played, limit, results["games"]):
             print(f"wrote {path}")
 
@@ -148,20 +148,17 @@ def _record_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -
         return None
     from .record import check_record_request
 
-    try:
-        return check_record_request(args.record[0], args.record[1], args.games)
-    except ValueError as error:
-        parser.error(str(error))
+    return _outcome(parser, lambda: check_record_request(args.record[0], args.record[1], args.games))
 
 
 def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: float, provenance: dict) -> None:
     from .league import format_league, run_league, write_league
 
     if not games.game_type(args.game).batched_step:
-        board = games.builtin_game_types()[0]
-        parser.error(f"--league plays the board game (--game {board.id}) only")
-    try:
-        league = run_league(
+        parser.error(f"--league plays the board game (--game {games.default_game_id()}) only")
+    league = _outcome(
+        parser,
+        lambda: run_league(
             args.agents,
             args.players or 2,
             args.games,
@@ -171,11 +168,8 @@ def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: fl
             args.max_turns,
             not args.no_progress,
             args.torch_threads,
-        )
-    except IllegalMove as error:  # found during play: the run failed, its arguments were fine
-        parser.exit(1, f"sorry-eval: {error}; no results written\n")
-    except ValueError as error:
-        parser.error(str(error))
+        ),
+    )
     league["made_by"] = provenance
     print(format_league(league))
     print(f"league played in {time.perf_counter() - start:.1f} s")
@@ -185,25 +179,32 @@ def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: fl
 
 def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
     """The results of the tournament the arguments ask for (errors end the command)."""
-    try:
+
+    def play() -> dict:
         kind = games.game_type(args.game)
         if args.rules is not None and len(kind.variants) < 2:
             raise ValueError(f"--rules names board-game rules; {kind.long_name} (--game {kind.id}) has none")
-        played = games.load_game(args.game, args.rules)
-    except ValueError as error:
-        parser.error(str(error))
-    try:
         return run_tournament(
             args.agents,
             args.players,
             args.games,
             args.seed,
-            played,
+            games.load_game(args.game, args.rules),
             args.workers,
             args.max_turns,
             progress=not args.no_progress,
             torch_threads=args.torch_threads,
         )
+
+    return _outcome(parser, play)
+
+
+def _outcome(parser: argparse.ArgumentParser, play: Callable[[], Any]) -> Any:
+    """What `play()` (a tournament, a league, a check of the arguments) returns; its errors
+    end the command: a bad argument (ValueError) as a usage error, an illegal move found
+    during play or an interrupt as a failed run."""
+    try:
+        return play()
     except IllegalMove as error:  # found during play: the run failed, its arguments were fine
         parser.exit(1, f"sorry-eval: {error}; no results written\n")
     except ValueError as error:

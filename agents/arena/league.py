@@ -35,7 +35,7 @@ from matplotlib.figure import Figure
 from sorry_env.board.rules import DEFAULT_PRESET, get_rules
 
 from .output import percent, rating_header, rating_row, write_csv
-from .stats import agent_labels, wilson_interval
+from .stats import agent_labels, rate_game, rating_fields, win_rate_with_interval
 from .tournament import run_tournament
 
 
@@ -59,8 +59,6 @@ def run_league(
     log=print,
 ) -> dict:
     """Play every lineup (see the module doc) and return the league results dict."""
-    from sorry_env.board.rules import DEFAULT_MAX_TURNS
-
     agent_specs = list(agent_specs)
     if get_rules(rules).teams != "none":
         raise ValueError("a league with team rules is not supported; run sorry-eval for each lineup")
@@ -83,7 +81,7 @@ def run_league(
             seed,
             rules,
             workers,
-            DEFAULT_MAX_TURNS if max_turns is None else max_turns,
+            max_turns,  # None: the game's own limit
             progress,
             torch_threads,
         )
@@ -102,40 +100,20 @@ def run_league(
             for a in lineup:
                 played[a] += 1
                 won[a] += a in winners
-            teams = [[ratings[a]] for a in lineup]
-            ranks = [1.0 if not winners or a in winners else 2.0 for a in lineup]
-            for a, (rating,) in zip(lineup, model.rate(teams, ranks=ranks)):
-                ratings[a] = rating
+            rate_game(model, ratings, [[a] for a in lineup], winners)
     rows = []
     for i in range(n):
-        low, high = wilson_interval(int(won[i]), int(played[i]))
         rows.append(
             {
                 "agent": labels[i],
                 "spec": agent_specs[i] if isinstance(agent_specs[i], str) else labels[i],
-                "games": int(played[i]),
-                "wins": int(won[i]),
-                "win_rate": won[i] / played[i],
-                "ci_low": low,
-                "ci_high": high,
-                "rating_mu": ratings[i].mu,
-                "rating_sigma": ratings[i].sigma,
-                "rating_ordinal": ratings[i].ordinal(),
+                "games": int(played[i]),  # before the wins (the CSV's column order)
+                **win_rate_with_interval(int(won[i]), int(played[i])),
+                **rating_fields(ratings[i]),
             }
         )
     matrix = [
-        [
-            None
-            if met[i, j] == 0
-            else {
-                "wins": int(wins[i, j]),
-                "games": int(met[i, j]),
-                "win_rate": wins[i, j] / met[i, j],
-                "ci_low": wilson_interval(int(wins[i, j]), int(met[i, j]))[0],
-                "ci_high": wilson_interval(int(wins[i, j]), int(met[i, j]))[1],
-            }
-            for j in range(n)
-        ]
+        [None if met[i, j] == 0 else win_rate_with_interval(int(wins[i, j]), int(met[i, j])) for j in range(n)]
         for i in range(n)
     ]
     return {

@@ -40,19 +40,6 @@ def game_seeds(seed: int, game_index: int, players: int) -> list[int]:
 
 
 # ---- playing --------------------------------------------------------------------------------
-def start_game(agents: list, seats: tuple, seed: int, game_index: int) -> tuple:
-    """What game `game_index` of a lineup starts from, for any game: (the entries' seats,
-    seat -> lineup entry, the first seat, the engine's seed, the generator of the agents' re-drawn views), with every
-    agent reset to its seed for this game (one rule for every table: :func:`seating`,
-    :func:`game_seeds`)."""
-    entry_seats, first_seat = seating(game_index, seats)
-    engine_seed, view_seed, *reset_seeds = game_seeds(seed, game_index, len(agents))
-    for agent, reset_seed in zip(agents, reset_seeds):
-        agent.reset(reset_seed)
-    entry_at_seat = {seat: i for i, seat in enumerate(entry_seats)}
-    return entry_seats, entry_at_seat, first_seat, engine_seed, np.random.default_rng(view_seed)
-
-
 class Table:
     """A lineup's agents in one process, able to play any game of the tournament by index."""
 
@@ -68,22 +55,14 @@ class Table:
         self.seed = seed
         for agent in self.agents:  # an agent or a network made for another game: refused before any play
             self.game.check_agent(agent, len(self.agents))
+        # the lineup entries that decide many games' turns in one call (play_lockstep)
+        self.batched = {i for i, agent in enumerate(self.agents) if getattr(agent, "acts_in_batches", False)}
 
     def play(self, game_index: int) -> dict:
         """One game; returns its record. `winners`: the lineup entries sharing the win (the
         winner, and its partner under team rules; empty if truncated); `scores`: each entry's
         points under play-for-points rules (None otherwise or if truncated)."""
-        game = self.game
-        entry_seats, entry_at_seat, first_seat, engine_seed, view_rng = start_game(
-            self.agents, self.seats, self.seed, game_index
-        )
-        state = game.new_state(len(self.agents), seed=engine_seed, first=first_seat)
-        while game.is_running(state, self.max_turns):
-            legal = game.legal_actions(state)
-            turn = agent_turn(game, state, view_rng, legal)
-            entry = entry_at_seat[turn.seat]
-            state = self._step(state, game_index, entry, legal, self.agents[entry].act(turn))
-        return self._record(game_index, state, entry_seats, first_seat)
+        return self._play_side_by_side([game_index], [self.agents], set())[0]
 
     def _step(self, state, game_index, entry, legal, action):
         action = checked_action(action, legal, f"agent {self.labels[entry]!r}", f"in game {game_index}")
@@ -92,7 +71,7 @@ class Table:
     def play_many(self, game_indices):
         """Records of these games: in lockstep (:meth:`play_lockstep`) when an agent of the
         lineup acts in batches, else one after the other."""
-        if any(getattr(agent, "acts_in_batches", False) for agent in self.agents):
+        if self.batched:
             return self.play_lockstep(game_indices)
         return [self.play(g) for g in game_indices]
 
@@ -103,26 +82,38 @@ class Table:
         as in :meth:`play`. Every game draws its seeds, views and agent seeds exactly as in
         :meth:`play`, so the records are the same (up to ties a batched forward's rounding
         could break differently)."""
-        game = self.game
-        batched = {i for i, agent in enumerate(self.agents) if getattr(agent, "acts_in_batches", False)}
-        running = []  # [game index, state, entry seats, first seat, seat -> entry, view rng, players]
-        for game_index in game_indices:
-            # a fresh instance per game for the agents that act one at a time (an object
-            # given by the caller is copied: games side by side must not share its state)
-            players = [
+        # a fresh instance per game for the agents that act one at a time (an object given by
+        # the caller is copied: games side by side must not share its state)
+        lineups = [
+            [
                 agent
-                if i in batched
+                if i in self.batched
                 else (
-                    agents.make_agent(spec, game=game, players=len(self.specs))
+                    agents.make_agent(spec, game=self.game, players=len(self.specs))
                     if isinstance(spec, str)
                     else copy.deepcopy(agent)
                 )
                 for i, (agent, spec) in enumerate(zip(self.agents, self.specs))
             ]
-            entry_seats, entry_at_seat, first_seat, engine_seed, view_rng = start_game(
-                players, self.seats, self.seed, game_index
-            )
+            for _ in game_indices
+        ]
+        return self._play_side_by_side(game_indices, lineups, self.batched)
+
+    def _play_side_by_side(self, game_indices, lineups, batched):
+        """Records of these games, game k played by lineups[k] (agents reset to the game's
+        seeds), side by side: the entries in `batched` decide the pending turns of all games in
+        one ``act_turns`` call; the other agents act one turn at a time (with none batched,
+        each game is played to its end in turn)."""
+        game = self.game
+        running = []  # [game index, state, entry seats, first seat, seat -> entry, view rng, players]
+        for game_index, players in zip(game_indices, lineups):  # every game's seats and seeds (module doc)
+            entry_seats, first_seat = seating(game_index, self.seats)
+            engine_seed, view_seed, *reset_seeds = game_seeds(self.seed, game_index, len(players))
+            for agent, reset_seed in zip(players, reset_seeds):
+                agent.reset(reset_seed)
             state = game.new_state(len(self.agents), seed=engine_seed, first=first_seat)
+            entry_at_seat = {seat: i for i, seat in enumerate(entry_seats)}
+            view_rng = np.random.default_rng(view_seed)
             running.append([game_index, state, entry_seats, first_seat, entry_at_seat, view_rng, players])
         played = list(running)
         while running:

@@ -63,7 +63,7 @@ def play_games(
     table = Table(agent_specs, rules, max_turns, seed)
     if workers > 1:
         check_picklable(agent_specs)
-    lockstep = any(getattr(agent, "acts_in_batches", False) for agent in table.agents)
+    lockstep = bool(table.batched)
     chunk = max(1, min(LOCKSTEP_CHUNK, -(-games // workers))) if lockstep else max(1, min(16, games // (8 * workers)))
     if workers == 1:
         agents.set_torch_threads(torch_threads)

@@ -14,9 +14,7 @@ import pathlib
 
 from sorry_env import files, replay
 
-from ..catalog import policy_game
-from .play import Table, game_seeds, seating
-from .stats import agent_labels
+from .play import Table, game_seeds
 
 
 def check_record_request(k: int, directory: str, games: int) -> tuple:
@@ -59,8 +57,7 @@ def record_games(
     """Play games 0..k-1 of the tournament again, logging their actions, and save each as a
     replay file. `tournament_games`: the tournament's per-game records, checked against.
     `rules`: the :class:`sorry_env.games.Game` played, or the board game's rules."""
-    played = policy_game(rules)
-    table = Table(agent_specs, played, max_turns, seed)
+    table = Table(agent_specs, rules, max_turns, seed)
     log: list = []
     table.agents = [_LoggingAgent(agent, log) for agent in table.agents]  # type: ignore[misc]  # an Agent by its interface
     paths = []
@@ -76,18 +73,17 @@ def record_games(
                     f"turns, winners {expected['winners']}): an agent is not reproducible from "
                     "its seed, so the replay would not be that game"
                 )
-        entry_seats, first_seat = seating(index, table.seats)
         engine_seed = game_seeds(seed, index, len(table.agents))[0]
         players = [
             {"agent": spec, "label": label, "seat": seat}
-            for spec, label, seat in zip(table.specs, agent_labels(table.specs), entry_seats)
+            for spec, label, seat in zip(table.specs, table.labels, outcome["seats"])
         ]
         record = replay.record_game(
-            played,
+            table.game,
             table.seats,
             engine_seed,
             list(log),
-            first_seat,
+            outcome["first_seat"],
             max_turns,
             players,
             {"tool": "sorry-eval", "tournament_seed": seed, "game": index},

@@ -50,17 +50,29 @@ def sides(players: int, rules: Rules | str | None) -> list[list[int]]:
 def skill_ratings(records: list[dict], players: int, rules: Rules | str | None) -> list[dict]:
     """openskill Plackett-Luce ratings of the lineup entries after rating the games in order,
     partners as one team: the winning side ranked first and the others tied second; a
-    truncated game ties everyone."""
+    truncated game ties everyone (each entry's :func:`rating_fields`)."""
     model = openskill.models.PlackettLuce()
     ratings = [model.rating() for _ in range(players)]
     groups = sides(players, rules)
     for record in records:
-        teams = [[ratings[i] for i in group] for group in groups]
-        ranks = [1.0 if not record["winners"] or group[0] in record["winners"] else 2.0 for group in groups]
-        for group, team in zip(groups, model.rate(teams, ranks=ranks)):
-            for i, rating in zip(group, team):
-                ratings[i] = rating
-    return [{"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for r in ratings]
+        rate_game(model, ratings, groups, record["winners"])
+    return [rating_fields(r) for r in ratings]
+
+
+def rate_game(model, ratings: list, groups: list[list[int]], winners) -> None:
+    """Rate one game in place: the ratings of the indices in `groups` (each group a team), the
+    group holding the `winners` ranked first and the others tied second; a truncated game (no
+    winners) ties everyone."""
+    teams = [[ratings[i] for i in group] for group in groups]
+    ranks = [1.0 if not winners or group[0] in winners else 2.0 for group in groups]
+    for group, team in zip(groups, model.rate(teams, ranks=ranks)):
+        for i, rating in zip(group, team):
+            ratings[i] = rating
+
+
+def rating_fields(rating) -> dict:
+    """An openskill rating as the results' fields: rating_mu, rating_sigma, rating_ordinal."""
+    return {"rating_mu": rating.mu, "rating_sigma": rating.sigma, "rating_ordinal": rating.ordinal()}
 
 
 def entry_at_turn_position(record: dict, seats: tuple[int, ...], position: int) -> int:
@@ -109,9 +121,7 @@ def summarize(
                 "spec": spec if isinstance(spec, str) else label,
                 **win_rate_with_interval(sum(i in record["winners"] for record in records), games),
                 "expected": expected,
-                "rating_mu": ratings[i]["mu"],
-                "rating_sigma": ratings[i]["sigma"],
-                "rating_ordinal": ratings[i]["ordinal"],
+                **ratings[i],
                 "mean_score": mean_score(records, i),
                 "moved_first": sum(record["seats"][i] == record["first_seat"] for record in records),
                 "games_at_seat": {str(seat): sum(record["seats"][i] == seat for record in records) for seat in seats},

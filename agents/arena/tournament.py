@@ -8,6 +8,7 @@ import os
 from sorry_env import games as registry
 from sorry_env.board.game import check_seed
 from sorry_env.board.rules import DEFAULT_PRESET, Rules
+from sorry_env.checks import is_integer
 
 from ..catalog import policy_game
 from .play import game_seats
@@ -57,13 +58,13 @@ def run_tournament(
     seats = game_seats(played, players)
     pool_size = (os.cpu_count() or 1) if workers is None else workers
     for name, value in (("games", games), ("max_turns", max_turns), ("workers", pool_size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_integer(value) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     check_seed(seed)
     records = play_games(agent_specs, games, seed, played, max_turns, min(pool_size, games), progress, torch_threads)
-    if kind.batched_step:
-        return summarize(records, agent_specs, seed, played.variant, max_turns, seats=seats)
-    return summarize(records, agent_specs, seed, None, max_turns, seats=seats, rules_name=kind.id)
+    # a game of rule presets keeps its rules' name in the results; another game its id
+    variant = played.variant if kind.batched_step else None
+    return summarize(records, agent_specs, seed, variant, max_turns, seats=seats, rules_name=kind.id)
 
 
 def _game_type_of(config: dict) -> registry.GameType:

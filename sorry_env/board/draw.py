@@ -30,6 +30,7 @@ import functools
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from ..checks import is_integer
 from . import engine as E
 from .board_layout import (
     GRID,
@@ -73,7 +74,7 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
     """The position `state` under `rules` as an RGB image (see the module docstring).
     `labels`: a :class:`sorry_env.board.narrate.PawnLabels` following the game."""
     rules = get_rules(rules)
-    if isinstance(size, bool) or not isinstance(size, int) or size < 160:
+    if not is_integer(size) or size < 160:
         raise ValueError(f"size must be an integer of at least 160 pixels, got {size!r}")
     ppp = rules.pawns_per_player
     cell = size / GRID
@@ -85,10 +86,7 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
     to_move = int(state[E.TO_MOVE])
     if state[E.WINNER] < 0:  # whose turn: a thick ring round the mover's Start circle
         x, y = start_centre(to_move)
-        radius = START_RADIUS * cell
-        d.ellipse(
-            [x * cell - radius, y * cell - radius, x * cell + radius, y * cell + radius], outline=INK[to_move], width=4
-        )
+        _circle(d, (x * cell, y * cell), START_RADIUS * cell, outline=INK[to_move], width=4)
     # Pawns: on squares, and in their circles.
     pawn_r = cell * 0.36
     for seat in active:
@@ -107,7 +105,7 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
                 for token, ring in ((E.fire_pawn(state), FIRE_RING), (E.ice_pawn(state), ICE_RING)):
                     if (int(token[0]), int(token[1])) == (seat, i):
                         r = pawn_r * (1.35 if ring is FIRE_RING else 1.18)
-                        d.ellipse([x - r, y - r, x + r, y + r], outline=ring, width=max(2, int(cell * 0.08)))
+                        _circle(d, (x, y), r, outline=ring, width=max(2, int(cell * 0.08)))
                 _pawn(d, (x, y), pawn_r, seat, numbers[i], medium)
         for (x, y), group, radius in (
             (start_centre(seat), in_start, START_RADIUS),
@@ -117,7 +115,7 @@ def draw_board(state, rules, labels=None, caption: str | None = None, size: int 
             for k, number in enumerate(sorted(group)):
                 offset = (k - (len(group) - 1) / 2) * r_small * 2.1
                 _pawn(d, (x * cell + offset, (y + 0.05) * cell), r_small, seat, number, small)
-            d.text((x * cell, (y + radius * 0.6) * cell), str(len(group)), fill=TEXT, font=medium, anchor="mm")
+            _centred(d, (x * cell, (y + radius * 0.6) * cell), str(len(group)), medium)
     # The caption's word boxes, for checks that it stays clear of the circles (tests/test_draw.py).
     img.info["caption_boxes"] = _centre_panel(d, state, rules, cell, (small, medium, large), caption, labels)
     return img
@@ -142,10 +140,6 @@ def _background(size: int, active: tuple, teams: bool) -> Image.Image:
     def centre(col, row):
         return ((col + 0.5) * cell, (row + 0.5) * cell)
 
-    def disc(xy, radius, fill, outline=LINE, width=1):
-        x, y = xy
-        d.ellipse([x - radius, y - radius, x + radius, y + radius], fill=fill, outline=outline, width=width)
-
     # Track squares, numbered where a reader needs a landmark.
     landmarks = {0, 5, 10} | {int(s) for s in START_CIRCLE}
     for sq in range(TRACK):
@@ -158,7 +152,7 @@ def _background(size: int, active: tuple, teams: bool) -> Image.Image:
         squares = slide_squares(first, last)
         a, b = centre(*track_cell(squares[0])), centre(*track_cell(squares[-1]))
         d.line([a, b], fill=INK[owner], width=max(2, int(cell * 0.18)))
-        disc(b, cell * 0.16, INK[owner], INK[owner])
+        _circle(d, b, cell * 0.16, fill=INK[owner], outline=INK[owner])
         # the triangle points along the direction of play
         dx, dy = np.sign(b[0] - a[0]), np.sign(b[1] - a[1])
         h, w = cell * 0.3, cell * 0.25
@@ -181,24 +175,34 @@ def _background(size: int, active: tuple, teams: bool) -> Image.Image:
             ("START", start_centre(seat), START_RADIUS),
             ("HOME", home_centre(seat), HOME_RADIUS),
         ):
-            disc((x * cell, y * cell), radius * cell, tint, INK[seat] if playing else LINE, 2)
-            d.text((x * cell, (y - radius * 0.62) * cell), name, fill=TEXT, font=small, anchor="mm")
+            _circle(d, (x * cell, y * cell), radius * cell, fill=tint, outline=INK[seat] if playing else LINE, width=2)
+            _centred(d, (x * cell, (y - radius * 0.62) * cell), name, small)
             if teams and playing:  # each circle tagged with its partnership
-                d.text(
+                _centred(
+                    d,
                     ((x + radius * 0.75) * cell, (y - radius * 0.75) * cell),
                     "A" if seat % 2 == 0 else "B",
-                    fill=INK[seat],
-                    font=medium,
-                    anchor="mm",
+                    medium,
+                    INK[seat],
                 )
     return img
 
 
-def _pawn(d, xy, radius, seat, number, font):
+def _circle(d, xy, radius, **style) -> None:
+    """A circle of `radius` round the point `xy` (`style`: Pillow's fill, outline, width)."""
     x, y = xy
-    d.ellipse([x - radius, y - radius, x + radius, y + radius], fill=INK[seat], outline=(20, 20, 20), width=2)
+    d.ellipse([x - radius, y - radius, x + radius, y + radius], **style)
+
+
+def _pawn(d, xy, radius, seat, number, font):
+    _circle(d, xy, radius, fill=INK[seat], outline=(20, 20, 20), width=2)
     ink = (20, 20, 20) if seat == 2 else (255, 255, 255)  # dark text on yellow
-    d.text((x, y), str(number), fill=ink, font=font, anchor="mm")
+    _centred(d, xy, str(number), font, ink)
+
+
+def _centred(d, xy, text: str, font, fill=TEXT) -> None:
+    """`text` centred on the point `xy`."""
+    d.text(xy, text, fill=fill, font=font, anchor="mm")
 
 
 def _centre_panel(d, state, rules, cell, fonts, caption, labels=None):
@@ -213,13 +217,7 @@ def _centre_panel(d, state, rules, cell, fonts, caption, labels=None):
         cards = hand_text(state, to_move).split() if winner < 0 else []
         w, h, gap = cell * 1.15, cell * 1.6, cell * 0.15
         left = mid - (len(cards) * (w + gap) - gap) / 2
-        d.text(
-            (mid, top + cell * 0.6),
-            f"{COLOUR_NAMES[to_move]}'s hand" if cards else "",
-            fill=TEXT,
-            font=small,
-            anchor="mm",
-        )
+        _centred(d, (mid, top + cell * 0.6), f"{COLOUR_NAMES[to_move]}'s hand" if cards else "", small)
         for k, name in enumerate(cards):
             x = left + k * (w + gap)
             d.rounded_rectangle(
@@ -229,7 +227,7 @@ def _centre_panel(d, state, rules, cell, fonts, caption, labels=None):
                 outline=INK[to_move],
                 width=2,
             )
-            d.text((x + w / 2, top + cell + h / 2), name, fill=TEXT, font=medium, anchor="mm")
+            _centred(d, (x + w / 2, top + cell + h / 2), name, medium)
         h = cell * 2.8
     else:
         # The card in play: a white card with its name ("-" at a chance node: no card drawn).
@@ -242,7 +240,7 @@ def _centre_panel(d, state, rules, cell, fonts, caption, labels=None):
             width=3,
         )
         name = CARD_NAMES[card] if card >= 0 else "-"
-        d.text((mid, top + h / 2), name, fill=TEXT, font=large if len(name) <= 2 else medium, anchor="mm")
+        _centred(d, (mid, top + h / 2), name, large if len(name) <= 2 else medium)
     y = top + h + cell * 0.45
     if winner >= 0:
         side = (
@@ -250,19 +248,19 @@ def _centre_panel(d, state, rules, cell, fonts, caption, labels=None):
             if rules.teams != "none"
             else COLOUR_NAMES[winner]
         )
-        d.text((mid, y), f"{side} wins", fill=INK[winner], font=medium, anchor="mm")
+        _centred(d, (mid, y), f"{side} wins", medium, INK[winner])
     else:
         again = " (draw again)" if state[E.DRAW_AGAIN] else ""
-        d.text((mid, y), f"{COLOUR_NAMES[to_move]} to play{again}", fill=INK[to_move], font=medium, anchor="mm")
+        _centred(d, (mid, y), f"{COLOUR_NAMES[to_move]} to play{again}", medium, INK[to_move])
     y += cell * 0.5
-    d.text((mid, y), f"turn {int(state[E.TURN])}  ·  {rules.name}", fill=TEXT, font=small, anchor="mm")
+    _centred(d, (mid, y), f"turn {int(state[E.TURN])}  ·  {rules.name}", small)
     if rules.teams != "none":
         y += cell * 0.45
-        d.text((mid, y), "teams: A = Red + Yellow,  B = Blue + Green", fill=TEXT, font=small, anchor="mm")
+        _centred(d, (mid, y), "teams: A = Red + Yellow,  B = Blue + Green", small)
     if rules.fire_ice:
         y += cell * 0.45
         pending = "  ·  fire decision" if state[E.FIRE_PENDING] else ""
-        d.text((mid, y), token_text(state, labels) + pending, fill=TEXT, font=small, anchor="mm")
+        _centred(d, (mid, y), token_text(state, labels) + pending, small)
     if caption:
         return _wrapped(d, caption, mid, y + cell * 0.6, caption_width(cell), small)
     return []

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..checks import check_state, excerpt
+from ..checks import check_state, excerpt, is_integer
 from . import engine as E
 from .geometry import HOME, N_SEATS, SAFE0, START
 from .render import COLOUR_NAMES
@@ -50,11 +50,7 @@ def seats_for(
 ) -> tuple[int, ...]:
     """Validated tuple of seats in play: explicit `seats`, or the default for `num_players`;
     with `rules`, also checked against them (team rules seat all four players)."""
-    if num_players is not None and (
-        not isinstance(num_players, (int, np.integer))
-        or isinstance(num_players, bool)
-        or num_players not in DEFAULT_SEATS
-    ):
+    if num_players is not None and (not is_integer(num_players) or num_players not in DEFAULT_SEATS):
         raise ValueError(f"num_players must be 2, 3 or 4, got {excerpt(num_players)}")
     if seats is None:
         if num_players is None:
@@ -84,7 +80,7 @@ MAX_SEED = 2**128  # numpy's SeedSequence takes any size; a longer seed is a mis
 
 def check_seed(seed: int) -> None:
     """ValueError unless `seed` is a non-negative integer below 2**128 (what numpy's SeedSequence takes)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < MAX_SEED:
+    if not is_integer(seed) or not 0 <= seed < MAX_SEED:
         raise ValueError(f"seed must be a non-negative integer below 2**128, got {excerpt(seed)}")
 
 

@@ -51,6 +51,11 @@ class Step:
     bumped: list = dataclasses.field(default_factory=list)  # pawns sent to Start by the landing
     swept: list = dataclasses.field(default_factory=list)  # pawns sent to Start by the slide
 
+    @property
+    def landing(self) -> int:
+        """The square the pawn landed on: the slide's triangle if it slid, else its end."""
+        return self.slide[0] if self.slide else self.dst
+
 
 @dataclasses.dataclass
 class Move:
@@ -178,7 +183,7 @@ class PawnLabels:
         self.numbers = [list(range(1, len(codes) + 1)) for codes in pawn_codes(state, self.rules)]
 
     def label(self, seat: int, slot: int) -> str:
-        return f"{COLOUR_LETTERS[seat]}{self.numbers[seat][slot]}"
+        return _label((seat, slot), self.numbers)
 
     def seat_labels(self, seat: int) -> list:
         """Labels of a seat's slots, in slot order."""
@@ -202,7 +207,7 @@ class PawnLabels:
 
 
 def _names(pawns, numbers) -> str:
-    names = [f"{COLOUR_NAMES[s]}'s {COLOUR_LETTERS[s]}{numbers[s][k]}" for s, k in pawns]
+    names = [f"{COLOUR_NAMES[pawn[0]]}'s {_label(pawn, numbers)}" for pawn in pawns]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
@@ -265,16 +270,14 @@ def _step_text(step: Step, move: Move, numbers: list) -> str | None:
     owner = "" if seat == move.seat else f"partner {COLOUR_NAMES[seat]}'s "
     label = _label(step.pawn, numbers)
     if step.kind == "start":
-        text = f"{owner}{label} leaves Start onto square {step.slide[0] if step.slide else step.dst}"
+        text = f"{owner}{label} leaves Start onto square {step.landing}"
     elif step.kind == "sorry":
-        target = step.slide[0] if step.slide else step.dst
-        text = f"{owner}{label} leaves Start and takes square {target}"
+        text = f"{owner}{label} leaves Start and takes square {step.landing}"
         if step.bumped:  # the pawn it replaced is named here, not as a bump
             text += f", sending {_names([step.bumped[0]], numbers)} back to Start"
             step = dataclasses.replace(step, bumped=step.bumped[1:])
     elif step.kind == "fire":
-        triangle = step.slide[0] if step.slide else step.dst
-        text = f"{label} makes a fire move from {where(seat, step.src)} to square {triangle}"
+        text = f"{label} makes a fire move from {where(seat, step.src)} to square {step.landing}"
     elif step.kind == "swap":
         if step is move.steps[1]:  # the other pawn, after the swap, sliding
             text = label
@@ -303,8 +306,7 @@ def _walk_text(step: Step, who: str) -> str:
     direction = f"{step.n} forward" if step.n > 0 else f"{-step.n} back"
     if step.dst == HOME:
         return f"{who} moves {direction} from {where(seat, step.src)} and reaches Home"
-    end = step.slide[0] if step.slide else step.dst
-    text = f"{who} moves {direction} from {where(seat, step.src)} to {where(seat, end)}"
+    text = f"{who} moves {direction} from {where(seat, step.src)} to {where(seat, step.landing)}"
     if step.src < TRACK and SAFE0 <= step.dst < HOME:
         text += " (into the safety zone)"
     return text
@@ -320,13 +322,14 @@ def _token_text(before, rules, action, numbers) -> str:
     if int(before[E.CARD]) == 0:
         if not k:
             return "Ice goes to the middle (no opponent pawn on the track)"
+        token = "Ice"
         seat, slot = (int(x) for x in E.target_pawn(before, r, me, k - 1))
-        code = int(before[E.PAWNS + seat * E.MAX_SLOTS + slot])
-        return f"moves Ice onto {_names([(seat, slot)], numbers)} on {where(seat, code)}"
-    if not k:
+    elif not k:
         return ""
-    code = int(before[E.PAWNS + me * E.MAX_SLOTS + k - 1])
-    return f"moves Fire onto {_names([(me, k - 1)], numbers)} on {where(me, code)}"
+    else:
+        token, seat, slot = "Fire", me, k - 1
+    code = int(before[E.PAWNS + seat * E.MAX_SLOTS + slot])
+    return f"moves {token} onto {_names([(seat, slot)], numbers)} on {where(seat, code)}"
 
 
 def describe_move(before, rules, action, after, labels: PawnLabels | None = None) -> str:

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import excerpt
+from ..checks import check_state_keys, excerpt, is_integer
 from . import engine as E
 from .game import same_side, seats_for
 from .geometry import HOME, N_SEATS, SAFE0, SAFE_LEN, SLIDE_END, SLIDE_OWNER, START, TRACK
@@ -63,7 +63,7 @@ def _code(seat, pos):
         return START if kind == "start" else HOME
     if kind in ("track", "safe"):
         limit = TRACK if kind == "track" else SAFE_LEN
-        if len(pos) != 2 or isinstance(pos[1], bool) or not isinstance(pos[1], (int, np.integer)):
+        if len(pos) != 2 or not is_integer(pos[1]):
             raise ValueError(f"seat {seat}: {excerpt(kind)} needs one integer square, got {excerpt(pos)}")
         if not 0 <= pos[1] < limit:
             raise ValueError(f"seat {seat}: {kind} square must be 0..{limit - 1}, got {excerpt(pos[1])}")
@@ -100,11 +100,11 @@ def state_from_dict(d: dict, rules: Rules, seed: int) -> np.ndarray:
 
 def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     """The checks and the build, in the order their errors take precedence."""
-    _check_keys(d)
+    check_state_keys(d, KEYS, ("pawns", "to_move"))
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     active = _place_pawns(d["pawns"], rules, state)
     to_move = d["to_move"]
-    if isinstance(to_move, bool) or not isinstance(to_move, (int, np.integer)) or to_move not in active:
+    if not is_integer(to_move) or to_move not in active:
         raise ValueError(f"to_move must be a seat in play {active}, got {excerpt(to_move)}")
     state[E.TO_MOVE] = to_move
     _check_not_over(state, rules, active)
@@ -128,17 +128,6 @@ def _state_from_dict(d, rules: Rules, seed: int) -> np.ndarray:
     _deal(state, rules, active, hands, card, fire_decision)
     _check_playable(state, rules)
     return state
-
-
-def _check_keys(d) -> None:
-    if not isinstance(d, dict):
-        raise ValueError(f"state must be a dict, got {type(d).__name__}")
-    unknown = set(d) - KEYS
-    if unknown:
-        raise ValueError(f"unknown state keys {excerpt(sorted(map(str, unknown)))}; allowed: {sorted(KEYS)}")
-    for key in ("pawns", "to_move"):
-        if key not in d:
-            raise ValueError(f"state needs {key!r}")
 
 
 def _place_pawns(pawns, rules: Rules, state: np.ndarray) -> list[int]:
@@ -197,11 +186,9 @@ def _card_and_turn(d: dict, rules: Rules) -> tuple:
     card = d.get("card")
     if card is not None and (not isinstance(card, str) or card not in CARD_INDEX):
         raise ValueError(f"unknown card {excerpt(card)}; cards are {list(CARD_NAMES)} or null")
-    draw_again = d.get("draw_again", False)
-    if not isinstance(draw_again, bool):
-        raise ValueError(f"draw_again must be true or false, got {excerpt(draw_again)}")
+    draw_again = _flag(d, "draw_again")
     turn = d.get("turn", 0)
-    if isinstance(turn, bool) or not isinstance(turn, (int, np.integer)) or not 0 <= turn < MAX_TURN:
+    if not is_integer(turn) or not 0 <= turn < MAX_TURN:
         raise ValueError(f"turn must be an integer in 0..2**62 - 1, got {excerpt(turn)}")
     if rules.hand_size and card is not None:
         raise ValueError(f"rules {rules.name!r} play from hands: there is no card in play, so 'card' must be null")
@@ -221,14 +208,11 @@ def _draw_pile(d: dict, rules: Rules, card, hands) -> np.ndarray:
         raise ValueError("hands (and the card in play) hold more cards than the pack")
     if "draw_pile" not in d:
         return pack - in_play - (hands.sum(axis=0) if hands is not None else 0)
-    pile = d["draw_pile"]
-    if (
-        not isinstance(pile, dict)
-        or set(pile) - set(CARD_NAMES)
-        or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or abs(v) > 1000 for v in pile.values())
-    ):
-        raise ValueError(f"draw_pile must map card names {list(CARD_NAMES)} to integer counts, got {excerpt(pile)}")
-    remain = np.array([pile.get(c, 0) for c in CARD_NAMES], dtype=np.int64)
+    remain = _card_counts(d["draw_pile"], -1000, 1000)  # negative counts: the next check names them
+    if remain is None:
+        raise ValueError(
+            f"draw_pile must map card names {list(CARD_NAMES)} to integer counts, got {excerpt(d['draw_pile'])}"
+        )
     negative = [CARD_NAMES[c] for c in range(N_CARDS) if remain[c] < 0]
     if negative:
         raise ValueError(f"draw_pile counts for {negative} are negative")
@@ -241,6 +225,26 @@ def _draw_pile(d: dict, rules: Rules, card, hands) -> np.ndarray:
     if hands is not None and (hands.sum(axis=0) + remain + in_play > pack).any():
         raise ValueError("hands and draw_pile together hold more cards than the pack")
     return remain
+
+
+def _card_counts(counts, low: int, high: int) -> np.ndarray | None:
+    """The count of each card of `counts`, a map from card names to integers in low..high, or
+    None if it is not one (the draw pile's and each hand's form)."""
+    if (
+        not isinstance(counts, dict)
+        or set(counts) - set(CARD_NAMES)
+        or not all(is_integer(v) and low <= v <= high for v in counts.values())
+    ):
+        return None
+    return np.array([counts.get(c, 0) for c in CARD_NAMES], dtype=np.int64)
+
+
+def _flag(d: dict, key: str) -> bool:
+    """The true/false entry `key` of the state dict (default false)."""
+    value = d.get(key, False)
+    if not isinstance(value, bool):
+        raise ValueError(f"{key} must be true or false, got {excerpt(value)}")
+    return value
 
 
 def _lay_deck(state: np.ndarray, rules: Rules, remain: np.ndarray, seed: int) -> None:
@@ -258,9 +262,7 @@ def _lay_deck(state: np.ndarray, rules: Rules, remain: np.ndarray, seed: int) ->
 
 
 def _fire_decision(d: dict, rules: Rules, state: np.ndarray, card, to_move: int) -> bool:
-    fire_decision = d.get("fire_decision", False)
-    if not isinstance(fire_decision, bool):
-        raise ValueError(f"fire_decision must be true or false, got {excerpt(fire_decision)}")
+    fire_decision = _flag(d, "fire_decision")
     if fire_decision:
         if card is not None:
             raise ValueError("fire_decision comes before the draw: 'card' must be null")
@@ -313,12 +315,11 @@ def _split_seven(d, rules, card, state):
     if (
         not isinstance(seven, dict)
         or set(seven) != {"left", "moved"}
-        or not isinstance(seven["left"], int)
-        or isinstance(seven["left"], bool)
+        or not is_integer(seven["left"])
         or not 1 <= seven["left"] <= 6
         or not isinstance(seven["moved"], list)
         or not seven["moved"]
-        or any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < P for i in seven["moved"])
+        or any(not is_integer(i) or not 0 <= i < P for i in seven["moved"])
         or len(set(seven["moved"])) != len(seven["moved"])
     ):
         raise ValueError(
@@ -352,7 +353,7 @@ def _tokens(d, rules, state, active):
         if (
             not isinstance(ref, (list, tuple))
             or len(ref) != 2
-            or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in ref)
+            or not all(map(is_integer, ref))
             or ref[0] not in active
             or not 0 <= ref[1] < rules.pawns_per_player
         ):
@@ -386,15 +387,10 @@ def _hands(d, rules, active):
             raise ValueError(f"hands: seat {seat} must be {'null (empty seat)' if seat not in active else 'a hand'}")
         if hand is None:
             continue
-        if (
-            not isinstance(hand, dict)
-            or set(hand) - set(CARD_NAMES)
-            or any(
-                isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v <= 5 for v in hand.values()
-            )
-        ):
+        counts = _card_counts(hand, 0, 5)
+        if counts is None:
             raise ValueError(f"hands: seat {seat} must map card names to counts, got {excerpt(hand)}")
-        hands[seat] = [hand.get(c, 0) for c in CARD_NAMES]
+        hands[seat] = counts
         if hands[seat].sum() != rules.hand_size:
             raise ValueError(f"hands: seat {seat} holds {hands[seat].sum()} cards, not {rules.hand_size}")
     return hands

@@ -64,8 +64,9 @@ Agents
 import numpy as np
 from numba import njit
 
-from ..agent import Agent, GameTurn
+from ..agent import Agent, ChoosingAgent, GameTurn
 from . import engine as E
+from .express_game import roll_outcomes
 from .game import DEFAULT_MAX_TURNS, GAME_TYPE
 
 WIN = 1000.0
@@ -87,17 +88,11 @@ SEED_RANGE = 1 << 31
 
 
 def _distinct_rolls():
-    """(faces per roll (K, 7) counts, chance of each): the distinct outcomes of one roll."""
-    counts = {}
-    for a in E.PLAIN_DIE:
-        for b in E.PLAIN_DIE:
-            for c in E.SORRY_DIE:
-                faces = [0] * E.N_FACES
-                for face in (a, b, c):
-                    faces[face] += 1
-                counts[tuple(faces)] = counts.get(tuple(faces), 0) + 1
-    rolls = np.array(sorted(counts), dtype=np.int64)
-    chances = np.array([counts[tuple(r)] / 216 for r in rolls])
+    """(faces per roll (K, 7) counts, chance of each): the distinct outcomes of one roll
+    (:func:`sorry_env.express.express_game.roll_outcomes`, as arrays for compiled code)."""
+    outcomes = roll_outcomes()
+    rolls = np.array([faces for _, faces, _ in outcomes], dtype=np.int64)
+    chances = np.array([chance for _, _, chance in outcomes])
     rolls.setflags(write=False)
     chances.setflags(write=False)
     return rolls, chances
@@ -203,19 +198,20 @@ def heuristic_choice(state, w, legal, n):
 @njit(cache=True)
 def node_scores(state, w, turns_left, root, model_others, scores):
     """scores[seat] := each seat's expected score at `state`, searching `turns_left` more
-    turn ends. `state` is a decision node (dice left, at least one playable), a finished
+    turn ends; returns the move the mover makes at a decision node (the first best for it),
+    -1 elsewhere. `state` is a decision node (dice left, at least one playable), a finished
     game, or a chance node: the mover's turn just ended (no dice left; the next seat rolls).
     One self-recursive function: numba's cache cannot reload mutually recursive ones."""
     if state[E.WINNER] >= 0:
         seat_scores(state, w, scores)
-        return
+        return -1
     scores[:] = 0.0
     child = np.empty_like(state)
     sub = np.empty(4)
     if state[E.DICE : E.DICE + E.N_FACES].sum() == 0:  # chance node: the next player's roll
         if turns_left == 0 or state[E.TURN] + 1 >= DEFAULT_MAX_TURNS:
             seat_scores(state, w, scores)
-            return
+            return -1
         for r in range(ROLLS.shape[0]):
             child[:] = state
             child[E.TURN] += 1
@@ -227,11 +223,12 @@ def node_scores(state, w, turns_left, root, model_others, scores):
                 child[E.DICE : E.DICE + E.N_FACES] = 0
                 node_scores(child, w, turns_left - 1, root, model_others, sub)
             scores += ROLL_CHANCES[r] * sub
-        return
+        return -1
     me = state[E.TO_MOVE]
     legal = np.empty(E.N_ACTIONS, dtype=np.int64)
     n = E.legal_actions(state, legal)
     best = -np.inf
+    chosen = -1
     for k in range(n):
         if model_others and me != root:
             action = heuristic_choice(state, w, legal, n)
@@ -246,32 +243,24 @@ def node_scores(state, w, turns_left, root, model_others, scores):
         if sub[me] > best:
             best = sub[me]
             scores[:] = sub
+            chosen = action
         if model_others and me != root:
             break
+    return chosen
 
 
 @njit(cache=True)
 def expectimax_choice(state, w, legal, n, depth, model_others):
-    """The legal action (of legal[:n]) with the best expected score for the mover after a
-    `depth`-turn search; the first one on ties, and a winning one at once."""
+    """The legal action (of legal[:n], the decision's legal actions) with the best expected
+    score for the mover after a `depth`-turn search (:func:`node_scores` of the decision); the
+    first one on ties, and a winning one at once."""
     me = state[E.TO_MOVE]
     child = np.empty_like(state)
-    sub = np.empty(4)
-    best_action = legal[0]
-    best = -np.inf
-    for k in range(n):
+    for k in range(n):  # a win now: nothing later is worth more (or as sure)
         after_die_into(child, state, legal[k])
-        if child[E.WINNER] == me:  # a win now: nothing later is worth more (or as sure)
+        if child[E.WINNER] == me:
             return legal[k]
-        if child[E.WINNER] < 0 and not E.any_playable(child):
-            child[E.DICE : E.DICE + E.N_FACES] = 0
-            node_scores(child, w, depth - 1, me, model_others, sub)
-        else:
-            node_scores(child, w, depth, me, model_others, sub)
-        if sub[me] > best:
-            best = sub[me]
-            best_action = legal[k]
-    return best_action
+    return node_scores(state, w, depth, me, model_others, np.empty(4))
 
 
 # ---- Monte Carlo --------------------------------------------------------------------------
@@ -339,20 +328,11 @@ def evaluation(state: np.ndarray, seat: int) -> int:
 
 
 # ---- agents -------------------------------------------------------------------------------
-class SearchAgent(Agent):
+class SearchAgent(ChoosingAgent):
     """An Express agent that computes its choice (`choose`); a lone legal choice is played at
     once."""
 
     game_ids = (GAME_TYPE.id,)
-
-    def act(self, turn: GameTurn) -> int:
-        legal = np.asarray(turn.legal, dtype=np.int64)
-        if len(legal) == 1:
-            return int(legal[0])
-        return int(self.choose(turn, legal))
-
-    def choose(self, turn: GameTurn, legal: np.ndarray) -> int:
-        raise NotImplementedError
 
 
 class HeuristicAgent(SearchAgent):

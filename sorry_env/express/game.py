@@ -17,6 +17,7 @@ import numpy as np
 
 from ..board.game import check_seed
 from ..board.render import COLOUR_NAMES
+from ..checks import is_integer
 from ..games import GameType, PolicyFile
 from . import engine as E
 
@@ -58,11 +59,7 @@ GAME_TYPE = GameType(
 
 
 def check_players(num_players) -> int:
-    if (
-        isinstance(num_players, bool)
-        or not isinstance(num_players, (int, np.integer))
-        or num_players not in PLAYER_COUNTS
-    ):
+    if not is_integer(num_players) or num_players not in PLAYER_COUNTS:
         raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
     return int(num_players)
 
@@ -73,9 +70,7 @@ def new_state(num_players=4, seed=0, first=None) -> np.ndarray:
     integer used modulo 2**32)."""
     n = check_players(num_players)
     check_seed(seed)
-    if first is not None and (
-        isinstance(first, bool) or not isinstance(first, (int, np.integer)) or not 0 <= first < n
-    ):
+    if first is not None and (not is_integer(first) or not 0 <= first < n):
         raise ValueError(f"first must be a seat 0..{n - 1} or None, got {first!r}")
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
     E.init_state(state, n, -1 if first is None else int(first), int(seed) & 0xFFFFFFFF)

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..board.game import check_seed
 from ..board.render import COLOUR_NAMES
-from ..checks import excerpt
+from ..checks import check_state_keys, excerpt, is_integer
 from . import engine as E
 from .game import FACE_NAMES, PLAYER_COUNTS
 
@@ -35,10 +35,6 @@ KEYS = {"to_move", "turn", "bases", "pawns", "dice"}
 
 
 MAX_TURN = 2**62  # the engine counts turns in int64 (as the board game's state_io)
-
-
-def _integer(value):
-    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
 
 
 def _colour(value) -> bool:
@@ -62,7 +58,7 @@ def state_from_dict(d, seed: int) -> np.ndarray:
 def _state_from_dict(d, seed: int) -> np.ndarray:
     """The checks and the build, in the order their errors take precedence."""
     check_seed(seed)
-    _check_keys(d)
+    check_state_keys(d, KEYS, ("bases", "pawns", "to_move"))
     bases = _bases(d["bases"])
     n = len(bases)
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
@@ -72,11 +68,11 @@ def _state_from_dict(d, seed: int) -> np.ndarray:
         state[E.BASES + seat] = COLOUR_NAMES.index(colour)
     _place_pawns(d["pawns"], bases, state)
     to_move = d["to_move"]
-    if not _integer(to_move) or not 0 <= to_move < n:
+    if not is_integer(to_move) or not 0 <= to_move < n:
         raise ValueError(f"to_move must be a player 0..{n - 1}, got {excerpt(to_move)}")
     state[E.TO_MOVE] = to_move
     turn = d.get("turn", 0)
-    if not _integer(turn) or not 0 <= turn < MAX_TURN:
+    if not is_integer(turn) or not 0 <= turn < MAX_TURN:
         raise ValueError(f"turn must be a non-negative integer below 2**62, got {excerpt(turn)}")
     state[E.TURN] = turn
     state[E.WINNER] = -1
@@ -89,17 +85,6 @@ def _state_from_dict(d, seed: int) -> np.ndarray:
         return state
     _set_dice(dice, to_move, state)
     return state
-
-
-def _check_keys(d) -> None:
-    if not isinstance(d, dict):
-        raise ValueError(f"state must be a dict, got {type(d).__name__}")  # noqa: TRY004 (bad input: ValueError)
-    unknown = [key for key in d if key not in KEYS]
-    if unknown:
-        raise ValueError(f"unknown state keys {excerpt(sorted(map(str, unknown)))}; allowed: {sorted(KEYS)}")
-    for key in ("bases", "pawns", "to_move"):
-        if key not in d:
-            raise ValueError(f"state needs {key!r}")
 
 
 def _bases(bases) -> list:
@@ -127,7 +112,7 @@ def _place_pawns(pawns, bases: list, state: np.ndarray) -> None:
         if (
             not isinstance(counts, dict)
             or not all(_colour(c) for c in counts)
-            or any(not _integer(v) or not 0 <= v <= E.PAWNS_PER_COLOUR for v in counts.values())
+            or any(not is_integer(v) or not 0 <= v <= E.PAWNS_PER_COLOUR for v in counts.values())
         ):
             raise ValueError(
                 f"pawns: player {seat} must map colour names {list(COLOUR_NAMES)} to "
