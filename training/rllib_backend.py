@@ -319,7 +319,6 @@ def _set_snapshots_on_runner(runner, snapshots):
     envs = getattr(runner, "env", None)
     for env in getattr(envs, "envs", []) or []:
         env.unwrapped.set_snapshots(snapshots)
-    return len(getattr(envs, "envs", []) or [])
 
 
 def runner_node_ids(algo) -> list[str]:
@@ -376,8 +375,8 @@ def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> 
             )
 
         def take(state: dict) -> None:
-            for name in state["snapshots"]:
-                run_snapshot(run, name)
+            for name in state["snapshots"]:  # each a policy file directly in the run's pool/, nowhere else
+                files.check_regular_file(run.snapshot_file(name), MAX_SNAPSHOT_BYTES, "snapshot")
             for key in ("iteration", "env_steps"):
                 if type(state[key]) is not int or state[key] < 0:
                     raise ValueError(f"{run.state_path}: {key} must be an integer >= 0, got {excerpt(state[key])}")
@@ -398,13 +397,6 @@ def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> 
     return run
 
 
-def run_snapshot(run: RLlibRun, name) -> Path:
-    """A snapshot the marker lists: a policy file directly in the run's pool/, nowhere else."""
-    path = run.snapshot_file(name)
-    files.check_regular_file(path, MAX_SNAPSHOT_BYTES, "snapshot")
-    return path
-
-
 def train(
     cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = False, log=print, evaluate=None
 ) -> RLlibRun:
@@ -419,7 +411,7 @@ def train(
         if resume:
             algo.restore_from_path(str(run.checkpoint_dir.resolve()))
             snapshots = [
-                (Path(p).stem, files.read_bytes(run_snapshot(run, p), MAX_SNAPSHOT_BYTES, "snapshot"))
+                (Path(p).stem, files.read_bytes(run.snapshot_file(p), MAX_SNAPSHOT_BYTES, "snapshot"))
                 for p in run.state["snapshots"]
             ]
             _broadcast(algo, snapshots)

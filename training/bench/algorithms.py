@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sorry_env import games
 
-from .results import CURVE_FIELDS, write_csv
+from .results import CURVE_FIELDS, format_rate, write_csv
 from .tasks import SELF_PLAY, Task
 
 
@@ -49,9 +49,7 @@ def batched_game_only(task: Task) -> str | None:
 
 
 def _other_games_only(task: Task) -> str | None:
-    if games.game_type(task.game_id).batched_step:
-        return "it trains the registered games other than the board game"
-    return None
+    return None if batched_game_only(task) else "it trains the registered games other than the board game"
 
 
 def self_play_only(task: Task) -> str | None:
@@ -182,11 +180,7 @@ class Curve:
         self.rows.append(row)
         write_csv(self.path, self.rows, CURVE_FIELDS)
         normalized = "" if row["normalized"] is None else f", normalized {row['normalized']:.3f}"
-        print(
-            f"step {row['steps']:,}: win rate {100 * row['win_rate']:.1f}% "
-            f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}] over {row['games']} games{normalized}",
-            flush=True,
-        )
+        print(f"step {row['steps']:,}: win rate {format_rate(row)} over {row['games']} games{normalized}", flush=True)
 
 
 def run_baseline(

@@ -211,7 +211,8 @@ def _normalized_now(task_id: str, win_rate: float) -> float | None:
     return normalized_score(task, win_rate) if task.id == task_id else None
 
 
-def _fmt_rate(row: dict) -> str:
+def format_rate(row: dict) -> str:
+    """A score's win rate and its 95% interval, in percent."""
     return f"{100 * row['win_rate']:.1f}% [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
 
 
@@ -237,7 +238,7 @@ def _score_lines(scores: list[dict]) -> list[str]:
         if row.get("normalized") is None:  # scored before the task's anchors were measured
             row = {**row, "normalized": _normalized_now(row["task"], row["win_rate"])}
         lines.append(
-            f"| {row['task']} | `{row['agent']}`{_mark(row)} | {_fmt_rate(row)} | {row['games']} | "
+            f"| {row['task']} | `{row['agent']}`{_mark(row)} | {format_rate(row)} | {row['games']} | "
             f"{_fmt_norm(row.get('normalized'))} | {'yes' if row.get('standard') else 'no'} |"
         )
     return lines + [""]
@@ -275,7 +276,7 @@ def _run_lines(run_rows: list[dict]) -> list[str]:
         cpu_seconds = "-" if row["train_cpu_seconds"] is None else f"{row['train_cpu_seconds']:.0f}"
         seed = f"{row['seed']}{RECONSTRUCTED_MARK if row['reconstructed'] else ''}"
         lines.append(
-            f"| {row['task']} | {row['algorithm']} | {seed} | {row['steps']:,} | {_fmt_rate(row)} | "
+            f"| {row['task']} | {row['algorithm']} | {seed} | {row['steps']:,} | {format_rate(row)} | "
             f"{row['games']}{'' if row['standard'] else ' (not standard)'} | {_fmt_norm(row['normalized'])} | "
             f"{reached} | {row['train_seconds']:.0f} | {cpu_seconds} | {row['cpu']} |"
         )
