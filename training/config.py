@@ -283,12 +283,11 @@ def check_types(cfg: dict, defaults: dict, where: str = "", nullable=NULLABLE, r
                 raise ValueError(f"config: {name} must be a mapping of {sorted(default)}, got {excerpt(value)}")
             check_types(value, default, name + ".", nullable, ranges, caps)
             continue
+        integer = isinstance(value, int) and not isinstance(value, bool)
         if want is float:
-            ok = (isinstance(value, float) and math.isfinite(value)) or (
-                isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_INTEGER
-            )
+            ok = (isinstance(value, float) and math.isfinite(value)) or (integer and abs(value) <= MAX_INTEGER)
         elif want is int:
-            ok = isinstance(value, int) and not isinstance(value, bool)
+            ok = integer
         else:
             ok = isinstance(value, want)
         if not ok:
