@@ -91,7 +91,7 @@ def _check_params(params: dict) -> dict:
         raise ValueError(f"{SHORT_NAME}: unknown parameter(s) {unknown}; parameters: {sorted(DEFAULTS)}")
     p = {**DEFAULTS, **params}
     players, rules, max_turns, reward = p["players"], p["rules"], p["max_turns"], p["reward"]
-    if isinstance(players, bool) or not isinstance(players, int) or players not in (2, 3, 4):
+    if not isinstance(players, int) or players not in (2, 3, 4):  # (True and False are 1 and 0: refused)
         raise ValueError(f"{SHORT_NAME}: players must be 2, 3 or 4, got {players!r}")
     if not isinstance(rules, str) or rules not in PRESETS:
         raise ValueError(f"{SHORT_NAME}: rules must be a preset name {sorted(PRESETS)}, got {rules!r}")

@@ -145,8 +145,7 @@ class SorryMultiAgentEnv(_MultiAgentEnvBase):
 
         g = self.game
         while not self._over() and g.agent_selection in self.frozen:
-            state = g.state_array
-            turn = Turn.from_state(state, g.rules, self.rng)
+            turn = Turn.from_state(g.state_array, g.rules, self.rng)
             g.step(int(self.frozen[g.agent_selection].act(turn)))
 
     def _observe(self) -> dict:
@@ -410,14 +409,13 @@ def train(
     try:
         if resume:
             algo.restore_from_path(str(run.checkpoint_dir.resolve()))
-            snapshots = [
-                (Path(p).stem, files.read_bytes(run.snapshot_file(p), MAX_SNAPSHOT_BYTES, "snapshot"))
-                for p in run.state["snapshots"]
-            ]
-            _broadcast(algo, snapshots)
         else:
-            snapshots = []
             run.write_state(run.state)
+        snapshots = [  # a resumed run's (a new run has none yet)
+            (Path(p).stem, files.read_bytes(run.snapshot_file(p), MAX_SNAPSHOT_BYTES, "snapshot"))
+            for p in run.state["snapshots"]
+        ]
+        _broadcast(algo, snapshots)
         session_start, wall_before = time.perf_counter(), run.state["wall_seconds"]
         while algo.iteration < cfg["budget"]["iterations"]:
             t0 = time.perf_counter()

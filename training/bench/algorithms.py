@@ -176,6 +176,11 @@ class Curve:
         self.add(row)
         return row
 
+    def win_rates(self, steps: int, agent) -> dict:
+        """The in-run hook of sorry-train's and the TD trainer's loops: the task's evaluation
+        of `agent` (in memory) as {the first evaluation opponent: the win rate}."""
+        return {self.task.eval_opponents[0]: self.evaluate(steps, agent)["win_rate"]}
+
     def add(self, row: dict) -> None:
         self.rows.append(row)
         write_csv(self.path, self.rows, CURVE_FIELDS)
