@@ -109,7 +109,7 @@ class SorryMultiAgentEnv(_MultiAgentEnvBase):
 
         from sorry_env.agents.policy import PolicyAgent
 
-        agents = []
+        agents: list = []  # (PolicyAgents: the pool's list also holds None for a dropped snapshot)
         for name, data in snapshots[-self.pool.snapshot_window :]:
             with tempfile.TemporaryDirectory() as tmp:  # the loader reads files, with all its checks
                 path = Path(tmp) / f"{name.replace('/', '_')}.safetensors"
