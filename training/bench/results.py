@@ -155,10 +155,6 @@ def read_curve(path: pathlib.Path) -> list[dict]:
 MAX_RESULT_FILES = 2000  # result files a report reads at most
 
 
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values)
-
-
 def find_results(runs: pathlib.Path) -> list[tuple[dict, list[dict]]]:
     """(result, curve rows) of every run under runs/TASK/ALGORITHM/seed-S/; a damaged file is
     a ValueError naming it."""
@@ -363,7 +359,9 @@ def _plot_task(task_id: str, task, runs: list[tuple[dict, list[dict]]], path: pa
         for point in (p for c in curves for p in c):
             by_step.setdefault(int(point["steps"]), []).append(point["win_rate"])
         label = f"{algorithm} ({len(curves)} seed{'s' * (len(curves) > 1)})"
-        series[label] = [(step, _mean(rates), min(rates), max(rates)) for step, rates in sorted(by_step.items())]
+        series[label] = [
+            (step, sum(rates) / len(rates), min(rates), max(rates)) for step, rates in sorted(by_step.items())
+        ]
     anchors = anchor_rates(task.name) if task else {}
     lines = [(f"{name} ({100 * anchors[name]:.1f}%)", anchors[name], style) for name, style in ANCHOR_LINES if anchors]
     top = 1 if task is None or task.players == 2 or task.rules.endswith("teams") else 0.5
