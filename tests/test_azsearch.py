@@ -427,7 +427,7 @@ def test_the_sparse_losses_equal_the_dense_network_and_diagnostics_do_not_depend
     net = PolicyAgent(VALUE).actor.net
     idx = np.arange(len(data["chosen"]))
     with torch.no_grad():
-        v, p = X.losses(net, data, idx, ra, 0.1)
+        v, p, (scores, sparse_rows, sparse_actions) = X.losses(net, data, idx, ra, 0.1)
         obs, rows, actions = afterstates(data["states"].astype(np.int64), ra)
         logits = net(torch.from_numpy(obs))[:, 0]
         logp = X.segment_log_softmax(logits / 0.1, torch.from_numpy(rows), len(idx))
@@ -437,6 +437,8 @@ def test_the_sparse_losses_equal_the_dense_network_and_diagnostics_do_not_depend
             logits[chosen], torch.from_numpy(data["won"][rows])[chosen]
         )
     assert float(v) == pytest.approx(float(dense_v), rel=1e-5) and float(p) == pytest.approx(float(dense_p), rel=1e-5)
+    assert (sparse_rows == rows).all() and (sparse_actions == actions).all()
+    np.testing.assert_allclose(scores.numpy(), logits.numpy(), rtol=1e-5, atol=1e-5)
     whole = X.diagnostics(net, data, ra, 0.1)
     monkeypatch.setattr(X, "DIAGNOSTIC_CHUNK", 7)
     chunked = X.diagnostics(net, data, ra, 0.1)

@@ -74,14 +74,15 @@ def find(run_dir) -> Path | None:
 def save(model, path) -> None:
     """Write `model`'s weights, optimizer state, counters and generator states to `path`
     (atomically: a temporary file, then a rename)."""
-    tensors = {f"policy/{k}": v.detach().cpu().clone().contiguous() for k, v in model.policy.state_dict().items()}
+    tensors = {f"policy/{k}": v for k, v in model.policy.state_dict().items()}
     scalars: dict[str, dict] = {}
     for index, entry in model.policy.optimizer.state_dict()["state"].items():
         for key, value in entry.items():
             if torch.is_tensor(value):
-                tensors[f"optimizer/{index}/{key}"] = value.detach().cpu().clone().contiguous()
+                tensors[f"optimizer/{index}/{key}"] = value
             else:
                 scalars.setdefault(str(index), {})[key] = value
+    tensors = {k: v.detach().cpu().clone().contiguous() for k, v in tensors.items()}
     tensors["rng/torch"] = torch.get_rng_state()
     _, keys, pos, has_gauss, gauss = np.random.get_state()
     version, py_state, py_gauss = random.getstate()
@@ -253,7 +254,6 @@ def load_actor(path, cfg: dict) -> tuple[Actor, int]:
         raise ValueError(
             f"{path}: its value network does not fit this run's config ({excerpt(str(exc), 200)})"
         ) from None
-    actor.eval()
     return actor, meta["num_timesteps"]
 
 

@@ -196,13 +196,6 @@ def config_path(path: str | Path) -> Path:
     raise ValueError(f"config {path} does not exist, and no shipped config has that name (shipped: {', '.join(names)})")
 
 
-def load_config(path: str | Path) -> dict:
-    """The config of YAML file `path` over DEFAULTS, validated except for the warm start's
-    network files (:func:`sorry_env.training.train.open_run` checks those unless it resumes).
-    A bare name that is no file is a shipped config (:func:`config_path`)."""
-    return PPO.load(path)
-
-
 def read_config(path: str | Path, defaults: dict, ignore: Collection[str] = ()) -> dict:
     """The YAML mapping of config file `path` (or the shipped config of that name, see
     :func:`config_path`) merged over `defaults`, not yet validated; `ignore`: top-level keys
@@ -290,12 +283,11 @@ def check_types(cfg: dict, defaults: dict, where: str = "", nullable=NULLABLE, r
                 raise ValueError(f"config: {name} must be a mapping of {sorted(default)}, got {excerpt(value)}")
             check_types(value, default, name + ".", nullable, ranges, caps)
             continue
+        integer = isinstance(value, int) and not isinstance(value, bool)
         if want is float:
-            ok = (isinstance(value, float) and math.isfinite(value)) or (
-                isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_INTEGER
-            )
+            ok = (isinstance(value, float) and math.isfinite(value)) or (integer and abs(value) <= MAX_INTEGER)
         elif want is int:
-            ok = isinstance(value, int) and not isinstance(value, bool)
+            ok = integer
         else:
             ok = isinstance(value, want)
         if not ok:
@@ -434,12 +426,11 @@ def _check_agents(cfg: dict) -> None:
     from .opponents import check_mix
 
     g = cfg["game"]
-    for where in ("opponents.mix", "imitation.mix"):
-        section, key = where.split(".")
+    for section in ("opponents", "imitation"):
         try:
-            check_mix(cfg[section][key], g["rules"], g["num_players"])
+            check_mix(cfg[section]["mix"], g["rules"], g["num_players"])
         except ValueError as e:
-            raise ValueError(f"config: {where}: {e}") from None
+            raise ValueError(f"config: {section}.mix: {e}") from None
     check_agent_specs([cfg["imitation"]["teacher"]], "imitation.teacher", g["rules"], g["num_players"])
     check_agent_specs(cfg["evaluation"]["opponents"], "evaluation.opponents", g["rules"], g["num_players"])
 
@@ -506,6 +497,11 @@ class Schema:
 
 
 PPO = Schema(DEFAULTS, facts=_ppo_facts)  # sorry-train's MaskablePPO
+
+# The config of YAML file `path` over DEFAULTS, validated except for the warm start's network
+# files (sorry_env.training.train.open_run checks those unless it resumes). A bare name that is
+# no file is a shipped config (config_path).
+load_config = PPO.load
 
 
 def check_board_game(rules, num_players: int, prefix: str = "game.") -> None:

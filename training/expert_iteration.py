@@ -232,10 +232,7 @@ class WorkerPool:
             try:
                 result = ray.get(done[0])
             except ray.exceptions.RayActorError:
-                try:
-                    ray.kill(self.actors[i], no_restart=True)
-                except ray.exceptions.RaySystemError:
-                    pass  # already gone
+                _kill(self.actors[i])
                 self.actors[i] = self.cls.remote(*self.args)
                 self.replaced += 1
                 todo.insert(0, b)
@@ -244,13 +241,17 @@ class WorkerPool:
         return merge([results[b] for b in sorted(results)])
 
     def close(self) -> None:
-        import ray
-
         for actor in self.actors:
-            try:
-                ray.kill(actor, no_restart=True)
-            except ray.exceptions.RaySystemError:
-                pass  # already gone
+            _kill(actor)
+
+
+def _kill(actor) -> None:
+    import ray
+
+    try:
+        ray.kill(actor, no_restart=True)
+    except ray.exceptions.RaySystemError:
+        pass  # already gone
 
 
 def merge(parts: list[dict]) -> dict:
@@ -283,9 +284,11 @@ def value_labels(data: dict, idx: np.ndarray, mix: float) -> np.ndarray:
 
 
 def losses(net, data: dict, idx: np.ndarray, rules_array: np.ndarray, temperature: float, mix: float = 0.0):
-    """(value loss, policy loss) of afterstate MLP `net` on decisions idx of `data`. The first
-    layer reads the one-hot observations sparsely (training.sb3_policy.sparse_mlp: the same
-    function as the dense product, several times less work on one thread)."""
+    """(value loss, policy loss, the scores) of afterstate MLP `net` on decisions idx of
+    `data`; the scores: (the network's score of each legal move, the move's decision as a row
+    of idx, its action). The first layer reads the one-hot observations sparsely
+    (training.sb3_policy.sparse_mlp: the same function as the dense product, several times
+    less work on one thread)."""
     import torch
     from torch.nn import functional as F
 
@@ -302,7 +305,7 @@ def losses(net, data: dict, idx: np.ndarray, rules_array: np.ndarray, temperatur
     chosen = torch.from_numpy(actions == data["chosen"][idx][rows])
     labels = torch.from_numpy(value_labels(data, idx, mix)[rows])
     value_loss = F.binary_cross_entropy_with_logits(logits[chosen], labels[chosen])
-    return value_loss, policy_loss
+    return value_loss, policy_loss, (logits, rows, actions)
 
 
 DIAGNOSTIC_CHUNK = 4096  # decisions scored at once (about 40,000 afterstates)
@@ -315,20 +318,14 @@ def diagnostics(net, data: dict, rules_array: np.ndarray, temperature: float) ->
     chunks, so a generation of any size fits in memory."""
     import torch
 
-    from sorry_env.board.policy_input import sparse_afterstates
-
-    from .sb3_policy import sparse_mlp
-
     n = len(data["chosen"])
     sums, agree = np.zeros(2), 0
     with torch.no_grad():
         for start in range(0, n, DIAGNOSTIC_CHUNK):
             idx = np.arange(start, min(n, start + DIAGNOSTIC_CHUNK))
-            v, p = losses(net, data, idx, rules_array, temperature)
+            v, p, (scores, rows, actions) = losses(net, data, idx, rules_array, temperature)
             sums += [float(v) * len(idx), float(p) * len(idx)]  # one chosen move per decision
-            obs, rows, actions = sparse_afterstates(data["states"][idx].astype(np.int64), rules_array)
-            scores = sparse_mlp(net, obs)[:, 0].numpy()
-            order = np.lexsort((-scores, rows))
+            order = np.lexsort((-scores.numpy(), rows))
             first = np.r_[True, rows[order][1:] != rows[order][:-1]]
             best = actions[order][first]
             agree += int(np.sum(best == data["policy"][idx].argmax(axis=1)))
@@ -361,7 +358,7 @@ def train_candidate(current: str, data: dict, cfg: dict, seed: int, log=print):
         sums = np.zeros(2)
         for s in range(0, n, x["batch_size"]):
             batch = order[s : s + x["batch_size"]]
-            v, p = losses(net, data, batch, ra, x["prior_temperature"], x["value_target_mix"])
+            v, p, _ = losses(net, data, batch, ra, x["prior_temperature"], x["value_target_mix"])
             loss = v + x["policy_weight"] * p
             opt.zero_grad()
             loss.backward()
@@ -458,8 +455,9 @@ def run(cfg: dict, out: Path, address: str | None = None, log=print) -> list[dic
     )
     start_ray(address)
 
-    def write_log(rows: list[dict]) -> None:
+    def write_log(rows: list[dict]) -> None:  # and the curve
         files.write_text_atomic(log_path, "".join(json.dumps(r) + "\n" for r in rows))
+        plot_curve(rows, out, cfg)
 
     def versus(policy: str, opponent: str, games: int, seed: int) -> dict:
         return match(policy, opponent, g["num_players"], g["rules"], games, seed)
@@ -469,7 +467,6 @@ def run(cfg: dict, out: Path, address: str | None = None, log=print) -> list[dic
         log(f"generation 0 ({x['init']}) alone vs heuristic {zero['vs_heuristic']}")
         rows.insert(0, zero)
         write_log(rows)
-        plot_curve(rows, out, cfg)
     pool = WorkerPool(cfg, x["workers"])
     try:
         for k in range(state["generation"] + 1, x["generations"] + 1):
@@ -521,7 +518,6 @@ def run(cfg: dict, out: Path, address: str | None = None, log=print) -> list[dic
                 state["current"] = str(cand)
             state["generation"] = k
             files.write_text_atomic(state_path, json.dumps(state, indent=1))
-            plot_curve(rows, out, cfg)
     finally:
         pool.close()
     return rows

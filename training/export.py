@@ -112,16 +112,16 @@ def export_run(
     stored config are data: one that runs code (``module:Name``, an sb3 zip) is refused unless
     it is in `trusted` (the specs the user named with ``--trust-agent``)."""
     run_dir, out = Path(run_dir), Path(out)
+    state_path = run_dir / "run_state.json"
     if not run_dir.is_dir():
         raise ValueError(f"{run_dir}: no such directory (a training run's folder, e.g. runs/quick)")
-    if not (run_dir / "run_state.json").is_file():
+    if not state_path.is_file():
         raise ValueError(f"{run_dir} is not a training run directory: it has no run_state.json")
     checkpoint_path = checkpoint.find(run_dir)
     if checkpoint_path is None:
         raise ValueError(f"{run_dir} is not a training run directory: it has no {checkpoint.FILE}")
     if not out.parent.is_dir():
         raise ValueError(f"cannot write {out}: no directory {out.parent}")
-    state_path = run_dir / "run_state.json"
     state = files.read_json(state_path, MAX_RUN_STATE_BYTES, "run state")
     try:
         config = state["config"]

@@ -41,6 +41,7 @@ from sorry_env.checks import excerpt
 from .checkpoint import RunDirectory
 from .config import RLLIB, SELF, SNAPSHOTS
 from .export import export_actor
+from .opponents import OpponentPool
 
 MODULE_ID = "shared"
 MARKER = "rllib_run.json"
@@ -88,14 +89,15 @@ class SorryMultiAgentEnv(_MultiAgentEnvBase):
         # the game's rules and max_turns, raw_env's defaults where not given
         game = {key: config[key] for key in ("rules", "max_turns") if key in config}
         self.game = raw_env(num_players=config.get("num_players", 2), **game)
-        self.mix = {k: float(w) for k, w in config.get("mix", {SELF: 1.0}).items() if w > 0}
-        self.snapshot_window = int(config.get("snapshot_window", 5))
+        # The pool draws each opponent seat's kind; its mix is set past OpponentPool's check_mix,
+        # which knows no SELF (the config's own check, _rllib_facts, allows it).
+        self.pool = OpponentPool({SNAPSHOTS: 1.0}, snapshot_window=int(config.get("snapshot_window", 5)))
+        self.pool.mix = {k: float(w) for k, w in config.get("mix", {SELF: 1.0}).items() if w > 0}
         self.rng = np.random.default_rng([int(config.get("seed", 0)), worker, vector])
         self.possible_agents = list(self.game.possible_agents)
         self.agents = []
         self.observation_spaces = dict(self.game.observation_spaces.items())  # items(): keys typed as RLlib's AgentID
         self.action_spaces = dict(self.game.action_spaces.items())
-        self.snapshots: list = []  # frozen PolicyAgents, newest last
         self.frozen: dict = {}  # agent -> the frozen Agent playing it this game
         self._scripted: dict = {}
         self._played: set = set()
@@ -107,28 +109,28 @@ class SorryMultiAgentEnv(_MultiAgentEnvBase):
 
         from sorry_env.agents.policy import PolicyAgent
 
-        agents = []
-        for name, data in snapshots[-self.snapshot_window :]:
+        agents: list = []  # (PolicyAgents: the pool's list also holds None for a dropped snapshot)
+        for name, data in snapshots[-self.pool.snapshot_window :]:
             with tempfile.TemporaryDirectory() as tmp:  # the loader reads files, with all its checks
                 path = Path(tmp) / f"{name.replace('/', '_')}.safetensors"
                 path.write_bytes(data)
                 agent = PolicyAgent(path, seed=int(self.rng.integers(2**31)), sample=True)
             agent.check_game(self.game.rules, len(self.possible_agents))
             agents.append(agent)
-        self.snapshots = agents
+        self.pool.snapshot_agents = agents  # frozen PolicyAgents, newest last
 
     def _draw(self):
+        """The frozen agent playing one opponent seat, or None where the learner plays it."""
         from sorry_env.agents import make_agent
 
-        kinds = [k for k in self.mix if k != SNAPSHOTS or self.snapshots]
-        if not kinds:
-            return None  # only snapshots in the mix and none yet: the learner plays the seat
-        weights = np.array([self.mix[k] for k in kinds])
-        kind = kinds[self.rng.choice(len(kinds), p=weights / weights.sum())]
+        try:
+            kind = self.pool.draw(self.rng)
+        except ValueError:  # only snapshots in the mix and none yet: the learner plays the seat
+            return None
         if kind == SELF:
             return None
-        if kind == SNAPSHOTS:
-            return self.snapshots[int(self.rng.integers(len(self.snapshots)))]
+        if kind.startswith("snapshot_"):
+            return self.pool.snapshot(kind)
         if kind not in self._scripted:
             self._scripted[kind] = make_agent(kind, seed=int(self.rng.integers(2**31)))
         return self._scripted[kind]
@@ -143,8 +145,7 @@ class SorryMultiAgentEnv(_MultiAgentEnvBase):
 
         g = self.game
         while not self._over() and g.agent_selection in self.frozen:
-            state = g.state_array
-            turn = Turn.from_state(state, g.rules, self.rng)
+            turn = Turn.from_state(g.state_array, g.rules, self.rng)
             g.step(int(self.frozen[g.agent_selection].act(turn)))
 
     def _observe(self) -> dict:
@@ -317,7 +318,6 @@ def _set_snapshots_on_runner(runner, snapshots):
     envs = getattr(runner, "env", None)
     for env in getattr(envs, "envs", []) or []:
         env.unwrapped.set_snapshots(snapshots)
-    return len(getattr(envs, "envs", []) or [])
 
 
 def runner_node_ids(algo) -> list[str]:
@@ -374,8 +374,8 @@ def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> 
             )
 
         def take(state: dict) -> None:
-            for name in state["snapshots"]:
-                run_snapshot(run, name)
+            for name in state["snapshots"]:  # each a policy file directly in the run's pool/, nowhere else
+                files.check_regular_file(run.snapshot_file(name), MAX_SNAPSHOT_BYTES, "snapshot")
             for key in ("iteration", "env_steps"):
                 if type(state[key]) is not int or state[key] < 0:
                     raise ValueError(f"{run.state_path}: {key} must be an integer >= 0, got {excerpt(state[key])}")
@@ -396,13 +396,6 @@ def open_run(cfg: dict, runs_dir, resume: bool, trust_run_dir: bool = False) -> 
     return run
 
 
-def run_snapshot(run: RLlibRun, name) -> Path:
-    """A snapshot the marker lists: a policy file directly in the run's pool/, nowhere else."""
-    path = run.snapshot_file(name)
-    files.check_regular_file(path, MAX_SNAPSHOT_BYTES, "snapshot")
-    return path
-
-
 def train(
     cfg: dict, run: RLlibRun, address: str | None = None, resume: bool = False, log=print, evaluate=None
 ) -> RLlibRun:
@@ -416,14 +409,13 @@ def train(
     try:
         if resume:
             algo.restore_from_path(str(run.checkpoint_dir.resolve()))
-            snapshots = [
-                (Path(p).stem, files.read_bytes(run_snapshot(run, p), MAX_SNAPSHOT_BYTES, "snapshot"))
-                for p in run.state["snapshots"]
-            ]
-            _broadcast(algo, snapshots)
         else:
-            snapshots = []
             run.write_state(run.state)
+        snapshots = [  # a resumed run's (a new run has none yet)
+            (Path(p).stem, files.read_bytes(run.snapshot_file(p), MAX_SNAPSHOT_BYTES, "snapshot"))
+            for p in run.state["snapshots"]
+        ]
+        _broadcast(algo, snapshots)
         session_start, wall_before = time.perf_counter(), run.state["wall_seconds"]
         while algo.iteration < cfg["budget"]["iterations"]:
             t0 = time.perf_counter()
@@ -449,8 +441,7 @@ def train(
             it = algo.iteration
             if it % cfg["opponents"]["snapshot_every"] == 0:
                 path = run.pool_dir / f"snapshot_{it}.safetensors"
-                actor = module_actor(algo.get_module(MODULE_ID), cfg)
-                export_actor(actor, path, cfg, f"{cfg['name']}@it{it}", {"config": cfg, "iteration": it})
+                _export(algo, cfg, path)
                 run.state["snapshots"].append(str(path.relative_to(run.dir)))
                 snapshots.append((path.stem, path.read_bytes()))
                 _broadcast(algo, snapshots)
@@ -486,20 +477,23 @@ def checkpoint(algo, run: RLlibRun) -> None:
     os.replace(tmp, run.checkpoint_dir)
     shutil.rmtree(old, ignore_errors=True)
     run.state["iteration"] = int(algo.iteration)
-    export_actor(
-        module_actor(algo.get_module(MODULE_ID), run.cfg),
-        run.policy_path,
+    _export(
+        algo,
         run.cfg,
-        f"{run.cfg['name']}@it{algo.iteration}",
-        {
-            "config": run.cfg,
-            "iteration": int(algo.iteration),
-            "env_steps": run.state["env_steps"],
-            "wall_seconds": run.state["wall_seconds"],
-            "backend": "rllib",
-        },
+        run.policy_path,
+        env_steps=run.state["env_steps"],
+        wall_seconds=run.state["wall_seconds"],
+        backend="rllib",
     )
     run.write_state(run.state)
+
+
+def _export(algo, cfg: dict, path: Path, **training) -> None:
+    """The learner's actor as policy file `path`, named after the run and iteration; its
+    training metadata: the config, the iteration and `training`."""
+    it = int(algo.iteration)
+    actor = module_actor(algo.get_module(MODULE_ID), cfg)
+    export_actor(actor, path, cfg, f"{cfg['name']}@it{it}", {"config": cfg, "iteration": it, **training})
 
 
 def main(argv=None) -> None:

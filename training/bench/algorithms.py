@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sorry_env import games
 
-from .results import CURVE_FIELDS, write_csv
+from .results import CURVE_FIELDS, format_rate, write_csv
 from .tasks import SELF_PLAY, Task
 
 
@@ -49,9 +49,7 @@ def batched_game_only(task: Task) -> str | None:
 
 
 def _other_games_only(task: Task) -> str | None:
-    if games.game_type(task.game_id).batched_step:
-        return "it trains the registered games other than the board game"
-    return None
+    return None if batched_game_only(task) else "it trains the registered games other than the board game"
 
 
 def self_play_only(task: Task) -> str | None:
@@ -178,15 +176,16 @@ class Curve:
         self.add(row)
         return row
 
+    def win_rates(self, steps: int, agent) -> dict:
+        """The in-run hook of sorry-train's and the TD trainer's loops: the task's evaluation
+        of `agent` (in memory) as {the first evaluation opponent: the win rate}."""
+        return {self.task.eval_opponents[0]: self.evaluate(steps, agent)["win_rate"]}
+
     def add(self, row: dict) -> None:
         self.rows.append(row)
         write_csv(self.path, self.rows, CURVE_FIELDS)
         normalized = "" if row["normalized"] is None else f", normalized {row['normalized']:.3f}"
-        print(
-            f"step {row['steps']:,}: win rate {100 * row['win_rate']:.1f}% "
-            f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}] over {row['games']} games{normalized}",
-            flush=True,
-        )
+        print(f"step {row['steps']:,}: win rate {format_rate(row)} over {row['games']} games{normalized}", flush=True)
 
 
 def run_baseline(

@@ -86,12 +86,15 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     obs, masks = env.reset().copy(), env.action_masks()
     optimizer = torch.optim.Adam(online.parameters(), lr=s["learning_rate"])
     size = s["buffer"]
-    buf_obs = np.zeros((size, obs_size), dtype=np.float32)
-    buf_next = np.zeros((size, obs_size), dtype=np.float32)
-    buf_next_mask = np.zeros((size, n_actions), dtype=bool)
-    buf_action = np.zeros(size, dtype=np.int64)
-    buf_reward = np.zeros(size, dtype=np.float32)
-    buf_done = np.zeros(size, dtype=np.float32)
+    # the replay buffer: observation, next observation, its mask, action, reward, done
+    buffer = [
+        np.zeros((size, obs_size), dtype=np.float32),
+        np.zeros((size, obs_size), dtype=np.float32),
+        np.zeros((size, n_actions), dtype=bool),
+        np.zeros(size, dtype=np.int64),
+        np.zeros(size, dtype=np.float32),
+        np.zeros(size, dtype=np.float32),
+    ]
     filled, cursor, steps, last_target, last_refresh = 0, 0, 0, 0, 0
     agent = NetworkAgent(online, "dqn")  # its masked greedy move, in lockstep batches
     while steps < budget:
@@ -115,21 +118,18 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
         if len(ended):
             stored_next[ended] = np.stack([infos[b]["terminal_observation"] for b in ended])
         index = (cursor + np.arange(B)) % size
-        buf_obs[index], buf_next[index], buf_next_mask[index] = obs, stored_next, next_masks
-        buf_action[index], buf_reward[index], buf_done[index] = actions, rewards, done
+        for column, values in zip(buffer, (obs, stored_next, next_masks, actions, rewards, done)):
+            column[index] = values
         cursor, filled, steps = (cursor + B) % size, min(filled + B, size), steps + B
         obs, masks = next_obs.copy(), next_masks
         if steps >= s["learning_starts"] and steps % s["train_every"] < B:
             batch = rng.integers(filled, size=s["batch_size"])
-            o, n = torch.as_tensor(buf_obs[batch]), torch.as_tensor(buf_next[batch])
-            nm = torch.as_tensor(buf_next_mask[batch])
+            o, n, nm, a, r, d = (torch.as_tensor(column[batch]) for column in buffer)
             with torch.no_grad():
                 choice = _masked(online(n), nm).argmax(1, keepdim=True)
                 next_value = target(n).gather(1, choice).squeeze(1)
-                goal = torch.as_tensor(buf_reward[batch]) + s["gamma"] * next_value * (
-                    1 - torch.as_tensor(buf_done[batch])
-                )
-            q = online(o).gather(1, torch.as_tensor(buf_action[batch])[:, None]).squeeze(1)
+                goal = r + s["gamma"] * next_value * (1 - d)
+            q = online(o).gather(1, a[:, None]).squeeze(1)
             loss = torch.nn.functional.smooth_l1_loss(q, goal)
             optimizer.zero_grad()
             loss.backward()

@@ -53,8 +53,9 @@ def fits(task: Task) -> str | None:
 
     from .algorithms import batched_game_only
 
-    if batched_game_only(task):
-        return batched_game_only(task)
+    why_not = batched_game_only(task)
+    if why_not:
+        return why_not
     if task.learner != SELF_PLAY:
         return "its search plays every seat in self-play; it does not train against fixed opponents"
     if get_rules(task.rules).hand_size:

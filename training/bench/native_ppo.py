@@ -60,11 +60,8 @@ def make_config(task: Task, seed: int, budget: int, curve_every: int, curve_game
 def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every: int):
     from sorry_env.training.train import Run, make_envs, make_model, run_training
 
-    def evaluate(steps: int, agent) -> dict:  # the trainer's hook: the task's evaluation, in memory
-        return {task.eval_opponents[0]: curve.evaluate(steps, agent)["win_rate"]}
-
     cfg = make_config(task, seed, budget, curve_every, curve.games)
-    run = Run(cfg, run_dir / "trainer", evaluate)
+    run = Run(cfg, run_dir / "trainer", curve.win_rates)
     run.dir.mkdir(parents=True, exist_ok=True)
     if task.learner == SELF_PLAY:
         # The first opponent is the initial network itself (MaskablePPO seeds torch with the

@@ -92,14 +92,13 @@ def load_network(build: Callable, path: str, algorithm: str):
 
     from sorry_env import checks
 
+    n_actions = engine.num_actions(rules)
     with torch.device("meta"):  # shapes only: nothing is allocated before the sizes are checked
-        shaped = build(engine.num_actions(rules), record)
-    expected = {name: tensor_file.spec(tensor) for name, tensor in shaped.state_dict().items()}
-    checks.check_parameter_count(
-        f"{path}: its metadata", sum(tensor.numel() for tensor in shaped.state_dict().values())
-    )
+        shaped = build(n_actions, record).state_dict()
+    expected = {name: tensor_file.spec(tensor) for name, tensor in shaped.items()}
+    checks.check_parameter_count(f"{path}: its metadata", sum(tensor.numel() for tensor in shaped.values()))
     tensor_file.check_expected(path, found, expected, what)
-    net = build(engine.num_actions(rules), record)
+    net = build(n_actions, record)
     net.load_state_dict(tensor_file.load_checked(path, expected))
     return net, {"rules": rules, "players": players}
 

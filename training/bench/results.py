@@ -35,19 +35,20 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 CURVE_FIELDS = ("steps", "wall_seconds", "wins", "games", "win_rate", "ci_low", "ci_high", "normalized")
 
 
-def write_csv(path: pathlib.Path, rows: list[dict], fields) -> None:
+def write_csv(path: pathlib.Path, rows: list[dict], fields) -> pathlib.Path:
+    """`rows` as CSV file `path` with these columns (other keys left out); `path`."""
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(fields), extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
+    return path
 
 
 def write_scores(rows: list[dict], out: pathlib.Path) -> list[pathlib.Path]:
     out.mkdir(parents=True, exist_ok=True)
-    json_path, csv_path = out / "scores.json", out / "scores.csv"
+    json_path = out / "scores.json"
     json_path.write_text(json.dumps(rows, indent=1))
-    write_csv(csv_path, rows, SCORE_FIELDS + ("seconds",))
-    return [json_path, csv_path]
+    return [json_path, write_csv(out / "scores.csv", rows, SCORE_FIELDS + ("seconds",))]
 
 
 def check_name(value, where: str) -> str:
@@ -154,10 +155,6 @@ def read_curve(path: pathlib.Path) -> list[dict]:
 MAX_RESULT_FILES = 2000  # result files a report reads at most
 
 
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values)
-
-
 def find_results(runs: pathlib.Path) -> list[tuple[dict, list[dict]]]:
     """(result, curve rows) of every run under runs/TASK/ALGORITHM/seed-S/; a damaged file is
     a ValueError naming it."""
@@ -200,18 +197,26 @@ def first_step_reaching(curve: list[dict], rate: float) -> int | None:
     return next((int(row["steps"]) for row in curve if row["win_rate"] >= rate), None)
 
 
-def _normalized_now(task_id: str, win_rate: float) -> float | None:
-    """The normalized score with the current anchors, if `task_id` is a current task's id."""
-    from .tasks import get_task, normalized_score
+def _task_or_none(task_id: str):
+    """The task `task_id` names (a name, or a name and version) if it is defined now, else None."""
+    from .tasks import get_task
 
     try:
-        task = get_task(task_id)
+        return get_task(task_id)
     except ValueError:
         return None
-    return normalized_score(task, win_rate) if task.id == task_id else None
 
 
-def _fmt_rate(row: dict) -> str:
+def _normalized_now(task_id: str, win_rate: float) -> float | None:
+    """The normalized score with the current anchors, if `task_id` is a current task's id."""
+    from .tasks import normalized_score
+
+    task = _task_or_none(task_id)
+    return normalized_score(task, win_rate) if task and task.id == task_id else None
+
+
+def format_rate(row: dict) -> str:
+    """A score's win rate and its 95% interval, in percent."""
     return f"{100 * row['win_rate']:.1f}% [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
 
 
@@ -237,7 +242,7 @@ def _score_lines(scores: list[dict]) -> list[str]:
         if row.get("normalized") is None:  # scored before the task's anchors were measured
             row = {**row, "normalized": _normalized_now(row["task"], row["win_rate"])}
         lines.append(
-            f"| {row['task']} | `{row['agent']}`{_mark(row)} | {_fmt_rate(row)} | {row['games']} | "
+            f"| {row['task']} | `{row['agent']}`{_mark(row)} | {format_rate(row)} | {row['games']} | "
             f"{_fmt_norm(row.get('normalized'))} | {'yes' if row.get('standard') else 'no'} |"
         )
     return lines + [""]
@@ -245,14 +250,14 @@ def _score_lines(scores: list[dict]) -> list[str]:
 
 def _run_row(result: dict, curve: list[dict]) -> dict:
     """One results.csv row: the run's result with the first in-run step at the heuristic's rate."""
-    from .tasks import ANCHORS
+    from .tasks import anchor_rates
 
     score = result["score"]
-    heuristic = ANCHORS.get(result["task"].rpartition("-v")[0], {}).get("heuristic")
+    heuristic = anchor_rates(result["task"].rpartition("-v")[0]).get("heuristic")
     return {
         **{key: result[key] for key in ("task", "algorithm", "seed", "steps", "budget")},
         **{key: score.get(key) for key in ("wins", "games", "win_rate", "ci_low", "ci_high", "normalized", "standard")},
-        "first_step_at_heuristic_rate": first_step_reaching(curve, heuristic[0] / heuristic[1]) if heuristic else None,
+        "first_step_at_heuristic_rate": None if heuristic is None else first_step_reaching(curve, heuristic),
         "train_seconds": result["train_seconds"],
         "train_cpu_seconds": result.get("train_cpu_seconds"),
         "cpu": result["cpu"],
@@ -275,7 +280,7 @@ def _run_lines(run_rows: list[dict]) -> list[str]:
         cpu_seconds = "-" if row["train_cpu_seconds"] is None else f"{row['train_cpu_seconds']:.0f}"
         seed = f"{row['seed']}{RECONSTRUCTED_MARK if row['reconstructed'] else ''}"
         lines.append(
-            f"| {row['task']} | {row['algorithm']} | {seed} | {row['steps']:,} | {_fmt_rate(row)} | "
+            f"| {row['task']} | {row['algorithm']} | {seed} | {row['steps']:,} | {format_rate(row)} | "
             f"{row['games']}{'' if row['standard'] else ' (not standard)'} | {_fmt_norm(row['normalized'])} | "
             f"{reached} | {row['train_seconds']:.0f} | {cpu_seconds} | {row['cpu']} |"
         )
@@ -295,7 +300,6 @@ def _reconstructed_lines(records: list[dict]) -> list[str]:
 def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
     """results.md (tables), results.csv (one row per run), curves.csv and one learning-curve
     PNG per task, from the result files under `runs`."""
-    from .tasks import get_task
 
     found = find_results(runs)
     scores = find_scores(runs)
@@ -309,23 +313,16 @@ def build_report(runs: pathlib.Path, out: pathlib.Path) -> list[pathlib.Path]:
     if found:
         run_rows = [_run_row(result, curve) for result, curve in found]
         lines += _run_lines(run_rows)
-        csv_path = out / "results.csv"
-        write_csv(csv_path, run_rows, list(run_rows[0]))
-        written.append(csv_path)
+        written.append(write_csv(out / "results.csv", run_rows, list(run_rows[0])))
         curve_rows = [
             {"task": r["task"], "algorithm": r["algorithm"], "seed": r["seed"], **point}
             for r, curve in found
             for point in curve
         ]
         if curve_rows:
-            curves_path = out / "curves.csv"
-            write_csv(curves_path, curve_rows, ["task", "algorithm", "seed", *CURVE_FIELDS])
-            written.append(curves_path)
+            written.append(write_csv(out / "curves.csv", curve_rows, ["task", "algorithm", "seed", *CURVE_FIELDS]))
         for task_id in sorted({r["task"] for r, _ in found}):
-            try:
-                task = get_task(task_id)
-            except ValueError:
-                task = None  # a task of another version: plotted without anchors
+            task = _task_or_none(task_id)  # None: a task of another version, plotted without anchors
             path = _inside(out, f"curve-{check_name(task_id, 'task')}.png")
             if _plot_task(task_id, task, [(r, c) for r, c in found if r["task"] == task_id and c], path):
                 written.append(path)
@@ -351,7 +348,7 @@ def _plot_task(task_id: str, task, runs: list[tuple[dict, list[dict]]], path: pa
     and the task's anchors (training/curve.py draws it)."""
     from sorry_env.training.curve import plot_win_rates
 
-    from .tasks import ANCHORS
+    from .tasks import anchor_rates
 
     if not runs:
         return False
@@ -362,8 +359,10 @@ def _plot_task(task_id: str, task, runs: list[tuple[dict, list[dict]]], path: pa
         for point in (p for c in curves for p in c):
             by_step.setdefault(int(point["steps"]), []).append(point["win_rate"])
         label = f"{algorithm} ({len(curves)} seed{'s' * (len(curves) > 1)})"
-        series[label] = [(step, _mean(rates), min(rates), max(rates)) for step, rates in sorted(by_step.items())]
-    anchors = {name: wins / games for name, (wins, games) in ANCHORS[task.name].items()} if task else {}
+        series[label] = [
+            (step, sum(rates) / len(rates), min(rates), max(rates)) for step, rates in sorted(by_step.items())
+        ]
+    anchors = anchor_rates(task.name) if task else {}
     lines = [(f"{name} ({100 * anchors[name]:.1f}%)", anchors[name], style) for name, style in ANCHOR_LINES if anchors]
     top = 1 if task is None or task.players == 2 or task.rules.endswith("teams") else 0.5
     title = f"{task_id}: in-run evaluations (mean, range over seeds)"

@@ -46,11 +46,7 @@ def score(
     return {
         "task": task.id,
         "agent": label,
-        "wins": row["wins"],
-        "games": row["games"],
-        "win_rate": row["win_rate"],
-        "ci_low": row["ci_low"],
-        "ci_high": row["ci_high"],
+        **{key: row[key] for key in ("wins", "games", "win_rate", "ci_low", "ci_high")},
         "normalized": normalized_score(task, row["win_rate"]),
         "seed": seed,
         "standard": games == task.eval_games and seed == task.eval_seed,

@@ -181,9 +181,13 @@ def get_task(name: str) -> Task:
 def normalized_score(task: Task, win_rate: float) -> float | None:
     """(win_rate - random) / (heuristic - random) with the task's measured anchors, or None if
     they are not measured."""
-    anchors = ANCHORS[task.name]
-    if "random" not in anchors or "heuristic" not in anchors:
+    rates = anchor_rates(task.name)
+    if "random" not in rates or "heuristic" not in rates:
         return None
-    low = anchors["random"][0] / anchors["random"][1]
-    high = anchors["heuristic"][0] / anchors["heuristic"][1]
-    return (win_rate - low) / (high - low)
+    return (win_rate - rates["random"]) / (rates["heuristic"] - rates["random"])
+
+
+def anchor_rates(name: str) -> dict[str, float]:
+    """{agent: its measured win rate} of the anchors of the task called `name` (none for a
+    task that is not, or no longer, defined)."""
+    return {agent: wins / games for agent, (wins, games) in ANCHORS.get(name, {}).items()}

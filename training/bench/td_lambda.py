@@ -28,9 +28,5 @@ def train(task: Task, seed: int, budget: int, run_dir: Path, curve, curve_every:
     out = run_dir / "policy.safetensors"
     given = {"players": task.players, "rules": task.rules, "decisions": budget, "seed": seed}
     cfg = TD_LAMBDA.load(None, {**SETTINGS, **given, "eval_every": curve_every, "out": str(out)})
-
-    def evaluate(decisions: int, agent) -> dict:  # the trainer's hook: the task's evaluation, in memory
-        return {task.eval_opponents[0]: curve.evaluate(decisions, agent)["win_rate"]}
-
-    td.train(argparse.Namespace(**cfg), evaluate)
+    td.train(argparse.Namespace(**cfg), curve.win_rates)
     return str(out)
