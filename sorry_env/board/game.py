@@ -45,6 +45,19 @@ def rules_array(rules: Rules | str) -> np.ndarray:
     return _rules_array(get_rules(rules))
 
 
+@functools.cache
+def _extras_args(rules: Rules) -> tuple:
+    return (None,) if E.are_plain(_rules_array(rules)) else ()
+
+
+def extras_args(rules: Rules | str) -> tuple:
+    """The last argument of the engine's compiled entry points (``extras``) for these rules,
+    passed as ``*extras_args(rules)``: ``(None,)`` for plain rules
+    (:func:`sorry_env.board.engine.are_plain`), whose compiled code then leaves out the code
+    of Fire and Ice, hands and split-seven parts; else ``()`` (the engine's COMPILE COST)."""
+    return _extras_args(get_rules(rules))
+
+
 def seats_for(
     num_players: int | None = None, seats: Iterable[int] | None = None, rules: Rules | str | None = None
 ) -> tuple[int, ...]:
@@ -102,7 +115,7 @@ def new_state(
     active = np.zeros(4, dtype=np.int64)
     active[list(in_play)] = 1
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-    E.init_state(state, rules_array(rules), active, int(seed) & 0xFFFFFFFF)
+    E.init_state(state, rules_array(rules), active, int(seed) & 0xFFFFFFFF, *extras_args(rules))
     return state
 
 
@@ -116,7 +129,7 @@ def _legal_actions(state, rules) -> np.ndarray:
     _require_running(state, rules)
     r = rules_array(rules)
     buf = E.action_buffer(r)
-    n = E.legal_actions(state, r, buf)
+    n = E.legal_actions(state, r, buf, *extras_args(rules))
     return np.sort(buf[:n])
 
 
@@ -155,7 +168,7 @@ def step(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray:
     check_state(state, rules_array(rules))
     _require_running(state, rules)
     s = state.copy()
-    E.step(s, rules_array(rules), _check_action(state, rules, action))
+    E.step(s, rules_array(rules), _check_action(state, rules, action), *extras_args(rules))
     return s
 
 
@@ -223,7 +236,7 @@ def public_view(state: np.ndarray, rules: Rules | str, rng: np.random.Generator)
     back from it)."""
     s = state.copy()
     E.seed_generator(s, int(rng.integers(0, 2**32)))
-    E.redeal_hidden(s, rules_array(rules), E.to_move(s))
+    E.redeal_hidden(s, rules_array(rules), E.to_move(s), *extras_args(rules))
     E.seed_generator(s, int(rng.integers(0, 2**32)))
     return s
 
