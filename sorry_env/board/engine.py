@@ -1207,7 +1207,7 @@ def _lay_out(target, start, counts):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take_top(state, rules):
     """Take the top card of the draw pile (reshuffling the discards first if it is empty)."""
     if state[DRAW_POS] >= rules[R_PACK_SIZE]:
@@ -1218,7 +1218,7 @@ def _take_top(state, rules):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw(state, rules):
     """Turn the top card of the draw pile into the card to play."""
     state[CARD] = _take_top(state, rules)
