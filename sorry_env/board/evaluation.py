@@ -277,14 +277,16 @@ def seat_equities(state, rules, w, equity, extras=True):
     # turn; threat: the same for the seat's card, which under team rules moves the partner's
     # too. Flat: a 4 x TRACK array compiles numba's two-dimensional array code just for this.
     reach = np.zeros(N_SEATS * TRACK, dtype=np.int64)
-    has_start = np.zeros(4, dtype=np.bool_)
+    has_start = np.empty(N_SEATS, dtype=np.bool_)  # not np.zeros, np.full: each compiles code of its own
     for seat in range(N_SEATS):
+        has_start[seat] = False
         if E.is_active(state, seat):
             _mark_reach(state, rules, seat, reach[seat * TRACK : (seat + 1) * TRACK])
             has_start[seat] = _has_start(state, rules, seat)
     threat = reach.copy()
-    sorry_target = np.full(4, -1, dtype=np.int64)
+    sorry_target = np.empty(N_SEATS, dtype=np.int64)
     for seat in range(N_SEATS):
+        sorry_target[seat] = -1
         if E.is_active(state, seat):
             sorry_target[seat] = _sorry_target(state, rules, w, seat, has_start)
             if rules[R_TEAMS]:
