@@ -58,6 +58,10 @@ def extras_args(rules: Rules | str) -> tuple:
     return _extras_args(get_rules(rules))
 
 
+def _check_state(state, rules) -> None:
+    check_state(state, rules_array(rules), *extras_args(rules))
+
+
 def seats_for(
     num_players: int | None = None, seats: Iterable[int] | None = None, rules: Rules | str | None = None
 ) -> tuple[int, ...]:
@@ -121,7 +125,7 @@ def new_state(
 
 def legal_actions(state: np.ndarray, rules: Rules | str) -> np.ndarray:
     """Legal action indices for the card in play (PASS alone if none)."""
-    check_state(state, rules_array(rules), *extras_args(rules))
+    _check_state(state, rules)
     return _legal_actions(state, rules)
 
 
@@ -134,7 +138,7 @@ def _legal_actions(state, rules) -> np.ndarray:
 
 
 def legal_mask(state: np.ndarray, rules: Rules | str) -> np.ndarray:
-    check_state(state, rules_array(rules), *extras_args(rules))
+    _check_state(state, rules)
     _require_running(state, rules)
     mask = np.zeros(num_actions(rules), dtype=np.int8)
     E.legal_mask(state, rules_array(rules), mask)
@@ -143,7 +147,7 @@ def legal_mask(state: np.ndarray, rules: Rules | str) -> np.ndarray:
 
 def check_action(state: np.ndarray, rules: Rules | str, action: int) -> int:
     """`action` as an int if legal, else a ValueError naming it and the legal actions."""
-    check_state(state, rules_array(rules), *extras_args(rules))
+    _check_state(state, rules)
     return _check_action(state, rules, action)
 
 
@@ -165,7 +169,7 @@ def _check_action(state, rules, action) -> int:
 
 def step(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray:
     """A copy of `state` after the legal `action`, with the next card drawn (unless won)."""
-    check_state(state, rules_array(rules), *extras_args(rules))
+    _check_state(state, rules)
     _require_running(state, rules)
     s = state.copy()
     E.step(s, rules_array(rules), _check_action(state, rules, action), *extras_args(rules))
@@ -179,7 +183,7 @@ def after_move(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray
     a part of a split seven under the Hasbro 2003 team rules (same player, same card), and
     (Fire and Ice) a turn's end that leaves the next player a fire decision
     (:func:`fire_decision`); after the fire decision itself the same player's card is next."""
-    check_state(state, rules_array(rules), *extras_args(rules))
+    _check_state(state, rules)
     _require_running(state, rules)
     s = state.copy()
     E.play(s, rules_array(rules), _check_action(state, rules, action))
@@ -193,7 +197,7 @@ def equivalent_actions(state: np.ndarray, rules: Rules | str) -> list[list[int]]
     each group lists its actions in that order, so ``[g[0] for g in groups]`` shows a person
     each distinct outcome once. The action space itself keeps every action (both orders of a
     split are separate actions on purpose: :doc:`action-space`)."""
-    check_state(state, rules_array(rules), *extras_args(rules))
+    _check_state(state, rules)
     _require_running(state, rules)
     array = rules_array(rules)
     groups: dict[bytes, list[int]] = {}
@@ -337,7 +341,7 @@ def action_card(state: np.ndarray, rules: Rules | str, action: int) -> int | Non
 
 def describe_action(state: np.ndarray, rules: Rules | str, action: int) -> str:
     """Words for an action index in this state (for logs, errors and the play command)."""
-    check_state(state, rules_array(rules), *extras_args(rules))
+    _check_state(state, rules)
     kind, i, j, first, t = decode_action(rules, action)
     if kind == "discard":
         return f"discard a {CARD_NAMES[i]} (no card in the hand can move)"
@@ -420,7 +424,7 @@ def _require_card(state, rules):
 
 
 def _require_chance_node(state, rules, caller):
-    check_state(state, rules_array(rules), *extras_args(rules))
+    _check_state(state, rules)
     if get_rules(rules).hand_size:
         raise ValueError(f"{caller}: with hands there are no chance nodes (after_move already draws)")
     if state[E.CARD] >= 0 or state[E.WINNER] >= 0 or E.fire_decision_pending(state):
