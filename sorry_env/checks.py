@@ -140,7 +140,7 @@ def _pile_problem(state, rules):
 
 
 @njit(cache=True, inline="always")
-def _token_problem(state, rules, ppp, extras):
+def _token_problem(state, rules, ppp, extras=True):
     """Fire and Ice fields (see _header_problem)."""
     fire, ice, pending = state[E.FIRE], state[E.ICE], state[E.FIRE_PENDING]
     if extras is None or rules[R_FIRE_ICE] == 0:
