@@ -21,7 +21,8 @@ class HeuristicAgent(ChoosingAgent):
         self.reset(seed)
 
     def choose(self, turn: Turn, legal: np.ndarray) -> int:
-        return int(heuristic_choice(turn.state, game.rules_array(turn.rules), self.weights, legal, len(legal)))
+        rules = game.rules_array(turn.rules)
+        return int(heuristic_choice(turn.state, rules, self.weights, legal, len(legal), *game.extras_args(turn.rules)))
 
 
 __all__ = ["HeuristicAgent", "heuristic_choice"]

@@ -84,10 +84,11 @@ _PROBLEMS = (
 
 
 @njit(cache=True)
-def _header_problem(state, rules):
+def _header_problem(state, rules, extras=True):
     """Index into _PROBLEMS of the first header field out of range (compiled: a few hundred
     comparisons take well under a microsecond; the caller has checked the shape and dtype).
-    The groups run in the order of _PROBLEMS, so the lowest code found is the one reported."""
+    The groups run in the order of _PROBLEMS, so the lowest code found is the one reported.
+    `extras`: the engine's (COMPILE COST); None for plain rules leaves the token checks out."""
     ppp = rules[R_PAWNS]
     problem = _turn_problem(state)
     if problem == 0:
@@ -95,7 +96,7 @@ def _header_problem(state, rules):
     if problem == 0:
         problem = _pile_problem(state, rules)
     if problem == 0:
-        problem = _token_problem(state, rules, ppp)
+        problem = _token_problem(state, rules, ppp, extras)
     return problem
 
 
@@ -157,10 +158,10 @@ def _pile_problem(state, rules):
 
 
 @njit(cache=True, inline="always")
-def _token_problem(state, rules, ppp):
+def _token_problem(state, rules, ppp, extras=True):
     """Fire and Ice fields (see _header_problem)."""
     fire, ice, pending = state[E.FIRE], state[E.ICE], state[E.FIRE_PENDING]
-    if rules[R_FIRE_ICE] == 0:
+    if extras is None or rules[R_FIRE_ICE] == 0:
         return 12 if fire != 0 or ice != 0 or pending != 0 else 0
     if fire != 0:
         seat, slot = (fire - 1) // E.MAX_SLOTS, (fire - 1) % E.MAX_SLOTS
@@ -183,17 +184,17 @@ def _token_problem(state, rules, ppp):
     return 0
 
 
-def check_state(state, rules_array: np.ndarray) -> None:
+def check_state(state, rules_array: np.ndarray, *extras) -> None:
     """ValueError unless `state` is an int64 array of the engine's shape whose header fields
     are in range for the rules: seats, player to move, card, winner, counters, pawn codes,
     draw position, pile counts, deck cards, hands, a split seven and the Fire and Ice tokens. The shape and dtype are
     checked in Python, the fields by a compiled loop (about a microsecond); it does not replay
     the game, so a state can pass and still be one no game reaches, but it cannot send
-    compiled code out of bounds."""
+    compiled code out of bounds. `extras`: ``sorry_env.board.game.extras_args`` of the rules."""
     if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (E.STATE_SIZE,):
         what = f"{state.dtype} array of shape {state.shape}" if isinstance(state, np.ndarray) else type(state).__name__
         raise ValueError(f"state must be the engine's int64 array of shape ({E.STATE_SIZE},), got a {what}")
-    problem = _header_problem(state, rules_array)
+    problem = _header_problem(state, rules_array, *extras)
     if problem:
         raise ValueError(f"state: {_PROBLEMS[problem]}")
 

@@ -79,6 +79,10 @@ class SorryGame(Game):
     def _rules_array(self) -> np.ndarray:
         return game.rules_array(self.variant)
 
+    @functools.cached_property
+    def _extras_args(self) -> tuple:
+        return game.extras_args(self.variant)
+
     def parse_variant(self, variant: Any) -> Rules:
         return get_rules(variant)
 
@@ -125,7 +129,7 @@ class SorryGame(Game):
         return game.step(state, self.variant, action)
 
     def apply_trusted(self, state: np.ndarray, action: int) -> np.ndarray:
-        E.step(state, self._rules_array, action)  # in place, without the legality check
+        E.step(state, self._rules_array, action, *self._extras_args)  # in place, without the legality check
         return state
 
     def after_move(self, state: np.ndarray, action: int) -> np.ndarray:

@@ -168,6 +168,16 @@ CARD_STEP.setflags(write=False)
 #   it calls: a thin wrapper over large callees (play, _apply_move) or a helper with a single
 #   caller (_card_actions) is ``inline="always"``, compiled inside its caller only. Not a
 #   body that would be inlined into two callers: that compiles it twice.
+# - a game under plain rules (are_plain: no Fire and Ice, no hands, no Hasbro 2003 split-seven
+#   parts) needs about a quarter less code. The entry points Python calls for a game
+#   (init_state, legal_actions, step, redeal_hidden; scripted_choices.heuristic_choice) take
+#   a last argument ``extras``: left out (True), their code handles any rules; None (only
+#   for plain rules) leaves the other rules' code out. Numba decides ``extras is None``
+#   from the argument's type before compiling, so the branches under ``extras is not None``
+#   are not compiled at all (a compiled version of its own, for extras=None). Python passes
+#   it as ``*sorry_env.board.game.extras_args(rules)``; compiled callers leave it out. A
+#   function not inlined is given it explicitly (a variable or True), never left out: a
+#   left-out default and a passed True are two types, two compiled copies.
 
 
 # ---- named access to the state (for code outside this package) ------------------------------
@@ -320,6 +330,13 @@ def num_actions(rules):
 
 def n_actions(rules):
     return int(num_actions(rules))
+
+
+def are_plain(rules):
+    """True for rules without Fire and Ice, hands (play for points) or the Hasbro 2003 team
+    rules' split-seven parts: those the compiled entry points may be given ``extras=None``
+    for (see COMPILE COST)."""
+    return rules[R_FIRE_ICE] == 0 and rules[R_HAND_SIZE] == 0 and rules[R_TEAMS] != TEAMS_HASBRO2003
 
 
 @njit(cache=True)
@@ -590,12 +607,14 @@ def _split_check(state, rules, me, i, j, a, scratch):
 
 # ---- legal moves --------------------------------------------------------------------------
 @njit(cache=True)
-def legal_actions(state, rules, out):
+def legal_actions(state, rules, out, extras=True):
     """Write the legal action indices into `out` (length num_actions); return their count.
     Without hands: the moves of the state's card, or the single action PASS (Fire and Ice:
     each after its token choices, see the module docstring). With hands: every move of
     every card held that moves a pawn (or declines an 11 swap); if no card can move,
-    discarding any card held."""
+    discarding any card held. `extras`: see COMPILE COST."""
+    if extras is None:
+        return _card_actions(state, rules, out, extras)  # no hands, no tokens: the card's moves
     P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, n_card = action_offsets(rules)
     hands = rules[R_HAND_SIZE] != 0
     tokens = rules[R_FIRE_ICE] != 0 and not hands  # Fire and Ice
@@ -618,7 +637,7 @@ def legal_actions(state, rules, out):
             break
         if base < 0:
             continue
-        m = _card_actions(state, rules, out[n:])  # listed after those before, then offset to its block
+        m = _card_actions(state, rules, out[n:], extras)  # listed after those before, then offset to its block
         if hands and m == 1 and out[n] == 0:
             continue  # this card cannot move a pawn
         for x in range(n, n + m):
@@ -702,11 +721,11 @@ def _record(check, action, out, n, partner_moves, n_partner):
 
 
 @njit(cache=True, inline="always")
-def _card_actions(state, rules, out):
+def _card_actions(state, rules, out, extras):
     """The legal actions of the state's card (CARD); PASS alone if none. Listed in a fixed
     order (starts, the card's own moves, then its special moves, then moves onto a partner),
     which random playouts and first-best agents depend on."""
-    if state[SEVEN_LEFT] > 0:
+    if extras is not None and state[SEVEN_LEFT] > 0:
         return _seven_parts(state, rules, out, np.int64(0))  # a split seven is under way
     P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
     me = state[TO_MOVE]
@@ -730,7 +749,7 @@ def _card_actions(state, rules, out):
             seat, slot = movable_pawn(rules, me, i)
             check = _move_check(state, rules, seat, slot, np.int64(-1))
             n, n_partner = _record(check, BACK0 + i, out, n, partner_moves, n_partner)
-    elif card == C7 and rules[R_TEAMS] == TEAMS_HASBRO2003:
+    elif extras is not None and card == C7 and rules[R_TEAMS] == TEAMS_HASBRO2003:
         n = _seven_parts(state, rules, out, n)
     elif card == C7:
         n, n_partner = _split_actions(state, rules, out, n, partner_moves, n_partner)
@@ -996,7 +1015,11 @@ def apply_move_events(state, rules, action, events):
 
 
 @njit(cache=True, inline="always")
-def _apply_move(state, rules, action, events):
+def _apply_move(state, rules, action, events, extras=True):
+    if extras is None:  # no tokens, no hands: the card's own move
+        kind, i, j, first, target = decode_card_action(rules, action)
+        _apply_decoded(state, rules, kind, i, j, first, target, events)
+        return
     card, kind, i, j, first, target = decode_action(rules, action)
     if rules[R_FIRE_ICE]:
         _apply_tokens(state, rules, action, kind, events)
@@ -1120,9 +1143,10 @@ def _all_home(state, seat, ppp):
 
 
 @njit(cache=True)
-def end_turn(state, rules):
+def end_turn(state, rules, extras=True):
     """Discard the played card, record a win, and pass the turn (the same seat after a 2,
-    when the rules say so). Leaves CARD = -1: the next card is still to be drawn."""
+    when the rules say so). Leaves CARD = -1: the next card is still to be drawn. `extras`:
+    see COMPILE COST."""
     me = state[TO_MOVE]
     card = state[CARD]
     ppp = rules[R_PAWNS]
@@ -1141,7 +1165,7 @@ def end_turn(state, rules):
         state[DRAW_AGAIN] = 0
         state[TO_MOVE] = other_seat(state, me, np.int64(1))  # np.int64: see COMPILE COST
         # Fire and Ice: a fire move is decided at the start of the owner's turn, before the draw.
-        if rules[R_FIRE_ICE] and fire_move_target(state, rules, state[TO_MOVE]) >= 0:
+        if extras is not None and rules[R_FIRE_ICE] and fire_move_target(state, rules, state[TO_MOVE]) >= 0:
             state[FIRE_PENDING] = 1
 
 
@@ -1183,7 +1207,7 @@ def _lay_out(target, start, counts):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take_top(state, rules):
     """Take the top card of the draw pile (reshuffling the discards first if it is empty)."""
     if state[DRAW_POS] >= rules[R_PACK_SIZE]:
@@ -1194,7 +1218,7 @@ def _take_top(state, rules):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw(state, rules):
     """Turn the top card of the draw pile into the card to play."""
     state[CARD] = _take_top(state, rules)
@@ -1207,10 +1231,11 @@ def draw_to_hand(state, rules, seat):
 
 
 @njit(cache=True)
-def redeal_hidden(state, rules, viewer):
+def redeal_hidden(state, rules, viewer, extras=True):
     """Determinize what `viewer` cannot see: the draw pile and the other seats' hands are
-    pooled, shuffled from the state's generator and dealt back in the same sizes."""
-    if rules[R_HAND_SIZE] == 0:
+    pooled, shuffled from the state's generator and dealt back in the same sizes. `extras`:
+    see COMPILE COST."""
+    if extras is None or rules[R_HAND_SIZE] == 0:
         shuffle_draw_pile(state, rules)
         return
     size = rules[R_PACK_SIZE]
@@ -1320,7 +1345,7 @@ def play_before_draw(state, rules, action):
     _apply_move(state, rules, action, None)  # not apply_move: one compiled layer less
     if fire_decision or state[SEVEN_LEFT] > 0:
         return  # as play: a fire decision or a split seven under way keeps the turn
-    end_turn(state, rules)
+    end_turn(state, rules, True)
 
 
 @njit(cache=True)
@@ -1355,36 +1380,38 @@ def shuffle_draw_pile(state, rules):
 
 
 @njit(cache=True, inline="always")
-def play(state, rules, action):
+def play(state, rules, action, extras=True):
     """Move and end the turn (with hands, the mover first draws a replacement card), leaving
     the next card undrawn. A part of a split seven that leaves steps to move keeps the turn
     and the card; a fire decision (Fire and Ice) keeps the turn, the card still to draw.
-    Ending a turn may leave the next player a fire decision (FIRE_PENDING)."""
+    Ending a turn may leave the next player a fire decision (FIRE_PENDING). `extras`: see
+    COMPILE COST."""
     mover = state[TO_MOVE]
     fire_decision = state[FIRE_PENDING]
-    _apply_move(state, rules, action, None)  # not apply_move: one compiled layer less
+    _apply_move(state, rules, action, None, extras)  # not apply_move: one compiled layer less
     if fire_decision or state[SEVEN_LEFT] > 0:
         return  # a fire decision goes on to the draw; a split seven under way keeps the turn
-    if rules[R_HAND_SIZE]:
+    if extras is not None and rules[R_HAND_SIZE]:
         draw_to_hand(state, rules, mover)
-    end_turn(state, rules)
+    end_turn(state, rules, extras)
 
 
 @njit(cache=True)
-def step(state, rules, action):
+def step(state, rules, action, extras=True):
     """One full step: play the action, then draw the next card unless the game is over, the
     turn continues (a split seven under way), the players hold hands, or the next player
-    first decides on a fire move."""
-    play(state, rules, action)
+    first decides on a fire move. `extras`: see COMPILE COST."""
+    play(state, rules, action, extras)
     if state[WINNER] < 0 and state[CARD] < 0 and rules[R_HAND_SIZE] == 0 and state[FIRE_PENDING] == 0:
         draw(state, rules)
 
 
 # ---- new games ----------------------------------------------------------------------------
 @njit(cache=True)
-def init_state(state, rules, active, seed):
+def init_state(state, rules, active, seed, extras=True):
     """A new game in `state`: every pawn in Start (fast play: one on its circle), the pack
-    shuffled from `seed`, a random first player among the active seats, a card drawn."""
+    shuffled from `seed`, a random first player among the active seats, a card drawn.
+    `extras`: see COMPILE COST."""
     ppp = rules[R_PAWNS]
     state[:] = 0
     for seat in range(N_SEATS):
@@ -1411,7 +1438,7 @@ def init_state(state, rules, active, seed):
             pick -= 1
     state[WINNER] = -1
     state[CARD] = -1
-    if rules[R_HAND_SIZE]:
+    if extras is not None and rules[R_HAND_SIZE]:
         for seat in range(N_SEATS):
             if active[seat]:
                 for _ in range(rules[R_HAND_SIZE]):

@@ -236,7 +236,7 @@ def _hit_chance(state, rules, w, chances, threat, sorry_target, has_start, seat,
         if not E.is_active(state, attacker) or E.same_side(rules, attacker, seat):
             continue
         hit = 0.0
-        mask = threat[attacker, code]
+        mask = threat[attacker * TRACK + code]
         for c in range(N_CARDS):
             if (mask >> c) & 1:
                 hit += chances[c]
@@ -267,28 +267,31 @@ def _backward_gain(chances, seat, code):
 
 
 @njit(cache=True, inline="always")
-def seat_equities(state, rules, w, equity):
+def seat_equities(state, rules, w, equity, extras=True):
     """equity[seat] for every active seat (0 for empty seats) of a position with no card in
-    play (after a move's end of turn)."""
+    play (after a move's end of turn). `extras`: see the engine's COMPILE COST."""
     ppp = rules[R_PAWNS]
     chances = np.empty(N_CARDS)
-    card_chances(state, rules, chances)
-    # reach[seat, square]: cards with which `seat`'s own pawns could bump there next turn;
-    # threat: the same for the seat's card, which under team rules moves the partner's too.
-    reach = np.zeros((4, TRACK), dtype=np.int64)
-    has_start = np.zeros(4, dtype=np.bool_)
+    card_chances(state, rules, chances, extras)
+    # reach[seat * TRACK + square]: cards with which `seat`'s own pawns could bump there next
+    # turn; threat: the same for the seat's card, which under team rules moves the partner's
+    # too. Flat: a 4 x TRACK array compiles numba's two-dimensional array code just for this.
+    reach = np.zeros(N_SEATS * TRACK, dtype=np.int64)
+    has_start = np.empty(N_SEATS, dtype=np.bool_)  # not np.zeros, np.full: each compiles code of its own
     for seat in range(N_SEATS):
+        has_start[seat] = False
         if E.is_active(state, seat):
-            _mark_reach(state, rules, seat, reach[seat])
+            _mark_reach(state, rules, seat, reach[seat * TRACK : (seat + 1) * TRACK])
             has_start[seat] = _has_start(state, rules, seat)
     threat = reach.copy()
-    sorry_target = np.full(4, -1, dtype=np.int64)
+    sorry_target = np.empty(N_SEATS, dtype=np.int64)
     for seat in range(N_SEATS):
+        sorry_target[seat] = -1
         if E.is_active(state, seat):
             sorry_target[seat] = _sorry_target(state, rules, w, seat, has_start)
             if rules[R_TEAMS]:
                 for sq in range(TRACK):  # not threat[seat] |= ...: see engine's COMPILE COST
-                    threat[seat, sq] |= reach[(seat + 2) % 4, sq]
+                    threat[seat * TRACK + sq] |= reach[((seat + 2) % 4) * TRACK + sq]
     for seat in range(N_SEATS):
         equity[seat] = 0.0
         if not E.is_active(state, seat):
@@ -305,7 +308,8 @@ def seat_equities(state, rules, w, equity):
             total += w[W_BACKWARD] * w[W_PROGRESS] * _backward_gain(chances, seat, code)
             if code == START_CIRCLE[seat] and has_start[seat]:
                 total -= w[W_BLOCKED]
-        total += _fire_gain(state, rules, w, seat)
+        if extras is not None:  # Fire and Ice
+            total += _fire_gain(state, rules, w, seat)
         equity[seat] = total
 
 

@@ -45,6 +45,23 @@ def rules_array(rules: Rules | str) -> np.ndarray:
     return _rules_array(get_rules(rules))
 
 
+@functools.cache
+def _extras_args(rules: Rules) -> tuple:
+    return (None,) if E.are_plain(_rules_array(rules)) else ()
+
+
+def extras_args(rules: Rules | str) -> tuple:
+    """The last argument of the engine's compiled entry points (``extras``) for these rules,
+    passed as ``*extras_args(rules)``: ``(None,)`` for plain rules
+    (:func:`sorry_env.board.engine.are_plain`), whose compiled code then leaves out the code
+    of Fire and Ice, hands and split-seven parts; else ``()`` (the engine's COMPILE COST)."""
+    return _extras_args(get_rules(rules))
+
+
+def _check_state(state, rules) -> None:
+    check_state(state, rules_array(rules), *extras_args(rules))
+
+
 def seats_for(
     num_players: int | None = None, seats: Iterable[int] | None = None, rules: Rules | str | None = None
 ) -> tuple[int, ...]:
@@ -98,26 +115,26 @@ def new_state(
     active = np.zeros(4, dtype=np.int64)
     active[list(in_play)] = 1
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-    E.init_state(state, rules_array(rules), active, int(seed) & 0xFFFFFFFF)
+    E.init_state(state, rules_array(rules), active, int(seed) & 0xFFFFFFFF, *extras_args(rules))
     return state
 
 
 def legal_actions(state: np.ndarray, rules: Rules | str) -> np.ndarray:
     """Legal action indices for the card in play (PASS alone if none)."""
-    check_state(state, rules_array(rules))
+    _check_state(state, rules)
     return _legal_actions(state, rules)
 
 
 def _legal_actions(state, rules) -> np.ndarray:
     _require_running(state, rules)
     r = rules_array(rules)
-    buf = E.action_buffer(r)
-    n = E.legal_actions(state, r, buf)
+    buf = np.empty(num_actions(rules), dtype=np.int64)  # not E.action_buffer: a compiled function less
+    n = E.legal_actions(state, r, buf, *extras_args(rules))
     return np.sort(buf[:n])
 
 
 def legal_mask(state: np.ndarray, rules: Rules | str) -> np.ndarray:
-    check_state(state, rules_array(rules))
+    _check_state(state, rules)
     _require_running(state, rules)
     mask = np.zeros(num_actions(rules), dtype=np.int8)
     E.legal_mask(state, rules_array(rules), mask)
@@ -126,7 +143,7 @@ def legal_mask(state: np.ndarray, rules: Rules | str) -> np.ndarray:
 
 def check_action(state: np.ndarray, rules: Rules | str, action: int) -> int:
     """`action` as an int if legal, else a ValueError naming it and the legal actions."""
-    check_state(state, rules_array(rules))
+    _check_state(state, rules)
     return _check_action(state, rules, action)
 
 
@@ -148,10 +165,10 @@ def _check_action(state, rules, action) -> int:
 
 def step(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray:
     """A copy of `state` after the legal `action`, with the next card drawn (unless won)."""
-    check_state(state, rules_array(rules))
+    _check_state(state, rules)
     _require_running(state, rules)
     s = state.copy()
-    E.step(s, rules_array(rules), _check_action(state, rules, action))
+    E.step(s, rules_array(rules), _check_action(state, rules, action), *extras_args(rules))
     return s
 
 
@@ -162,7 +179,7 @@ def after_move(state: np.ndarray, rules: Rules | str, action: int) -> np.ndarray
     a part of a split seven under the Hasbro 2003 team rules (same player, same card), and
     (Fire and Ice) a turn's end that leaves the next player a fire decision
     (:func:`fire_decision`); after the fire decision itself the same player's card is next."""
-    check_state(state, rules_array(rules))
+    _check_state(state, rules)
     _require_running(state, rules)
     s = state.copy()
     E.play(s, rules_array(rules), _check_action(state, rules, action))
@@ -176,7 +193,7 @@ def equivalent_actions(state: np.ndarray, rules: Rules | str) -> list[list[int]]
     each group lists its actions in that order, so ``[g[0] for g in groups]`` shows a person
     each distinct outcome once. The action space itself keeps every action (both orders of a
     split are separate actions on purpose: :doc:`action-space`)."""
-    check_state(state, rules_array(rules))
+    _check_state(state, rules)
     _require_running(state, rules)
     array = rules_array(rules)
     groups: dict[bytes, list[int]] = {}
@@ -219,7 +236,7 @@ def public_view(state: np.ndarray, rules: Rules | str, rng: np.random.Generator)
     back from it)."""
     s = state.copy()
     E.seed_generator(s, int(rng.integers(0, 2**32)))
-    E.redeal_hidden(s, rules_array(rules), E.to_move(s))
+    E.redeal_hidden(s, rules_array(rules), E.to_move(s), *extras_args(rules))
     E.seed_generator(s, int(rng.integers(0, 2**32)))
     return s
 
@@ -320,7 +337,7 @@ def action_card(state: np.ndarray, rules: Rules | str, action: int) -> int | Non
 
 def describe_action(state: np.ndarray, rules: Rules | str, action: int) -> str:
     """Words for an action index in this state (for logs, errors and the play command)."""
-    check_state(state, rules_array(rules))
+    _check_state(state, rules)
     kind, i, j, first, t = decode_action(rules, action)
     if kind == "discard":
         return f"discard a {CARD_NAMES[i]} (no card in the hand can move)"
@@ -403,7 +420,7 @@ def _require_card(state, rules):
 
 
 def _require_chance_node(state, rules, caller):
-    check_state(state, rules_array(rules))
+    _check_state(state, rules)
     if get_rules(rules).hand_size:
         raise ValueError(f"{caller}: with hands there are no chance nodes (after_move already draws)")
     if state[E.CARD] >= 0 or state[E.WINNER] >= 0 or E.fire_decision_pending(state):

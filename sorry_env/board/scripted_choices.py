@@ -25,18 +25,18 @@ SAFE_RANK = 1_000
 
 
 @njit(cache=True)
-def heuristic_choice(state, rules, w, legal, n):
+def heuristic_choice(state, rules, w, legal, n, extras=True):
     """The legal action (of legal[:n]) whose resulting position scores best for the player
     to move under the evaluation weights `w` (:meth:`sorry_env.board.evaluation.Weights.array`);
-    the first one on ties."""
+    the first one on ties. `extras`: see the engine's COMPILE COST."""
     me = E.to_move(state)
     child = np.empty_like(state)
     equity = np.empty(4)
     best_action = legal[0]
     best = -np.inf
     for k in range(n):
-        after_move_into(child, state, rules, legal[k])
-        seat_equities(child, rules, w, equity)
+        after_move_into(child, state, rules, legal[k], extras)
+        seat_equities(child, rules, w, equity, extras)
         score = seat_score(child, rules, w, equity, me)
         if score > best:
             best = score

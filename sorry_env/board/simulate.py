@@ -15,12 +15,13 @@ from sorry_env.board.rules import N_CARDS, R_HAND_SIZE, R_PACK, R_PACK_SIZE
 
 
 @njit(cache=True, inline="always")
-def after_move_into(child, state, rules, action):
+def after_move_into(child, state, rules, action, extras=True):
     """`child` := `state` after `action` (E.play: the move and the end of the turn, the next
     card not drawn yet). Without hands that is a chance node, the end of the game, or the
-    same player's decision when a split seven is under way; with hands the next decision."""
+    same player's decision when a split seven is under way; with hands the next decision.
+    `extras`: see the engine's COMPILE COST."""
     E.copy_state(state, child)  # not child[:] = state: see engine's COMPILE COST
-    E.play(child, rules, action)
+    E.play(child, rules, action, extras)
 
 
 @njit(cache=True)
@@ -34,17 +35,18 @@ def is_chance_node(state, rules):
     )
 
 
-@njit(cache=True)
-def card_chances(state, rules, chances):
+@njit(cache=True, inline="always")
+def card_chances(state, rules, chances, extras=True):
     """chances[c]: how likely a player is to have card c to play next turn, from public
     counts only. Without hands, the probability that c is the next draw (the whole pack when
     the pile is empty and will be reshuffled). With hands, the probability that a hand of
-    the rules' size, dealt from all cards not yet discarded, holds at least one c."""
+    the rules' size, dealt from all cards not yet discarded, holds at least one c.
+    `extras`: see the engine's COMPILE COST (inlined: callers leave it out or pass their own)."""
     pool = np.empty(N_CARDS)
     total = 0.0
     for c in range(N_CARDS):
         pool[c] = E.pile_count(state, c)
-        if rules[R_HAND_SIZE]:
+        if extras is not None and rules[R_HAND_SIZE]:
             for seat in range(N_SEATS):
                 pool[c] += E.hand_count(state, seat, c)
         total += pool[c]
@@ -54,7 +56,7 @@ def card_chances(state, rules, chances):
         total = rules[R_PACK_SIZE]
     hand = rules[R_HAND_SIZE]
     for c in range(N_CARDS):
-        if hand == 0:
+        if extras is None or hand == 0:
             chances[c] = pool[c] / total
         else:
             missing = 1.0  # hypergeometric: no copy of c among `hand` cards
