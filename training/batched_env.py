@@ -63,10 +63,9 @@ from sorry_env.agents.policy import PolicyAgent, masked_logits
 from sorry_env.board import engine as E
 from sorry_env.board import game
 from sorry_env.board.evaluation import DEFAULT_WEIGHTS
-from sorry_env.board.observation import OBS_SIZE, observe
-from sorry_env.board.policy_input import INPUT_SIZE
+from sorry_env.board.observation import OBS_SIZE
 from sorry_env.board.rules import get_rules
-from sorry_env.vector_opponents import OPPONENT_KINDS, scripted_choice
+from sorry_env.vector_opponents import OPPONENT_KINDS, play_opponents, write_own_view
 
 from .opponents import OpponentPool
 from .sb3_policy import actor_logits
@@ -89,70 +88,35 @@ def advance(states, rules, seat_codes, weights, learners, rngs, max_turns, waiti
     """Play every game's compiled opponents (and lone legal moves) until the learner holds a
     card, the game is over, or the seat to move is played by an agent outside the compiled
     loop: waiting[b] := that seat's code (>= EXTERNAL), else -1. Returns how many games wait."""
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
-    view = np.empty(states.shape[1], dtype=np.int64)
     count = 0
     for b in range(states.shape[0]):
-        waiting[b] = -1
         state = states[b]
-        while E.is_running(state, max_turns) and E.to_move(state) != learners[b]:
-            n = E.legal_actions(state, rules, buf)
-            if n == 1:
-                E.step(state, rules, buf[0])
-                continue
-            code = seat_codes[b, E.to_move(state)]
-            if code >= EXTERNAL:
-                waiting[b] = code
-                count += 1
-                break
-            legal = np.sort(buf[:n])
-            E.step(state, rules, scripted_choice(state, rules, code, weights, rngs, b, legal, n, view))
+        play_opponents(b, state, rules, seat_codes[b], weights, learners[b], rngs, max_turns)
+        waiting[b] = -1
+        if E.is_running(state, max_turns) and E.to_move(state) != learners[b]:
+            waiting[b] = seat_codes[b, E.to_move(state)]
+            count += 1
     return count
 
 
 @njit(cache=True)
-def mover_inputs(states, rules, games, inputs, masks):
-    """inputs[k] := the policy input of the seat to move in game games[k]; masks[k] := its
-    legal actions."""
-    public = np.empty(states.shape[1], dtype=np.int64)
+def policy_inputs(states, rules, max_turns, games, seats, inputs, masks):
+    """inputs[k] := the policy input of seat seats[k] in game games[k] (nothing it cannot see);
+    masks[k] := the legal actions (none once the game is over)."""
     for k in range(games.shape[0]):
         state = states[games[k]]
-        observe(state, rules, E.to_move(state), inputs[k, :OBS_SIZE])
-        E.own_view(state, rules, E.to_move(state), public)  # nothing the mover cannot see
-        for j in range(public.shape[0]):
-            inputs[k, OBS_SIZE + j] = public[j]
-        E.legal_mask(state, rules, masks[k])
-
-
-@njit(cache=True)
-def learner_views(states, rules, learners, max_turns, games, obs, masks):
-    """obs[b] := the learner's policy input in game b (for b in `games`), masks[b] := its legal
-    actions (none once the game is over)."""
-    public = np.empty(states.shape[1], dtype=np.int64)
-    for k in range(games.shape[0]):
-        b = games[k]
-        V.write_view(states[b], rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
-        E.own_view(states[b], rules, learners[b], public)  # nothing the learner cannot see
-        for j in range(public.shape[0]):
-            obs[b, OBS_SIZE + j] = public[j]
+        V.write_view(state, rules, seats[k], max_turns, inputs[k, :OBS_SIZE], masks[k])
+        write_own_view(state, rules, seats[k], True, inputs[k])
 
 
 @njit(cache=True)
 def outcomes(states, rules, learners, max_turns, rewards, terminated, truncated):
-    """Rewards and end flags of every game after the opponents' replies; returns the number
-    of games that ended."""
-    ended = 0
+    """Rewards and end flags of every game after the opponents' replies."""
     for b in range(states.shape[0]):
-        state = states[b]
-        winner = E.winner(state)
+        winner = E.winner(states[b])
         terminated[b] = winner >= 0
-        truncated[b] = winner < 0 and not E.is_running(state, max_turns)
-        rewards[b] = 0.0
-        if winner >= 0:
-            rewards[b] = 1.0 if E.same_side(rules, learners[b], winner) else -1.0
-        if terminated[b] or truncated[b]:
-            ended += 1
-    return ended
+        truncated[b] = winner < 0 and V.is_over(states[b], max_turns)
+        rewards[b] = V.seat_reward(rules, learners[b], winner)
 
 
 # ---- the VecEnv -------------------------------------------------------------------------------
@@ -225,9 +189,6 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
     def _new_states(self, num_envs: int):
         return [None] * num_envs
 
-    def _new_game(self, b: int, seed: int) -> None:
-        self.states[b] = self.game.new_state(self.num_players, seed=seed)
-
     def _running(self, b: int) -> bool:
         return self.game.is_running(self.states[b], self.max_turns)
 
@@ -254,10 +215,13 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
         game is over)."""
         inputs = np.zeros((len(games), self._obs.shape[1]), dtype=np.float32)
         masks = np.zeros((len(games), self.n_actions), dtype=np.int8)
+        self._write_inputs(games, np.asarray(seats, dtype=np.int64), inputs, masks)
+        return inputs, masks
+
+    def _write_inputs(self, games, seats, inputs, masks) -> None:
         for k, (b, seat) in enumerate(zip(games, seats)):
             inputs[k] = self.game.policy_input(self.states[b], int(seat))
             masks[k, self.game.legal_actions(self.states[b]) if self._running(b) else []] = 1
-        return inputs, masks
 
     def _mover_inputs(self, games) -> tuple[np.ndarray, np.ndarray]:
         return self._inputs(games, [self.game.to_move(self.states[b]) for b in games])
@@ -265,15 +229,14 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
     def _learner_views(self, games) -> None:
         self._obs[games], self._masks[games] = self._inputs(games, self.learners[games])
 
-    def _outcomes(self) -> int:
-        """Rewards and end flags of every game; returns the number of games that ended."""
+    def _outcomes(self) -> None:
+        """Rewards and end flags of every game."""
         for b in range(self.num_envs):
             winner = self.game.winner(self.states[b])
             self._terminated[b] = winner is not None
             self._truncated[b] = winner is None and not self._running(b)
             won = self.learners[b] in self.game.winning_seats(self.states[b])
             self._rewards[b] = 0.0 if winner is None else 1.0 if won else -1.0
-        return int((self._terminated | self._truncated).sum())
 
     # -- episodes -----------------------------------------------------------------------------
     def _code(self, b: int, opponent) -> int:
@@ -303,7 +266,7 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
     def _new_episode(self, b: int) -> None:
         """Deal game b a new game: engine seed, learner seat and opponents from the generator."""
         rng = self._rng
-        self._new_game(b, int(rng.integers(2**32)))
+        self.states[b] = self.game.new_state(self.num_players, seed=int(rng.integers(2**32)))
         seat = self.seats[int(rng.integers(len(self.seats)))]
         others = [self.seats[(self.seats.index(seat) + k) % len(self.seats)] for k in range(1, len(self.seats))]
         opponents = self.pool.sample(rng, len(others))
@@ -388,11 +351,6 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
             games = [b for b in games if not self._running(b)]
 
     # -- VecEnv API ---------------------------------------------------------------------------
-    def seed(self, seed: int | None = None):
-        """The next reset() deals from ``default_rng(seed)``."""
-        self._seed = seed
-        return [None if seed is None else seed + i for i in range(self.num_envs)]
-
     def reset(self) -> np.ndarray:
         if self._seed is not None:
             self._rng = np.random.default_rng(self._seed)
@@ -409,11 +367,11 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
         self._apply(self._all, actions)
         self._episode_steps += 1
         self._play_to_learner()
-        ended = self._outcomes()
+        self._outcomes()
         rewards = self._rewards.copy()
         dones = self._terminated | self._truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        if ended:
+        if dones.any():
             finished = np.flatnonzero(dones)
             self._learner_views(finished)
             now = time.perf_counter() - self._start_time
@@ -454,15 +412,10 @@ class BatchedSelfPlayEnv(SelfPlayEnv):
         self.rules = get_rules(g["rules"])
         self._rules = game.rules_array(self.rules)
         super().__init__(policy_game(self.rules), g["num_players"], g["max_turns"], cfg["envs"], pool, seed)
-        self._active = np.zeros(4, dtype=np.int64)
-        self._active[list(self.seats)] = 1
         self._weights = DEFAULT_WEIGHTS.array()
 
     def _new_states(self, num_envs: int):
         return np.zeros((num_envs, E.STATE_SIZE), dtype=np.int64)
-
-    def _new_game(self, b: int, seed: int) -> None:
-        E.init_state(self.states[b], self._rules, self._active, seed)
 
     def _advance(self) -> int:
         args = (self.seat_codes, self._weights, self.learners, self._rngs, self.max_turns, self._waiting)
@@ -471,18 +424,13 @@ class BatchedSelfPlayEnv(SelfPlayEnv):
     def _apply(self, games, actions) -> None:
         apply_actions(self.states, self._rules, games, actions)
 
-    def _mover_inputs(self, games) -> tuple[np.ndarray, np.ndarray]:
-        inputs = np.empty((len(games), INPUT_SIZE), dtype=np.float32)
-        masks = np.zeros((len(games), self.n_actions), dtype=np.int8)
-        mover_inputs(self.states, self._rules, games, inputs, masks)
-        return inputs, masks
+    def _write_inputs(self, games, seats, inputs, masks) -> None:
+        policy_inputs(self.states, self._rules, self.max_turns, games, seats, inputs, masks)
 
-    def _learner_views(self, games) -> None:
-        learner_views(self.states, self._rules, self.learners, self.max_turns, games, self._obs, self._masks)
-
-    def _outcomes(self) -> int:
-        args = (self.learners, self.max_turns, self._rewards, self._terminated, self._truncated)
-        return outcomes(self.states, self._rules, *args)
+    def _outcomes(self) -> None:
+        outcomes(
+            self.states, self._rules, self.learners, self.max_turns, self._rewards, self._terminated, self._truncated
+        )
 
     def _describe(self, b: int) -> str:
         return f"learner seat {int(self.learners[b])}, card {game.card(self.states[b])}"
