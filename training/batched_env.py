@@ -64,7 +64,6 @@ from sorry_env.board import engine as E
 from sorry_env.board import game
 from sorry_env.board.evaluation import DEFAULT_WEIGHTS
 from sorry_env.board.observation import OBS_SIZE
-from sorry_env.board.rules import get_rules
 from sorry_env.vector_opponents import OPPONENT_KINDS, play_opponents, write_own_view
 
 from .opponents import OpponentPool
@@ -303,10 +302,8 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
             agent = self._registry[int(code)]
             if isinstance(agent, NETWORKS):
                 actions = self._policy_moves(agent, games)
-            elif getattr(agent, "acts_in_batches", False):
-                actions = self._batch_agent_moves(agent, games)
             else:
-                actions = np.array([self._agent_move(agent, b) for b in games], dtype=np.int64)
+                actions = self._agent_moves(agent, games)
             self._apply(games, actions)
             self.external_moves += len(games)
 
@@ -322,19 +319,18 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
     def _turn(self, b: int) -> Turn | GameTurn:
         return agent_turn(self.game, self.states[b], self._rng, self.game.legal_actions(self.states[b]))
 
-    def _batch_agent_moves(self, agent, games: np.ndarray) -> np.ndarray:
-        """One call of a batched agent (``acts_in_batches``: ``act_turns``) for all `games`."""
+    def _agent_moves(self, agent, games: np.ndarray) -> np.ndarray:
+        """`agent`'s move in each of `games`: one ``act_turns`` call for all of them from an agent
+        that acts in batches (``acts_in_batches``), else one ``act`` call per game."""
         turns = [self._turn(b) for b in games]
-        actions = agent.act_turns(turns)
+        if getattr(agent, "acts_in_batches", False):
+            actions = agent.act_turns(turns)
+        else:
+            actions = [agent.act(turn) for turn in turns]
         if len(actions) != len(turns):
             raise ValueError(f"opponent {agent.name!r} answered {len(actions)} of {len(turns)} turns")
-        for b, turn, action in zip(games, turns, actions):
-            self._check_move(agent, b, turn, action)
-        return np.asarray(actions, dtype=np.int64)
-
-    def _agent_move(self, agent, b: int) -> int:
-        turn = self._turn(b)
-        return self._check_move(agent, b, turn, agent.act(turn))
+        checked = [self._check_move(agent, b, turn, action) for b, turn, action in zip(games, turns, actions)]
+        return np.array(checked, dtype=np.int64)
 
     def _check_move(self, agent, b: int, turn, action) -> int:
         who = f"opponent {agent.name!r} (game {b}, seat {self.game.to_move(self.states[b])})"
@@ -409,9 +405,8 @@ class BatchedSelfPlayEnv(SelfPlayEnv):
 
     def __init__(self, cfg: dict, pool: OpponentPool, seed: int | None = None):
         g = cfg["game"]
-        self.rules = get_rules(g["rules"])
-        self._rules = game.rules_array(self.rules)
-        super().__init__(policy_game(self.rules), g["num_players"], g["max_turns"], cfg["envs"], pool, seed)
+        super().__init__(policy_game(g["rules"]), g["num_players"], g["max_turns"], cfg["envs"], pool, seed)
+        self._rules = game.rules_array(self.game.rules)
         self._weights = DEFAULT_WEIGHTS.array()
 
     def _new_states(self, num_envs: int):
