@@ -54,6 +54,7 @@ from .board.observation import OBS_SIZE
 from .board.policy_input import own_view
 from .board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
 from .board.scripted_choices import greedy_choice, heuristic_choice
+from .games import check_first_seat
 from .generator import advance, mix
 from .gym_space import flat_space, observation_space
 
@@ -232,11 +233,7 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         self._kinds = opponent_codes(opponents, self.num_players)
         self._codes = np.zeros((self.num_envs, N_SEATS), dtype=np.int64)  # each game's kind by seat
         self._weights = DEFAULT_WEIGHTS.array()
-        if learner_seat is not None and (isinstance(learner_seat, bool) or learner_seat not in self.seats):
-            raise ValueError(
-                f"learner_seat must be None (every seat in turn) or one of the seats in play {self.seats}, "
-                f"got {learner_seat!r}"
-            )
+        learner_seat = check_first_seat(learner_seat, self.seats, "learner_seat")  # None: every seat in turn
         # The seats the learner takes in turn, episode after episode (one: a fixed seat).
         self._seats = np.array(self.seats if learner_seat is None else [learner_seat], dtype=np.int64)
         self.policy_input = bool(policy_input)

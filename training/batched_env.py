@@ -3,7 +3,7 @@
 One env for every registered game: ``SelfPlayEnv(game, num_players, max_turns, B, pool,
 seed)`` steps any game over its functional API (:class:`sorry_env.games.Game`; the rollouts of
 :mod:`sorry_env.training.game_ppo`), and its subclass for the board game,
-``BatchedSelfPlayEnv(cfg, pool, seed)``, replaces the game's steps (dealing, lone moves,
+``BatchedSelfPlayEnv(cfg, pool, seed)``, replaces the game's steps (moves, lone moves,
 scripted opponents, views, outcomes) with compiled loops over all the games; the same seed
 deals and plays the same games on both wherever no opponent is compiled.
 ``BatchedSelfPlayEnv`` plays ``cfg["envs"]`` games at once for
@@ -25,7 +25,7 @@ MaskablePPO (``n_envs = B``), with the per-game trainer env's semantics
 How the opponents move:
 
 - ``random``, ``greedy`` and ``heuristic`` (by those exact names) move inside one compiled
-  loop over all games (:func:`sorry_env.vector_opponents.scripted_choice`, the batched env's
+  loop over all games (:func:`sorry_env.vector_opponents.play_opponents`, the batched env's
   compiled opponents; greedy and heuristic choose as their agents do);
 - policy networks (snapshots, policy files in the mix) are evaluated in batches: each round,
   every game whose seat to move is played by the same network gets one forward of that
@@ -222,9 +222,6 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
             inputs[k] = self.game.policy_input(self.states[b], int(seat))
             masks[k, self.game.legal_actions(self.states[b]) if self._running(b) else []] = 1
 
-    def _mover_inputs(self, games) -> tuple[np.ndarray, np.ndarray]:
-        return self._inputs(games, [self.game.to_move(self.states[b]) for b in games])
-
     def _learner_views(self, games) -> None:
         self._obs[games], self._masks[games] = self._inputs(games, self.learners[games])
 
@@ -309,7 +306,7 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
 
     @torch.no_grad()
     def _policy_moves(self, agent, games: np.ndarray) -> np.ndarray:
-        inputs, masks = self._mover_inputs(games)
+        inputs, masks = self._inputs(games, [self.game.to_move(self.states[b]) for b in games])
         logits = masked_logits(actor_logits(agent.actor, torch.from_numpy(inputs)), masks).numpy()
         self.forwards += 1
         if agent.sample:  # Gumbel-max: a draw from softmax(logits) per row, from the env's generator
