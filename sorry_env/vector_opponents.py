@@ -92,14 +92,13 @@ def scripted_choice(state, rules, kind, weights, rngs, b, legal, n, view):
     return heuristic_choice(view, rules, weights, legal, n)
 
 
-@njit(cache=True)
-def play_opponents(b, state, rules, codes, weights, learner, rngs, max_turns):
+@njit(cache=True, inline="always")  # inlined: called once per game in every batched step
+def play_opponents(b, state, rules, codes, weights, learner, rngs, max_turns, buf, view):
     """The compiled opponents (seat codes codes[seat]: RANDOM, GREEDY or HEURISTIC) and lone
     legal moves play game b until the learner holds a card, the game is over, or the seat to
     move has another code (an opponent outside the compiled loop: the self-play trainer's,
-    training.batched_env); returns their number of moves."""
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
-    view = np.empty_like(state)
+    training.batched_env); returns their number of moves. `buf` (int64[n_actions]) and `view`
+    (the state's size) are scratch space."""
     moves = 0
     while not V.is_over(state, max_turns) and E.to_move(state) != learner:
         seat = E.to_move(state)
@@ -117,7 +116,7 @@ def play_opponents(b, state, rules, codes, weights, learner, rngs, max_turns):
 
 @njit(cache=True)
 def _start_next(
-    b, states, rules, active, seats, kinds, codes, weights, game_seeds, episodes, learners, rngs, max_turns
+    b, states, rules, active, seats, kinds, codes, weights, game_seeds, episodes, learners, rngs, max_turns, buf, view
 ):
     """Start game b's next episode and play the opponents up to the learner's first move
     (an episode that ends before it is skipped: the next one starts); returns their moves."""
@@ -128,12 +127,12 @@ def _start_next(
         for k in range(kinds.shape[0]):  # kinds[k]: the (k + 1)-th seat after the learner's
             codes[b, E.other_seat(states[b], learners[b], k + 1)] = kinds[k]
         rngs[b] = (seed * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
-        moves += play_opponents(b, states[b], rules, codes[b], weights, learners[b], rngs, max_turns)
+        moves += play_opponents(b, states[b], rules, codes[b], weights, learners[b], rngs, max_turns, buf, view)
         if not V.is_over(states[b], max_turns):
             return moves
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: called once per game in every batched step
 def write_own_view(state, rules, learner, with_state, out):
     """With `with_state`, the learner's own view of the state array after the observation in
     `out` (the trained policies' input vector, :mod:`sorry_env.board.policy_input`; also the
@@ -150,18 +149,20 @@ def _learner_one(
     actions, obs, masks, rewards, terminated, truncated, ended, final_obs, opponent_moves,
 ):  # fmt: skip
     state = states[b]
+    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    view = np.empty_like(state)
     starts = (b, states, rules, active, seats, kinds, codes, weights, game_seeds, episodes, learners, rngs, max_turns)
     if actions[b] == V.NEXT_EPISODE:
-        moves = _start_next(*starts)
+        moves = _start_next(*starts, buf, view)
     else:
         E.step(state, rules, actions[b])
-        moves = play_opponents(b, state, rules, codes[b], weights, learners[b], rngs, max_turns)
+        moves = play_opponents(b, state, rules, codes[b], weights, learners[b], rngs, max_turns, buf, view)
     learner = learners[b]
     winner = V.end_move(b, state, rules, max_turns, learner, terminated, truncated, ended, final_obs)
     rewards[b] = V.seat_reward(rules, learner, winner)
     if ended[b]:  # SAME_STEP autoreset
         write_own_view(state, rules, learner, with_state, final_obs[b])
-        moves += _start_next(*starts)
+        moves += _start_next(*starts, buf, view)
     opponent_moves[b] = moves
     V.write_view(state, rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
     write_own_view(state, rules, learners[b], with_state, obs[b])

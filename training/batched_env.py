@@ -87,10 +87,12 @@ def advance(states, rules, seat_codes, weights, learners, rngs, max_turns, waiti
     """Play every game's compiled opponents (and lone legal moves) until the learner holds a
     card, the game is over, or the seat to move is played by an agent outside the compiled
     loop: waiting[b] := that seat's code (>= EXTERNAL), else -1. Returns how many games wait."""
+    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    view = np.empty(states.shape[1], dtype=np.int64)
     count = 0
     for b in range(states.shape[0]):
         state = states[b]
-        play_opponents(b, state, rules, seat_codes[b], weights, learners[b], rngs, max_turns)
+        play_opponents(b, state, rules, seat_codes[b], weights, learners[b], rngs, max_turns, buf, view)
         waiting[b] = -1
         if E.is_running(state, max_turns) and E.to_move(state) != learners[b]:
             waiting[b] = seat_codes[b, E.to_move(state)]
@@ -100,12 +102,12 @@ def advance(states, rules, seat_codes, weights, learners, rngs, max_turns, waiti
 
 @njit(cache=True)
 def policy_inputs(states, rules, max_turns, games, seats, inputs, masks):
-    """inputs[k] := the policy input of seat seats[k] in game games[k] (nothing it cannot see);
-    masks[k] := the legal actions (none once the game is over)."""
+    """inputs[b] := the policy input of seat seats[k] in game b = games[k] (nothing it cannot
+    see); masks[b] := the legal actions (none once the game is over)."""
     for k in range(games.shape[0]):
-        state = states[games[k]]
-        V.write_view(state, rules, seats[k], max_turns, inputs[k, :OBS_SIZE], masks[k])
-        write_own_view(state, rules, seats[k], True, inputs[k])
+        b = games[k]
+        V.write_view(states[b], rules, seats[k], max_turns, inputs[b, :OBS_SIZE], masks[b])
+        write_own_view(states[b], rules, seats[k], True, inputs[b])
 
 
 @njit(cache=True)
@@ -209,21 +211,16 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
         for b, action in zip(games, actions):
             self.states[b] = self.game.apply(self.states[b], int(action))
 
-    def _inputs(self, games, seats) -> tuple[np.ndarray, np.ndarray]:
-        """(policy inputs, legal-action masks) of `seats` in `games` (no legal action once a
-        game is over)."""
-        inputs = np.zeros((len(games), self._obs.shape[1]), dtype=np.float32)
-        masks = np.zeros((len(games), self.n_actions), dtype=np.int8)
-        self._write_inputs(games, np.asarray(seats, dtype=np.int64), inputs, masks)
-        return inputs, masks
-
-    def _write_inputs(self, games, seats, inputs, masks) -> None:
-        for k, (b, seat) in enumerate(zip(games, seats)):
-            inputs[k] = self.game.policy_input(self.states[b], int(seat))
-            masks[k, self.game.legal_actions(self.states[b]) if self._running(b) else []] = 1
+    def _inputs(self, games, seats, inputs, masks) -> None:
+        """inputs[b] := the policy input of seat seats[k] in game b = games[k]; masks[b] := its
+        legal actions (none once the game is over)."""
+        for b, seat in zip(games, seats):
+            inputs[b] = self.game.policy_input(self.states[b], int(seat))
+            masks[b] = 0
+            masks[b, self.game.legal_actions(self.states[b]) if self._running(b) else []] = 1
 
     def _learner_views(self, games) -> None:
-        self._obs[games], self._masks[games] = self._inputs(games, self.learners[games])
+        self._inputs(games, self.learners[games], self._obs, self._masks)
 
     def _outcomes(self) -> None:
         """Rewards and end flags of every game."""
@@ -306,7 +303,11 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
 
     @torch.no_grad()
     def _policy_moves(self, agent, games: np.ndarray) -> np.ndarray:
-        inputs, masks = self._inputs(games, [self.game.to_move(self.states[b]) for b in games])
+        # The learners' buffers hold the movers' inputs meanwhile: each step and reset rewrites
+        # them once the opponents have moved (the finished games' after their copies in infos).
+        movers = np.array([self.game.to_move(self.states[b]) for b in games], dtype=np.int64)
+        self._inputs(games, movers, self._obs, self._masks)
+        inputs, masks = self._obs[games], self._masks[games]
         logits = masked_logits(actor_logits(agent.actor, torch.from_numpy(inputs)), masks).numpy()
         self.forwards += 1
         if agent.sample:  # Gumbel-max: a draw from softmax(logits) per row, from the env's generator
@@ -416,7 +417,7 @@ class BatchedSelfPlayEnv(SelfPlayEnv):
     def _apply(self, games, actions) -> None:
         apply_actions(self.states, self._rules, games, actions)
 
-    def _write_inputs(self, games, seats, inputs, masks) -> None:
+    def _inputs(self, games, seats, inputs, masks) -> None:
         policy_inputs(self.states, self._rules, self.max_turns, games, seats, inputs, masks)
 
     def _outcomes(self) -> None:
