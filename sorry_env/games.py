@@ -546,12 +546,13 @@ def game_id_of_env_id(env_id: str) -> str | None:
     return None
 
 
-def check_first_seat(first: Any, seats: tuple[int, ...]) -> int | None:
-    """`first` as a seat of `seats` (or None), else ValueError: new_state's check."""
+def check_first_seat(first: Any, seats: tuple[int, ...], name: str = "first") -> int | None:
+    """`first` as a seat of `seats` (or None), else a ValueError naming the argument `name`:
+    new_state's check, and the batched envs' seat arguments (sorry_env.vector)."""
     if first is None:
         return None
     if isinstance(first, (bool, np.bool_)) or not isinstance(first, (int, np.integer)) or first not in seats:
-        raise ValueError(f"first must be a seat in play {list(seats)} or None, got {first!r}")
+        raise ValueError(f"{name} must be a seat in play {list(seats)} or None, got {first!r}")
     return int(first)
 
 

@@ -66,6 +66,7 @@ from .board.geometry import N_SEATS
 from .board.observation import OBS_SIZE, observe
 from .board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, get_rules
 from .game_env import check_max_turns
+from .games import check_first_seat
 from .gym_space import observation_space
 
 SEED_LIMIT = 2**32  # game seeds must be below this (episode k adds k * 2**32)
@@ -449,13 +450,9 @@ class SorrySeatVectorEnv(BatchedGames, gymnasium.vector.VectorEnv):
         copy: bool = True,
     ):
         BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, False, copy)
-        if reward_seat is None:
-            reward_seat = self.seats[0]
-        if isinstance(reward_seat, bool) or not isinstance(reward_seat, (int, np.integer)):
-            raise ValueError(f"reward_seat must be a seat number in play {self.seats}, got {reward_seat!r}")
-        if reward_seat not in self.seats:
-            raise ValueError(f"reward_seat {reward_seat} is not in play; seats: {self.seats}")
-        self.reward_seat = int(reward_seat)
+        self.reward_seat = check_first_seat(
+            self.seats[0] if reward_seat is None else reward_seat, self.seats, "reward_seat"
+        )
 
     def _reward(self) -> np.ndarray:
         return self._rewards[:, self.reward_seat].copy()  # the self-play step rewards every seat

@@ -49,10 +49,12 @@ from . import vector as V
 from .agent import one_per_seat
 from .board import engine as E
 from .board.evaluation import DEFAULT_WEIGHTS
+from .board.geometry import N_SEATS
 from .board.observation import OBS_SIZE
 from .board.policy_input import own_view
 from .board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET, R_HAND_SIZE
 from .board.scripted_choices import greedy_choice, heuristic_choice
+from .games import check_first_seat
 from .generator import advance, mix
 from .gym_space import flat_space, observation_space
 
@@ -74,18 +76,6 @@ def _rand(rngs, b, n):
 
 
 @njit(cache=True)
-def _opponent_action(state, rules, kinds, weights, learner, rngs, b, buf, view):
-    n = E.legal_actions(state, rules, buf)
-    if n == 1:
-        return buf[0]
-    legal = np.sort(buf[:n])
-    turn_position = 1  # the seat to move is the turn_position-th seat after the learner's
-    while E.other_seat(state, learner, turn_position) != E.to_move(state):
-        turn_position += 1
-    return scripted_choice(state, rules, kinds[turn_position - 1], weights, rngs, b, legal, n, view)
-
-
-@njit(cache=True)
 def scripted_choice(state, rules, kind, weights, rngs, b, legal, n, view):
     """The move compiled opponent `kind` (RANDOM, GREEDY or HEURISTIC) chooses for the seat
     to move among the sorted legal[:n], drawing from game b's generator ``rngs[b]``; `view`
@@ -102,37 +92,51 @@ def scripted_choice(state, rules, kind, weights, rngs, b, legal, n, view):
     return heuristic_choice(view, rules, weights, legal, n)
 
 
-@njit(cache=True)
-def _play_opponents(b, state, rules, kinds, weights, learner, rngs, max_turns):
-    """Opponents move until the learner holds a card or the game is over; returns their
-    number of moves."""
-    buf = np.empty(E.num_actions(rules), dtype=np.int64)
-    view = np.empty_like(state)
+@njit(cache=True, inline="always")  # inlined: called once per game in every batched step
+def play_opponents(b, state, rules, codes, weights, learner, rngs, max_turns, buf, view):
+    """The compiled opponents (seat codes codes[seat]: RANDOM, GREEDY or HEURISTIC) and lone
+    legal moves play game b until the learner holds a card, the game is over, or the seat to
+    move has another code (an opponent outside the compiled loop: the self-play trainer's,
+    training.batched_env); returns their number of moves. `buf` (int64[n_actions]) and `view`
+    (the state's size) are scratch space."""
     moves = 0
     while not V.is_over(state, max_turns) and E.to_move(state) != learner:
-        E.step(state, rules, _opponent_action(state, rules, kinds, weights, learner, rngs, b, buf, view))
+        seat = E.to_move(state)
+        n = E.legal_actions(state, rules, buf)
+        if n == 1:
+            action = buf[0]
+        elif codes[seat] > HEURISTIC:
+            break
+        else:
+            action = scripted_choice(state, rules, codes[seat], weights, rngs, b, np.sort(buf[:n]), n, view)
+        E.step(state, rules, action)
         moves += 1
     return moves
 
 
 @njit(cache=True)
-def _start_next(b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns):
+def _start_next(
+    b, states, rules, active, seats, kinds, codes, weights, game_seeds, episodes, learners, rngs, max_turns, buf, view
+):
     """Start game b's next episode and play the opponents up to the learner's first move
     (an episode that ends before it is skipped: the next one starts); returns their moves."""
     moves = 0
     while True:
         seed = V.next_episode(b, states, rules, active, game_seeds, episodes)
         learners[b] = seats[(game_seeds[b] + episodes[b]) % seats.shape[0]]
+        for k in range(kinds.shape[0]):  # kinds[k]: the (k + 1)-th seat after the learner's
+            codes[b, E.other_seat(states[b], learners[b], k + 1)] = kinds[k]
         rngs[b] = (seed * 0x9E3779B1 + 0x7F4A7C15) & 0xFFFFFFFF
-        moves += _play_opponents(b, states[b], rules, kinds, weights, learners[b], rngs, max_turns)
+        moves += play_opponents(b, states[b], rules, codes[b], weights, learners[b], rngs, max_turns, buf, view)
         if not V.is_over(states[b], max_turns):
             return moves
 
 
-@njit(cache=True)
-def _write_own_view(state, rules, learner, with_state, out):
+@njit(cache=True, inline="always")  # inlined: called once per game in every batched step
+def write_own_view(state, rules, learner, with_state, out):
     """With `with_state`, the learner's own view of the state array after the observation in
-    `out` (the trained policies' input vector, :mod:`sorry_env.board.policy_input`)."""
+    `out` (the trained policies' input vector, :mod:`sorry_env.board.policy_input`; also the
+    self-play trainer's, training.batched_env)."""
     if with_state:
         public = np.empty(E.STATE_SIZE, dtype=np.int64)
         own_view(state, rules, learner, public)
@@ -141,25 +145,27 @@ def _write_own_view(state, rules, learner, with_state, out):
 
 @njit(cache=True)
 def _learner_one(
-    b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns, with_state,
+    b, states, rules, active, seats, kinds, codes, weights, game_seeds, episodes, learners, rngs, max_turns, with_state,
     actions, obs, masks, rewards, terminated, truncated, ended, final_obs, opponent_moves,
 ):  # fmt: skip
     state = states[b]
-    starts = (b, states, rules, active, seats, kinds, weights, game_seeds, episodes, learners, rngs, max_turns)
+    buf = np.empty(E.num_actions(rules), dtype=np.int64)
+    view = np.empty_like(state)
+    starts = (b, states, rules, active, seats, kinds, codes, weights, game_seeds, episodes, learners, rngs, max_turns)
     if actions[b] == V.NEXT_EPISODE:
-        moves = _start_next(*starts)
+        moves = _start_next(*starts, buf, view)
     else:
         E.step(state, rules, actions[b])
-        moves = _play_opponents(b, state, rules, kinds, weights, learners[b], rngs, max_turns)
+        moves = play_opponents(b, state, rules, codes[b], weights, learners[b], rngs, max_turns, buf, view)
     learner = learners[b]
     winner = V.end_move(b, state, rules, max_turns, learner, terminated, truncated, ended, final_obs)
     rewards[b] = V.seat_reward(rules, learner, winner)
     if ended[b]:  # SAME_STEP autoreset
-        _write_own_view(state, rules, learner, with_state, final_obs[b])
-        moves += _start_next(*starts)
+        write_own_view(state, rules, learner, with_state, final_obs[b])
+        moves += _start_next(*starts, buf, view)
     opponent_moves[b] = moves
     V.write_view(state, rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
-    _write_own_view(state, rules, learners[b], with_state, obs[b])
+    write_own_view(state, rules, learners[b], with_state, obs[b])
 
 
 # As in sorry_env.vector, the drivers pass their arguments on as one tuple (those of
@@ -226,12 +232,9 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
         V.BatchedGames.__init__(self, num_envs, num_players, seats, rules, max_turns, parallel, copy)
         self.opponents = opponents
         self._kinds = opponent_codes(opponents, self.num_players)
+        self._codes = np.zeros((self.num_envs, N_SEATS), dtype=np.int64)  # each game's kind by seat
         self._weights = DEFAULT_WEIGHTS.array()
-        if learner_seat is not None and (isinstance(learner_seat, bool) or learner_seat not in self.seats):
-            raise ValueError(
-                f"learner_seat must be None (every seat in turn) or one of the seats in play {self.seats}, "
-                f"got {learner_seat!r}"
-            )
+        learner_seat = check_first_seat(learner_seat, self.seats, "learner_seat")  # None: every seat in turn
         # The seats the learner takes in turn, episode after episode (one: a fixed seat).
         self._seats = np.array(self.seats if learner_seat is None else [learner_seat], dtype=np.int64)
         self.policy_input = bool(policy_input)
@@ -252,6 +255,7 @@ class VectorOpponentEnv(V.BatchedGames, gymnasium.vector.VectorEnv):
             self._active,
             self._seats,
             self._kinds,
+            self._codes,
             self._weights,
             self.game_seeds,
             self.episodes,

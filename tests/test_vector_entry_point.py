@@ -137,7 +137,7 @@ def test_the_single_envs_episodes_deal_as_raw_env_seeded_per_episode():
         ({"illegal_action": "lose"}, r"illegal_action='lose'"),
         ({"render_mode": "rgb_array"}, r"no rendering"),
         ({"opponent_sampler": lambda rng, n: ["random"] * n}, r"no opponent pools"),
-        ({"seat": 1}, r"learner_seat must be .* \(0, 2\), got 1"),
+        ({"seat": 1}, r"learner_seat must be a seat in play \[0, 2\] or None, got 1"),
     ],
 )
 def test_what_the_compiled_env_cannot_play_is_refused_naming_the_way(kwargs, message):

@@ -3,7 +3,7 @@
 One env for every registered game: ``SelfPlayEnv(game, num_players, max_turns, B, pool,
 seed)`` steps any game over its functional API (:class:`sorry_env.games.Game`; the rollouts of
 :mod:`sorry_env.training.game_ppo`), and its subclass for the board game,
-``BatchedSelfPlayEnv(cfg, pool, seed)``, replaces the game's steps (dealing, lone moves,
+``BatchedSelfPlayEnv(cfg, pool, seed)``, replaces the game's steps (moves, lone moves,
 scripted opponents, views, outcomes) with compiled loops over all the games; the same seed
 deals and plays the same games on both wherever no opponent is compiled.
 ``BatchedSelfPlayEnv`` plays ``cfg["envs"]`` games at once for
@@ -25,7 +25,7 @@ MaskablePPO (``n_envs = B``), with the per-game trainer env's semantics
 How the opponents move:
 
 - ``random``, ``greedy`` and ``heuristic`` (by those exact names) move inside one compiled
-  loop over all games (:func:`sorry_env.vector_opponents.scripted_choice`, the batched env's
+  loop over all games (:func:`sorry_env.vector_opponents.play_opponents`, the batched env's
   compiled opponents; greedy and heuristic choose as their agents do);
 - policy networks (snapshots, policy files in the mix) are evaluated in batches: each round,
   every game whose seat to move is played by the same network gets one forward of that
@@ -63,10 +63,8 @@ from sorry_env.agents.policy import PolicyAgent, masked_logits
 from sorry_env.board import engine as E
 from sorry_env.board import game
 from sorry_env.board.evaluation import DEFAULT_WEIGHTS
-from sorry_env.board.observation import OBS_SIZE, observe
-from sorry_env.board.policy_input import INPUT_SIZE
-from sorry_env.board.rules import get_rules
-from sorry_env.vector_opponents import OPPONENT_KINDS, scripted_choice
+from sorry_env.board.observation import OBS_SIZE
+from sorry_env.vector_opponents import OPPONENT_KINDS, play_opponents, write_own_view
 
 from .opponents import OpponentPool
 from .sb3_policy import actor_logits
@@ -93,66 +91,33 @@ def advance(states, rules, seat_codes, weights, learners, rngs, max_turns, waiti
     view = np.empty(states.shape[1], dtype=np.int64)
     count = 0
     for b in range(states.shape[0]):
-        waiting[b] = -1
         state = states[b]
-        while E.is_running(state, max_turns) and E.to_move(state) != learners[b]:
-            n = E.legal_actions(state, rules, buf)
-            if n == 1:
-                E.step(state, rules, buf[0])
-                continue
-            code = seat_codes[b, E.to_move(state)]
-            if code >= EXTERNAL:
-                waiting[b] = code
-                count += 1
-                break
-            legal = np.sort(buf[:n])
-            E.step(state, rules, scripted_choice(state, rules, code, weights, rngs, b, legal, n, view))
+        play_opponents(b, state, rules, seat_codes[b], weights, learners[b], rngs, max_turns, buf, view)
+        waiting[b] = -1
+        if E.is_running(state, max_turns) and E.to_move(state) != learners[b]:
+            waiting[b] = seat_codes[b, E.to_move(state)]
+            count += 1
     return count
 
 
 @njit(cache=True)
-def mover_inputs(states, rules, games, inputs, masks):
-    """inputs[k] := the policy input of the seat to move in game games[k]; masks[k] := its
-    legal actions."""
-    public = np.empty(states.shape[1], dtype=np.int64)
-    for k in range(games.shape[0]):
-        state = states[games[k]]
-        observe(state, rules, E.to_move(state), inputs[k, :OBS_SIZE])
-        E.own_view(state, rules, E.to_move(state), public)  # nothing the mover cannot see
-        for j in range(public.shape[0]):
-            inputs[k, OBS_SIZE + j] = public[j]
-        E.legal_mask(state, rules, masks[k])
-
-
-@njit(cache=True)
-def learner_views(states, rules, learners, max_turns, games, obs, masks):
-    """obs[b] := the learner's policy input in game b (for b in `games`), masks[b] := its legal
-    actions (none once the game is over)."""
-    public = np.empty(states.shape[1], dtype=np.int64)
+def policy_inputs(states, rules, max_turns, games, seats, inputs, masks):
+    """inputs[b] := the policy input of seat seats[k] in game b = games[k] (nothing it cannot
+    see); masks[b] := the legal actions (none once the game is over)."""
     for k in range(games.shape[0]):
         b = games[k]
-        V.write_view(states[b], rules, learners[b], max_turns, obs[b, :OBS_SIZE], masks[b])
-        E.own_view(states[b], rules, learners[b], public)  # nothing the learner cannot see
-        for j in range(public.shape[0]):
-            obs[b, OBS_SIZE + j] = public[j]
+        V.write_view(states[b], rules, seats[k], max_turns, inputs[b, :OBS_SIZE], masks[b])
+        write_own_view(states[b], rules, seats[k], True, inputs[b])
 
 
 @njit(cache=True)
 def outcomes(states, rules, learners, max_turns, rewards, terminated, truncated):
-    """Rewards and end flags of every game after the opponents' replies; returns the number
-    of games that ended."""
-    ended = 0
+    """Rewards and end flags of every game after the opponents' replies."""
     for b in range(states.shape[0]):
-        state = states[b]
-        winner = E.winner(state)
+        winner = E.winner(states[b])
         terminated[b] = winner >= 0
-        truncated[b] = winner < 0 and not E.is_running(state, max_turns)
-        rewards[b] = 0.0
-        if winner >= 0:
-            rewards[b] = 1.0 if E.same_side(rules, learners[b], winner) else -1.0
-        if terminated[b] or truncated[b]:
-            ended += 1
-    return ended
+        truncated[b] = winner < 0 and V.is_over(states[b], max_turns)
+        rewards[b] = V.seat_reward(rules, learners[b], winner)
 
 
 # ---- the VecEnv -------------------------------------------------------------------------------
@@ -225,9 +190,6 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
     def _new_states(self, num_envs: int):
         return [None] * num_envs
 
-    def _new_game(self, b: int, seed: int) -> None:
-        self.states[b] = self.game.new_state(self.num_players, seed=seed)
-
     def _running(self, b: int) -> bool:
         return self.game.is_running(self.states[b], self.max_turns)
 
@@ -249,31 +211,25 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
         for b, action in zip(games, actions):
             self.states[b] = self.game.apply(self.states[b], int(action))
 
-    def _inputs(self, games, seats) -> tuple[np.ndarray, np.ndarray]:
-        """(policy inputs, legal-action masks) of `seats` in `games` (no legal action once a
-        game is over)."""
-        inputs = np.zeros((len(games), self._obs.shape[1]), dtype=np.float32)
-        masks = np.zeros((len(games), self.n_actions), dtype=np.int8)
-        for k, (b, seat) in enumerate(zip(games, seats)):
-            inputs[k] = self.game.policy_input(self.states[b], int(seat))
-            masks[k, self.game.legal_actions(self.states[b]) if self._running(b) else []] = 1
-        return inputs, masks
-
-    def _mover_inputs(self, games) -> tuple[np.ndarray, np.ndarray]:
-        return self._inputs(games, [self.game.to_move(self.states[b]) for b in games])
+    def _inputs(self, games, seats, inputs, masks) -> None:
+        """inputs[b] := the policy input of seat seats[k] in game b = games[k]; masks[b] := its
+        legal actions (none once the game is over)."""
+        for b, seat in zip(games, seats):
+            inputs[b] = self.game.policy_input(self.states[b], int(seat))
+            masks[b] = 0
+            masks[b, self.game.legal_actions(self.states[b]) if self._running(b) else []] = 1
 
     def _learner_views(self, games) -> None:
-        self._obs[games], self._masks[games] = self._inputs(games, self.learners[games])
+        self._inputs(games, self.learners[games], self._obs, self._masks)
 
-    def _outcomes(self) -> int:
-        """Rewards and end flags of every game; returns the number of games that ended."""
+    def _outcomes(self) -> None:
+        """Rewards and end flags of every game."""
         for b in range(self.num_envs):
             winner = self.game.winner(self.states[b])
             self._terminated[b] = winner is not None
             self._truncated[b] = winner is None and not self._running(b)
             won = self.learners[b] in self.game.winning_seats(self.states[b])
             self._rewards[b] = 0.0 if winner is None else 1.0 if won else -1.0
-        return int((self._terminated | self._truncated).sum())
 
     # -- episodes -----------------------------------------------------------------------------
     def _code(self, b: int, opponent) -> int:
@@ -303,7 +259,7 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
     def _new_episode(self, b: int) -> None:
         """Deal game b a new game: engine seed, learner seat and opponents from the generator."""
         rng = self._rng
-        self._new_game(b, int(rng.integers(2**32)))
+        self.states[b] = self.game.new_state(self.num_players, seed=int(rng.integers(2**32)))
         seat = self.seats[int(rng.integers(len(self.seats)))]
         others = [self.seats[(self.seats.index(seat) + k) % len(self.seats)] for k in range(1, len(self.seats))]
         opponents = self.pool.sample(rng, len(others))
@@ -340,16 +296,18 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
             agent = self._registry[int(code)]
             if isinstance(agent, NETWORKS):
                 actions = self._policy_moves(agent, games)
-            elif getattr(agent, "acts_in_batches", False):
-                actions = self._batch_agent_moves(agent, games)
             else:
-                actions = np.array([self._agent_move(agent, b) for b in games], dtype=np.int64)
+                actions = self._agent_moves(agent, games)
             self._apply(games, actions)
             self.external_moves += len(games)
 
     @torch.no_grad()
     def _policy_moves(self, agent, games: np.ndarray) -> np.ndarray:
-        inputs, masks = self._mover_inputs(games)
+        # The learners' buffers hold the movers' inputs meanwhile: each step and reset rewrites
+        # them once the opponents have moved (the finished games' after their copies in infos).
+        movers = np.array([self.game.to_move(self.states[b]) for b in games], dtype=np.int64)
+        self._inputs(games, movers, self._obs, self._masks)
+        inputs, masks = self._obs[games], self._masks[games]
         logits = masked_logits(actor_logits(agent.actor, torch.from_numpy(inputs)), masks).numpy()
         self.forwards += 1
         if agent.sample:  # Gumbel-max: a draw from softmax(logits) per row, from the env's generator
@@ -359,19 +317,18 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
     def _turn(self, b: int) -> Turn | GameTurn:
         return agent_turn(self.game, self.states[b], self._rng, self.game.legal_actions(self.states[b]))
 
-    def _batch_agent_moves(self, agent, games: np.ndarray) -> np.ndarray:
-        """One call of a batched agent (``acts_in_batches``: ``act_turns``) for all `games`."""
+    def _agent_moves(self, agent, games: np.ndarray) -> np.ndarray:
+        """`agent`'s move in each of `games`: one ``act_turns`` call for all of them from an agent
+        that acts in batches (``acts_in_batches``), else one ``act`` call per game."""
         turns = [self._turn(b) for b in games]
-        actions = agent.act_turns(turns)
+        if getattr(agent, "acts_in_batches", False):
+            actions = agent.act_turns(turns)
+        else:
+            actions = [agent.act(turn) for turn in turns]
         if len(actions) != len(turns):
             raise ValueError(f"opponent {agent.name!r} answered {len(actions)} of {len(turns)} turns")
-        for b, turn, action in zip(games, turns, actions):
-            self._check_move(agent, b, turn, action)
-        return np.asarray(actions, dtype=np.int64)
-
-    def _agent_move(self, agent, b: int) -> int:
-        turn = self._turn(b)
-        return self._check_move(agent, b, turn, agent.act(turn))
+        checked = [self._check_move(agent, b, turn, action) for b, turn, action in zip(games, turns, actions)]
+        return np.array(checked, dtype=np.int64)
 
     def _check_move(self, agent, b: int, turn, action) -> int:
         who = f"opponent {agent.name!r} (game {b}, seat {self.game.to_move(self.states[b])})"
@@ -388,11 +345,6 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
             games = [b for b in games if not self._running(b)]
 
     # -- VecEnv API ---------------------------------------------------------------------------
-    def seed(self, seed: int | None = None):
-        """The next reset() deals from ``default_rng(seed)``."""
-        self._seed = seed
-        return [None if seed is None else seed + i for i in range(self.num_envs)]
-
     def reset(self) -> np.ndarray:
         if self._seed is not None:
             self._rng = np.random.default_rng(self._seed)
@@ -409,11 +361,11 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
         self._apply(self._all, actions)
         self._episode_steps += 1
         self._play_to_learner()
-        ended = self._outcomes()
+        self._outcomes()
         rewards = self._rewards.copy()
         dones = self._terminated | self._truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        if ended:
+        if dones.any():
             finished = np.flatnonzero(dones)
             self._learner_views(finished)
             now = time.perf_counter() - self._start_time
@@ -451,18 +403,12 @@ class BatchedSelfPlayEnv(SelfPlayEnv):
 
     def __init__(self, cfg: dict, pool: OpponentPool, seed: int | None = None):
         g = cfg["game"]
-        self.rules = get_rules(g["rules"])
-        self._rules = game.rules_array(self.rules)
-        super().__init__(policy_game(self.rules), g["num_players"], g["max_turns"], cfg["envs"], pool, seed)
-        self._active = np.zeros(4, dtype=np.int64)
-        self._active[list(self.seats)] = 1
+        super().__init__(policy_game(g["rules"]), g["num_players"], g["max_turns"], cfg["envs"], pool, seed)
+        self._rules = game.rules_array(self.game.rules)
         self._weights = DEFAULT_WEIGHTS.array()
 
     def _new_states(self, num_envs: int):
         return np.zeros((num_envs, E.STATE_SIZE), dtype=np.int64)
-
-    def _new_game(self, b: int, seed: int) -> None:
-        E.init_state(self.states[b], self._rules, self._active, seed)
 
     def _advance(self) -> int:
         args = (self.seat_codes, self._weights, self.learners, self._rngs, self.max_turns, self._waiting)
@@ -471,18 +417,13 @@ class BatchedSelfPlayEnv(SelfPlayEnv):
     def _apply(self, games, actions) -> None:
         apply_actions(self.states, self._rules, games, actions)
 
-    def _mover_inputs(self, games) -> tuple[np.ndarray, np.ndarray]:
-        inputs = np.empty((len(games), INPUT_SIZE), dtype=np.float32)
-        masks = np.zeros((len(games), self.n_actions), dtype=np.int8)
-        mover_inputs(self.states, self._rules, games, inputs, masks)
-        return inputs, masks
+    def _inputs(self, games, seats, inputs, masks) -> None:
+        policy_inputs(self.states, self._rules, self.max_turns, games, seats, inputs, masks)
 
-    def _learner_views(self, games) -> None:
-        learner_views(self.states, self._rules, self.learners, self.max_turns, games, self._obs, self._masks)
-
-    def _outcomes(self) -> int:
-        args = (self.learners, self.max_turns, self._rewards, self._terminated, self._truncated)
-        return outcomes(self.states, self._rules, *args)
+    def _outcomes(self) -> None:
+        outcomes(
+            self.states, self._rules, self.learners, self.max_turns, self._rewards, self._terminated, self._truncated
+        )
 
     def _describe(self, b: int) -> str:
         return f"learner seat {int(self.learners[b])}, card {game.card(self.states[b])}"

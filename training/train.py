@@ -23,8 +23,6 @@ boundaries, where the weights and the step count belong together.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,13 +36,12 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from tqdm import tqdm
 
-from sorry_env import files
 from sorry_env.agents.base import Agent
 
 from . import checkpoint as run_checkpoint
 from . import td_afterstate
 from .batched_env import BatchedSelfPlayEnv
-from .config import check_same_run, config_path, load_config, read_yaml, validate
+from .config import config_path, load_config, read_yaml, validate
 from .curve import plot_learning_curve
 from .export import MAX_RUN_STATE_BYTES, export_model, policy_agent
 from .imitation import pretrain
@@ -55,19 +52,16 @@ from .sb3_policy import SelfPlayPolicy
 from .search_teacher import warm_start as distil_search
 
 
-class Run:
+class Run(run_checkpoint.RunDirectory):
     """A run directory: config, opponent pool, evaluation history, checkpoints."""
 
     def __init__(self, cfg: dict, run_dir: Path, evaluate: Callable[[int, Agent], dict] | None = None):
-        self.cfg = cfg
+        super().__init__(cfg, run_dir, "run_state.json")
         # The evaluation hook: (learner steps, the current policy in memory) -> {opponent: win
         # rate}. Without one, the config's evaluation opponents are played and the policy file
         # is exported at each evaluation (a long run's latest result); with one, only at the end.
         self.evaluate_policy = evaluate or self.win_rates
         self.export_each_evaluation = evaluate is None
-        self.dir = run_dir
-        self.pool_dir = run_dir / "pool"
-        self.policy_path = run_dir / "policy.safetensors"
         opp = cfg["opponents"]
         self.pool = OpponentPool(opp["mix"], opp["snapshot_sample"], opp["snapshot_window"], seed=cfg["seed"])
         self.evaluations: list[dict] = []
@@ -78,35 +72,22 @@ class Run:
         self.last = {"snapshot": -1, "evaluation": -1, "checkpoint": -1}  # steps at the last of each
 
     @property
-    def state_path(self) -> Path:
-        return self.dir / "run_state.json"
-
-    @property
     def checkpoint_path(self) -> Path:
         return self.dir / run_checkpoint.FILE
 
     def load_state(self) -> None:
-        state = files.read_json(self.state_path, MAX_RUN_STATE_BYTES, "run state")
-        try:
-            # The budget may grow on resume, and the rollout path may change (both play the same
-            # games' distribution; runs from before the rollout key used per_game); runs from
-            # before sorry-expit had a config of its own stored its section too.
-            check_same_run(state["config"], self.cfg, ("budget", "rollout", "expert_iteration"), self.state_path)
+        def take(state: dict) -> None:
             for path in state["snapshots"]:
                 self.pool.add_snapshot(self.snapshot_file(path))
             self.evaluations = list(state["evaluations"])
             self.imitation = dict(state["imitation"])
             self.wall_before = float(state.get("wall_seconds", 0.0))
             self.last = {key: int(state["last"][key]) for key in self.last}
-        except (KeyError, TypeError, AttributeError, RecursionError) as exc:
-            raise ValueError(f"{self.state_path} is damaged ({type(exc).__name__}: {str(exc)[:80]})") from None
 
-    def snapshot_file(self, name) -> Path:
-        """A snapshot listed in run_state.json: a policy file in pool/, nowhere else."""
-        path = self.dir / str(name)
-        if not isinstance(name, str) or path.parent.resolve() != self.pool_dir.resolve():
-            raise ValueError(f"{self.state_path}: snapshot {name!r} is not a file in {self.pool_dir}")
-        return path
+        # The budget may grow on resume, and the rollout path may change (both play the same
+        # games' distribution; runs from before the rollout key used per_game); runs from
+        # before sorry-expit had a config of its own stored its section too.
+        self.read_state(("budget", "rollout", "expert_iteration"), MAX_RUN_STATE_BYTES, take)
 
     def add_snapshot(self, model: MaskablePPO) -> None:
         self.pool_dir.mkdir(parents=True, exist_ok=True)
@@ -154,9 +135,7 @@ class Run:
             "last": self.last,
             "wall_seconds": self.wall_seconds(),
         }
-        tmp = self.dir / "run_state.tmp.json"
-        tmp.write_text(json.dumps(state, indent=1))
-        os.replace(tmp, self.state_path)
+        self.write_state(state)
 
     def wall_seconds(self) -> float:
         return self.wall_before + time.perf_counter() - self.session_start

@@ -38,8 +38,10 @@ class BatchVecEnvMethods:
 
     # declared only (no attribute here): the batched env and SB3's VecEnv it is mixed into supply them
     action_masks: Callable[[], np.ndarray]
+    num_envs: int
     _get_indices: Callable[[VecEnvIndices], Iterable[int]]
     _actions: np.ndarray | None = None  # step_async's, until step_wait takes them
+    _seed: int | None = None  # seed()'s, until the next reset() takes it
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         raise AttributeError(f"the batched env's attributes are shared by all games; cannot set {attr_name!r}")
@@ -55,6 +57,12 @@ class BatchVecEnvMethods:
 
     def get_images(self):
         raise NotImplementedError(f"{type(self).__name__} does not render")
+
+    def seed(self, seed: int | None = None):
+        """The next reset() seeds its games from `seed` (see the env's docstring); later
+        resets draw fresh seeds, as SB3's own VecEnvs do."""
+        self._seed = seed
+        return [None if seed is None else seed + i for i in range(self.num_envs)]
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
@@ -81,13 +89,8 @@ class SB3VecEnv(BatchVecEnvMethods, VecEnv):
         self.env = env
         self.render_mode = None
         super().__init__(env.num_envs, env.single_observation_space["observation"], env.single_action_space)
-        self._seed = None
 
     # -- VecEnv API -------------------------------------------------------------------------
-    def seed(self, seed: int | None = None):
-        self._seed = seed
-        return [None if seed is None else seed + i for i in range(self.num_envs)]
-
     def reset(self) -> np.ndarray:
         obs, _ = self.env.reset(seed=self._seed)
         self._seed = None  # later resets draw fresh seeds, as SB3's own VecEnvs do
