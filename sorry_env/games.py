@@ -546,6 +546,12 @@ def game_id_of_env_id(env_id: str) -> str | None:
     return None
 
 
+def seats_after(seats, seat: int) -> list:
+    """The other seats of `seats` (in turn order) in the order they move after `seat`."""
+    i = list(seats).index(seat)
+    return [seats[(i + k) % len(seats)] for k in range(1, len(seats))]
+
+
 def check_first_seat(first: Any, seats: tuple[int, ...], name: str = "first") -> int | None:
     """`first` as a seat of `seats` (or None), else a ValueError naming the argument `name`:
     new_state's check, and the batched envs' seat arguments (sorry_env.vector)."""

@@ -78,6 +78,7 @@ from .board.board_render import RENDER_MODES
 from .board.env import raw_env
 from .board.policy_input import INPUT_SIZE, STATE_SIZE, own_view, public_state
 from .board.rules import DEFAULT_MAX_TURNS, DEFAULT_PRESET
+from .games import seats_after
 from .gym_space import ENV_ID, game_tag, observation_space  # noqa: F401 (also reached as gym_env.X)
 
 ILLEGAL_REWARD = -1.0
@@ -210,7 +211,7 @@ class SorryGymEnv(gymnasium.Env):
             seat = self.seats[int(self.np_random.integers(len(self.seats)))]
         if seat not in self.seats:
             raise ValueError(f"seat must be one of the seats in play {self.seats}, got {seat!r}")
-        others = [self.seats[(self.seats.index(seat) + k) % len(self.seats)] for k in range(1, len(self.seats))]
+        others = seats_after(self.seats, seat)
         if self.opponent_sampler is not None:
             lineup = self._resolve(self.opponent_sampler(self.np_random, len(others)), len(others), fresh=False)
         else:

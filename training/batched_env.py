@@ -64,6 +64,7 @@ from sorry_env.board import engine as E
 from sorry_env.board import game
 from sorry_env.board.evaluation import DEFAULT_WEIGHTS
 from sorry_env.board.observation import OBS_SIZE
+from sorry_env.games import seats_after
 from sorry_env.vector_opponents import OPPONENT_KINDS, play_opponents, write_own_view
 
 from .opponents import OpponentPool
@@ -261,7 +262,7 @@ class SelfPlayEnv(BatchVecEnvMethods, VecEnv):
         rng = self._rng
         self.states[b] = self.game.new_state(self.num_players, seed=int(rng.integers(2**32)))
         seat = self.seats[int(rng.integers(len(self.seats)))]
-        others = [self.seats[(self.seats.index(seat) + k) % len(self.seats)] for k in range(1, len(self.seats))]
+        others = seats_after(self.seats, seat)
         opponents = self.pool.sample(rng, len(others))
         self.learners[b] = seat
         self.seat_codes[b] = LEARNER

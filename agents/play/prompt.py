@@ -73,7 +73,7 @@ def seat_opponents(
     seat = seats[0] if seat is None else seat
     if not is_int(seat) or seat not in seats:
         raise ValueError(f"seat must be one of the seats in play {list(seats)}, got {excerpt(seat)}")
-    others = [seats[(seats.index(seat) + k) % len(seats)] for k in range(1, len(seats))]
+    others = games.seats_after(seats, seat)
     try:
         specs = one_per_seat(specs, len(others), f"opponents for {len(seats)} players (the seats after yours)")
     except ValueError as exc:
