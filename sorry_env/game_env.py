@@ -194,7 +194,12 @@ class GameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if not is_integer(action) or not 0 <= action < self.n_actions or not self._mask[action]:
+        if (
+            isinstance(action, (bool, np.bool_))
+            or not isinstance(action, (int, np.integer))
+            or not 0 <= action < self.n_actions
+            or not self._mask[action]
+        ):
             self._refuse_action(action)
         self._play(int(action))  # type: ignore[arg-type]  # refused above unless a legal index
         self._cumulative_rewards[agent] = 0.0

@@ -120,7 +120,7 @@ def _place_pawns(pawns, bases: list, state: np.ndarray) -> None:
         for colour, count in counts.items():
             state[E.OWNED + seat * E.N_COLOURS + COLOUR_NAMES.index(colour)] = count
     for c, colour in enumerate(COLOUR_NAMES):
-        owned = int(state[E.OWNED + c : E.OWNED + 4 * E.N_COLOURS : E.N_COLOURS].sum())
+        owned = E.PAWNS_PER_COLOUR - int(E.start_count(state, c))
         if owned > E.PAWNS_PER_COLOUR:
             raise ValueError(f"pawns: the players own {owned} {colour} pawns; there are only {E.PAWNS_PER_COLOUR}")
     for seat in range(n):
