@@ -27,6 +27,7 @@ from . import games
 from .board import engine as E
 from .board import game
 from .board.rules import Rules, get_rules
+from .checks import is_integer
 
 
 class Agent:
@@ -119,7 +120,7 @@ class Turn:
 
     def observation(self) -> dict:
         """The env's observation dict for this seat (for callable and policy agents)."""
-        return observation_dict(self.game, self.state, self.seat, self.legal)
+        return observation_dict(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,15 +155,16 @@ class GameTurn:
 
     def observation(self) -> dict:
         """The env's observation dict for this seat (for callable and policy agents)."""
-        return observation_dict(self.game, self.state, self.seat, self.legal)
+        return observation_dict(self)
 
 
-def observation_dict(played: games.Game, state: np.ndarray, seat: int, legal: np.ndarray) -> dict:
-    """The env's observation dict of `seat` in `state` of `played`, with the `legal` actions as
-    its mask: what either kind of turn shows an agent that reads it."""
+def observation_dict(turn: Turn | GameTurn) -> dict:
+    """The env's observation dict of the `turn`'s seat, with its legal actions as the mask:
+    what either kind of turn shows an agent that reads it."""
+    played = turn.game
     mask = np.zeros(played.num_actions, dtype=np.int8)
-    mask[legal] = 1
-    return {"observation": played.observation(state, seat), "action_mask": mask}
+    mask[turn.legal] = 1
+    return {"observation": played.observation(turn.state, turn.seat), "action_mask": mask}
 
 
 class CallableAgent(Agent):
@@ -214,7 +216,7 @@ def checked_action(action: Any, legal: np.ndarray, who: str, where: str = "") ->
     numpy integer: anything else (an array, None, a bool) is refused as not an action index.
     Raises :class:`IllegalMove`, a ValueError."""
     where = f" {where}" if where else ""
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+    if not is_integer(action):
         shown = repr(action) if len(repr(action)) <= 60 else repr(action)[:60] + "..."
         raise IllegalMove(
             f"{who} returned {shown} ({type(action).__name__}){where}, not an action index: "

@@ -214,14 +214,9 @@ def node_scores(state, w, turns_left, root, model_others, scores):
             return -1
         for r in range(ROLLS.shape[0]):
             child[:] = state
-            child[E.TURN] += 1
-            child[E.TO_MOVE] = (child[E.TO_MOVE] + 1) % child[E.N_PLAYERS]
-            child[E.DICE : E.DICE + E.N_FACES] = ROLLS[r]
-            if E.any_playable(child):
-                node_scores(child, w, turns_left, root, model_others, sub)
-            else:  # a roll with no useful die: that turn is over at once
-                child[E.DICE : E.DICE + E.N_FACES] = 0
-                node_scores(child, w, turns_left - 1, root, model_others, sub)
+            # a roll with no useful die: that turn is over at once
+            playable = E.pass_turn_rolled(child, ROLLS[r])
+            node_scores(child, w, turns_left if playable else turns_left - 1, root, model_others, sub)
             scores += ROLL_CHANCES[r] * sub
         return -1
     me = state[E.TO_MOVE]
@@ -234,12 +229,10 @@ def node_scores(state, w, turns_left, root, model_others, scores):
             action = heuristic_choice(state, w, legal, n)
         else:
             action = legal[k]
-        after_die_into(child, state, action)
-        if child[E.WINNER] < 0 and not E.any_playable(child):
-            child[E.DICE : E.DICE + E.N_FACES] = 0  # the turn ends: the dice left are discarded
-            node_scores(child, w, turns_left - 1, root, model_others, sub)
-        else:
-            node_scores(child, w, turns_left, root, model_others, sub)
+        child[:] = state
+        E.apply_die(child, action)
+        # a won game is scored at once, whatever turns are left
+        node_scores(child, w, turns_left - 1 if E.end_move(child) else turns_left, root, model_others, sub)
         if sub[me] > best:
             best = sub[me]
             scores[:] = sub

@@ -217,10 +217,7 @@ def legal_actions(state, out):
 def any_playable(state):
     mask = np.zeros(N_ACTIONS, dtype=np.int8)
     legal_mask(state, mask)
-    for a in range(N_ACTIONS):
-        if mask[a]:
-            return True
-    return False
+    return mask.any()
 
 
 # ---- turn flow ----------------------------------------------------------------------------
@@ -234,14 +231,43 @@ def roll(state):
 
 
 @njit(cache=True)
+def pass_turn(state):
+    """The turn is over: TURN grows by one and the next seat in turn order is to move (its
+    dice not rolled yet)."""
+    state[TURN] += 1
+    state[TO_MOVE] = (state[TO_MOVE] + 1) % state[N_PLAYERS]
+
+
+@njit(cache=True)
 def end_turn(state):
     """Discard the dice left, pass the turn on and roll, until a roll has a playable die."""
     while True:
-        state[TURN] += 1
-        state[TO_MOVE] = (state[TO_MOVE] + 1) % state[N_PLAYERS]
+        pass_turn(state)
         roll(state)
         if any_playable(state):
             return
+
+
+@njit(cache=True)
+def roll_turn(state):
+    """Roll the dice of the turn of the seat to move; a roll with no playable die ends that
+    turn at once (:func:`end_turn`)."""
+    roll(state)
+    if not any_playable(state):
+        end_turn(state)
+
+
+@njit(cache=True)
+def pass_turn_rolled(state, faces):
+    """Pass the turn on (:func:`pass_turn`) with `faces` (dice counted per face) rolled for
+    the next seat; a roll with no playable die is discarded at once, leaving a turn over again
+    (no dice left: a chance node). Returns whether the roll was playable."""
+    pass_turn(state)
+    state[DICE : DICE + N_FACES] = faces
+    if any_playable(state):
+        return True
+    state[DICE : DICE + N_FACES] = 0
+    return False
 
 
 @njit(cache=True)
@@ -255,9 +281,7 @@ def init_state(state, n_players, first, seed32):
     for seat in range(4):
         state[BASES + seat] = seat if seat < n_players else -1
     state[TO_MOVE] = randint(state, n_players) if first < 0 else first
-    roll(state)
-    if not any_playable(state):  # never at the start (the Start base is full), kept for safety
-        end_turn(state)
+    roll_turn(state)  # a roll is always playable at the start (the Start base is full)
 
 
 @njit(cache=True)
@@ -310,13 +334,24 @@ def check_win(state):
 
 
 @njit(cache=True)
+def end_move(state):
+    """After :func:`apply_die`: check the win, and discard the dice left when none is playable
+    (the turn is over; the next roll not made yet: a chance node). Returns whether the turn
+    (or the game) ended."""
+    if check_win(state) >= 0:
+        return True
+    if any_playable(state):
+        return False
+    state[DICE : DICE + N_FACES] = 0  # the turn ends: the dice left are discarded
+    return True
+
+
+@njit(cache=True)
 def step(state, action):
     """Resolve one die of the player to move (a legal action), check the win, and end the
     turn when no die left is playable (the next seat rolls)."""
     apply_die(state, action)
-    if check_win(state) >= 0:
-        return
-    if not any_playable(state):
+    if end_move(state) and state[WINNER] < 0:
         end_turn(state)
 
 

@@ -65,8 +65,6 @@ Version history
 
 from typing import ClassVar
 
-import numpy as np
-
 from ..game_env import NO_LIMIT, GameEnv, wrap_env
 from . import engine as E
 from . import game
@@ -87,9 +85,8 @@ class raw_env(GameEnv):
     }
 
     def __init__(self, num_players=4, max_turns=DEFAULT_MAX_TURNS, render_mode=None):
-        players = game.check_players(num_players)
-        # The registered game, by its id (its module makes this env).
-        super().__init__(game.GAME_TYPE.id, players, NO_LIMIT if max_turns is None else max_turns, render_mode)
+        # The registered game, by its id (its module makes this env); it checks num_players.
+        super().__init__(game.GAME_TYPE.id, num_players, NO_LIMIT if max_turns is None else max_turns, render_mode)
 
     # -- the engine, in place --------------------------------------------------------------------
     def _status(self) -> tuple[int, int, int]:
@@ -98,11 +95,6 @@ class raw_env(GameEnv):
 
     def _play(self, action: int) -> None:
         E.step(self._state, action)
-
-    def _observation(self, seat: int) -> np.ndarray:
-        obs = np.empty(E.OBS_SIZE, dtype=np.float32)
-        E.observe(self._game(), seat, obs)
-        return obs
 
     def _fill_mask(self) -> None:
         E.legal_mask(self._state, self._mask)

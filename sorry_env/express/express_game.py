@@ -71,7 +71,7 @@ class ExpressGame(Game):
         return E.N_ACTIONS
 
     def new_state(self, num_players: int, seed: int = 0, first: int | None = None) -> np.ndarray:
-        return game.new_state(self.game_type.check_players(num_players), seed=seed, first=first)
+        return game.new_state(num_players, seed=seed, first=first)
 
     def legal_actions(self, state: np.ndarray) -> np.ndarray:
         self._require_decision(state)
@@ -85,8 +85,7 @@ class ExpressGame(Game):
         self._require_decision(state)
         child = state.copy()
         E.apply_die(child, game.check_action(state, action))
-        if E.check_win(child) < 0 and not E.any_playable(child):
-            child[E.DICE : E.DICE + E.N_FACES] = 0  # the turn ends: the dice left are discarded
+        E.end_move(child)
         return child
 
     def is_chance_node(self, state: np.ndarray) -> bool:
@@ -103,11 +102,7 @@ class ExpressGame(Game):
         if not isinstance(outcome, str) or outcome not in faces:
             raise ValueError(f"a roll is named by its faces, e.g. {next(iter(faces))!r}; got {outcome!r}"[:300])
         child = state.copy()
-        child[E.TURN] += 1
-        child[E.TO_MOVE] = (child[E.TO_MOVE] + 1) % child[E.N_PLAYERS]
-        child[E.DICE : E.DICE + E.N_FACES] = faces[outcome]
-        if not E.any_playable(child):  # a roll with no useful die: that turn is over at once
-            child[E.DICE : E.DICE + E.N_FACES] = 0
+        E.pass_turn_rolled(child, np.array(faces[outcome], dtype=np.int64))
         return child
 
     def winner(self, state: np.ndarray) -> int | None:

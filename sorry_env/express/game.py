@@ -18,7 +18,7 @@ import numpy as np
 from ..board.game import check_seed
 from ..board.render import COLOUR_NAMES
 from ..checks import is_integer
-from ..games import GameType, PolicyFile
+from ..games import GameType, PolicyFile, check_first_seat
 from . import engine as E
 
 # The turn limit of the Express env and tournaments: turns (rolls), not dice. Random play
@@ -58,22 +58,15 @@ GAME_TYPE = GameType(
 )
 
 
-def check_players(num_players) -> int:
-    if not is_integer(num_players) or num_players not in PLAYER_COUNTS:
-        raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-    return int(num_players)
-
-
 def new_state(num_players=4, seed=0, first=None) -> np.ndarray:
     """A new game: every pawn in the Start base, seat k's base of colour k, the first roll
     made. `first` is the seat to move first (default: drawn from `seed`, a non-negative
     integer used modulo 2**32)."""
-    n = check_players(num_players)
+    n = GAME_TYPE.check_players(num_players)
     check_seed(seed)
-    if first is not None and (not is_integer(first) or not 0 <= first < n):
-        raise ValueError(f"first must be a seat 0..{n - 1} or None, got {first!r}")
+    first = check_first_seat(first, tuple(range(n)))
     state = np.zeros(E.STATE_SIZE, dtype=np.int64)
-    E.init_state(state, n, -1 if first is None else int(first), int(seed) & 0xFFFFFFFF)
+    E.init_state(state, n, -1 if first is None else first, int(seed) & 0xFFFFFFFF)
     return state
 
 
@@ -98,27 +91,15 @@ def legal_actions(state) -> np.ndarray:
 
 def check_action(state, action) -> int:
     """`action` as an int if legal, else a ValueError naming it and the legal actions."""
-    if (
-        not isinstance(action, (bool, np.bool_))
-        and isinstance(action, (int, np.integer))
-        and 0 <= action < E.N_ACTIONS
-        and legal_mask(state)[action]
-    ):
+    in_range = is_integer(action) and 0 <= action < E.N_ACTIONS
+    if in_range and legal_mask(state)[action]:
         return int(action)  # the common case, without listing the legal actions
-    legal = legal_actions(state)
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ValueError(
-            f"action must be an integer in 0..{E.N_ACTIONS - 1}, got {action!r}; "  # noqa: TRY004 (bad input: ValueError)
-            f"legal: {legal.tolist()}"
-        )
-    a = int(action)
-    if not 0 <= a < E.N_ACTIONS:
-        raise ValueError(f"action {a} is out of range 0..{E.N_ACTIONS - 1}; legal: {legal.tolist()}")
-    if a not in legal:
-        raise ValueError(
-            f"action {a} ({describe_action(state, a)}) is illegal with dice {dice(state)}; legal: {legal.tolist()}"
-        )
-    return a
+    legal = legal_actions(state).tolist()
+    if not in_range:
+        raise ValueError(f"action must be an integer in 0..{E.N_ACTIONS - 1}, got {action!r}; legal: {legal}")
+    raise ValueError(
+        f"action {action} ({describe_action(state, action)}) is illegal with dice {dice(state)}; legal: {legal}"
+    )
 
 
 def step(state, action) -> np.ndarray:

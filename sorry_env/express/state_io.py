@@ -29,6 +29,7 @@ from ..board.game import check_seed
 from ..board.render import COLOUR_NAMES
 from ..checks import check_state_keys, excerpt, is_integer
 from . import engine as E
+from . import game
 from .game import FACE_NAMES, PLAYER_COUNTS
 
 KEYS = {"to_move", "turn", "bases", "pawns", "dice"}
@@ -79,9 +80,7 @@ def _state_from_dict(d, seed: int) -> np.ndarray:
     state[E.RNG] = int(seed) & 0xFFFFFFFF
     dice = d.get("dice")
     if dice is None:
-        E.roll(state)
-        if not E.any_playable(state):  # the roll changes nothing: that turn is over, the next seat rolls
-            E.end_turn(state)
+        E.roll_turn(state)  # a roll that changes nothing: that turn is over, the next seat rolls
         return state
     _set_dice(dice, to_move, state)
     return state
@@ -121,7 +120,7 @@ def _place_pawns(pawns, bases: list, state: np.ndarray) -> None:
         for colour, count in counts.items():
             state[E.OWNED + seat * E.N_COLOURS + COLOUR_NAMES.index(colour)] = count
     for c, colour in enumerate(COLOUR_NAMES):
-        owned = int(state[E.OWNED + c : E.OWNED + 4 * E.N_COLOURS : E.N_COLOURS].sum())
+        owned = E.PAWNS_PER_COLOUR - int(E.start_count(state, c))
         if owned > E.PAWNS_PER_COLOUR:
             raise ValueError(f"pawns: the players own {owned} {colour} pawns; there are only {E.PAWNS_PER_COLOUR}")
     for seat in range(n):
@@ -157,18 +156,10 @@ def _set_dice(dice, to_move: int, state: np.ndarray) -> None:
 
 def state_to_dict(state: np.ndarray) -> dict:
     """The state dict of an engine state."""
-    n = int(state[E.N_PLAYERS])
     return {
-        "to_move": int(state[E.TO_MOVE]),
-        "turn": int(state[E.TURN]),
-        "bases": [COLOUR_NAMES[int(state[E.BASES + seat])] for seat in range(n)],
-        "pawns": [
-            {
-                COLOUR_NAMES[c]: int(state[E.OWNED + seat * E.N_COLOURS + c])
-                for c in range(E.N_COLOURS)
-                if state[E.OWNED + seat * E.N_COLOURS + c]
-            }
-            for seat in range(n)
-        ],
-        "dice": [FACE_NAMES[f] for f in range(E.N_FACES) for _ in range(int(state[E.DICE + f]))],
+        "to_move": game.to_move(state),
+        "turn": game.turn(state),
+        "bases": [game.base_colour(state, seat) for seat in range(game.num_players(state))],
+        "pawns": [{COLOUR_NAMES[c]: int(count) for c, count in enumerate(row) if count} for row in game.owned(state)],
+        "dice": game.dice(state),
     }
