@@ -1185,10 +1185,11 @@ def end_turn(state, rules, extras=True):
 def _reshuffle(state, rules):
     """The draw pile is empty: the discards (the pack less the cards in hands) become a new
     draw pile, in an order drawn from the state's generator."""
-    held = np.zeros(N_CARDS, dtype=np.int64)
-    for seat in range(N_SEATS):
-        for c in range(N_CARDS):
-            held[c] += state[HANDS + seat * N_CARDS + c]
+    held = np.empty(N_CARDS, dtype=np.int64)  # not np.zeros, nested loops: see COMPILE COST
+    for c in range(N_CARDS):
+        held[c] = 0
+    for k in range(N_SEATS * N_CARDS):
+        held[k % N_CARDS] += state[HANDS + k]
     pile = np.empty(N_CARDS, dtype=np.int64)
     for c in range(N_CARDS):
         pile[c] = rules[R_PACK + c] - held[c]

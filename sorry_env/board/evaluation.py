@@ -275,7 +275,9 @@ def seat_equities(state, rules, w, equity, extras=True):
     # reach[seat * TRACK + square]: cards with which `seat`'s own pawns could bump there next
     # turn; threat: the same for the seat's card, which under team rules moves the partner's
     # too. Flat: a 4 x TRACK array compiles numba's two-dimensional array code just for this.
-    reach = np.zeros(N_SEATS * TRACK, dtype=np.int64)
+    reach = np.empty(N_SEATS * TRACK, dtype=np.int64)  # not np.zeros: see the engine's COMPILE COST
+    for sq in range(N_SEATS * TRACK):
+        reach[sq] = 0
     has_start = np.empty(N_SEATS, dtype=np.bool_)  # not np.zeros, np.full: each compiles code of its own
     for seat in range(N_SEATS):
         has_start[seat] = False
