@@ -88,7 +88,9 @@ Fire on own pawn slot i (k = 0: Fire stays where it is); other cards use k = 0. 
 """
 
 import numpy as np
+from numba import config as numba_config
 from numba import njit
+from numba.core.registry import CPUDispatcher
 
 from ..generator import advance, mix
 from .geometry import (
@@ -179,16 +181,34 @@ CARD_STEP.setflags(write=False)
 #   function not inlined is given it explicitly (a variable or True), never left out: a
 #   left-out default and a passed True are two types, two compiled copies.
 # - numba builds two wrappers for every compiled function, one for calls from Python and one
-#   for C callers (a first-class function value); ``compiled`` leaves the second out, a
-#   quarter of the wrapper code compiled (docs/speed.md). Without the first (numba's
-#   no_cpython_wrapper) a call from Python crashes the process: every function keeps it.
+#   for C callers (a first-class function value); ``compiled`` leaves the second out. A
+#   private helper called from compiled code only (``compiled(from_python=False)``) has
+#   neither: together a quarter of the code compiled (docs/speed.md). Called from Python
+#   such a function raises TypeError (numba's no_cpython_wrapper alone would crash).
 
 
-def compiled(function=None, *, inline="never"):
+class _CompiledOnly(CPUDispatcher):
+    """A compiled function without numba's wrapper for calls from Python (COMPILE COST)."""
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.py_func.__qualname__} runs inside compiled code only, not from Python")
+
+
+def compiled(function=None, *, inline="never", from_python=True):
     """``numba.njit(cache=True)`` for the board game's compiled code, without numba's
-    C-callable wrapper (COMPILE COST). ``@compiled`` or ``@compiled(inline="always")``."""
-    decorate = njit(cache=True, inline=inline, no_cfunc_wrapper=True)
-    return decorate if function is None else decorate(function)
+    C-callable wrapper, and with ``from_python=False`` without its Python one (COMPILE
+    COST). ``@compiled``, ``@compiled(inline="always")`` or ``@compiled(from_python=False)``."""
+    if from_python or numba_config.DISABLE_JIT:
+        decorate = njit(cache=True, inline=inline, no_cfunc_wrapper=True)
+        return decorate if function is None else decorate(function)
+
+    def decorate_inside_only(python_function):
+        options = {"nopython": True, "inline": inline, "no_cfunc_wrapper": True, "no_cpython_wrapper": True}
+        dispatcher = _CompiledOnly(py_func=python_function, locals={}, targetoptions=options)
+        dispatcher.enable_caching()
+        return dispatcher
+
+    return decorate_inside_only if function is None else decorate_inside_only(function)
 
 
 # ---- named access to the state (for code outside this package) ------------------------------
@@ -359,7 +379,7 @@ def action_buffer(rules):
 
 
 # ---- random numbers (state-carried, 32-bit) -----------------------------------------------
-@compiled
+@compiled(from_python=False)
 def _rand32(state):
     state[RNG] = advance(state[RNG])
     return mix(state[RNG])
@@ -386,7 +406,7 @@ def sort_seat(state, seat, ppp):
         state[base + k + 1] = code
 
 
-@compiled
+@compiled(from_python=False)
 def _own_slot_at(state, seat, ppp, code):
     """Slot of the seat's pawn on `code` (track or safe), or -1."""
     base = PAWNS + seat * MAX_SLOTS
@@ -396,7 +416,7 @@ def _own_slot_at(state, seat, ppp, code):
     return -1
 
 
-@compiled
+@compiled(from_python=False)
 def _start_slot(state, seat, ppp):
     base = PAWNS + seat * MAX_SLOTS
     for i in range(ppp - 1, -1, -1):
@@ -435,7 +455,7 @@ def _record_event(events, kind, seat, slot, a, b):
     events[0] = n + 1
 
 
-@compiled
+@compiled(from_python=False)
 def _send_to_start_at(state, square, keep_seat, keep_slot, events, kind):
     """Every pawn on track `square` except (keep_seat, keep_slot) goes back to its Start
     (recorded as `kind`, EV_BUMP or EV_SWEEP). One loop over all 16 slots: the slots of empty
@@ -448,7 +468,7 @@ def _send_to_start_at(state, square, keep_seat, keep_slot, events, kind):
                 _record_event(events, kind, k // MAX_SLOTS, k % MAX_SLOTS, square, START)
 
 
-@compiled
+@compiled(from_python=False)
 def _slide_if_foreign_triangle(state, seat, slot, events):
     """A pawn ending a move on another colour's slide triangle slides to the end, sending
     every pawn on the slide's other squares (own pawns included) back to Start."""
@@ -468,7 +488,7 @@ def _slide_if_foreign_triangle(state, seat, slot, events):
     state[PAWNS + seat * MAX_SLOTS + slot] = end
 
 
-@compiled
+@compiled(from_python=False)
 def _land(state, seat, slot, dest, events):
     """Put a pawn on `dest`: bump whoever is there, then slide if on a foreign triangle."""
     if events is not None:
@@ -541,7 +561,7 @@ def num_sides(rules, state):
 
 
 # ---- move checks --------------------------------------------------------------------------
-@compiled
+@compiled(from_python=False)
 def _step_dest(seat, code, step):
     if step > 0:
         return FORWARD[seat, code, step]
@@ -553,7 +573,7 @@ LEGAL = 1
 ON_PARTNER = 2  # legal, but ends on a partner's pawn (team rules)
 
 
-@compiled
+@compiled(from_python=False)
 def _landing_check(state, rules, seat, dest):
     """Can a pawn of `seat` end a move on `dest`? Never on a pawn of its own colour."""
     ppp = rules[R_PAWNS]
@@ -566,7 +586,7 @@ def _landing_check(state, rules, seat, dest):
     return LEGAL
 
 
-@compiled
+@compiled(from_python=False)
 def _move_check(state, rules, seat, slot, step):
     code = state[PAWNS + seat * MAX_SLOTS + slot]
     if code >= HOME or code == state[ICE] - 1:
@@ -718,7 +738,7 @@ def _fire_choices(state, out, n, P, n_card):
     return n
 
 
-@compiled
+@compiled(from_python=False)
 def _record(check, action, out, n, partner_moves, n_partner):
     """File a checked action: legal ones in `out`, ones ending on a partner's pawn apart
     (team rules decide later whether they count); returns the two new counts."""
@@ -780,7 +800,7 @@ def _card_actions(state, rules, out, extras):
     return n
 
 
-@compiled
+@compiled(from_python=False)
 def _start_actions(state, rules, out, partner_moves):
     """The START actions (a card that starts pawns), the first in `out`; returns the counts
     (n, n_partner)."""
@@ -818,7 +838,7 @@ def _split_actions(state, rules, out, n, partner_moves, n_partner):
     return n, n_partner
 
 
-@compiled
+@compiled(from_python=False)
 def _swap_actions(state, rules, out, n, n_partner_forward):
     """The 11's swaps of a movable pawn on the track with an opponent's, then PASS (declining
     to swap) where the rules allow it; `n_partner_forward`: +11 moves onto a partner."""
@@ -846,7 +866,7 @@ def _swap_actions(state, rules, out, n, n_partner_forward):
     return n
 
 
-@compiled
+@compiled(from_python=False)
 def _sorry_actions(state, rules, out, n):
     """The Sorry! card's swaps from Start, opponents first. Team rules: a Sorry! must be
     used, so with no opponent to pick on it sends back a pawn of the other team colour (a
@@ -1072,7 +1092,7 @@ def _apply_tokens(state, rules, action, kind, events):
         state[FIRE] = me * MAX_SLOTS + k  # 1 + index of own slot k - 1
 
 
-@compiled
+@compiled(from_python=False)
 def _sort_seats(state, rules):
     """Re-sort every seat's pawns into canonical order, Fire staying on its pawn (it goes to
     the middle if that pawn was sent to Start or reached Home)."""
@@ -1092,7 +1112,7 @@ def _sort_seats(state, rules):
         state[FIRE] = seat * MAX_SLOTS + _own_slot_at(state, seat, ppp, fire_code) + 1
 
 
-@compiled
+@compiled(from_python=False)
 def _apply_decoded(state, rules, kind, i, j, a, t, events):
     """Move the pawns for a decoded card action (see decode_card_action)."""
     ppp = rules[R_PAWNS]
@@ -1145,7 +1165,7 @@ def _apply_decoded(state, rules, kind, i, j, a, t, events):
     _sort_seats(state, rules)
 
 
-@compiled
+@compiled(from_python=False)
 def _all_home(state, seat, ppp):
     for i in range(ppp):
         if state[PAWNS + seat * MAX_SLOTS + i] != HOME:
@@ -1181,7 +1201,7 @@ def end_turn(state, rules, extras=True):
 
 
 # ---- cards --------------------------------------------------------------------------------
-@compiled
+@compiled(from_python=False)
 def _reshuffle(state, rules):
     """The draw pile is empty: the discards (the pack less the cards in hands) become a new
     draw pile, in an order drawn from the state's generator."""
@@ -1200,7 +1220,7 @@ def _reshuffle(state, rules):
     shuffle_draw_pile(state, rules)
 
 
-@compiled
+@compiled(from_python=False)
 def _lay_out(target, start, counts):
     """Write counts[c] copies of each card c, in card order, into `target` from index `start`;
     returns the index after the last. One loop with a data-dependent step: written as nested

@@ -125,7 +125,7 @@ def progress(seat, code):
     return FULL_PROGRESS - STEPS_TO_HOME[seat, code]
 
 
-@E.compiled
+@E.compiled(from_python=False)
 def _mark(row, seat, dest, card):
     """Record that `card` lets `seat` end a move on track square `dest`, plus the squares a
     slide from there would sweep."""
@@ -141,7 +141,7 @@ def _mark(row, seat, dest, card):
             row[sq] |= bit
 
 
-@E.compiled
+@E.compiled(from_python=False)
 def _mark_reach(state, rules, seat, row):
     """row[square] := bitmask of the cards with which `seat` could bump a pawn on `square`
     next turn (Sorry! bumps excluded: they are aimed, see _sorry_target)."""
@@ -177,7 +177,7 @@ def _mark_reach(state, rules, seat, row):
                 _mark(row, seat, START_CIRCLE[seat], c)
 
 
-@E.compiled
+@E.compiled(from_python=False)
 def _pawn_worth(w, seat, code):
     """What a pawn is worth to its owner (lost entirely when it is bumped)."""
     if code == START:
@@ -190,7 +190,7 @@ def _pawn_worth(w, seat, code):
     return v
 
 
-@E.compiled
+@E.compiled(from_python=False)
 def _has_start(state, rules, seat):
     for i in range(rules[R_PAWNS]):
         if E.pawn_code(state, seat, i) == START:
@@ -198,7 +198,7 @@ def _has_start(state, rules, seat):
     return False
 
 
-@E.compiled
+@E.compiled(from_python=False)
 def _sorry_target(state, rules, w, attacker, has_start):
     """Flat index seat*MAX_SLOTS+slot of the pawn `attacker` would bump with a Sorry!: the
     most valuable pawn of the other side on the track. -1 if none, or if no pawn of the
@@ -224,7 +224,7 @@ def _sorry_target(state, rules, w, attacker, has_start):
     return best
 
 
-@E.compiled
+@E.compiled(from_python=False)
 def _hit_chance(state, rules, w, chances, threat, sorry_target, has_start, seat, slot, code):
     """Chance that the other side bumps `seat`'s pawn on track square `code` before `seat`
     can move it (threats from seats moving after `seat` discounted)."""
@@ -250,7 +250,7 @@ def _hit_chance(state, rules, w, chances, threat, sorry_target, has_start, seat,
     return 1.0 - survive
 
 
-@E.compiled
+@E.compiled(from_python=False)
 def _backward_gain(chances, seat, code):
     """Expected progress from a 4 (or a 10's one step back) that would carry a track pawn
     behind its own safety entry, saving most of a lap."""
