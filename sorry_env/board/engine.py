@@ -183,8 +183,8 @@ CARD_STEP.setflags(write=False)
 # - numba builds two wrappers for every compiled function, one for calls from Python and one
 #   for C callers (a first-class function value); ``compiled`` leaves the second out. A
 #   private helper called from compiled code only (``compiled(from_python=False)``) has
-#   neither: together a quarter of the code compiled (docs/speed.md). Called from Python
-#   such a function raises TypeError (numba's no_cpython_wrapper alone would crash).
+#   neither (the two wrappers were a quarter of the code compiled: docs/speed.md). Called
+#   from Python such a function raises TypeError (numba's no_cpython_wrapper alone crashes).
 
 
 class _CompiledOnly(CPUDispatcher):
