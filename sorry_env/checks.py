@@ -13,7 +13,6 @@ import reprlib
 import unicodedata
 
 import numpy as np
-from numba import njit
 
 from .board import engine as E
 from .board.geometry import HOME, N_SEATS, START, TRACK
@@ -83,7 +82,7 @@ _PROBLEMS = (
 )
 
 
-@njit(cache=True)
+@E.compiled
 def _header_problem(state, rules, extras=True):
     """Index into _PROBLEMS of the first header field out of range (compiled: a few hundred
     comparisons take well under a microsecond; the caller has checked the shape and dtype).
@@ -100,7 +99,7 @@ def _header_problem(state, rules, extras=True):
     return problem
 
 
-@njit(cache=True, inline="always")
+@E.compiled(inline="always")
 def _turn_problem(state):
     """Seats in play, player to move, card, winner and turn counters (codes 1 to 5)."""
     n_active = 0
@@ -123,7 +122,7 @@ def _turn_problem(state):
     return 0
 
 
-@njit(cache=True, inline="always")
+@E.compiled(inline="always")
 def _pawn_problem(state, ppp):
     """Pawn codes: in range for the pawns in play, -1 in every other slot (code 6)."""
     for seat in range(N_SEATS):
@@ -137,7 +136,7 @@ def _pawn_problem(state, ppp):
     return 0
 
 
-@njit(cache=True, inline="always")
+@E.compiled(inline="always")
 def _pile_problem(state, rules):
     """Draw position, pile counts, deck, hands and a split seven (codes 7 to 11)."""
     size = rules[R_PACK_SIZE]
@@ -157,7 +156,7 @@ def _pile_problem(state, rules):
     return 0
 
 
-@njit(cache=True, inline="always")
+@E.compiled(inline="always")
 def _token_problem(state, rules, ppp, extras=True):
     """Fire and Ice fields (see _header_problem)."""
     fire, ice, pending = state[E.FIRE], state[E.ICE], state[E.FIRE_PENDING]

@@ -88,7 +88,9 @@ Fire on own pawn slot i (k = 0: Fire stays where it is); other cards use k = 0. 
 """
 
 import numpy as np
+from numba import config as numba_config
 from numba import njit
+from numba.core.registry import CPUDispatcher
 
 from ..generator import advance, mix
 from .geometry import (
@@ -178,78 +180,107 @@ CARD_STEP.setflags(write=False)
 #   it as ``*sorry_env.board.game.extras_args(rules)``; compiled callers leave it out. A
 #   function not inlined is given it explicitly (a variable or True), never left out: a
 #   left-out default and a passed True are two types, two compiled copies.
+# - numba builds two wrappers for every compiled function, one for calls from Python and one
+#   for C callers (a first-class function value); ``compiled`` leaves the second out. A
+#   private helper called from compiled code only (``compiled(from_python=False)``) has
+#   neither (the two wrappers were a quarter of the code compiled: docs/speed.md). Called
+#   from Python such a function raises TypeError (numba's no_cpython_wrapper alone crashes).
+
+
+class _CompiledOnly(CPUDispatcher):
+    """A compiled function without numba's wrapper for calls from Python (COMPILE COST)."""
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.py_func.__qualname__} runs inside compiled code only, not from Python")
+
+
+def compiled(function=None, *, inline="never", from_python=True):
+    """``numba.njit(cache=True)`` for the board game's compiled code, without numba's
+    C-callable wrapper, and with ``from_python=False`` without its Python one (COMPILE
+    COST). ``@compiled``, ``@compiled(inline="always")`` or ``@compiled(from_python=False)``."""
+    if from_python or numba_config.DISABLE_JIT:
+        decorate = njit(cache=True, inline=inline, no_cfunc_wrapper=True)
+        return decorate if function is None else decorate(function)
+
+    def decorate_inside_only(python_function):
+        options = {"nopython": True, "inline": inline, "no_cfunc_wrapper": True, "no_cpython_wrapper": True}
+        dispatcher = _CompiledOnly(py_func=python_function, locals={}, targetoptions=options)
+        dispatcher.enable_caching()
+        return dispatcher
+
+    return decorate_inside_only if function is None else decorate_inside_only(function)
 
 
 # ---- named access to the state (for code outside this package) ------------------------------
 # Compiled, so numba code and Python both use them; the raw offsets above stay inside sorry_env.
-@njit(cache=True)
+@compiled
 def winner(state):
     """Seat that made the winning move (team rules: either partner), -1 while the game runs."""
     return state[WINNER]
 
 
-@njit(cache=True)
+@compiled
 def to_move(state):
     """Seat to play."""
     return state[TO_MOVE]
 
 
-@njit(cache=True)
+@compiled
 def set_to_move(state, seat):
     """Make `seat` the player to move (a tournament choosing its first player)."""
     state[TO_MOVE] = seat
 
 
-@njit(cache=True)
+@compiled
 def turns_played(state):
     """Number of cards played so far."""
     return state[TURN]
 
 
-@njit(cache=True)
+@compiled
 def card_index(state):
     """Index of the card in play (:data:`sorry_env.board.rules.CARD_NAMES`), -1 if none drawn."""
     return state[CARD]
 
 
-@njit(cache=True)
+@compiled
 def is_running(state, max_turns):
     """True while nobody has won and fewer than `max_turns` cards have been played."""
     return state[WINNER] < 0 and state[TURN] < max_turns
 
 
-@njit(cache=True)
+@compiled
 def is_active(state, seat):
     """True if `seat` is in the game."""
     return state[ACTIVE + seat] != 0
 
 
-@njit(cache=True)
+@compiled
 def pawn_code(state, seat, slot):
     """Pawn code (:mod:`sorry_env.board.geometry`) of `seat`'s pawn in `slot` (canonical order, most
     advanced first; -1 for a slot the rules do not use)."""
     return state[PAWNS + seat * MAX_SLOTS + slot]
 
 
-@njit(cache=True)
+@compiled
 def pile_count(state, card):
     """Copies of `card` in the draw pile (public knowledge)."""
     return state[REMAIN + card]
 
 
-@njit(cache=True)
+@compiled
 def hand_count(state, seat, card):
     """Play for points: copies of `card` in `seat`'s hand."""
     return state[HANDS + seat * N_CARDS + card]
 
 
-@njit(cache=True)
+@compiled
 def fire_decision_pending(state):
     """True if the player to move first decides on a fire move (Fire and Ice; no card yet)."""
     return state[FIRE_PENDING] != 0
 
 
-@njit(cache=True)
+@compiled
 def fire_pawn(state):
     """(seat, slot) of the pawn holding Fire, (-1, -1) while Fire is in the middle."""
     if state[FIRE] == 0:
@@ -257,7 +288,7 @@ def fire_pawn(state):
     return (state[FIRE] - 1) // MAX_SLOTS, (state[FIRE] - 1) % MAX_SLOTS
 
 
-@njit(cache=True)
+@compiled
 def ice_pawn(state):
     """(seat, slot) of the iced pawn, (-1, -1) while Ice is in the middle."""
     square = state[ICE] - 1
@@ -269,7 +300,7 @@ def ice_pawn(state):
     return -1, -1
 
 
-@njit(cache=True)
+@compiled
 def seed_generator(state, seed):
     """Set the state's random generator (every later shuffle comes from it) from `seed`."""
     state[RNG] = seed & 0xFFFFFFFF
@@ -294,7 +325,7 @@ ACTION_KINDS = (
 )
 
 
-@njit(cache=True)
+@compiled
 def action_offsets(rules):
     """(P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N): movable pawn slots, target
     slots, the first index of each action group, and the action count."""
@@ -314,7 +345,7 @@ def action_offsets(rules):
     return P, T, start0, fwd0, back0, split0, swap0, sorry0, sorry0 + colours * T
 
 
-@njit(cache=True)
+@compiled
 def num_actions(rules):
     """Size of the action space: the card actions above, or with hands (play for points)
     one block of them per card kind (``card * n_card_actions + action``) followed by
@@ -339,7 +370,7 @@ def are_plain(rules):
     return rules[R_FIRE_ICE] == 0 and rules[R_HAND_SIZE] == 0 and rules[R_TEAMS] != TEAMS_HASBRO2003
 
 
-@njit(cache=True)
+@compiled
 def action_buffer(rules):
     """Scratch space for :func:`legal_actions` under these rules: ``num_actions`` entries, as
     with hands the legal actions of every card held are listed together (one card's block
@@ -348,20 +379,20 @@ def action_buffer(rules):
 
 
 # ---- random numbers (state-carried, 32-bit) -----------------------------------------------
-@njit(cache=True)
+@compiled(from_python=False)
 def _rand32(state):
     state[RNG] = advance(state[RNG])
     return mix(state[RNG])
 
 
-@njit(cache=True)
+@compiled
 def randint(state, n):
     """Uniform integer in [0, n) from the state's generator (advances it)."""
     return (_rand32(state) * n) >> 32
 
 
 # ---- pawns --------------------------------------------------------------------------------
-@njit(cache=True)
+@compiled
 def sort_seat(state, seat, ppp):
     """Keep a seat's pawns in canonical order: fewest steps to Home first."""
     base = PAWNS + seat * MAX_SLOTS
@@ -375,7 +406,7 @@ def sort_seat(state, seat, ppp):
         state[base + k + 1] = code
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _own_slot_at(state, seat, ppp, code):
     """Slot of the seat's pawn on `code` (track or safe), or -1."""
     base = PAWNS + seat * MAX_SLOTS
@@ -385,7 +416,7 @@ def _own_slot_at(state, seat, ppp, code):
     return -1
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _start_slot(state, seat, ppp):
     base = PAWNS + seat * MAX_SLOTS
     for i in range(ppp - 1, -1, -1):
@@ -410,7 +441,7 @@ def event_buffer():
     return np.zeros(1 + EVENT_SIZE * MAX_EVENTS, dtype=np.int64)
 
 
-@njit(cache=True)
+@compiled
 def _record_event(events, kind, seat, slot, a, b):
     n = events[0]
     if 1 + EVENT_SIZE * (n + 1) > events.shape[0]:
@@ -424,7 +455,7 @@ def _record_event(events, kind, seat, slot, a, b):
     events[0] = n + 1
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _send_to_start_at(state, square, keep_seat, keep_slot, events, kind):
     """Every pawn on track `square` except (keep_seat, keep_slot) goes back to its Start
     (recorded as `kind`, EV_BUMP or EV_SWEEP). One loop over all 16 slots: the slots of empty
@@ -437,7 +468,7 @@ def _send_to_start_at(state, square, keep_seat, keep_slot, events, kind):
                 _record_event(events, kind, k // MAX_SLOTS, k % MAX_SLOTS, square, START)
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _slide_if_foreign_triangle(state, seat, slot, events):
     """A pawn ending a move on another colour's slide triangle slides to the end, sending
     every pawn on the slide's other squares (own pawns included) back to Start."""
@@ -457,7 +488,7 @@ def _slide_if_foreign_triangle(state, seat, slot, events):
     state[PAWNS + seat * MAX_SLOTS + slot] = end
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _land(state, seat, slot, dest, events):
     """Put a pawn on `dest`: bump whoever is there, then slide if on a foreign triangle."""
     if events is not None:
@@ -468,7 +499,7 @@ def _land(state, seat, slot, dest, events):
         _slide_if_foreign_triangle(state, seat, slot, events)
 
 
-@njit(cache=True)
+@compiled
 def other_seat(state, me, k):
     """The k-th other active seat after `me` in turn order (k = 1..3), or -1."""
     count = 0
@@ -481,7 +512,7 @@ def other_seat(state, me, k):
     return -1
 
 
-@njit(cache=True)
+@compiled
 def target_pawn(state, rules, me, t):
     """(seat, slot) of target slot t: the k-th seat in turn order, k = t // ppp (team
     rules: k = 0 is the acting seat itself; otherwise k counts the other seats from 1).
@@ -495,7 +526,7 @@ def target_pawn(state, rules, me, t):
     return seat, t % ppp
 
 
-@njit(cache=True)
+@compiled
 def movable_pawn(rules, me, i):
     """(seat, slot) of movable pawn slot i: the acting seat's pawns, then (team rules) the
     partner's."""
@@ -505,7 +536,7 @@ def movable_pawn(rules, me, i):
     return (me + 2) % 4, i - ppp
 
 
-@njit(cache=True)
+@compiled
 def same_side(rules, seat, other):
     """True if `seat` and `other` play on one side: the same seat, or partners under team
     rules (seats 0+2 against 1+3). A side shares a win: the winner recorded is the seat that
@@ -513,7 +544,7 @@ def same_side(rules, seat, other):
     return seat == other or (rules[R_TEAMS] != 0 and (other - seat) % 2 == 0)
 
 
-@njit(cache=True)
+@compiled
 def num_sides(rules, state):
     """Number of sides among the active seats (2 for two players or two teams)."""
     count = 0
@@ -530,7 +561,7 @@ def num_sides(rules, state):
 
 
 # ---- move checks --------------------------------------------------------------------------
-@njit(cache=True)
+@compiled(from_python=False)
 def _step_dest(seat, code, step):
     if step > 0:
         return FORWARD[seat, code, step]
@@ -542,7 +573,7 @@ LEGAL = 1
 ON_PARTNER = 2  # legal, but ends on a partner's pawn (team rules)
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _landing_check(state, rules, seat, dest):
     """Can a pawn of `seat` end a move on `dest`? Never on a pawn of its own colour."""
     ppp = rules[R_PAWNS]
@@ -555,7 +586,7 @@ def _landing_check(state, rules, seat, dest):
     return LEGAL
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _move_check(state, rules, seat, slot, step):
     code = state[PAWNS + seat * MAX_SLOTS + slot]
     if code >= HOME or code == state[ICE] - 1:
@@ -566,7 +597,7 @@ def _move_check(state, rules, seat, slot, step):
     return _landing_check(state, rules, seat, dest)
 
 
-@njit(cache=True)
+@compiled
 def copy_state(source, target):
     """`target` := `source` (two state arrays), for compiled code: a loop, as the slice
     assignment ``target[:] = source`` compiles numba's shape-mismatch error path with its
@@ -575,7 +606,7 @@ def copy_state(source, target):
         target[k] = source[k]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _split_check(state, rules, me, i, j, a, scratch):
     """The ordered split: pawn i moves a forward and resolves fully (bumps, slides), then
     pawn j moves 7 - a from wherever it then stands."""
@@ -606,7 +637,7 @@ def _split_check(state, rules, me, i, j, a, scratch):
 
 
 # ---- legal moves --------------------------------------------------------------------------
-@njit(cache=True)
+@compiled
 def legal_actions(state, rules, out, extras=True):
     """Write the legal action indices into `out` (length num_actions); return their count.
     Without hands: the moves of the state's card, or the single action PASS (Fire and Ice:
@@ -653,7 +684,7 @@ def legal_actions(state, rules, out, extras=True):
     return n
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _enter_variant(state, rules, v, hands, ice, n, n_card):
     """Set up variant `v` of legal_actions' listing (`n` actions listed so far): with hands
     card v becomes the card in play; on a Fire and Ice 1, Ice goes onto target slot v (v = T:
@@ -678,7 +709,7 @@ def _enter_variant(state, rules, v, hands, ice, n, n_card):
     return (1 + v) * n_card
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _discard_actions(state, out, n_card):
     """With hands, when no card held can move a pawn: discarding any card held."""
     me = state[TO_MOVE]
@@ -690,7 +721,7 @@ def _discard_actions(state, out, n_card):
     return n
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _fire_choices(state, out, n, P, n_card):
     """Fire and Ice, a 2: the `n` card moves listed (Fire stays, k = 0) again after each
     choice of moving Fire onto an own pawn in play (k = 1 + i); where Fire is does not change
@@ -707,7 +738,7 @@ def _fire_choices(state, out, n, P, n_card):
     return n
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _record(check, action, out, n, partner_moves, n_partner):
     """File a checked action: legal ones in `out`, ones ending on a partner's pawn apart
     (team rules decide later whether they count); returns the two new counts."""
@@ -720,7 +751,7 @@ def _record(check, action, out, n, partner_moves, n_partner):
     return n, n_partner
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _card_actions(state, rules, out, extras):
     """The legal actions of the state's card (CARD); PASS alone if none. Listed in a fixed
     order (starts, the card's own moves, then its special moves, then moves onto a partner),
@@ -769,7 +800,7 @@ def _card_actions(state, rules, out, extras):
     return n
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _start_actions(state, rules, out, partner_moves):
     """The START actions (a card that starts pawns), the first in `out`; returns the counts
     (n, n_partner)."""
@@ -785,7 +816,7 @@ def _start_actions(state, rules, out, partner_moves):
     return n, n_partner
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _split_actions(state, rules, out, n, partner_moves, n_partner):
     """A seven split between two pawns: pawn i moves a (1..6), then pawn j moves 7 - a."""
     P, T, START0, FWD0, BACK0, SPLIT0, SWAP0, SORRY0, N = action_offsets(rules)
@@ -807,7 +838,7 @@ def _split_actions(state, rules, out, n, partner_moves, n_partner):
     return n, n_partner
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _swap_actions(state, rules, out, n, n_partner_forward):
     """The 11's swaps of a movable pawn on the track with an opponent's, then PASS (declining
     to swap) where the rules allow it; `n_partner_forward`: +11 moves onto a partner."""
@@ -835,7 +866,7 @@ def _swap_actions(state, rules, out, n, n_partner_forward):
     return n
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _sorry_actions(state, rules, out, n):
     """The Sorry! card's swaps from Start, opponents first. Team rules: a Sorry! must be
     used, so with no opponent to pick on it sends back a pawn of the other team colour (a
@@ -862,7 +893,7 @@ def _sorry_actions(state, rules, out, n):
     return n
 
 
-@njit(cache=True)
+@compiled
 def fire_move_target(state, rules, seat):
     """Fire and Ice: the square a fire move of `seat`'s fire pawn ends its forward move on
     (the triangle of the next slide ahead that is not the pawn's colour), or -1 if `seat`
@@ -884,7 +915,7 @@ def fire_move_target(state, rules, seat):
     return -1
 
 
-@njit(cache=True)
+@compiled
 def action_token(rules, action):
     """Fire and Ice: the token choice k of an action (``k*N0 + a``, see the module
     docstring); 0 for a fire decision and without Fire and Ice."""
@@ -897,7 +928,7 @@ def action_token(rules, action):
     return action // n0
 
 
-@njit(cache=True)
+@compiled
 def _seven_part_ok(state, rules, me, i, a, left, moved):
     """Hasbro 2003 teams: may movable slot i move `a` steps as one part of a split seven
     with `left` steps still to move? It must not have moved in this seven yet, and some
@@ -918,7 +949,7 @@ def _seven_part_ok(state, rules, me, i, a, left, moved):
     return False
 
 
-@njit(cache=True)
+@compiled
 def _seven_parts(state, rules, out, n):
     """Hasbro 2003 teams: the legal parts (pawn i moves a) of a seven split among any of
     the team's pawns, the seven just drawn or under way."""
@@ -932,7 +963,7 @@ def _seven_parts(state, rules, out, n):
     return n
 
 
-@njit(cache=True)
+@compiled
 def legal_mask(state, rules, mask):
     """Fill `mask` (length n_actions) with 1 on exactly the legal actions."""
     buf = action_buffer(rules)
@@ -944,7 +975,7 @@ def legal_mask(state, rules, mask):
 
 
 # ---- applying a move ----------------------------------------------------------------------
-@njit(cache=True)
+@compiled
 def decode_card_action(rules, action):
     """(kind, i, j, first, target) of an index into one card's block of actions (the table
     in the module docstring): kind is one of the ``ACT_*`` constants; i is the movable pawn
@@ -973,7 +1004,7 @@ def decode_card_action(rules, action):
     return ACT_SORRY, (action - SORRY0) // T, -1, -1, (action - SORRY0) % T
 
 
-@njit(cache=True)
+@compiled
 def decode_action(rules, action):
     """(card, kind, i, j, first, target) of an action index (0 <= action < num_actions):
     without hands card is -1 (the card in play is the state's) and the rest is
@@ -996,7 +1027,7 @@ def decode_action(rules, action):
     return -1, kind, i, j, first, target
 
 
-@njit(cache=True)
+@compiled
 def apply_move(state, rules, action):
     """Carry out a legal action's pawn movement (no turn bookkeeping). The caller guarantees
     legality (see legal_actions). With hands the card leaves the hand (and stays CARD, so
@@ -1004,7 +1035,7 @@ def apply_move(state, rules, action):
     _apply_move(state, rules, action, None)
 
 
-@njit(cache=True)
+@compiled
 def apply_move_events(state, rules, action, events):
     """apply_move, recording what happened pawn by pawn into `events` (from event_buffer(),
     appended to; events[0] counts them): EV_PLACE for each pawn's own movement, EV_BUMP /
@@ -1014,7 +1045,7 @@ def apply_move_events(state, rules, action, events):
     _apply_move(state, rules, action, events)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _apply_move(state, rules, action, events, extras=True):
     if extras is None:  # no tokens, no hands: the card's own move
         kind, i, j, first, target = decode_card_action(rules, action)
@@ -1036,7 +1067,7 @@ def _apply_move(state, rules, action, events, extras=True):
     _apply_decoded(state, rules, kind, i, j, first, target, events)
 
 
-@njit(cache=True)
+@compiled
 def _apply_tokens(state, rules, action, kind, events):
     """Fire and Ice: carry out the fire decision, or the token choice of a card action."""
     me = state[TO_MOVE]
@@ -1061,7 +1092,7 @@ def _apply_tokens(state, rules, action, kind, events):
         state[FIRE] = me * MAX_SLOTS + k  # 1 + index of own slot k - 1
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _sort_seats(state, rules):
     """Re-sort every seat's pawns into canonical order, Fire staying on its pawn (it goes to
     the middle if that pawn was sent to Start or reached Home)."""
@@ -1081,7 +1112,7 @@ def _sort_seats(state, rules):
         state[FIRE] = seat * MAX_SLOTS + _own_slot_at(state, seat, ppp, fire_code) + 1
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _apply_decoded(state, rules, kind, i, j, a, t, events):
     """Move the pawns for a decoded card action (see decode_card_action)."""
     ppp = rules[R_PAWNS]
@@ -1134,7 +1165,7 @@ def _apply_decoded(state, rules, kind, i, j, a, t, events):
     _sort_seats(state, rules)
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _all_home(state, seat, ppp):
     for i in range(ppp):
         if state[PAWNS + seat * MAX_SLOTS + i] != HOME:
@@ -1142,7 +1173,7 @@ def _all_home(state, seat, ppp):
     return True
 
 
-@njit(cache=True)
+@compiled
 def end_turn(state, rules, extras=True):
     """Discard the played card, record a win, and pass the turn (the same seat after a 2,
     when the rules say so). Leaves CARD = -1: the next card is still to be drawn. `extras`:
@@ -1170,14 +1201,15 @@ def end_turn(state, rules, extras=True):
 
 
 # ---- cards --------------------------------------------------------------------------------
-@njit(cache=True)
+@compiled(from_python=False)
 def _reshuffle(state, rules):
     """The draw pile is empty: the discards (the pack less the cards in hands) become a new
     draw pile, in an order drawn from the state's generator."""
-    held = np.zeros(N_CARDS, dtype=np.int64)
-    for seat in range(N_SEATS):
-        for c in range(N_CARDS):
-            held[c] += state[HANDS + seat * N_CARDS + c]
+    held = np.empty(N_CARDS, dtype=np.int64)  # not np.zeros, nested loops: see COMPILE COST
+    for c in range(N_CARDS):
+        held[c] = 0
+    for k in range(N_SEATS * N_CARDS):
+        held[k % N_CARDS] += state[HANDS + k]
     pile = np.empty(N_CARDS, dtype=np.int64)
     for c in range(N_CARDS):
         pile[c] = rules[R_PACK + c] - held[c]
@@ -1188,7 +1220,7 @@ def _reshuffle(state, rules):
     shuffle_draw_pile(state, rules)
 
 
-@njit(cache=True)
+@compiled(from_python=False)
 def _lay_out(target, start, counts):
     """Write counts[c] copies of each card c, in card order, into `target` from index `start`;
     returns the index after the last. One loop with a data-dependent step: written as nested
@@ -1207,7 +1239,7 @@ def _lay_out(target, start, counts):
     return k
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _take_top(state, rules):
     """Take the top card of the draw pile (reshuffling the discards first if it is empty)."""
     if state[DRAW_POS] >= rules[R_PACK_SIZE]:
@@ -1218,19 +1250,19 @@ def _take_top(state, rules):
     return card
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def draw(state, rules):
     """Turn the top card of the draw pile into the card to play."""
     state[CARD] = _take_top(state, rules)
 
 
-@njit(cache=True)
+@compiled
 def draw_to_hand(state, rules, seat):
     """Play for points: the top card of the draw pile goes into `seat`'s hand."""
     state[HANDS + seat * N_CARDS + _take_top(state, rules)] += 1
 
 
-@njit(cache=True)
+@compiled
 def redeal_hidden(state, rules, viewer, extras=True):
     """Determinize what `viewer` cannot see: the draw pile and the other seats' hands are
     pooled, shuffled from the state's generator and dealt back in the same sizes. `extras`:
@@ -1276,7 +1308,7 @@ def redeal_hidden(state, rules, viewer, extras=True):
     _lay_out(state, np.int64(DECK), out_of_pile)
 
 
-@njit(cache=True)
+@compiled
 def determinize(state, rules, viewer, seed):
     """Re-draw everything `viewer` cannot see (the draw-pile order; with hands also the
     other players' hands) from `seed` alone. The unseen cards are first put in a canonical
@@ -1308,7 +1340,7 @@ def determinize(state, rules, viewer, seed):
     redeal_hidden(state, rules, viewer)
 
 
-@njit(cache=True)
+@compiled
 def public_state(state, out):
     """`out` := `state` without its hidden parts (draw-pile order, generator, draw position)."""
     copy_state(state, out)
@@ -1317,7 +1349,7 @@ def public_state(state, out):
     out[DECK : DECK + MAX_PACK] = 0
 
 
-@njit(cache=True)
+@compiled
 def own_view(state, rules, viewer, out):
     """`out` := what `viewer` may know of `state`: :func:`public_state`, and with hands (play
     for points) the other seats' hands zeroed, their cards counted with the draw pile in
@@ -1335,7 +1367,7 @@ def own_view(state, rules, viewer, out):
             out[HANDS + seat * N_CARDS + c] = 0
 
 
-@njit(cache=True)
+@compiled
 def play_before_draw(state, rules, action):
     """:func:`play` without the replacement card a player with a hand draws: the position
     the mover chose, before anything hidden is revealed (with hands the state's own hand is
@@ -1348,7 +1380,7 @@ def play_before_draw(state, rules, action):
     end_turn(state, rules, True)
 
 
-@njit(cache=True)
+@compiled
 def deal(state, rules, card):
     """Make `card` the card to play, taking it out of the draw pile (for search over the
     possible draws), at a chance node. An empty draw pile is first reshuffled from the
@@ -1366,7 +1398,7 @@ def deal(state, rules, card):
     draw(state, rules)
 
 
-@njit(cache=True)
+@compiled
 def shuffle_draw_pile(state, rules):
     """Reorder the remaining draw pile from the state's generator (determinization: the
     order is hidden information, the remaining counts are public)."""
@@ -1379,7 +1411,7 @@ def shuffle_draw_pile(state, rules):
         state[DECK + r] = tmp
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def play(state, rules, action, extras=True):
     """Move and end the turn (with hands, the mover first draws a replacement card), leaving
     the next card undrawn. A part of a split seven that leaves steps to move keeps the turn
@@ -1396,7 +1428,7 @@ def play(state, rules, action, extras=True):
     end_turn(state, rules, extras)
 
 
-@njit(cache=True)
+@compiled
 def step(state, rules, action, extras=True):
     """One full step: play the action, then draw the next card unless the game is over, the
     turn continues (a split seven under way), the players hold hands, or the next player
@@ -1407,7 +1439,7 @@ def step(state, rules, action, extras=True):
 
 
 # ---- new games ----------------------------------------------------------------------------
-@njit(cache=True)
+@compiled
 def init_state(state, rules, active, seed, extras=True):
     """A new game in `state`: every pawn in Start (fast play: one on its circle), the pack
     shuffled from `seed`, a random first player among the active seats, a card drawn.
@@ -1447,7 +1479,7 @@ def init_state(state, rules, active, seed, extras=True):
         draw(state, rules)
 
 
-@njit(cache=True)
+@compiled
 def random_playout(state, rules, max_turns):
     """Play uniformly random legal moves until the game ends or `max_turns` cards have been
     played in total; returns the number of moves made."""

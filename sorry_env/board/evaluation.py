@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from numba import njit
 
 from sorry_env.board import engine as E
 from sorry_env.board.geometry import (
@@ -118,7 +117,7 @@ DECIDED_LOGIT = 30.0  # evaluation_logit of a won game (lost: minus this); a cha
 START_ZONE_LEN = 12  # the longest single move: squares a newly started pawn reaches next
 
 
-@njit(cache=True)
+@E.compiled
 def progress(seat, code):
     """Steps a pawn has come from Start (0) towards Home (FULL_PROGRESS)."""
     if code == START:
@@ -126,7 +125,7 @@ def progress(seat, code):
     return FULL_PROGRESS - STEPS_TO_HOME[seat, code]
 
 
-@njit(cache=True)
+@E.compiled(from_python=False)
 def _mark(row, seat, dest, card):
     """Record that `card` lets `seat` end a move on track square `dest`, plus the squares a
     slide from there would sweep."""
@@ -142,7 +141,7 @@ def _mark(row, seat, dest, card):
             row[sq] |= bit
 
 
-@njit(cache=True)
+@E.compiled(from_python=False)
 def _mark_reach(state, rules, seat, row):
     """row[square] := bitmask of the cards with which `seat` could bump a pawn on `square`
     next turn (Sorry! bumps excluded: they are aimed, see _sorry_target)."""
@@ -178,7 +177,7 @@ def _mark_reach(state, rules, seat, row):
                 _mark(row, seat, START_CIRCLE[seat], c)
 
 
-@njit(cache=True)
+@E.compiled(from_python=False)
 def _pawn_worth(w, seat, code):
     """What a pawn is worth to its owner (lost entirely when it is bumped)."""
     if code == START:
@@ -191,7 +190,7 @@ def _pawn_worth(w, seat, code):
     return v
 
 
-@njit(cache=True)
+@E.compiled(from_python=False)
 def _has_start(state, rules, seat):
     for i in range(rules[R_PAWNS]):
         if E.pawn_code(state, seat, i) == START:
@@ -199,7 +198,7 @@ def _has_start(state, rules, seat):
     return False
 
 
-@njit(cache=True)
+@E.compiled(from_python=False)
 def _sorry_target(state, rules, w, attacker, has_start):
     """Flat index seat*MAX_SLOTS+slot of the pawn `attacker` would bump with a Sorry!: the
     most valuable pawn of the other side on the track. -1 if none, or if no pawn of the
@@ -225,7 +224,7 @@ def _sorry_target(state, rules, w, attacker, has_start):
     return best
 
 
-@njit(cache=True)
+@E.compiled(from_python=False)
 def _hit_chance(state, rules, w, chances, threat, sorry_target, has_start, seat, slot, code):
     """Chance that the other side bumps `seat`'s pawn on track square `code` before `seat`
     can move it (threats from seats moving after `seat` discounted)."""
@@ -251,7 +250,7 @@ def _hit_chance(state, rules, w, chances, threat, sorry_target, has_start, seat,
     return 1.0 - survive
 
 
-@njit(cache=True)
+@E.compiled(from_python=False)
 def _backward_gain(chances, seat, code):
     """Expected progress from a 4 (or a 10's one step back) that would carry a track pawn
     behind its own safety entry, saving most of a lap."""
@@ -266,7 +265,7 @@ def _backward_gain(chances, seat, code):
     return gain
 
 
-@njit(cache=True, inline="always")
+@E.compiled(inline="always")
 def seat_equities(state, rules, w, equity, extras=True):
     """equity[seat] for every active seat (0 for empty seats) of a position with no card in
     play (after a move's end of turn). `extras`: see the engine's COMPILE COST."""
@@ -276,7 +275,9 @@ def seat_equities(state, rules, w, equity, extras=True):
     # reach[seat * TRACK + square]: cards with which `seat`'s own pawns could bump there next
     # turn; threat: the same for the seat's card, which under team rules moves the partner's
     # too. Flat: a 4 x TRACK array compiles numba's two-dimensional array code just for this.
-    reach = np.zeros(N_SEATS * TRACK, dtype=np.int64)
+    reach = np.empty(N_SEATS * TRACK, dtype=np.int64)  # not np.zeros: see the engine's COMPILE COST
+    for sq in range(N_SEATS * TRACK):
+        reach[sq] = 0
     has_start = np.empty(N_SEATS, dtype=np.bool_)  # not np.zeros, np.full: each compiles code of its own
     for seat in range(N_SEATS):
         has_start[seat] = False
@@ -318,7 +319,7 @@ def seat_equities(state, rules, w, equity, extras=True):
 FIRE_SHARE = 0.5
 
 
-@njit(cache=True)
+@E.compiled
 def _fire_gain(state, rules, w, seat):
     """Fire and Ice: what holding Fire is worth to `seat` (0 without Fire on its pawn): a
     share of the progress its fire move would make (to the triangle, then the slide)."""
@@ -330,7 +331,7 @@ def _fire_gain(state, rules, w, seat):
     return FIRE_SHARE * (_pawn_worth(w, seat, SLIDE_END[target]) - _pawn_worth(w, seat, code))
 
 
-@njit(cache=True)
+@E.compiled
 def seat_score(state, rules, w, equity, seat):
     """A seat's score: its equity against a blend of the leader's and the opponents' mean
     equity (team rules: its side's equity against the other side's); +-WIN_SCORE once the
@@ -359,7 +360,7 @@ def seat_score(state, rules, w, equity, seat):
     return equity[seat] - w[W_LEADER] * best - (1.0 - w[W_LEADER]) * total / n
 
 
-@njit(cache=True)
+@E.compiled
 def evaluate(state, rules, w, seat):
     """Score of a position with no card in play, from `seat`'s point of view."""
     equity = np.empty(4)
@@ -367,7 +368,7 @@ def evaluate(state, rules, w, seat):
     return seat_score(state, rules, w, equity, seat)
 
 
-@njit(cache=True)
+@E.compiled
 def win_chance(state, rules, w, score):
     """A seat's score as an estimated chance of winning (1 or 0 once decided)."""
     if score >= WIN_SCORE:
@@ -377,7 +378,7 @@ def win_chance(state, rules, w, score):
     return 1.0 / (1.0 + np.exp(-win_logit(state, rules, w, score)))
 
 
-@njit(cache=True)
+@E.compiled
 def evaluation_logit(state, rules, w, seat):
     """The evaluation of `seat`'s position as the logit of a chance of winning (+-DECIDED_LOGIT
     once the game is decided); experiments/value_iteration.py learns a correction to it."""
@@ -389,7 +390,7 @@ def evaluation_logit(state, rules, w, seat):
     return win_logit(state, rules, w, score)
 
 
-@njit(cache=True)
+@E.compiled
 def win_logit(state, rules, w, score):
     """The logit of win_chance for a game not yet decided."""
     # Steps to go, as twice the players' mean (the fit was on two-player games).

@@ -10,7 +10,6 @@ why their batched play equals those agents' move for move.
 """
 
 import numpy as np
-from numba import njit
 
 from . import engine as E
 from .evaluation import progress, seat_equities, seat_score
@@ -24,7 +23,7 @@ HOME_RANK = 1_000_000
 SAFE_RANK = 1_000
 
 
-@njit(cache=True)
+@E.compiled
 def heuristic_choice(state, rules, w, legal, n, extras=True):
     """The legal action (of legal[:n]) whose resulting position scores best for the player
     to move under the evaluation weights `w` (:meth:`sorry_env.board.evaluation.Weights.array`);
@@ -44,7 +43,7 @@ def heuristic_choice(state, rules, w, legal, n, extras=True):
     return best_action
 
 
-@njit(cache=True)
+@E.compiled
 def _own_progress(state, rules, seat):
     total = 0
     for i in range(rules[R_PAWNS]):
@@ -57,7 +56,7 @@ def _own_progress(state, rules, seat):
     return total
 
 
-@njit(cache=True)
+@E.compiled
 def greedy_choice(state, rules, legal, n):
     """The legal action (of legal[:n]) leaving the mover's own pawns furthest along."""
     me = E.to_move(state)

@@ -6,7 +6,6 @@ numba so that search loops never return to Python.
 """
 
 import numpy as np
-from numba import njit
 
 from sorry_env.board import engine as E
 from sorry_env.board.engine import action_buffer, determinize  # noqa: F401  (engine functions, kept importable here)
@@ -14,7 +13,7 @@ from sorry_env.board.geometry import N_SEATS
 from sorry_env.board.rules import N_CARDS, R_HAND_SIZE, R_PACK, R_PACK_SIZE
 
 
-@njit(cache=True, inline="always")
+@E.compiled(inline="always")
 def after_move_into(child, state, rules, action, extras=True):
     """`child` := `state` after `action` (E.play: the move and the end of the turn, the next
     card not drawn yet). Without hands that is a chance node, the end of the game, or the
@@ -24,7 +23,7 @@ def after_move_into(child, state, rules, action, extras=True):
     E.play(child, rules, action, extras)
 
 
-@njit(cache=True)
+@E.compiled
 def is_chance_node(state, rules):
     """A running game waiting for the next card to be drawn (never the case with hands)."""
     return (
@@ -35,7 +34,7 @@ def is_chance_node(state, rules):
     )
 
 
-@njit(cache=True, inline="always")
+@E.compiled(inline="always")
 def card_chances(state, rules, chances, extras=True):
     """chances[c]: how likely a player is to have card c to play next turn, from public
     counts only. Without hands, the probability that c is the next draw (the whole pack when
