@@ -8,6 +8,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import sorry_env  # noqa: F401
@@ -198,3 +199,16 @@ def test_the_warm_step_says_it_is_still_compiling_while_a_step_runs():
     assert len(lines) >= 2 and all(line.strip().startswith("[2/4] still compiling: ") for line in lines)
     time.sleep(0.2)
     assert out.getvalue().splitlines() == lines  # the ticker stopped with the block
+
+
+def test_a_helper_compiled_for_compiled_callers_only_refuses_a_call_from_python():
+    # engine.compiled(from_python=False) leaves numba's Python wrapper out (COMPILE COST in
+    # sorry_env/board/engine.py); a call from Python must be a TypeError, not a crash.
+    from sorry_env.board import engine as E
+
+    with pytest.raises(TypeError, match="_rand32 runs inside compiled code only"):
+        E._rand32(np.zeros(E.STATE_SIZE, dtype=np.int64))
+    # ... while the compiled callers that use it run (a dealt game draws through it).
+    from sorry_env.board import game
+
+    assert E.to_move(game.new_state("hasbro2003", 2, seed=0)) in (0, 2)
