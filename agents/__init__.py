@@ -54,14 +54,10 @@ AGENTS = {
 MCTSAgent = MonteCarloAgent  # old class name
 
 
-def _is_import_spec(spec: str) -> bool:
-    return is_import_spec(spec, AGENTS)
-
-
 def runs_code(spec) -> bool:
     """Whether building `spec` runs code that is not this package's: ``package.module:Name``
     imports a module, and an sb3 ``.zip`` may unpickle parts of the file."""
-    return isinstance(spec, str) and (_is_import_spec(spec) or spec.endswith(".zip"))
+    return isinstance(spec, str) and (is_import_spec(spec, AGENTS) or spec.endswith(".zip"))
 
 
 def refuse_code(spec: str, source: str, how: str) -> None:
@@ -69,7 +65,9 @@ def refuse_code(spec: str, source: str, how: str) -> None:
     (`source`, e.g. ``"runs/x/run_state.json"``), which are data and never imported or
     unpickled; `how` says how the user can name the spec themselves (``"--trust-agent SPEC"``)."""
     if runs_code(spec):
-        kind = "imports Python code" if _is_import_spec(spec) else "is an sb3 zip, whose loading can unpickle code"
+        kind = (
+            "imports Python code" if is_import_spec(spec, AGENTS) else "is an sb3 zip, whose loading can unpickle code"
+        )
         raise ValueError(
             f"agent {spec[:120]!r} read from {source} {kind}; specs stored in files are data and are never "
             f"run. If you trust it, name it yourself: {how}"

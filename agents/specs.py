@@ -27,14 +27,22 @@ ALIASES = {"mcts": "montecarlo"}
 NOT_SETTABLE = ("self", "seed", "weights", "evaluation")
 
 
+def _parameters(maker: Any) -> dict[str, inspect.Parameter]:
+    """A function's parameters, or a class's constructor's without self (a class with no
+    constructor of its own: none); empty for a builtin without a signature."""
+    try:
+        return dict(inspect.signature(maker).parameters)
+    except (TypeError, ValueError):
+        return {}
+
+
 def settings_from_spec(maker: Any, name: str, spec: str, settings: str) -> dict:
     """Constructor keyword arguments from the ``key=value,...`` part of a spec, each parsed as
     the type of the constructor's default, so a typo or a value of the wrong kind is refused
     here with its name instead of failing (or being silently rounded) inside the agent."""
-    params = inspect.signature(maker).parameters  # a class: its constructor's, without self
     defaults = {
         key: p.default
-        for key, p in params.items()
+        for key, p in _parameters(maker).items()
         if key not in NOT_SETTABLE and p.default is not inspect.Parameter.empty
     }
     kwargs: dict[str, Any] = {}
@@ -58,15 +66,6 @@ def settings_from_spec(maker: Any, name: str, spec: str, settings: str) -> dict:
         if (kind is int and not -(2**62) < value < 2**62) or (kind is float and not math.isfinite(value)):
             raise ValueError(f"agent setting {key} in {spec!r} is out of range: {text[:40]}")
     return kwargs
-
-
-def _parameters(maker: Any) -> dict[str, inspect.Parameter]:
-    """A function's parameters, or a class's constructor's without self (a class with no
-    constructor of its own: none); empty for a builtin without a signature."""
-    try:
-        return dict(inspect.signature(maker).parameters)
-    except (TypeError, ValueError):
-        return {}
 
 
 def takes_seed(maker: Any) -> bool:

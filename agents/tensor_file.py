@@ -29,21 +29,23 @@ MAX_DIMS = 8  # dimensions of one tensor: the networks here have at most 2
 # Adam's two moments is 600 MB; anything larger (a 2 GB sparse file, /dev/zero) is refused
 # before it is opened.
 MAX_FILE_BYTES = 1024 * 1024 * 1024
-ITEM_BYTES = {
-    "F64": 8,
-    "F32": 4,
-    "F16": 2,
-    "BF16": 2,
-    "I64": 8,
-    "I32": 4,
-    "I16": 2,
-    "I8": 1,
-    "U8": 1,
-    "U16": 2,
-    "U32": 4,
-    "U64": 8,
-    "BOOL": 1,
+# safetensors' dtype names and the torch dtypes they are (their item sizes size a tensor's bytes).
+DTYPES = {
+    "F64": torch.float64,
+    "F32": torch.float32,
+    "F16": torch.float16,
+    "BF16": torch.bfloat16,
+    "I64": torch.int64,
+    "I32": torch.int32,
+    "I16": torch.int16,
+    "I8": torch.int8,
+    "U8": torch.uint8,
+    "U16": torch.uint16,
+    "U32": torch.uint32,
+    "U64": torch.uint64,
+    "BOOL": torch.bool,
 }
+ITEM_BYTES = {name: dtype.itemsize for name, dtype in DTYPES.items()}
 
 
 def read_header(path, max_header_bytes: int = MAX_HEADER_BYTES, what: str = "safetensors file") -> tuple[dict, dict]:
@@ -146,18 +148,7 @@ def load_checked(path, names) -> dict[str, torch.Tensor]:
     return tensors
 
 
-TORCH_DTYPES = {
-    torch.float32: "F32",
-    torch.float64: "F64",
-    torch.float16: "F16",
-    torch.bfloat16: "BF16",
-    torch.int64: "I64",
-    torch.int32: "I32",
-    torch.int16: "I16",
-    torch.int8: "I8",
-    torch.uint8: "U8",
-    torch.bool: "BOOL",
-}
+TORCH_DTYPES = {dtype: name for name, dtype in DTYPES.items()}
 
 
 def spec(tensor: torch.Tensor | np.ndarray) -> tuple[str, tuple]:

@@ -119,20 +119,26 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     provenance = made_by("sorry-eval", sys.argv[1:] if argv is None else argv)
     if args.league:
-        _league(parser, args, start, provenance)
-        return
-    results = _tournament(parser, args)
+        from .league import format_league, write_league
+
+        results = _league(parser, args)
+        text, write = format_league(results), write_league
+        done = f"league played in {time.perf_counter() - start:.1f} s"
+    else:
+        results = _tournament(parser, args)
+        elapsed = time.perf_counter() - start
+        text, write = format_table(results), write_outputs
+        done = f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)"
     results["made_by"] = provenance
-    elapsed = time.perf_counter() - start
-    print(format_table(results))
-    print(f"{args.games} games in {elapsed:.1f} s ({args.games / elapsed:.0f} games/s)")
+    print(text)
+    print(done)
     try:
-        paths = write_outputs(results, args.out)
+        paths = write(results, args.out)
     except OSError as error:
         parser.exit(1, f"sorry-eval: cannot write the results to {args.out}: {error}\n")
     for path in paths:
         print(f"wrote {path}")
-    if record is not None:
+    if record is not None and not args.league:  # a league's games are not replayed
         from .record import record_games
 
         played = games.load_game(args.game, args.rules or None)  # the board game's rules, or another game
@@ -151,12 +157,13 @@ def _record_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     return _outcome(parser, lambda: check_record_request(args.record[0], args.record[1], args.games))
 
 
-def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: float, provenance: dict) -> None:
-    from .league import format_league, run_league, write_league
+def _league(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
+    """The results of the league the arguments ask for (errors end the command)."""
+    from .league import run_league
 
     if not games.game_type(args.game).batched_step:
         parser.error(f"--league plays the board game (--game {games.default_game_id()}) only")
-    league = _outcome(
+    return _outcome(
         parser,
         lambda: run_league(
             args.agents,
@@ -170,11 +177,6 @@ def _league(parser: argparse.ArgumentParser, args: argparse.Namespace, start: fl
             args.torch_threads,
         ),
     )
-    league["made_by"] = provenance
-    print(format_league(league))
-    print(f"league played in {time.perf_counter() - start:.1f} s")
-    for path in write_league(league, args.out):
-        print(f"wrote {path}")
 
 
 def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:

@@ -24,18 +24,16 @@ not supported (partners would need pairs of lineup entries).
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import pathlib
 
 import numpy as np
-import openskill.models
 from matplotlib.figure import Figure
 
 from sorry_env.board.rules import DEFAULT_PRESET, get_rules
 
-from .output import percent, rating_header, rating_row, write_csv
-from .stats import agent_labels, rate_game, rating_fields, win_rate_with_interval
+from .output import percent, rating_header, rating_row, write_files
+from .stats import agent_labels, skill_ratings, win_rate_with_interval
 from .tournament import run_tournament
 
 
@@ -68,9 +66,7 @@ def run_league(
     all_lineups = lineups(len(agent_specs), players)
     n = len(agent_specs)
     wins, met = np.zeros((n, n), dtype=np.int64), np.zeros((n, n), dtype=np.int64)
-    played, won = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    model = openskill.models.PlackettLuce()
-    ratings = [model.rating() for _ in range(n)]
+    rated_games = []  # every game of the league, lineup by lineup, for the ratings
     tournaments = []
     for k, lineup in enumerate(all_lineups):
         log(f"lineup {k + 1}/{len(all_lineups)}: {' vs '.join(labels[i] for i in lineup)}")
@@ -97,10 +93,10 @@ def run_league(
             for a, b in itertools.permutations(lineup, 2):
                 met[a, b] += 1
                 wins[a, b] += a in winners
-            for a in lineup:
-                played[a] += 1
-                won[a] += a in winners
-            rate_game(model, ratings, [[a] for a in lineup], winners)
+            rated_games.append(([[a] for a in lineup], winners))
+    ratings = skill_ratings(n, rated_games)
+    # each of an agent's games and wins is counted once per opponent in it
+    played, won = met.sum(axis=1) // (players - 1), wins.sum(axis=1) // (players - 1)
     rows = []
     for i in range(n):
         rows.append(
@@ -109,7 +105,7 @@ def run_league(
                 "spec": agent_specs[i] if isinstance(agent_specs[i], str) else labels[i],
                 "games": int(played[i]),  # before the wins (the CSV's column order)
                 **win_rate_with_interval(int(won[i]), int(played[i])),
-                **rating_fields(ratings[i]),
+                **ratings[i],
             }
         )
     matrix = [
@@ -195,19 +191,13 @@ def plot_league(league: dict, path) -> None:
     fig.savefig(path, dpi=120)
 
 
-def write_league(league: dict, out_dir) -> list[pathlib.Path]:
-    out_dir = pathlib.Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / name for name in ("league.json", "league_matrix.csv", "league_agents.csv", "league.png")]
-    paths[0].write_text(json.dumps(league, indent=2) + "\n")
-    labels = [row["agent"] for row in league["agents"]]
-    write_csv(
-        paths[1],
-        [
-            {"agent": label, **{other: "" if c is None else f"{c['win_rate']:.4f}" for other, c in zip(labels, cells)}}
-            for label, cells in zip(labels, league["matrix"])
-        ],
-    )
-    write_csv(paths[2], league["agents"])
-    plot_league(league, paths[3])
-    return paths
+def write_league(results: dict, out_dir: str | pathlib.Path) -> list[pathlib.Path]:
+    """The league `results` as league.json, league_matrix.csv, league_agents.csv and league.png in
+    `out_dir`; returns their paths."""
+    labels = [row["agent"] for row in results["agents"]]
+    matrix_rows = [
+        {"agent": label, **{other: "" if c is None else f"{c['win_rate']:.4f}" for other, c in zip(labels, cells)}}
+        for label, cells in zip(labels, results["matrix"])
+    ]
+    names = ["league.json", "league_matrix.csv", "league_agents.csv", "league.png"]
+    return write_files(out_dir, names, results, [matrix_rows, results["agents"]], plot_league)

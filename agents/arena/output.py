@@ -135,18 +135,23 @@ def plot_win_rates(results: dict, path: str | pathlib.Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+def write_files(out_dir, names: list[str], summary: dict, tables: list[list[dict]], plot) -> list[pathlib.Path]:
+    """In `out_dir` (made if needed): `summary` as JSON (the first of `names`), each of `tables`
+    as a CSV file (the next names) and `plot(summary, path)`'s chart (the last); their paths."""
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / name for name in names]
+    paths[0].write_text(json.dumps(summary, indent=2) + "\n")
+    for path, rows in zip(paths[1:], tables):
+        write_csv(path, rows)
+    plot(summary, paths[-1])
+    return paths
+
+
 def write_outputs(results: dict, out_dir: str | pathlib.Path) -> list[pathlib.Path]:
     """results.json (all but the per-game records), agents.csv, turn_order.csv, games.csv and
     win_rates.png in `out_dir`; returns their paths."""
-    out_dir = pathlib.Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {
-        name: out_dir / name for name in ("results.json", "agents.csv", "turn_order.csv", "games.csv", "win_rates.png")
-    }
+    names = ["results.json", "agents.csv", "turn_order.csv", "games.csv", "win_rates.png"]
+    tables = [agent_csv_rows(results), results["turn_order"], game_csv_rows(results)]
     summary = {key: value for key, value in results.items() if key != "games"}
-    paths["results.json"].write_text(json.dumps(summary, indent=2) + "\n")
-    write_csv(paths["agents.csv"], agent_csv_rows(results))
-    write_csv(paths["turn_order.csv"], results["turn_order"])
-    write_csv(paths["games.csv"], game_csv_rows(results))
-    plot_win_rates(results, paths["win_rates.png"])
-    return list(paths.values())
+    return write_files(out_dir, names, summary, tables, plot_win_rates)

@@ -47,32 +47,21 @@ def sides(players: int, rules: Rules | str | None) -> list[list[int]]:
     return groups
 
 
-def skill_ratings(records: list[dict], players: int, rules: Rules | str | None) -> list[dict]:
-    """openskill Plackett-Luce ratings of the lineup entries after rating the games in order,
-    partners as one team: the winning side ranked first and the others tied second; a
-    truncated game ties everyone (each entry's :func:`rating_fields`)."""
+def skill_ratings(entries: int, rated_games) -> list[dict]:
+    """openskill Plackett-Luce ratings of `entries` lineup entries after rating the games in
+    order, each of `rated_games` a (groups, winners) pair: the groups of entry indices that
+    played it, each a team (partners win together), the group holding the `winners` ranked
+    first and the others tied second; a truncated game (no winners) ties everyone. Each
+    entry's rating as the results' fields: rating_mu, rating_sigma, rating_ordinal."""
     model = openskill.models.PlackettLuce()
-    ratings = [model.rating() for _ in range(players)]
-    groups = sides(players, rules)
-    for record in records:
-        rate_game(model, ratings, groups, record["winners"])
-    return [rating_fields(r) for r in ratings]
-
-
-def rate_game(model, ratings: list, groups: list[list[int]], winners) -> None:
-    """Rate one game in place: the ratings of the indices in `groups` (each group a team), the
-    group holding the `winners` ranked first and the others tied second; a truncated game (no
-    winners) ties everyone."""
-    teams = [[ratings[i] for i in group] for group in groups]
-    ranks = [1.0 if not winners or group[0] in winners else 2.0 for group in groups]
-    for group, team in zip(groups, model.rate(teams, ranks=ranks)):
-        for i, rating in zip(group, team):
-            ratings[i] = rating
-
-
-def rating_fields(rating) -> dict:
-    """An openskill rating as the results' fields: rating_mu, rating_sigma, rating_ordinal."""
-    return {"rating_mu": rating.mu, "rating_sigma": rating.sigma, "rating_ordinal": rating.ordinal()}
+    ratings = [model.rating() for _ in range(entries)]
+    for groups, winners in rated_games:
+        teams = [[ratings[i] for i in group] for group in groups]
+        ranks = [1.0 if not winners or group[0] in winners else 2.0 for group in groups]
+        for group, team in zip(groups, model.rate(teams, ranks=ranks)):
+            for i, rating in zip(group, team):
+                ratings[i] = rating
+    return [{"rating_mu": r.mu, "rating_sigma": r.sigma, "rating_ordinal": r.ordinal()} for r in ratings]
 
 
 def entry_at_turn_position(record: dict, seats: tuple[int, ...], position: int) -> int:
@@ -111,8 +100,9 @@ def summarize(
     players = len(agent_specs)
     seats = game.DEFAULT_SEATS[players] if seats is None else tuple(seats)
     games = len(records)
-    ratings = skill_ratings(records, players, rules)
-    expected = len(sides(players, rules)[0]) / players  # an entry's share of the wins at equal strength
+    groups = sides(players, rules)  # partners as one team
+    ratings = skill_ratings(players, [(groups, record["winners"]) for record in records])
+    expected = len(groups[0]) / players  # an entry's share of the wins at equal strength
     agent_rows = []
     for i, (spec, label) in enumerate(zip(agent_specs, agent_labels(agent_specs))):
         agent_rows.append(
