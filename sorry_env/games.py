@@ -205,6 +205,11 @@ class Game(abc.ABC):
     def legal_actions(self, state: np.ndarray) -> np.ndarray:
         """Legal action indices of the player to move, ascending."""
 
+    def legal_actions_trusted(self, state: np.ndarray) -> np.ndarray:
+        """:meth:`legal_actions` of a state the caller's own game made (a tournament's hot
+        loop, beside :meth:`apply_trusted`): a game may skip re-checking the state."""
+        return self.legal_actions(state)
+
     def check_action(self, state: np.ndarray, action: int) -> None:
         """ValueError naming the legal actions unless `action` is one of them."""
         legal = self.legal_actions(state)

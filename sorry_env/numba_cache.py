@@ -79,7 +79,7 @@ def clear_stale(package: str | pathlib.Path, *depends_on: str | pathlib.Path) ->
 # What a cold cache costs, measured with benchmarks/bench_cold_compile.py (docs/speed.md).
 COMPILE_NOTICE = (
     "sorry_env: compiling machine code into numba's disk cache (first run after an install or an "
-    "edit; about 15 CPU-seconds, up to a few minutes on a busy machine; later runs load it at once)"
+    "edit; about 10 CPU-seconds, up to a few minutes on a busy machine; later runs load it at once)"
 )
 
 

@@ -164,6 +164,24 @@ def test_random_simulation_invariants(game_id, n):
     assert finished >= 6  # random play ends long before the turn limit
 
 
+@pytest.mark.parametrize("game_id,n", CASES)
+def test_the_trusted_road_of_a_tournament_plays_the_checked_game(game_id, n):
+    # agents.arena.play.Table asks legal_actions_trusted and steps with apply_trusted (no
+    # state checks in its hot loop): the same moves and positions as legal_actions and apply.
+    g = games.load_game(game_id)
+    for seed in range(3):
+        checked = g.new_state(n, seed=seed)
+        trusted = checked.copy()
+        rng = np.random.default_rng(seed)
+        while g.is_running(checked, g.game_type.max_turns):
+            legal = g.legal_actions(checked)
+            assert np.array_equal(g.legal_actions_trusted(trusted), legal)
+            action = int(rng.choice(legal))
+            checked, trusted = g.apply(checked, action), g.apply_trusted(trusted, action)
+            assert np.array_equal(checked, trusted)
+        assert g.winning_seats(checked) == g.winning_seats(trusted)
+
+
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_chance_nodes(game_id):
     g = games.load_game(game_id)

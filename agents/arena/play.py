@@ -121,7 +121,7 @@ class Table:
             for g in running:
                 game_index, _, _, _, entry_at_seat, view_rng, players = g
                 while game.is_running(g[1], self.max_turns):
-                    legal = game.legal_actions(g[1])
+                    legal = game.legal_actions_trusted(g[1])
                     turn = agent_turn(game, g[1], view_rng, legal)
                     entry = entry_at_seat[turn.seat]
                     if entry not in batched:

@@ -122,6 +122,9 @@ class SorryGame(Game):
     def legal_actions(self, state: np.ndarray) -> np.ndarray:
         return game.legal_actions(state, self.variant)
 
+    def legal_actions_trusted(self, state: np.ndarray) -> np.ndarray:
+        return game._legal_actions(state, self.variant)  # the state checks are not compiled for a tournament
+
     def check_action(self, state: np.ndarray, action: int) -> None:
         game.check_action(state, self.variant, action)
 
