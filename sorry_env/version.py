@@ -14,7 +14,7 @@
 
 import shlex
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 ENV_VERSION = 1
 ENV_ID = f"sorry_env/sorry-v{ENV_VERSION}"  # pettingzoo.make("aec", ENV_ID)
