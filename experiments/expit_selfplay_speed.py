@@ -12,7 +12,7 @@ import ray
 
 from sorry_env.agents.value_net import pack
 from sorry_env.training import expert_iteration as X
-from sorry_env.training.config import DEFAULTS, merge_config
+from sorry_env.training.config import EXPIT_DEFAULTS, merge_config
 
 
 def main() -> None:
@@ -25,7 +25,9 @@ def main() -> None:
     env = {"OMP_NUM_THREADS": "1", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
     ray.init(address="local", include_dashboard=False, logging_level="WARNING", runtime_env={"env_vars": env})
     for workers in (1, 2):
-        cfg = merge_config(DEFAULTS, {"expert_iteration": {"simulations": args.simulations, "workers": workers}}, "")
+        cfg = merge_config(
+            EXPIT_DEFAULTS, {"expert_iteration": {"simulations": args.simulations, "workers": workers}}, ""
+        )
         pool = X.WorkerPool(cfg, workers)
         pool.play(params, sizes, games=2 * workers, seed=99)  # warm-up: imports and numba caches loaded
         start = time.perf_counter()
