@@ -66,40 +66,40 @@ def click_plan(state: np.ndarray, rules: Rules, action: int) -> list[str]:
     rules = get_rules(rules)
     r = game.rules_array(rules)
     me = game.to_move(state)
-    kind, i, j, first, t = game.decode_action(rules, action)
+    move_kind, i, j, first, t = game.decode_action(rules, action)
 
     def pawn(seat: int, slot: int, step: int = 0) -> str:
         """The cell of pawn `slot` of `seat`, or (`step` not 0) where it lands `step` squares away."""
         code = int(state[E.PAWNS + seat * E.MAX_SLOTS + slot])
         return cell_key(seat, _landing(seat, code, step) if step else code)
 
-    if kind == "discard":
+    if move_kind == "discard":
         return [f"discard:{CARD_NAMES[i]}"]
-    if kind == "no_fire_move":  # Fire and Ice, before the draw: Pass declines the fire move
+    if move_kind == "no_fire_move":  # Fire and Ice, before the draw: Pass declines the fire move
         return ["pass"]
-    if kind == "fire_move":  # ... and a click on the fire pawn makes it
+    if move_kind == "fire_move":  # ... and a click on the fire pawn makes it
         return [pawn(*game.tokens(state)["fire"])]
     card = game.action_card(state, rules, action)
     if card is None:  # (only discards and fire decisions play no card: answered above)
         raise ValueError(f"action {action} plays no card")
     prefix = [f"card:{CARD_NAMES[card]}"] if rules.hand_size else []
     seat = (me + 2 * i) % 4  # (start and sorry: the seat whose Start the pawn leaves)
-    if kind == "pass":
+    if move_kind == "pass":
         return prefix + ["pass"]
-    if kind == "start":
+    if move_kind == "start":
         return prefix + [f"start:{seat}", cell_key(seat, START_CIRCLE[seat])]
-    if kind == "sorry":
+    if move_kind == "sorry":
         return prefix + [f"start:{seat}", pawn(*E.target_pawn(state, r, me, t))]
     seat, slot = E.movable_pawn(r, me, i)
-    if kind == "swap":
+    if move_kind == "swap":
         return prefix + [pawn(seat, slot), pawn(*E.target_pawn(state, r, me, t))]
     steps = {
         "move": int(E.CARD_STEP[card]) if card != CSORRY else rules.sorry_forward,
         "back1": -1,
         "seven_part": first,
     }
-    if kind in steps:
-        return prefix + [pawn(seat, slot), pawn(seat, slot, steps[kind])]
+    if move_kind in steps:
+        return prefix + [pawn(seat, slot), pawn(seat, slot, steps[move_kind])]
     # split: the second pawn's cell is where it stands before the seven (the first part can
     # neither bump nor slide onto an own pawn in a legal split).
     seat_j, slot_j = E.movable_pawn(r, me, j)

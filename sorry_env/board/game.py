@@ -149,12 +149,10 @@ def check_action(state: np.ndarray, rules: Rules | str, action: int) -> int:
 
 def _check_action(state, rules, action) -> int:
     legal = _legal_actions(state, rules)
-    n = num_actions(rules)
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ValueError(f"action must be an integer in 0..{n - 1}, got {excerpt(action)}; legal: {legal.tolist()}")
-    a = int(action)
-    if not 0 <= a < n:
-        raise ValueError(f"action {a} is out of range 0..{n - 1}; legal: {legal.tolist()}")
+    try:
+        a = _action_index(rules, action)
+    except ValueError as exc:  # the index check's message, with the legal moves
+        raise ValueError(f"{exc}; legal: {legal.tolist()}") from None
     if a not in legal:
         held = f"card {card(state)}" if state[E.CARD] >= 0 else "this hand"
         raise ValueError(

@@ -182,13 +182,13 @@ def decode_action(action) -> tuple:
 
 def describe_action(state, action) -> str:
     """Words for an action index in this state (for logs and errors)."""
-    kind, colour, k, b1, b2 = decode_action(action)
+    move_kind, colour, k, b1, b2 = decode_action(action)
     n = num_players(state)
     me = to_move(state)
 
     beyond = max(k, b1, b2)
     if beyond >= n:
-        return f"{kind} action naming the player {beyond} places after the mover; there are only {n} players"
+        return f"{move_kind} action naming the player {beyond} places after the mover; there are only {n} players"
 
     def player(place):
         return f"player_{(me + place) % n}"
@@ -197,13 +197,13 @@ def describe_action(state, action) -> str:
         owner = "own" if place == 0 else f"{player(place)}'s"
         return f"{owner} base ({base_colour(state, (me + place) % n)})"
 
-    if kind in ("colour", "wild"):
-        die = f"{COLOUR_NAMES[colour]} die" if kind == "colour" else "Wild"
+    if move_kind in ("colour", "wild"):
+        die = f"{COLOUR_NAMES[colour]} die" if move_kind == "colour" else "Wild"
         source = "the Start base" if k == 0 else f"{player(k)}'s waiting area"
         return f"{die}: take a {COLOUR_NAMES[colour]} pawn from {source}"
-    if kind == "sorry":
+    if move_kind == "sorry":
         return f"Sorry!: take a {base_colour(state, (me + k) % n)} pawn from {player(k)}'s home section"
-    if kind == "recolour":
+    if move_kind == "recolour":
         return f"Slide: {base(b1)} becomes {COLOUR_NAMES[colour]}"
     return f"Slide: swap the colours of {base(b1)} and {base(b2)}"
 
